@@ -1,0 +1,322 @@
+/**
+ * The platform's names, spelled out once per profile. Every other module asks a
+ * `PlatformProfile` for a name; no other file may spell a platform domain.
+ *
+ * Invariant: both tables have exactly the same keys (checked by the type system
+ * through `ProfileNames` and by the profile tests).
+ */
+
+/** Logical API group keys used throughout the code base; the profile maps them to wire names. */
+export const GROUP_KEYS = [
+  "core",
+  "apps",
+  "batch",
+  "autoscaling",
+  "policy",
+  "coordination",
+  "events",
+  "rbac",
+  "networking",
+  "discovery",
+  "storage",
+  "scheduling",
+  "node",
+  "certificates",
+  "authentication",
+  "authorization",
+  "admissionregistration",
+  "apiextensions",
+  "apiregistration",
+  "flowcontrol",
+  "resource",
+  "meta",
+  "apiserverConfig",
+  "abac",
+  "clientAuthentication",
+  "internalApiserver",
+] as const;
+export type GroupKey = (typeof GROUP_KEYS)[number];
+
+export interface ProfileNames {
+  /** Profile identifier as given to `--profile`. */
+  readonly id: string;
+  /** Human name of the platform (OpenAPI titles, server banners). */
+  readonly displayName: string;
+  /** Domain suffix of API groups (`rbac.authorization.<groupDomain>`). */
+  readonly groupDomain: string;
+  /** Wire name of every API group. */
+  readonly groups: Readonly<Record<GroupKey, string>>;
+  /** Prefix of OpenAPI vendor extensions, including the trailing dash. */
+  readonly extensionPrefix: string;
+  /** Protobuf media type. */
+  readonly protobufMediaType: string;
+  /** OpenAPI definition name prefixes. */
+  readonly openapiApiPrefix: string;
+  readonly openapiMetaPrefix: string;
+  readonly openapiTitle: string;
+  /** Namespaces made at start. */
+  readonly systemNamespace: string;
+  readonly publicNamespace: string;
+  readonly nodeLeaseNamespace: string;
+  /** Name of the finalizer the namespace controller owns (`spec.finalizers`). */
+  readonly namespaceFinalizer: string;
+  /** Name of the API service in the default namespace. */
+  readonly apiServiceName: string;
+  /** Environment variable carrying ExecCredential to client plugins. */
+  readonly execInfoEnv: string;
+  /** Well-known labels. */
+  readonly labels: {
+    readonly arch: string;
+    readonly os: string;
+    readonly hostname: string;
+    readonly instanceType: string;
+    readonly region: string;
+    readonly zone: string;
+    readonly metadataName: string;
+    readonly bootstrapping: string;
+    readonly aggregateToAdmin: string;
+    readonly aggregateToEdit: string;
+    readonly aggregateToView: string;
+    readonly serviceName: string;
+    readonly endpointSliceManagedBy: string;
+  };
+  /** Well-known annotations. */
+  readonly annotations: {
+    readonly rbacAutoupdate: string;
+    readonly deprecatedAudit: string;
+    readonly serviceAccountName: string;
+    readonly serviceAccountUid: string;
+    readonly authorizationDecision: string;
+    readonly authorizationReason: string;
+  };
+  /** Well-known taints. */
+  readonly taints: {
+    readonly unreachable: string;
+    readonly notReady: string;
+    readonly unschedulable: string;
+    readonly memoryPressure: string;
+    readonly diskPressure: string;
+    readonly pidPressure: string;
+    readonly networkUnavailable: string;
+  };
+  /** Secret types. */
+  readonly secretTypes: {
+    readonly serviceAccountToken: string;
+    readonly dockercfg: string;
+    readonly dockerConfigJson: string;
+    readonly basicAuth: string;
+    readonly sshAuth: string;
+    readonly tls: string;
+    readonly bootstrapToken: string;
+  };
+  /** Service account token claims and user extras. */
+  readonly serviceAccount: {
+    readonly privateClaim: string;
+    readonly legacyIssuer: string;
+    readonly defaultAudience: string;
+    readonly extraPodName: string;
+    readonly extraPodUid: string;
+    readonly extraNodeName: string;
+    readonly extraNodeUid: string;
+    readonly extraCredentialId: string;
+  };
+  /** Reserved domains that user-defined extra keys may not use. */
+  readonly reservedDomains: readonly string[];
+}
+
+const PLAT_DOMAIN = "plat.io";
+
+export const PLAT_NAMES: ProfileNames = {
+  id: "plat",
+  displayName: "Plat",
+  groupDomain: PLAT_DOMAIN,
+  groups: {
+    core: "",
+    apps: "apps",
+    batch: "batch",
+    autoscaling: "autoscaling",
+    policy: "policy",
+    coordination: "coordination.plat.io",
+    events: "events.plat.io",
+    rbac: "rbac.authorization.plat.io",
+    networking: "networking.plat.io",
+    discovery: "discovery.plat.io",
+    storage: "storage.plat.io",
+    scheduling: "scheduling.plat.io",
+    node: "node.plat.io",
+    certificates: "certificates.plat.io",
+    authentication: "authentication.plat.io",
+    authorization: "authorization.plat.io",
+    admissionregistration: "admissionregistration.plat.io",
+    apiextensions: "apiextensions.plat.io",
+    apiregistration: "apiregistration.plat.io",
+    flowcontrol: "flowcontrol.apiserver.plat.io",
+    resource: "resource.plat.io",
+    meta: "meta.plat.io",
+    apiserverConfig: "apiserver.config.plat.io",
+    abac: "abac.authorization.plat.io",
+    clientAuthentication: "client.authentication.plat.io",
+    internalApiserver: "internal.apiserver.plat.io",
+  },
+  extensionPrefix: "x-plat-",
+  protobufMediaType: "application/vnd.plat.protobuf",
+  openapiApiPrefix: "io.plat.api",
+  openapiMetaPrefix: "io.plat.apimachinery.pkg.apis.meta",
+  openapiTitle: "Plat",
+  systemNamespace: "plat-system",
+  publicNamespace: "plat-public",
+  nodeLeaseNamespace: "plat-node-lease",
+  namespaceFinalizer: "plat",
+  apiServiceName: "plat",
+  execInfoEnv: "PLAT_EXEC_INFO",
+  labels: {
+    arch: "plat.io/arch",
+    os: "plat.io/os",
+    hostname: "plat.io/hostname",
+    instanceType: "node.plat.io/instance-type",
+    region: "topology.plat.io/region",
+    zone: "topology.plat.io/zone",
+    metadataName: "plat.io/metadata.name",
+    bootstrapping: "plat.io/bootstrapping",
+    aggregateToAdmin: "rbac.authorization.plat.io/aggregate-to-admin",
+    aggregateToEdit: "rbac.authorization.plat.io/aggregate-to-edit",
+    aggregateToView: "rbac.authorization.plat.io/aggregate-to-view",
+    serviceName: "plat.io/service-name",
+    endpointSliceManagedBy: "endpointslice.plat.io/managed-by",
+  },
+  annotations: {
+    rbacAutoupdate: "rbac.authorization.plat.io/autoupdate",
+    deprecatedAudit: "plat.io/deprecated",
+    serviceAccountName: "plat.io/service-account.name",
+    serviceAccountUid: "plat.io/service-account.uid",
+    authorizationDecision: "authorization.plat.io/decision",
+    authorizationReason: "authorization.plat.io/reason",
+  },
+  taints: {
+    unreachable: "node.plat.io/unreachable",
+    notReady: "node.plat.io/not-ready",
+    unschedulable: "node.plat.io/unschedulable",
+    memoryPressure: "node.plat.io/memory-pressure",
+    diskPressure: "node.plat.io/disk-pressure",
+    pidPressure: "node.plat.io/pid-pressure",
+    networkUnavailable: "node.plat.io/network-unavailable",
+  },
+  secretTypes: {
+    serviceAccountToken: "plat.io/service-account-token",
+    dockercfg: "plat.io/dockercfg",
+    dockerConfigJson: "plat.io/dockerconfigjson",
+    basicAuth: "plat.io/basic-auth",
+    sshAuth: "plat.io/ssh-auth",
+    tls: "plat.io/tls",
+    bootstrapToken: "bootstrap.plat.io/token",
+  },
+  serviceAccount: {
+    privateClaim: "plat.io",
+    legacyIssuer: "plat/serviceaccount",
+    defaultAudience: "https://plat.default.svc.cluster.local",
+    extraPodName: "authentication.plat.io/pod-name",
+    extraPodUid: "authentication.plat.io/pod-uid",
+    extraNodeName: "authentication.plat.io/node-name",
+    extraNodeUid: "authentication.plat.io/node-uid",
+    extraCredentialId: "authentication.plat.io/credential-id",
+  },
+  reservedDomains: ["plat.io"],
+};
+
+/** The names the platform's public clients (kubectl, helm, client libraries) expect. */
+export const KUBERNETES_NAMES: ProfileNames = {
+  id: "kubernetes",
+  displayName: "Kubernetes",
+  groupDomain: "k8s.io",
+  groups: {
+    core: "",
+    apps: "apps",
+    batch: "batch",
+    autoscaling: "autoscaling",
+    policy: "policy",
+    coordination: "coordination.k8s.io",
+    events: "events.k8s.io",
+    rbac: "rbac.authorization.k8s.io",
+    networking: "networking.k8s.io",
+    discovery: "discovery.k8s.io",
+    storage: "storage.k8s.io",
+    scheduling: "scheduling.k8s.io",
+    node: "node.k8s.io",
+    certificates: "certificates.k8s.io",
+    authentication: "authentication.k8s.io",
+    authorization: "authorization.k8s.io",
+    admissionregistration: "admissionregistration.k8s.io",
+    apiextensions: "apiextensions.k8s.io",
+    apiregistration: "apiregistration.k8s.io",
+    flowcontrol: "flowcontrol.apiserver.k8s.io",
+    resource: "resource.k8s.io",
+    meta: "meta.k8s.io",
+    apiserverConfig: "apiserver.config.k8s.io",
+    abac: "abac.authorization.kubernetes.io",
+    clientAuthentication: "client.authentication.k8s.io",
+    internalApiserver: "internal.apiserver.k8s.io",
+  },
+  extensionPrefix: "x-kubernetes-",
+  protobufMediaType: "application/vnd.kubernetes.protobuf",
+  openapiApiPrefix: "io.k8s.api",
+  openapiMetaPrefix: "io.k8s.apimachinery.pkg.apis.meta",
+  openapiTitle: "Kubernetes",
+  systemNamespace: "kube-system",
+  publicNamespace: "kube-public",
+  nodeLeaseNamespace: "kube-node-lease",
+  namespaceFinalizer: "kubernetes",
+  apiServiceName: "kubernetes",
+  execInfoEnv: "KUBERNETES_EXEC_INFO",
+  labels: {
+    arch: "kubernetes.io/arch",
+    os: "kubernetes.io/os",
+    hostname: "kubernetes.io/hostname",
+    instanceType: "node.kubernetes.io/instance-type",
+    region: "topology.kubernetes.io/region",
+    zone: "topology.kubernetes.io/zone",
+    metadataName: "kubernetes.io/metadata.name",
+    bootstrapping: "kubernetes.io/bootstrapping",
+    aggregateToAdmin: "rbac.authorization.k8s.io/aggregate-to-admin",
+    aggregateToEdit: "rbac.authorization.k8s.io/aggregate-to-edit",
+    aggregateToView: "rbac.authorization.k8s.io/aggregate-to-view",
+    serviceName: "kubernetes.io/service-name",
+    endpointSliceManagedBy: "endpointslice.kubernetes.io/managed-by",
+  },
+  annotations: {
+    rbacAutoupdate: "rbac.authorization.kubernetes.io/autoupdate",
+    deprecatedAudit: "k8s.io/deprecated",
+    serviceAccountName: "kubernetes.io/service-account.name",
+    serviceAccountUid: "kubernetes.io/service-account.uid",
+    authorizationDecision: "authorization.k8s.io/decision",
+    authorizationReason: "authorization.k8s.io/reason",
+  },
+  taints: {
+    unreachable: "node.kubernetes.io/unreachable",
+    notReady: "node.kubernetes.io/not-ready",
+    unschedulable: "node.kubernetes.io/unschedulable",
+    memoryPressure: "node.kubernetes.io/memory-pressure",
+    diskPressure: "node.kubernetes.io/disk-pressure",
+    pidPressure: "node.kubernetes.io/pid-pressure",
+    networkUnavailable: "node.kubernetes.io/network-unavailable",
+  },
+  secretTypes: {
+    serviceAccountToken: "kubernetes.io/service-account-token",
+    dockercfg: "kubernetes.io/dockercfg",
+    dockerConfigJson: "kubernetes.io/dockerconfigjson",
+    basicAuth: "kubernetes.io/basic-auth",
+    sshAuth: "kubernetes.io/ssh-auth",
+    tls: "kubernetes.io/tls",
+    bootstrapToken: "bootstrap.kubernetes.io/token",
+  },
+  serviceAccount: {
+    privateClaim: "kubernetes.io",
+    legacyIssuer: "kubernetes/serviceaccount",
+    defaultAudience: "https://kubernetes.default.svc.cluster.local",
+    extraPodName: "authentication.kubernetes.io/pod-name",
+    extraPodUid: "authentication.kubernetes.io/pod-uid",
+    extraNodeName: "authentication.kubernetes.io/node-name",
+    extraNodeUid: "authentication.kubernetes.io/node-uid",
+    extraCredentialId: "authentication.kubernetes.io/credential-id",
+  },
+  reservedDomains: ["kubernetes.io", "k8s.io"],
+};
