@@ -131,6 +131,10 @@ export interface KindDefinition {
   allowCreateOnUpdate?: boolean;
   /** Update without resourceVersion is allowed. */
   allowUnconditionalUpdate?: boolean;
+  /** Rule for metadata.name (default `dns1123-subdomain`; namespaces `dns1123-label`; RBAC kinds `path-segment-name`). */
+  nameFormat?: SchemaFormat;
+  /** The kind is served but not preferred / deprecated: shown in discovery, `Warning` header on use. */
+  deprecated?: { removedRelease?: string; replacement?: string };
 }
 
 /** A field-path error, formatted as the platform does (`spec.containers[0].name: Required value`). */
