@@ -133,6 +133,10 @@ export interface KindDefinition {
   allowUnconditionalUpdate?: boolean;
   /** Rule for metadata.name (default `dns1123-subdomain`; namespaces `dns1123-label`; RBAC kinds `path-segment-name`). */
   nameFormat?: SchemaFormat;
+  /** Defaults that the schema cannot express (computed from other fields); runs after schema defaults, mutates in place, idempotent. */
+  defaulter?: (obj: Record<string, unknown>) => void;
+  /** Kind-specific validation beyond the schema (cross-field rules); returns field errors with full paths. */
+  validateKind?: (obj: Record<string, unknown>) => FieldError[];
   /** The kind is served but not preferred / deprecated: shown in discovery, `Warning` header on use. */
   deprecated?: { removedRelease?: string; replacement?: string };
 }
