@@ -5,7 +5,7 @@
  *   obj({ name: tag(1, str({ format: "dns1123-label" })), ports: tag(2, list(ref(portDef), { listType: "map", mapKeys: ["containerPort"] })) }, { required: ["name"] })
  */
 import type { GroupKey } from "../platform/index.ts";
-import type { DefinitionRef, ListType, MapType, PatchStrategy, Schema, SchemaFormat } from "./types.ts";
+import type { DefinitionRef, ListType, MapType, PatchStrategy, Schema, SchemaFormat, SchemaType } from "./types.ts";
 
 type Opts = Omit<Schema, "type" | "properties" | "items" | "additionalProperties">;
 
@@ -43,8 +43,8 @@ export function intOrString(opts: Opts = {}): Schema {
 export function enumOf(values: string[], opts: Opts = {}): Schema {
   return { type: "string", enum: values, ...opts };
 }
-/** Any JSON value kept as is (raw extensions, JSON fields of custom resources). */
-export function anyValue(opts: Opts = {}): Schema {
+/** Any JSON value kept as is (raw extensions, JSON fields of custom resources); `type` may narrow it (`object`). */
+export function anyValue(opts: Opts & { type?: SchemaType } = {}): Schema {
   return { preserveUnknownFields: true, ...opts };
 }
 export function format(f: SchemaFormat, opts: Opts = {}): Schema {

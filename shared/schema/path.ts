@@ -18,21 +18,3 @@ export function indexPath(parent: string, i: number): string {
 export function keyPath(parent: string, key: string): string {
   return `${parent}[${key}]`;
 }
-
-/** A plain JSON object (not an array, not null). */
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** Own-property lookup that ignores the prototype chain (keys like `__proto__` or `constructor`). */
-export function hasOwn(o: Record<string, unknown>, k: string): boolean {
-  return Object.prototype.hasOwnProperty.call(o, k);
-}
-
-/**
- * Sets a property as an own data property, even for `__proto__`, so that
- * copies never change an object's prototype.
- */
-export function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
-  Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
-}

@@ -1,0 +1,11 @@
+/**
+ * The typed-schema engine: pure functions derived from a `Schema` (types.ts).
+ * Builders are in build.ts; everything else is re-exported here.
+ */
+export * from "./formats.ts";
+export { fieldErrors, formatFieldError, renderValue } from "./field-errors.ts";
+export { childPath, indexPath, keyPath } from "./path.ts";
+export { cloneValue, deepEqual, isObject, jsonTypeName } from "./values.ts";
+export { validate } from "./validate.ts";
+export { validateObjectMeta, validateLabels, validateAnnotations, validateFinalizers, type ObjectMetaOptions } from "./object-meta.ts";
+export { validateImmutable, FIELD_IMMUTABLE_MSG } from "./immutable.ts";

@@ -1,0 +1,66 @@
+/**
+ * Helpers over decoded JSON values (objects, arrays, strings, numbers, bigints
+ * for integers beyond 2^53, booleans, null). Pure; never mutate their inputs.
+ */
+
+/** A plain JSON object (not an array, not null). */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Own-property lookup that ignores the prototype chain (keys like `__proto__` or `constructor`). */
+export function hasOwn(o: Record<string, unknown>, k: string): boolean {
+  return Object.prototype.hasOwnProperty.call(o, k);
+}
+
+/** Sets an own data property, even for `__proto__`, so that copies never change an object's prototype. */
+export function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
+  Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+}
+
+/** Structural equality of JSON values; integers compare equal across number and bigint. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if ((typeof a === "bigint" || typeof a === "number") && (typeof b === "bigint" || typeof b === "number")) {
+    return typeof a === "bigint" || typeof b === "bigint" ? Number.isInteger(Number(a)) && Number.isInteger(Number(b)) && BigInt(a) === BigInt(b) : false;
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => deepEqual(x, b[i]));
+  }
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) => hasOwn(b, k) && deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Deep copy of a JSON value (objects keep only own enumerable keys). */
+export function cloneValue<T>(v: T): T;
+export function cloneValue(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map((x) => cloneValue(x));
+  if (isObject(v)) {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) setOwn(out, k, cloneValue(v[k]));
+    return out;
+  }
+  return v;
+}
+
+/** JSON text of a value; bigints print as their digits. */
+export function toJSONText(v: unknown): string {
+  const marked = JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? `\u0000big:${x}` : x));
+  return marked === undefined ? "null" : marked.replace(/"\\u0000big:(-?\d+)"/g, "$1");
+}
+
+/** The JSON type name of a value as the OpenAPI validator prints it (`string`, `integer`, `null`…). */
+export function jsonTypeName(v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "bigint") return "integer";
+  if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
+  if (typeof v === "string") return "string";
+  if (typeof v === "boolean") return "boolean";
+  if (Array.isArray(v)) return "array";
+  return "object";
+}
