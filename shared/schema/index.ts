@@ -9,3 +9,4 @@ export { cloneValue, deepEqual, isObject, jsonTypeName } from "./values.ts";
 export { validate } from "./validate.ts";
 export { validateObjectMeta, validateLabels, validateAnnotations, validateFinalizers, type ObjectMetaOptions } from "./object-meta.ts";
 export { validateImmutable, FIELD_IMMUTABLE_MSG } from "./immutable.ts";
+export { applyDefaults } from "./defaults.ts";
