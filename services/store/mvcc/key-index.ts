@@ -1,0 +1,129 @@
+import { EMPTY_BYTES, type KeyId } from "./keys.ts";
+import type { KeyValue, LeaseId } from "./types.ts";
+
+/** One stored revision of a key: a put (kv) or a tombstone (kv null). */
+export interface Entry {
+  readonly main: number;
+  readonly sub: number;
+  readonly kv: KeyValue | null;
+}
+
+/**
+ * A generation is a key's life from a creation to a deletion: puts, then (if the key
+ * was deleted) one tombstone as the last entry. Version counts puts in a generation.
+ */
+export interface Generation {
+  readonly entries: Entry[];
+}
+
+/**
+ * The history of one key, as etcd's keyIndex: a list of generations in revision order.
+ * Invariants: no generation is empty; every generation but the last ends with a
+ * tombstone; entries are strictly increasing in (main, sub). Unlike etcd, a deletion
+ * does not append an empty generation: a key whose last entry is a tombstone is
+ * absent, and the next put opens a new generation.
+ */
+export class KeyIndex {
+  readonly generations: Generation[] = [];
+
+  constructor(
+    readonly key: Uint8Array,
+    readonly id: KeyId,
+  ) {}
+
+  isEmpty(): boolean {
+    return this.generations.length === 0;
+  }
+
+  lastEntry(): Entry | undefined {
+    const g = this.generations[this.generations.length - 1];
+    return g === undefined ? undefined : g.entries[g.entries.length - 1];
+  }
+
+  /** The live value after every entry appended so far (including an open write txn's). */
+  latest(): KeyValue | null {
+    return this.lastEntry()?.kv ?? null;
+  }
+
+  /** The latest entry with main <= rev. */
+  entryAt(rev: number): Entry | undefined {
+    for (let gi = this.generations.length - 1; gi >= 0; gi--) {
+      const entries = this.generations[gi].entries;
+      if (entries[0].main > rev) continue;
+      let lo = 0;
+      let hi = entries.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (entries[mid].main <= rev) lo = mid + 1;
+        else hi = mid;
+      }
+      return entries[lo - 1];
+    }
+    return undefined;
+  }
+
+  /** The value visible at rev, or null if the key did not exist then. */
+  at(rev: number): KeyValue | null {
+    return this.entryAt(rev)?.kv ?? null;
+  }
+
+  /** Appends a put at (main, sub); returns the new kv and the one it replaced. */
+  put(main: number, sub: number, value: Uint8Array, lease: LeaseId): { kv: KeyValue; prev: KeyValue | null } {
+    const prev = this.latest();
+    const kv: KeyValue = {
+      key: this.key,
+      createRevision: prev === null ? main : prev.createRevision,
+      modRevision: main,
+      version: prev === null ? 1 : prev.version + 1,
+      value,
+      lease,
+    };
+    const entry: Entry = { main, sub, kv };
+    if (prev === null) this.generations.push({ entries: [entry] });
+    else this.generations[this.generations.length - 1].entries.push(entry);
+    return { kv, prev };
+  }
+
+  /** Appends a tombstone closing the live generation; returns the deleted kv. */
+  tombstone(main: number, sub: number): KeyValue {
+    const prev = this.latest();
+    if (prev === null) throw new Error("mvcc: tombstone on an absent key");
+    this.generations[this.generations.length - 1].entries.push({ main, sub, kv: null });
+    return prev;
+  }
+
+  /** Removes the last entry (rollback of an aborted write). */
+  popEntry(): void {
+    const gen = this.generations[this.generations.length - 1];
+    gen.entries.pop();
+    if (gen.entries.length === 0) this.generations.pop();
+  }
+
+  /**
+   * Drops what no read or watch at revision >= rev can see. Kept: every entry with
+   * main >= rev (the retained history), and the latest entry below rev if it is a put
+   * (the value visible at rev and the prevKv of the next event). A tombstone below rev
+   * is dropped together with everything before it.
+   */
+  compact(rev: number): void {
+    for (let gi = this.generations.length - 1; gi >= 0; gi--) {
+      const entries = this.generations[gi].entries;
+      if (entries[0].main >= rev) continue;
+      let ei = entries.length - 1;
+      while (entries[ei].main >= rev) ei--;
+      if (entries[ei].kv === null) {
+        // The generation ended below rev: it and all before it are invisible.
+        this.generations.splice(0, gi + 1);
+      } else {
+        entries.splice(0, ei);
+        this.generations.splice(0, gi);
+      }
+      return;
+    }
+  }
+}
+
+/** The kv of a DELETE event: key and modRevision only, as etcd reports it. */
+export function deletedKv(key: Uint8Array, main: number): KeyValue {
+  return { key, createRevision: 0, modRevision: main, version: 0, value: EMPTY_BYTES, lease: 0n };
+}
