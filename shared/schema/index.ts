@@ -10,3 +10,5 @@ export { validate } from "./validate.ts";
 export { validateObjectMeta, validateLabels, validateAnnotations, validateFinalizers, type ObjectMetaOptions } from "./object-meta.ts";
 export { validateImmutable, FIELD_IMMUTABLE_MSG } from "./immutable.ts";
 export { applyDefaults } from "./defaults.ts";
+export { findUnknownFields, unknownFieldMessage, fieldRule, keepsEverything, KEEP, type FieldRule } from "./unknown-fields.ts";
+export { prune, type PruneResult } from "./prune.ts";
