@@ -12,3 +12,14 @@ export { validateImmutable, FIELD_IMMUTABLE_MSG } from "./immutable.ts";
 export { applyDefaults } from "./defaults.ts";
 export { findUnknownFields, unknownFieldMessage, fieldRule, keepsEverything, KEEP, type FieldRule } from "./unknown-fields.ts";
 export { prune, type PruneResult } from "./prune.ts";
+export {
+  decodeJsonStrict,
+  decodeYamlStrict,
+  duplicateFieldMessage,
+  DecodeError,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_ALIAS_COUNT,
+  type DecodeOptions,
+  type DecodeResult,
+  type YamlDecodeOptions,
+} from "./strict-decode.ts";
