@@ -28,7 +28,7 @@ export function decodeYamlStrict(text: string, opts: YamlDecodeOptions = {}): De
   const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
   const maxAliasCount = opts.maxAliasCount ?? DEFAULT_MAX_ALIAS_COUNT;
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { uniqueKeys: false, intAsBigInt: true, lineCounter, prettyErrors: false, maxAliasCount });
+  const doc = parseDocument(text, { uniqueKeys: false, intAsBigInt: true, lineCounter, prettyErrors: false });
   const first = doc.errors[0];
   if (first) throw new DecodeError(first.message, text, first.pos[0]);
 
