@@ -6,6 +6,8 @@
 
 const TWO_POW_63 = 1n << 63n;
 const TWO_POW_64 = 1n << 64n;
+/** |v| below 2^51: the zigzag form is a safe integer, so the number path is exact. */
+const SMALL = 1n << 51n;
 
 export class BinaryWriter {
   private buf = new Uint8Array(256);
@@ -46,6 +48,7 @@ export class BinaryWriter {
 
   /** int64 as a zigzag varint of at most 10 bytes. */
   i64(v: bigint): this {
+    if (v > -SMALL && v < SMALL) return this.svarint(Number(v));
     if (v < -TWO_POW_63 || v >= TWO_POW_63) throw new RangeError(`not an int64: ${v}`);
     let z = v >= 0n ? v * 2n : -v * 2n - 1n;
     this.ensure(10);
@@ -123,6 +126,17 @@ export class BinaryReader {
   }
 
   i64(): bigint {
+    // Fast path: a varint of at most 7 bytes is below 2^49 and exact as a number.
+    const start = this.pos;
+    let small = 0;
+    let scale = 1;
+    for (let i = 0; i < 7 && this.pos < this.buf.length; i++) {
+      const b = this.buf[this.pos++];
+      small += (b & 0x7f) * scale;
+      if (b < 0x80) return BigInt(small % 2 === 0 ? small / 2 : -(small + 1) / 2);
+      scale *= 0x80;
+    }
+    this.pos = start;
     let z = 0n;
     let shift = 0n;
     for (let i = 0; i < 10; i++) {

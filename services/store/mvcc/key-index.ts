@@ -25,6 +25,13 @@ export interface Generation {
  */
 export class KeyIndex {
   readonly generations: Generation[] = [];
+  /**
+   * Copy of the last entry's revision and kv, so reads at the newest revision (the
+   * common case) touch only this object. Kept in sync by every mutation; call
+   * syncTail() after filling generations directly.
+   */
+  private tailMain = 0;
+  private tailKv: KeyValue | null = null;
 
   constructor(
     readonly key: Uint8Array,
@@ -40,9 +47,15 @@ export class KeyIndex {
     return g === undefined ? undefined : g.entries[g.entries.length - 1];
   }
 
+  syncTail(): void {
+    const last = this.lastEntry();
+    this.tailMain = last?.main ?? 0;
+    this.tailKv = last?.kv ?? null;
+  }
+
   /** The live value after every entry appended so far (including an open write txn's). */
   latest(): KeyValue | null {
-    return this.lastEntry()?.kv ?? null;
+    return this.tailKv;
   }
 
   /** The latest entry with main <= rev. */
@@ -64,6 +77,7 @@ export class KeyIndex {
 
   /** The value visible at rev, or null if the key did not exist then. */
   at(rev: number): KeyValue | null {
+    if (rev >= this.tailMain) return this.tailKv;
     return this.entryAt(rev)?.kv ?? null;
   }
 
@@ -81,6 +95,8 @@ export class KeyIndex {
     const entry: Entry = { main, sub, kv };
     if (prev === null) this.generations.push({ entries: [entry] });
     else this.generations[this.generations.length - 1].entries.push(entry);
+    this.tailMain = main;
+    this.tailKv = kv;
     return { kv, prev };
   }
 
@@ -89,6 +105,8 @@ export class KeyIndex {
     const prev = this.latest();
     if (prev === null) throw new Error("mvcc: tombstone on an absent key");
     this.generations[this.generations.length - 1].entries.push({ main, sub, kv: null });
+    this.tailMain = main;
+    this.tailKv = null;
     return prev;
   }
 
@@ -97,6 +115,7 @@ export class KeyIndex {
     const gen = this.generations[this.generations.length - 1];
     gen.entries.pop();
     if (gen.entries.length === 0) this.generations.pop();
+    this.syncTail();
   }
 
   /**
@@ -118,6 +137,7 @@ export class KeyIndex {
         entries.splice(0, ei);
         this.generations.splice(0, gi);
       }
+      this.syncTail();
       return;
     }
   }

@@ -109,6 +109,7 @@ export function decodeSnapshot(bytes: Uint8Array): SnapshotState {
       if (g < genCount - 1 && entries[entries.length - 1].kv !== null) throw new DecodeError("open generation before the last");
       ki.generations.push({ entries });
     }
+    ki.syncTail();
     keys.push(ki);
   }
   r.end();

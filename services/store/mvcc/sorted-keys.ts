@@ -1,19 +1,26 @@
 import type { KeyId } from "./keys.ts";
 
+/** Anything ordered by its key id. */
+export interface Keyed {
+  readonly id: KeyId;
+}
+
 const MAX_CHUNK = 512;
 
 /**
- * An ordered set of key ids kept as a list of sorted chunks of at most 512 ids.
+ * An ordered set of items by key id, kept as a list of sorted chunks of at most 512.
+ * Holding the items themselves (not ids to look up again) keeps a range scan to one
+ * pointer per key.
  * Locating a key is two binary searches; inserting or removing moves at most one
  * chunk's worth of elements (plus, on a split, the chunk list), so a put of a new key
  * costs O(log n + 512) instead of the O(n) of one flat sorted array.
  */
-export class SortedKeySet {
-  private chunks: KeyId[][] = [];
+export class SortedKeySet<T extends Keyed> {
+  private chunks: T[][] = [];
   private count = 0;
 
-  static fromSorted(ids: readonly KeyId[]): SortedKeySet {
-    const set = new SortedKeySet();
+  static fromSorted<T extends Keyed>(ids: readonly T[]): SortedKeySet<T> {
+    const set = new SortedKeySet<T>();
     const half = MAX_CHUNK / 2;
     for (let i = 0; i < ids.length; i += half) set.chunks.push(ids.slice(i, i + half));
     set.count = ids.length;
@@ -31,16 +38,17 @@ export class SortedKeySet {
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const chunk = this.chunks[mid];
-      if (chunk[chunk.length - 1] < id) lo = mid + 1;
+      if (chunk[chunk.length - 1].id < id) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  /** Adds id; returns false if it was already present. */
-  insert(id: KeyId): boolean {
+  /** Adds item; returns false if an item with its id was already present. */
+  insert(item: T): boolean {
+    const id = item.id;
     if (this.chunks.length === 0) {
-      this.chunks.push([id]);
+      this.chunks.push([item]);
       this.count = 1;
       return true;
     }
@@ -48,8 +56,8 @@ export class SortedKeySet {
     if (ci === this.chunks.length) ci--;
     const chunk = this.chunks[ci];
     const at = lowerBound(chunk, id);
-    if (chunk[at] === id) return false;
-    chunk.splice(at, 0, id);
+    if (at < chunk.length && chunk[at].id === id) return false;
+    chunk.splice(at, 0, item);
     this.count++;
     if (chunk.length > MAX_CHUNK) this.chunks.splice(ci + 1, 0, chunk.splice(chunk.length >>> 1));
     return true;
@@ -61,7 +69,7 @@ export class SortedKeySet {
     if (ci === this.chunks.length) return false;
     const chunk = this.chunks[ci];
     const at = lowerBound(chunk, id);
-    if (chunk[at] !== id) return false;
+    if (at >= chunk.length || chunk[at].id !== id) return false;
     chunk.splice(at, 1);
     if (chunk.length === 0) this.chunks.splice(ci, 1);
     this.count--;
@@ -69,31 +77,31 @@ export class SortedKeySet {
   }
 
   /**
-   * Calls fn for each id in [start, end) in order (end null: unbounded) until fn
-   * returns false.
+   * Calls fn for each item with id in [start, end) in order (end null: unbounded)
+   * until fn returns false.
    */
-  forEachInRange(start: KeyId, end: KeyId | null, fn: (id: KeyId) => boolean | void): void {
+  forEachInRange(start: KeyId, end: KeyId | null, fn: (item: T) => boolean | void): void {
     for (let ci = this.chunkFor(start); ci < this.chunks.length; ci++) {
       const chunk = this.chunks[ci];
-      for (let i = chunk[0] < start ? lowerBound(chunk, start) : 0; i < chunk.length; i++) {
-        const id = chunk[i];
-        if (end !== null && id >= end) return;
-        if (fn(id) === false) return;
+      for (let i = chunk[0].id < start ? lowerBound(chunk, start) : 0; i < chunk.length; i++) {
+        const item = chunk[i];
+        if (end !== null && item.id >= end) return;
+        if (fn(item) === false) return;
       }
     }
   }
 
-  toArray(): KeyId[] {
+  toArray(): T[] {
     return this.chunks.flat();
   }
 }
 
-function lowerBound(arr: readonly KeyId[], id: KeyId): number {
+function lowerBound(arr: readonly Keyed[], id: KeyId): number {
   let lo = 0;
   let hi = arr.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (arr[mid] < id) lo = mid + 1;
+    if (arr[mid].id < id) lo = mid + 1;
     else hi = mid;
   }
   return lo;

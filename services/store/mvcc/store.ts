@@ -64,7 +64,7 @@ export function makeEvent(type: KvEvent["type"], kv: KeyValue, prevKv: KeyValue 
  */
 export class MvccStore {
   private index = new Map<KeyId, KeyIndex>();
-  private ordered = new SortedKeySet();
+  private ordered = new SortedKeySet<KeyIndex>();
   private leaseTable = new Map<LeaseId, LeaseState>();
   private rev = 1;
   private compactRev = 0;
@@ -127,10 +127,7 @@ export class MvccStore {
       if (ki !== undefined) fn(ki);
       return;
     }
-    this.ordered.forEachInRange(iv.start, iv.end, (id) => {
-      const ki = this.index.get(id);
-      if (ki !== undefined) fn(ki);
-    });
+    this.ordered.forEachInRange(iv.start, iv.end, fn);
   }
 
   private visibleAt(range: KeyRange, rev: number): KeyValue[] {
@@ -234,7 +231,7 @@ export class MvccStore {
     if (ki === undefined) {
       const created = new KeyIndex(Uint8Array.from(req.key), id);
       this.index.set(id, created);
-      this.ordered.insert(id);
+      this.ordered.insert(created);
       ctx.undo.push(() => {
         this.index.delete(id);
         this.ordered.delete(id);
@@ -360,7 +357,7 @@ export class MvccStore {
     for (let i = 0; i < drop; i++) {
       for (const e of this.history[i].events) touched.add(keyId(e.kv.key));
     }
-    for (const id of [...touched].sort()) {
+    for (const id of touched) {
       const ki = this.index.get(id);
       if (ki === undefined) continue;
       ki.compact(revision);
@@ -454,7 +451,7 @@ export class MvccStore {
 
   /** The whole state (retained revisions, leases, current and compact revision) as bytes. */
   snapshot(): Uint8Array {
-    const keys = this.ordered.toArray().flatMap((id) => this.index.get(id) ?? []);
+    const keys = this.ordered.toArray();
     return encodeSnapshot({ revision: this.rev, compactRevision: this.compactRev, leases: this.leases(), keys });
   }
 
@@ -493,7 +490,7 @@ export class MvccStore {
     });
 
     this.index = index;
-    this.ordered = SortedKeySet.fromSorted(snap.keys.map((ki) => ki.id));
+    this.ordered = SortedKeySet.fromSorted(snap.keys);
     this.leaseTable = leaseTable;
     this.rev = snap.revision;
     this.compactRev = snap.compactRevision;
