@@ -84,6 +84,7 @@ export interface ProfileNames {
   readonly annotations: {
     readonly rbacAutoupdate: string;
     readonly deprecatedAudit: string;
+    readonly initialEventsEnd: string;
     readonly serviceAccountName: string;
     readonly serviceAccountUid: string;
     readonly authorizationDecision: string;
@@ -187,6 +188,7 @@ export const PLAT_NAMES: ProfileNames = {
   annotations: {
     rbacAutoupdate: "rbac.authorization.plat.io/autoupdate",
     deprecatedAudit: "plat.io/deprecated",
+    initialEventsEnd: "plat.io/initial-events-end",
     serviceAccountName: "plat.io/service-account.name",
     serviceAccountUid: "plat.io/service-account.uid",
     authorizationDecision: "authorization.plat.io/decision",
@@ -285,6 +287,7 @@ export const KUBERNETES_NAMES: ProfileNames = {
   annotations: {
     rbacAutoupdate: "rbac.authorization.kubernetes.io/autoupdate",
     deprecatedAudit: "k8s.io/deprecated",
+    initialEventsEnd: "k8s.io/initial-events-end",
     serviceAccountName: "kubernetes.io/service-account.name",
     serviceAccountUid: "kubernetes.io/service-account.uid",
     authorizationDecision: "authorization.k8s.io/decision",

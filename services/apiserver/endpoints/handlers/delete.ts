@@ -1,0 +1,72 @@
+/** DELETE of one object and of a collection, with DeleteOptions from the body or the query. */
+import { badRequest } from "../../../../shared/api/status.ts";
+import { deleteObject, type DeleteRequest } from "../../registry/deletion.ts";
+import { isObject, meta, type JsonObject } from "../../storage/object.ts";
+import { decodeBody, readBody } from "../body.ts";
+import { jsonResponse } from "../encode.ts";
+import { parseBool, parseListQuery } from "../list-options.ts";
+import { buildSelection } from "../predicate.ts";
+import { writeContext, type RequestScope } from "../scope.ts";
+import { parseDryRun } from "../write-options.ts";
+import { withTypeMeta } from "./read.ts";
+
+async function deleteOptions(s: RequestScope): Promise<DeleteRequest> {
+  const opts: DeleteRequest = {};
+  const bytes = await readBody(s.request, s.maxBodyBytes);
+  if (bytes.byteLength > 0 && new TextDecoder().decode(bytes).trim() !== "") {
+    const { value } = decodeBody(bytes, "json");
+    if (!isObject(value)) throw badRequest("the DeleteOptions body must be an object");
+    const body = value as JsonObject;
+    if (typeof body.gracePeriodSeconds === "number") opts.gracePeriodSeconds = body.gracePeriodSeconds;
+    if (typeof body.propagationPolicy === "string") opts.propagationPolicy = body.propagationPolicy as DeleteRequest["propagationPolicy"];
+    if (typeof body.orphanDependents === "boolean") opts.orphanDependents = body.orphanDependents;
+    if (isObject(body.preconditions)) {
+      const p = body.preconditions;
+      opts.preconditions = { uid: typeof p.uid === "string" ? p.uid : undefined, resourceVersion: typeof p.resourceVersion === "string" ? p.resourceVersion : undefined };
+    }
+    if (Array.isArray(body.dryRun)) {
+      for (const d of body.dryRun) if (d !== "All") throw badRequest(`Invalid dryRun value: "${String(d)}": supported values: "All"`);
+      opts.dryRun = body.dryRun.length > 0;
+    }
+    if (body.ignoreStoreReadErrorWithClusterBreakingPotential === true) opts.ignoreStoreReadErrorWithClusterBreakingPotential = true;
+  }
+  const q = s.query;
+  const grace = q.get("gracePeriodSeconds");
+  if (grace !== null) {
+    if (!/^-?\d+$/.test(grace)) throw badRequest(`invalid value for gracePeriodSeconds: "${grace}"`);
+    opts.gracePeriodSeconds = Number(grace);
+  }
+  const policy = q.get("propagationPolicy");
+  if (policy) opts.propagationPolicy = policy as DeleteRequest["propagationPolicy"];
+  const orphan = parseBool(q.get("orphanDependents"));
+  if (orphan !== undefined) opts.orphanDependents = orphan;
+  if (parseDryRun(q)) opts.dryRun = true;
+  return opts;
+}
+
+export async function handleDelete(s: RequestScope): Promise<Response> {
+  const opts = await deleteOptions(s);
+  const { object, deleted } = await deleteObject(s.registry, s.namespace, s.name as string, opts, writeContext(s, !!opts.dryRun));
+  const status = !deleted && opts.orphanDependents === false ? 202 : 200;
+  return jsonResponse(withTypeMeta(object, s), status, { mediaType: s.mediaType, pretty: s.pretty });
+}
+
+export async function handleDeleteCollection(s: RequestScope): Promise<Response> {
+  const opts = await deleteOptions(s);
+  const q = parseListQuery(s.query, false, s.profile.metaGroup);
+  const selection = buildSelection(s.resource.def, q.labelSelector, q.fieldSelector);
+  const list = await s.registry.list({ namespace: s.namespace, predicate: selection.predicate, hasSelector: selection.hasSelector });
+  const items: JsonObject[] = [];
+  for (const obj of list.items) {
+    const m = meta(obj);
+    try {
+      const { object } = await deleteObject(s.registry, m.namespace, m.name as string, { ...opts, preconditions: undefined }, writeContext({ ...s, namespace: m.namespace }, !!opts.dryRun));
+      items.push(withTypeMeta(object, s));
+    } catch (err) {
+      // Already gone by a concurrent delete: nothing to report for it.
+      if (!(isObject(err) && (err as { status?: { code?: number } }).status?.code === 404)) throw err;
+    }
+  }
+  const body = { kind: `${s.resource.kind}List`, apiVersion: s.resource.apiVersion, metadata: { resourceVersion: list.resourceVersion }, items };
+  return jsonResponse(body, 200, { mediaType: s.mediaType, pretty: s.pretty });
+}

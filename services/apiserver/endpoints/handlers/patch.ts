@@ -1,0 +1,97 @@
+/**
+ * PATCH: JSON patch (RFC 6902), merge patch (RFC 7386) and, through the patcher
+ * table, strategic merge patch and server-side apply. The logical operation is an
+ * update computed from the current object; a patch of a missing object is 404
+ * (apply creates).
+ */
+import fastJsonPatch from "fast-json-patch";
+import { badRequest, statusError, unsupportedMediaType } from "../../../../shared/api/status.ts";
+import { finishDeletionIfDone } from "../../registry/deletion.ts";
+import { isObject, type JsonObject } from "../../storage/object.ts";
+import { decodeBody, readBody } from "../body.ts";
+import { jsonResponse } from "../encode.ts";
+import { writeContext, type RequestScope } from "../scope.ts";
+import { checkFields, parseDryRun, parseFieldValidation } from "../write-options.ts";
+import { checkTypeMeta } from "./decode-object.ts";
+import { withTypeMeta } from "./read.ts";
+import { warningHeaders } from "./write.ts";
+
+/** Computes the patched object from the current one (undefined when absent). */
+export type Patcher = (s: RequestScope, body: Uint8Array, current: JsonObject | undefined) => JsonObject | Promise<JsonObject>;
+
+export interface PatchType {
+  patch: Patcher;
+  /** Creates the object when absent (server-side apply). */
+  createsWhenAbsent?: boolean;
+}
+
+export const JSON_PATCH = "application/json-patch+json";
+export const MERGE_PATCH = "application/merge-patch+json";
+
+/** RFC 7386: objects merge recursively, null deletes, anything else replaces. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return structuredClone(patch);
+  const out: JsonObject = isObject(target) ? structuredClone(target) : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+function requireCurrent(s: RequestScope, current: JsonObject | undefined): JsonObject {
+  if (!current) throw statusError({ code: 404, reason: "NotFound", message: `${s.resource.group ? `${s.resource.plural}.${s.resource.group}` : s.resource.plural} "${s.name}" not found`, details: { name: s.name, group: s.resource.group, kind: s.resource.plural } });
+  return current;
+}
+
+const jsonPatch: Patcher = (s, body, current) => {
+  const cur = requireCurrent(s, current);
+  const { value } = decodeBody(body, "json");
+  if (!Array.isArray(value)) throw badRequest("the JSON patch must be an array of operations");
+  try {
+    const res = fastJsonPatch.applyPatch(cur, value as fastJsonPatch.Operation[], true, false);
+    return res.newDocument as JsonObject;
+  } catch (err) {
+    const e = err as { name?: string; message?: string; operation?: { op?: string; path?: string } };
+    if (e.name === "TEST_OPERATION_FAILED") {
+      throw statusError({ code: 422, reason: "Invalid", message: `the server rejected our request due to an error in our request: test operation failed at ${e.operation?.path ?? ""}` });
+    }
+    throw badRequest(`the server rejected our request due to an error in our request: ${(e.message ?? String(err)).split("\n")[0]}`);
+  }
+};
+
+const mergePatcher: Patcher = (s, body, current) => {
+  const cur = requireCurrent(s, current);
+  const { value } = decodeBody(body, "json");
+  if (!isObject(value)) throw badRequest("the merge patch must be a JSON object");
+  return mergePatch(cur, value) as JsonObject;
+};
+
+export const PATCH_TYPES: Map<string, PatchType> = new Map([
+  [JSON_PATCH, { patch: jsonPatch }],
+  [MERGE_PATCH, { patch: mergePatcher }],
+]);
+
+export async function handlePatch(s: RequestScope, patchTypes: Map<string, PatchType> = PATCH_TYPES): Promise<Response> {
+  const contentType = (s.request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  const type = patchTypes.get(contentType);
+  if (!type) throw unsupportedMediaType([...patchTypes.keys()]);
+  const dryRun = parseDryRun(s.query);
+  const mode = parseFieldValidation(s.query);
+  const body = await readBody(s.request, s.maxBodyBytes);
+  const name = s.name as string;
+  const { object, created } = await s.registry.update(
+    s.namespace,
+    name,
+    async (current) => {
+      const patched = await type.patch(s, body, current);
+      const checked = checkFields(s, s.resource.def.schema, patched, [], mode);
+      checkTypeMeta(checked, s);
+      return checked;
+    },
+    writeContext(s, dryRun),
+    { forceAllowCreate: type.createsWhenAbsent },
+  );
+  const finished = await finishDeletionIfDone(s.registry, s.namespace, object, dryRun);
+  return jsonResponse(withTypeMeta(finished ?? object, s), created ? 201 : 200, { mediaType: s.mediaType, pretty: s.pretty, headers: warningHeaders(s) });
+}

@@ -1,0 +1,77 @@
+/**
+ * Watch: a chunked stream of `{type, object}` documents, one per line. Ends after
+ * `timeoutSeconds` (default: a random time between 30 and 60 minutes), when the
+ * client goes away, or when the server closes the watcher (slow consumer, cache
+ * reset — the latter with an ERROR event carrying a 410 Status).
+ */
+import type { WatchEvent, Watcher } from "../../storage/interface.ts";
+import { parseListQuery } from "../list-options.ts";
+import { buildSelection } from "../predicate.ts";
+import type { RequestScope } from "../scope.ts";
+import { withTypeMeta } from "./read.ts";
+
+const DEFAULT_MIN_TIMEOUT_S = 1800;
+
+export async function handleWatch(s: RequestScope): Promise<Response> {
+  const q = parseListQuery(s.query, true, s.profile.metaGroup);
+  const fieldSelector = s.name ? combineNameSelector(q.fieldSelector, s.name) : q.fieldSelector;
+  const selection = buildSelection(s.resource.def, q.labelSelector, fieldSelector);
+  const watcher = await s.registry.watch({
+    namespace: s.namespace,
+    resourceVersion: q.resourceVersion,
+    resourceVersionMatch: q.resourceVersionMatch,
+    sendInitialEvents: q.sendInitialEvents,
+    allowWatchBookmarks: q.allowWatchBookmarks,
+    predicate: selection.predicate,
+  });
+  const timeoutMs = (q.timeoutSeconds && q.timeoutSeconds > 0 ? q.timeoutSeconds : DEFAULT_MIN_TIMEOUT_S * (1 + Math.random())) * 1000;
+  const body = watchStream(watcher, s, timeoutMs, q.allowWatchBookmarks);
+  return new Response(body, {
+    status: 200,
+    headers: { "content-type": s.mediaType === "application/yaml" ? "application/json" : s.mediaType, "cache-control": "no-cache, private", "transfer-encoding": "chunked" },
+  });
+}
+
+function combineNameSelector(fieldSelector: string | null, name: string): string {
+  const byName = `metadata.name=${name}`;
+  return fieldSelector ? `${fieldSelector},${byName}` : byName;
+}
+
+const encoder = new TextEncoder();
+
+function frame(ev: WatchEvent, s: RequestScope): Uint8Array {
+  const object = ev.type === "ERROR" || ev.type === "BOOKMARK" ? bookmarkOrStatus(ev, s) : withTypeMeta(ev.object, s);
+  return encoder.encode(JSON.stringify({ type: ev.type, object }) + "\n");
+}
+
+function bookmarkOrStatus(ev: WatchEvent, s: RequestScope) {
+  if (ev.type === "ERROR") return ev.object;
+  return { kind: s.resource.kind, apiVersion: s.resource.apiVersion, ...ev.object };
+}
+
+function watchStream(watcher: Watcher, s: RequestScope, timeoutMs: number, bookmarks: boolean): ReadableStream<Uint8Array> {
+  let timer: NodeJS.Timeout | undefined;
+  return new ReadableStream<Uint8Array>({
+    start() {
+      timer = setTimeout(() => watcher.stop(), timeoutMs);
+      s.request.signal?.addEventListener("abort", () => watcher.stop());
+    },
+    async pull(controller) {
+      for (;;) {
+        const ev = await watcher.next();
+        if (!ev) {
+          clearTimeout(timer);
+          controller.close();
+          return;
+        }
+        if (ev.type === "BOOKMARK" && !bookmarks) continue;
+        controller.enqueue(frame(ev, s));
+        return;
+      }
+    },
+    cancel() {
+      clearTimeout(timer);
+      watcher.stop();
+    },
+  });
+}

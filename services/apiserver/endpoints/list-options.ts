@@ -1,0 +1,80 @@
+/**
+ * Parses and validates the query parameters of list and watch against the rules of
+ * Part 1 (resource version semantics tables) with the platform's error shapes:
+ * invalid combinations are 422 `ListOptions ... is invalid`, a continue token with a
+ * non-zero resourceVersion is 400.
+ */
+import { badRequest, invalid } from "../../../shared/api/status.ts";
+import type { FieldError } from "../../../shared/schema/types.ts";
+import type { ResourceVersionMatch } from "../storage/interface.ts";
+
+export interface ListQuery {
+  watch: boolean;
+  resourceVersion?: string;
+  resourceVersionMatch?: ResourceVersionMatch;
+  limit?: number;
+  continueToken?: string;
+  labelSelector: string | null;
+  fieldSelector: string | null;
+  allowWatchBookmarks: boolean;
+  sendInitialEvents?: boolean;
+  timeoutSeconds?: number;
+}
+
+export function parseBool(v: string | null): boolean | undefined {
+  if (v === null) return undefined;
+  if (v === "" || v === "true" || v === "1") return true;
+  if (v === "false" || v === "0") return false;
+  throw badRequest(`invalid boolean value: "${v}"`);
+}
+
+function parseNonNegativeInt(name: string, v: string | null): number | undefined {
+  if (v === null || v === "") return undefined;
+  if (!/^-?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: "${v}": must be an integer`);
+  return Number(v);
+}
+
+export function parseListQuery(q: URLSearchParams, isWatch: boolean, metaGroup: string): ListQuery {
+  const rvm = q.get("resourceVersionMatch") ?? "";
+  const out: ListQuery = {
+    watch: isWatch,
+    resourceVersion: q.get("resourceVersion") ?? undefined,
+    resourceVersionMatch: rvm === "" ? undefined : (rvm as ResourceVersionMatch),
+    limit: parseNonNegativeInt("limit", q.get("limit")),
+    continueToken: q.get("continue") || undefined,
+    labelSelector: q.get("labelSelector"),
+    fieldSelector: q.get("fieldSelector"),
+    allowWatchBookmarks: parseBool(q.get("allowWatchBookmarks")) ?? false,
+    sendInitialEvents: parseBool(q.get("sendInitialEvents")),
+    timeoutSeconds: parseNonNegativeInt("timeoutSeconds", q.get("timeoutSeconds")),
+  };
+  if (out.limit !== undefined && out.limit < 0) out.limit = undefined;
+  const errors: FieldError[] = [];
+  const rv = out.resourceVersion ?? "";
+  if (out.resourceVersionMatch !== undefined) {
+    if (out.resourceVersionMatch !== "Exact" && out.resourceVersionMatch !== "NotOlderThan") {
+      errors.push({ type: "FieldValueNotSupported", field: "resourceVersionMatch", value: rvm, message: 'supported values: "Exact", "NotOlderThan", ""' });
+    } else if (isWatch) {
+      if (!out.sendInitialEvents) errors.push({ type: "FieldValueForbidden", field: "resourceVersionMatch", message: "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" });
+      else if (out.resourceVersionMatch !== "NotOlderThan") errors.push({ type: "FieldValueForbidden", field: "resourceVersionMatch", message: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" });
+    } else if (rv === "") {
+      errors.push({ type: "FieldValueForbidden", field: "resourceVersionMatch", message: "resourceVersionMatch is forbidden unless resourceVersion is provided" });
+    } else if (out.continueToken) {
+      errors.push({ type: "FieldValueForbidden", field: "resourceVersionMatch", message: "resourceVersionMatch is forbidden when continue is provided" });
+    } else if (out.resourceVersionMatch === "Exact" && rv === "0") {
+      errors.push({ type: "FieldValueForbidden", field: "resourceVersionMatch", message: 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"' });
+    }
+  }
+  if (out.sendInitialEvents !== undefined) {
+    if (!isWatch) errors.push({ type: "FieldValueForbidden", field: "sendInitialEvents", message: "sendInitialEvents is forbidden for list" });
+    else if (out.resourceVersionMatch === undefined) {
+      errors.push({ type: "FieldValueForbidden", field: "resourceVersionMatch", message: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" });
+    }
+  }
+  if (errors.length > 0) throw invalid("ListOptions", "", errors, metaGroup);
+  if (!isWatch && out.continueToken && rv !== "" && rv !== "0") {
+    throw badRequest("specifying resource version is not allowed when using continue");
+  }
+  if (rv !== "" && !/^\d+$/.test(rv)) throw badRequest(`invalid resource version: "${rv}"`);
+  return out;
+}

@@ -1,0 +1,66 @@
+/**
+ * List and watch filters from `labelSelector` and `fieldSelector`. Field selectors may
+ * use metadata.name, metadata.namespace and the kind's selectable fields; anything
+ * else is a 400 as on the platform (`field label not supported: spec.foo`).
+ */
+import { badRequest } from "../../../shared/api/status.ts";
+import { parseFieldSelector, parseLabelSelector, SelectorError } from "../../../shared/api/selectors.ts";
+import type { KindDefinition } from "../../../shared/schema/types.ts";
+import type { Predicate } from "../storage/interface.ts";
+import { meta, type JsonObject } from "../storage/object.ts";
+
+export interface Selection {
+  predicate?: Predicate;
+  hasSelector: boolean;
+  /** Exact metadata.name required by the field selector, if any. */
+  name?: string;
+}
+
+/** Value of a dotted path as the field selector sees it (booleans and numbers as strings, absent as ""). */
+export function fieldValue(obj: JsonObject, path: string): string {
+  let cur: unknown = obj;
+  for (const part of path.split(".")) {
+    if (cur === null || typeof cur !== "object" || Array.isArray(cur)) return "";
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  if (cur === undefined || cur === null) return "";
+  return typeof cur === "string" ? cur : String(cur);
+}
+
+export function selectableFieldsOf(def: KindDefinition): string[] {
+  const fields = ["metadata.name"];
+  if (def.namespaced) fields.push("metadata.namespace");
+  return [...fields, ...(def.selectableFields ?? [])];
+}
+
+export function buildSelection(def: KindDefinition, labelText: string | null, fieldText: string | null): Selection {
+  const predicates: Predicate[] = [];
+  let name: string | undefined;
+  try {
+    if (labelText) {
+      const sel = parseLabelSelector(labelText);
+      if (!sel.empty()) predicates.push((obj) => sel.matches(meta(obj).labels));
+    }
+    if (fieldText) {
+      const sel = parseFieldSelector(fieldText);
+      const allowed = new Set(selectableFieldsOf(def));
+      for (const req of sel.requirements) {
+        if (!allowed.has(req.key)) throw badRequest(`field label not supported: ${req.key}`);
+      }
+      name = sel.requiresExactMatch("metadata.name");
+      if (!sel.empty()) {
+        const fields = [...allowed];
+        predicates.push((obj) => {
+          const values: Record<string, string> = {};
+          for (const f of fields) values[f] = fieldValue(obj, f);
+          return sel.matches(values);
+        });
+      }
+    }
+  } catch (err) {
+    if (err instanceof SelectorError) throw badRequest(err.message);
+    throw err;
+  }
+  if (predicates.length === 0) return { hasSelector: false };
+  return { hasSelector: true, name, predicate: (obj) => predicates.every((p) => p(obj)) };
+}

@@ -1,0 +1,41 @@
+/** Everything a resource handler needs about one request; built by the dispatcher. */
+import type { PlatformProfile } from "../../../shared/platform/index.ts";
+import type { Registry, WriteContext } from "../registry/registry.ts";
+import type { ResourceInfo } from "../registry/resource.ts";
+import type { ResponseMediaType } from "./encode.ts";
+
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+export interface RequestScope {
+  request: Request;
+  query: URLSearchParams;
+  profile: PlatformProfile;
+  registry: Registry;
+  resource: ResourceInfo;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+  verb: string;
+  mediaType: ResponseMediaType;
+  pretty: boolean;
+  user?: UserInfo;
+  /** `Warning` header values collected while handling the request. */
+  warnings: string[];
+  maxBodyBytes: number;
+  /** Interval of BOOKMARK events on watches that allow them. */
+  bookmarkIntervalMs: number;
+}
+
+export function writeContext(s: RequestScope, dryRun: boolean): Omit<WriteContext, "resource" | "name"> {
+  return { namespace: s.namespace, subresource: s.subresource, dryRun, user: s.user };
+}
+
+/** `Warning` header value in the platform's format: `299 - "<text>"`. */
+export function warningHeader(text: string): string {
+  return `299 - ${JSON.stringify(text)}`;
+}

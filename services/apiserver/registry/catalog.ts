@@ -1,0 +1,100 @@
+/**
+ * The served resources: one registry per kind, looked up by the wire group,
+ * version and resource name of a request. Built once at start-up.
+ */
+import type { PlatformProfile } from "../../../shared/platform/index.ts";
+import type { KindDefinition } from "../../../shared/schema/types.ts";
+import type { ObjectStorage } from "../storage/interface.ts";
+import { Registry, type RegistryOptions } from "./registry.ts";
+import { resourceInfo, type ResourceInfo } from "./resource.ts";
+import { genericStrategy, type Strategy } from "./strategy.ts";
+
+export interface ServedResource {
+  resource: ResourceInfo;
+  registry: Registry;
+}
+
+export interface GroupVersionEntry {
+  group: string;
+  version: string;
+  resources: ServedResource[];
+}
+
+/** Versions in the platform's priority order: GA before beta before alpha, higher first. */
+export function compareVersions(a: string, b: string): number {
+  const parse = (v: string): [number, number, number] => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return [3, 0, 0];
+    const level = m[2] === undefined ? 0 : m[2] === "beta" ? 1 : 2;
+    return [level, -Number(m[1]), -Number(m[3] ?? 0)];
+  };
+  const [la, ma, na] = parse(a);
+  const [lb, mb, nb] = parse(b);
+  return la - lb || ma - mb || na - nb || a.localeCompare(b);
+}
+
+export class Catalog {
+  private readonly byPath = new Map<string, ServedResource>();
+  private readonly groupVersions = new Map<string, GroupVersionEntry>();
+
+  constructor(
+    readonly profile: PlatformProfile,
+    kinds: KindDefinition[],
+    storage: ObjectStorage,
+    options: RegistryOptions = {},
+    strategyFor: (def: KindDefinition) => Strategy = genericStrategy,
+  ) {
+    for (const def of kinds) {
+      const resource = resourceInfo(def, profile);
+      const registry = new Registry(resource, strategyFor(def), storage, options);
+      const served = { resource, registry };
+      this.byPath.set(`${resource.group}/${resource.version}/${resource.plural}`, served);
+      const gvKey = `${resource.group}/${resource.version}`;
+      let gv = this.groupVersions.get(gvKey);
+      if (!gv) {
+        gv = { group: resource.group, version: resource.version, resources: [] };
+        this.groupVersions.set(gvKey, gv);
+      }
+      gv.resources.push(served);
+    }
+  }
+
+  lookup(group: string, version: string, plural: string): ServedResource | undefined {
+    return this.byPath.get(`${group}/${version}/${plural}`);
+  }
+
+  /** The served resource of a group key and plural in its preferred version. */
+  preferred(group: string, plural: string): ServedResource | undefined {
+    const versions = this.versionsOf(group);
+    for (const v of versions) {
+      const r = this.lookup(group, v, plural);
+      if (r) return r;
+    }
+    return undefined;
+  }
+
+  hasGroupVersion(group: string, version: string): boolean {
+    return this.groupVersions.has(`${group}/${version}`);
+  }
+
+  groupVersion(group: string, version: string): GroupVersionEntry | undefined {
+    return this.groupVersions.get(`${group}/${version}`);
+  }
+
+  /** Groups other than core, in a stable order (registration order). */
+  groups(): string[] {
+    const out: string[] = [];
+    for (const gv of this.groupVersions.values()) if (gv.group !== "" && !out.includes(gv.group)) out.push(gv.group);
+    return out;
+  }
+
+  versionsOf(group: string): string[] {
+    const versions: string[] = [];
+    for (const gv of this.groupVersions.values()) if (gv.group === group) versions.push(gv.version);
+    return versions.sort(compareVersions);
+  }
+
+  all(): ServedResource[] {
+    return [...this.byPath.values()];
+  }
+}

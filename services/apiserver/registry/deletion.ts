@@ -1,0 +1,136 @@
+/**
+ * Deletion with the platform's states: the first delete of an object with finalizers
+ * (or a propagation policy that adds one) sets `deletionTimestamp` and keeps it
+ * (Terminating); it is removed when the last finalizer goes. Pods bound to a node are
+ * deleted gracefully (the node agent confirms); everything else is removed at once.
+ */
+import { conflict, invalid } from "../../../shared/api/status.ts";
+import { StorageError } from "../storage/interface.ts";
+import type { FieldError } from "../../../shared/schema/types.ts";
+import type { Preconditions } from "../storage/interface.ts";
+import { meta, type JsonObject } from "../storage/object.ts";
+import type { Registry, WriteContext } from "./registry.ts";
+import { timestamp } from "./system-meta.ts";
+
+export const ORPHAN_FINALIZER = "orphan";
+export const FOREGROUND_FINALIZER = "foregroundDeletion";
+
+export interface DeleteRequest {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: "Orphan" | "Background" | "Foreground";
+  orphanDependents?: boolean;
+  preconditions?: Preconditions;
+  dryRun?: boolean;
+  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
+}
+
+export interface DeleteResult {
+  object: JsonObject;
+  /** True when the object is gone from the store; false when it is now Terminating. */
+  deleted: boolean;
+}
+
+export function validateDeleteOptions(opts: DeleteRequest, kind: string, name: string): void {
+  const errors: FieldError[] = [];
+  if (opts.gracePeriodSeconds !== undefined && (!Number.isInteger(opts.gracePeriodSeconds) || opts.gracePeriodSeconds < 0)) {
+    errors.push({ type: "FieldValueInvalid", field: "gracePeriodSeconds", value: opts.gracePeriodSeconds, message: "must be greater than or equal to 0" });
+  }
+  if (opts.orphanDependents !== undefined && opts.propagationPolicy !== undefined) {
+    errors.push({ type: "FieldValueInvalid", field: "propagationPolicy", value: opts.propagationPolicy, message: "orphanDependents and deletionPropagation cannot be both set" });
+  }
+  if (opts.propagationPolicy !== undefined && !["Orphan", "Background", "Foreground"].includes(opts.propagationPolicy)) {
+    errors.push({ type: "FieldValueNotSupported", field: "propagationPolicy", value: opts.propagationPolicy, message: 'supported values: "Foreground", "Background", "Orphan"' });
+  }
+  if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
+    if (opts.dryRun || opts.gracePeriodSeconds !== undefined || opts.orphanDependents !== undefined || opts.preconditions || opts.propagationPolicy) {
+      errors.push({
+        type: "FieldValueInvalid",
+        field: "ignoreStoreReadErrorWithClusterBreakingPotential",
+        value: true,
+        message: "cannot be set together with dryRun, gracePeriodSeconds, orphanDependents, preconditions or propagationPolicy",
+      });
+    }
+  }
+  if (errors.length > 0) throw invalid(kind, name, errors);
+}
+
+function wantsFinalizer(opts: DeleteRequest): string | undefined {
+  if (opts.propagationPolicy === "Orphan" || opts.orphanDependents === true) return ORPHAN_FINALIZER;
+  if (opts.propagationPolicy === "Foreground") return FOREGROUND_FINALIZER;
+  return undefined;
+}
+
+/** Default grace period of a kind, or undefined when it has no graceful deletion. */
+function gracePeriodFor(obj: JsonObject, registry: Registry): number | undefined {
+  if (registry.resource.plural !== "pods" || registry.resource.group !== "") return undefined;
+  const spec = obj.spec as Record<string, unknown> | undefined;
+  if (!spec?.nodeName) return undefined; // never scheduled: nothing to wait for
+  const status = obj.status as Record<string, unknown> | undefined;
+  if (status?.phase === "Succeeded" || status?.phase === "Failed") return undefined;
+  return typeof spec.terminationGracePeriodSeconds === "number" ? spec.terminationGracePeriodSeconds : 30;
+}
+
+export async function deleteObject(registry: Registry, namespace: string | undefined, name: string, opts: DeleteRequest, ctx: Omit<WriteContext, "resource" | "name">): Promise<DeleteResult> {
+  validateDeleteOptions(opts, registry.resource.kind, name);
+  const key = registry.key(namespace, name);
+  const wctx: WriteContext = { ...ctx, resource: registry.resource, name };
+  const current = await registry.get(namespace, name, undefined);
+  if (opts.preconditions?.uid && opts.preconditions.uid !== meta(current).uid) {
+    registry.fail(new StorageError("PreconditionFailed", key, `Precondition failed: UID in precondition: ${opts.preconditions.uid}, UID in object meta: ${meta(current).uid ?? ""}`), name);
+  }
+  await registry.options.admission?.validate?.("DELETE", current, current, wctx);
+  const extraFinalizer = wantsFinalizer(opts);
+  const grace = opts.gracePeriodSeconds ?? gracePeriodFor(current, registry);
+  const hasFinalizers = (meta(current).finalizers ?? []).length > 0;
+  const graceful = grace !== undefined && grace > 0 && gracePeriodFor(current, registry) !== undefined;
+  if (hasFinalizers || extraFinalizer || graceful) {
+    // Terminating: record deletionTimestamp (once) and keep the object.
+    let becameDeletable = false;
+    const updated = await registry.storage
+      .guaranteedUpdate(
+        key,
+        (obj) => {
+          if (!obj) return undefined;
+          const m = meta(obj);
+          if (opts.preconditions?.resourceVersion && opts.preconditions.resourceVersion !== m.resourceVersion) {
+            throw conflict(registry.resource.plural, name, registry.resource.group, `Precondition failed: ResourceVersion in precondition: ${opts.preconditions.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion ?? ""}`);
+          }
+          const now = registry.now();
+          if (!m.deletionTimestamp) {
+            m.deletionTimestamp = timestamp(now + (graceful ? (grace as number) * 1000 : 0));
+            m.deletionGracePeriodSeconds = graceful ? (grace as number) : 0;
+          } else if (graceful && grace !== undefined && grace < (m.deletionGracePeriodSeconds ?? Infinity)) {
+            m.deletionTimestamp = timestamp(now + grace * 1000);
+            m.deletionGracePeriodSeconds = grace;
+          }
+          if (extraFinalizer && !(m.finalizers ?? []).includes(extraFinalizer)) m.finalizers = [...(m.finalizers ?? []), extraFinalizer];
+          becameDeletable = (m.finalizers ?? []).length === 0 && !graceful;
+          return obj;
+        },
+        { dryRun: ctx.dryRun },
+      )
+      .catch((err: unknown) => registry.fail(err, name));
+    if (!becameDeletable) return { object: updated, deleted: false };
+  }
+  try {
+    const object = await registry.storage.delete(key, { preconditions: opts.preconditions, dryRun: ctx.dryRun });
+    return { object, deleted: true };
+  } catch (err) {
+    registry.fail(err, name);
+  }
+}
+
+/**
+ * After a write: a Terminating object whose finalizers are all gone (and whose grace
+ * period is not pending on a node) is removed from the store.
+ */
+export async function finishDeletionIfDone(registry: Registry, namespace: string | undefined, obj: JsonObject, dryRun: boolean): Promise<JsonObject | undefined> {
+  const m = meta(obj);
+  if (!m.deletionTimestamp || (m.finalizers ?? []).length > 0) return undefined;
+  if (gracePeriodFor(obj, registry) !== undefined && (m.deletionGracePeriodSeconds ?? 0) > 0) return undefined;
+  try {
+    return await registry.storage.delete(registry.key(namespace, m.name ?? ""), { preconditions: { resourceVersion: m.resourceVersion }, dryRun });
+  } catch {
+    return undefined; // changed again meanwhile: the next write decides
+  }
+}

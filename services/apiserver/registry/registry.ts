@@ -1,0 +1,260 @@
+/**
+ * The generic registry: create, get, list, update, delete, deletecollection and watch
+ * for any kind, joining a storage (direct or cached) to a per-kind strategy.
+ * It knows nothing about HTTP; handlers translate requests into these calls.
+ */
+import { badRequest, conflict, invalid, type StatusError } from "../../../shared/api/status.ts";
+import type { FieldError } from "../../../shared/schema/types.ts";
+import { StorageError, type ObjectStorage, type Predicate, type ResourceVersionMatch, type Watcher } from "../storage/interface.ts";
+import { meta, type JsonObject } from "../storage/object.ts";
+import { toResourceError } from "./errors.ts";
+import { collectionPrefix, objectKey, type ResourceInfo } from "./resource.ts";
+import type { Strategy } from "./strategy.ts";
+import { generateName, newUid, timestamp } from "./system-meta.ts";
+
+/** Hooks run between defaulting and storage (admission). Throwing rejects the request. */
+export interface AdmissionHooks {
+  mutate?(op: AdmissionOperation, obj: JsonObject, old: JsonObject | undefined, ctx: WriteContext): Promise<void> | void;
+  validate?(op: AdmissionOperation, obj: JsonObject, old: JsonObject | undefined, ctx: WriteContext): Promise<void> | void;
+}
+export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE";
+
+export interface WriteContext {
+  resource: ResourceInfo;
+  namespace?: string;
+  name: string;
+  subresource?: string;
+  dryRun: boolean;
+  /** Set by the handler: the authenticated user (for admission). */
+  user?: { username: string; groups: string[]; uid?: string; extra?: Record<string, string[]> };
+}
+
+export interface ListRequest {
+  namespace?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: ResourceVersionMatch;
+  limit?: number;
+  continueToken?: string;
+  predicate?: Predicate;
+  hasSelector?: boolean;
+}
+
+export interface WatchRequest {
+  namespace?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: ResourceVersionMatch;
+  sendInitialEvents?: boolean;
+  allowWatchBookmarks?: boolean;
+  predicate?: Predicate;
+}
+
+export interface RegistryOptions {
+  now?: () => number;
+  admission?: AdmissionHooks;
+  /** Checks that a namespace exists and is not terminating (namespace lifecycle). */
+  checkNamespace?: (namespace: string, ctx: WriteContext) => Promise<void>;
+  /** Attempts at a fresh generated name on collision. */
+  generateNameAttempts?: number;
+}
+
+export class Registry {
+  readonly now: () => number;
+
+  constructor(
+    readonly resource: ResourceInfo,
+    readonly strategy: Strategy,
+    readonly storage: ObjectStorage,
+    readonly options: RegistryOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  key(namespace: string | undefined, name: string): string {
+    return objectKey(this.resource, namespace, name);
+  }
+
+  /** Turns storage errors into Status errors naming this resource. */
+  fail(err: unknown, name: string): never {
+    throw toResourceError(err, this.resource, name);
+  }
+
+  invalid(name: string, errors: FieldError[]): StatusError {
+    return invalid(this.resource.kind, name, errors, this.resource.group);
+  }
+
+  /** Sets the namespace from the request and checks it agrees with the body. */
+  private scope(obj: JsonObject, namespace: string | undefined): void {
+    const m = meta(obj);
+    if (!this.resource.namespaced) {
+      delete m.namespace;
+      return;
+    }
+    if (m.namespace && namespace && m.namespace !== namespace) {
+      throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    }
+    if (!m.namespace) m.namespace = namespace;
+  }
+
+  async create(input: JsonObject, ctx: Omit<WriteContext, "resource" | "name">): Promise<JsonObject> {
+    let obj = structuredClone(input);
+    this.scope(obj, ctx.namespace);
+    const m = meta(obj);
+    const namespace = m.namespace;
+    if (this.resource.namespaced && namespace && this.options.checkNamespace) {
+      await this.options.checkNamespace(namespace, { ...ctx, resource: this.resource, name: m.name ?? "" });
+    }
+    const generated = !m.name && !!m.generateName;
+    const attempts = generated ? (this.options.generateNameAttempts ?? 8) : 1;
+    for (let attempt = 0; ; attempt++) {
+      if (generated) meta(obj).name = generateName(m.generateName as string);
+      const name = meta(obj).name ?? "";
+      const wctx: WriteContext = { ...ctx, resource: this.resource, name };
+      const prepared = await this.beforeCreate(obj, wctx);
+      try {
+        return await this.storage.create(this.key(namespace, name), prepared, { dryRun: ctx.dryRun });
+      } catch (err) {
+        if (err instanceof StorageError && err.code === "KeyExists" && generated && attempt + 1 < attempts) {
+          obj = structuredClone(input);
+          this.scope(obj, ctx.namespace);
+          continue;
+        }
+        this.fail(err, name);
+      }
+    }
+  }
+
+  /** System metadata, strategy, defaulting, admission and validation of a new object. */
+  async beforeCreate(input: JsonObject, ctx: WriteContext): Promise<JsonObject> {
+    const obj = structuredClone(input);
+    const m = meta(obj);
+    delete m.resourceVersion;
+    delete m.deletionTimestamp;
+    delete m.deletionGracePeriodSeconds;
+    delete m.selfLink;
+    m.uid = newUid();
+    m.creationTimestamp = timestamp(this.now());
+    this.strategy.prepareForCreate(obj);
+    let out = this.strategy.applyDefaults(obj);
+    await this.options.admission?.mutate?.("CREATE", out, undefined, ctx);
+    out = this.strategy.applyDefaults(out);
+    const errors = this.strategy.validate(out);
+    if (errors.length > 0) throw this.invalid(meta(out).name ?? "", errors);
+    await this.options.admission?.validate?.("CREATE", out, undefined, ctx);
+    return out;
+  }
+
+  async get(namespace: string | undefined, name: string, resourceVersion?: string): Promise<JsonObject> {
+    try {
+      return await this.storage.get(this.key(namespace, name), { resourceVersion });
+    } catch (err) {
+      this.fail(err, name);
+    }
+  }
+
+  async list(req: ListRequest): Promise<{ items: JsonObject[]; resourceVersion: string; continueToken?: string; remainingItemCount?: number }> {
+    try {
+      return await this.storage.list(collectionPrefix(this.resource, req.namespace), {
+        resourceVersion: req.resourceVersion,
+        resourceVersionMatch: req.resourceVersionMatch,
+        limit: req.limit,
+        continueToken: req.continueToken,
+        predicate: req.predicate,
+        hasSelector: req.hasSelector,
+      });
+    } catch (err) {
+      this.fail(err, "");
+    }
+  }
+
+  async watch(req: WatchRequest): Promise<Watcher> {
+    try {
+      return await this.storage.watch(collectionPrefix(this.resource, req.namespace), {
+        resourceVersion: req.resourceVersion,
+        resourceVersionMatch: req.resourceVersionMatch,
+        sendInitialEvents: req.sendInitialEvents,
+        allowWatchBookmarks: req.allowWatchBookmarks,
+        predicate: req.predicate,
+      });
+    } catch (err) {
+      this.fail(err, "");
+    }
+  }
+
+  /**
+   * Update (PUT) or any write computed from the current object (`compute`): the new
+   * object must carry the current resourceVersion unless the kind allows unconditional
+   * updates. Creates the object when absent and the kind allows create on update.
+   */
+  async update(
+    namespace: string | undefined,
+    name: string,
+    compute: (current: JsonObject | undefined) => Promise<JsonObject> | JsonObject,
+    ctx: Omit<WriteContext, "resource" | "name">,
+    opts: { forceAllowCreate?: boolean } = {},
+  ): Promise<{ object: JsonObject; created: boolean }> {
+    const wctx: WriteContext = { ...ctx, resource: this.resource, name };
+    const allowCreate = opts.forceAllowCreate || this.strategy.allowCreateOnUpdate;
+    let created = false;
+    const key = this.key(namespace, name);
+    try {
+      const object = await this.storage.guaranteedUpdate(
+        key,
+        async (current) => {
+          const next = structuredClone(await compute(current));
+          this.scope(next, namespace);
+          const m = meta(next);
+          if (m.name !== undefined && m.name !== name) {
+            throw badRequest(`the name of the object (${m.name}) does not match the name on the URL (${name})`);
+          }
+          m.name = name;
+          if (!current) {
+            if (!allowCreate) throw new StorageError("NotFound", key, `key ${key} not found`);
+            created = true;
+            if (this.resource.namespaced && namespace && this.options.checkNamespace) await this.options.checkNamespace(namespace, wctx);
+            return this.beforeCreate(next, wctx);
+          }
+          created = false;
+          return this.beforeUpdate(next, current, wctx);
+        },
+        { ignoreNotFound: allowCreate, dryRun: ctx.dryRun },
+      );
+      return { object, created };
+    } catch (err) {
+      this.fail(err, name);
+    }
+  }
+
+  /** Resource version check, system metadata carry-over, strategy, admission, validation. */
+  async beforeUpdate(input: JsonObject, current: JsonObject, ctx: WriteContext): Promise<JsonObject> {
+    const obj = structuredClone(input);
+    const m = meta(obj);
+    const cm = meta(current);
+    if (!m.resourceVersion) {
+      if (!this.strategy.allowUnconditionalUpdate) {
+        throw this.invalid(ctx.name, [{ type: "FieldValueInvalid", field: "metadata.resourceVersion", value: 0, message: "must be specified for an update" }]);
+      }
+    } else if (m.resourceVersion !== cm.resourceVersion) {
+      throw conflict(this.resource.plural, ctx.name, this.resource.group);
+    }
+    m.uid = cm.uid;
+    m.creationTimestamp = cm.creationTimestamp;
+    m.deletionTimestamp = cm.deletionTimestamp;
+    m.deletionGracePeriodSeconds = cm.deletionGracePeriodSeconds;
+    if (m.deletionTimestamp === undefined) delete m.deletionTimestamp;
+    if (m.deletionGracePeriodSeconds === undefined) delete m.deletionGracePeriodSeconds;
+    let out: JsonObject;
+    if (ctx.subresource === "status") {
+      out = this.strategy.prepareForStatusUpdate(obj, current);
+    } else {
+      this.strategy.prepareForUpdate(obj, current);
+      out = obj;
+    }
+    out = this.strategy.applyDefaults(out);
+    await this.options.admission?.mutate?.("UPDATE", out, current, ctx);
+    out = this.strategy.applyDefaults(out);
+    const errors = this.strategy.validateUpdate(out, current);
+    if (errors.length > 0) throw this.invalid(ctx.name, errors);
+    await this.options.admission?.validate?.("UPDATE", out, current, ctx);
+    return out;
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * Per-kind behaviour the generic registry calls, derived from the kind definition:
+ * what the server resets on create and update, defaulting, validation, and the
+ * status subresource split. A strategy knows one kind and nothing about HTTP.
+ */
+import { applyDefaults, validate, validateImmutable, validateObjectMeta } from "../../../shared/schema/index.ts";
+import type { FieldError, KindDefinition } from "../../../shared/schema/types.ts";
+import { deepEqual } from "../../../shared/schema/values.ts";
+import { meta, type JsonObject } from "../storage/object.ts";
+
+export interface Strategy {
+  readonly def: KindDefinition;
+  /** Resets fields the client may not set on create (status when a status subresource exists). */
+  prepareForCreate(obj: JsonObject): void;
+  /** Keeps what an update of the main resource may not change; bumps generation on spec change. */
+  prepareForUpdate(obj: JsonObject, old: JsonObject): void;
+  /** For the status subresource: only status changes; the rest comes from the old object. */
+  prepareForStatusUpdate(obj: JsonObject, old: JsonObject): JsonObject;
+  applyDefaults(obj: JsonObject): JsonObject;
+  validate(obj: JsonObject): FieldError[];
+  validateUpdate(obj: JsonObject, old: JsonObject): FieldError[];
+  readonly allowCreateOnUpdate: boolean;
+  readonly allowUnconditionalUpdate: boolean;
+  readonly hasStatus: boolean;
+}
+
+/** Fields outside metadata and status whose change bumps `metadata.generation`. */
+function specPart(obj: JsonObject): JsonObject {
+  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
+  return rest;
+}
+
+export function genericStrategy(def: KindDefinition): Strategy {
+  const hasStatus = (def.subresources ?? []).includes("status");
+  const metaOptions = { namespaced: def.namespaced, nameFormat: def.nameFormat ?? "dns1123-subdomain" } as const;
+  return {
+    def,
+    hasStatus,
+    allowCreateOnUpdate: def.allowCreateOnUpdate ?? false,
+    allowUnconditionalUpdate: def.allowUnconditionalUpdate ?? true,
+    prepareForCreate(obj) {
+      if (hasStatus) delete obj.status;
+      meta(obj).generation = 1;
+    },
+    prepareForUpdate(obj, old) {
+      if (hasStatus) {
+        if (old.status === undefined) delete obj.status;
+        else obj.status = structuredClone(old.status);
+      }
+      const m = meta(obj);
+      const oldGeneration = meta(old).generation ?? 1;
+      m.generation = deepEqual(specPart(obj), specPart(old)) ? oldGeneration : oldGeneration + 1;
+    },
+    prepareForStatusUpdate(obj, old) {
+      const next = structuredClone(old);
+      if (obj.status === undefined) delete next.status;
+      else next.status = structuredClone(obj.status);
+      meta(next).resourceVersion = meta(obj).resourceVersion;
+      return next;
+    },
+    applyDefaults(obj) {
+      const out = applyDefaults(def.schema, obj) as JsonObject;
+      def.defaulter?.(out);
+      return out;
+    },
+    validate(obj) {
+      const { metadata, ...rest } = obj;
+      return [
+        ...validateObjectMeta(metadata ?? {}, metaOptions),
+        ...validate(def.schema, { ...rest, metadata: {} }),
+        ...(def.validateKind?.(obj) ?? []),
+      ];
+    },
+    validateUpdate(obj, old) {
+      const errors = this.validate(obj);
+      errors.push(...validateImmutable(def.schema, old, obj));
+      return errors;
+    },
+  };
+}

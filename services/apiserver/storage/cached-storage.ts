@@ -1,0 +1,125 @@
+/**
+ * ObjectStorage served through the watch cache: writes and exact-revision reads go to
+ * the store; "most recent" reads ask the store for its current revision (quorum),
+ * wait until the cache has it and answer from the cache; "any" reads answer from the
+ * cache at once; "not older than" reads wait for the cache to reach the revision.
+ */
+import { encodeContinue } from "./continue-token.ts";
+import {
+  StorageError,
+  type DeleteOptions,
+  type GetOptions,
+  type ListOptions,
+  type ListResult,
+  type ObjectStorage,
+  type TryUpdate,
+  type UpdateOptions,
+  type WatchOptions,
+  type Watcher,
+} from "./interface.ts";
+import type { JsonObject } from "./object.ts";
+import { parseResourceVersion } from "./resource-version.ts";
+import type { StoreStorage } from "./store-storage.ts";
+import type { WatchCache } from "./watch-cache.ts";
+
+export interface CachedStorageOptions {
+  /** How long a read waits for the cache to reach a revision before 504. */
+  waitTimeoutMs?: number;
+  now?: () => number;
+  initialEventsAnnotation?: string;
+}
+
+export class CachedStorage implements ObjectStorage {
+  private readonly waitTimeoutMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly store: StoreStorage,
+    private readonly cache: WatchCache,
+    private readonly options: CachedStorageOptions = {},
+  ) {
+    this.waitTimeoutMs = options.waitTimeoutMs ?? 3000;
+    this.now = options.now ?? Date.now;
+  }
+
+  currentRevision(): Promise<number> {
+    return this.store.currentRevision();
+  }
+
+  create(key: string, obj: JsonObject, options?: { dryRun?: boolean; ttlSeconds?: number }): Promise<JsonObject> {
+    return this.store.create(key, obj, options);
+  }
+  guaranteedUpdate(key: string, tryUpdate: TryUpdate, options?: UpdateOptions): Promise<JsonObject> {
+    return this.store.guaranteedUpdate(key, tryUpdate, options);
+  }
+  delete(key: string, options?: DeleteOptions): Promise<JsonObject> {
+    return this.store.delete(key, options);
+  }
+
+  /** Brings the cache to at least the revision the read semantics require. */
+  private async freshEnough(resourceVersion: string | undefined): Promise<void> {
+    const rv = parseResourceVersion(resourceVersion);
+    await this.cache.start();
+    if (rv === 0) return;
+    const target = rv === undefined ? await this.store.currentRevision() : rv;
+    await this.cache.waitFor(target, this.waitTimeoutMs);
+  }
+
+  async get(key: string, options: GetOptions = {}): Promise<JsonObject> {
+    await this.freshEnough(options.resourceVersion);
+    const obj = this.cache.getObject(key);
+    if (!obj) throw new StorageError("NotFound", key, `key ${key} not found`, this.cache.revision);
+    return structuredClone(obj);
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    const rv = parseResourceVersion(options.resourceVersion);
+    const exact = options.resourceVersionMatch === "Exact" || (options.resourceVersionMatch !== "NotOlderThan" && !!options.limit && rv !== undefined && rv > 0);
+    if (options.continueToken || exact) return this.store.list(prefix, options);
+    await this.freshEnough(options.resourceVersion);
+    const revision = this.cache.revision;
+    const predicate = options.predicate ?? (() => true);
+    const limit = options.limit && options.limit > 0 ? options.limit : 0;
+    const entries = this.cache.listPrefix(prefix);
+    const items: JsonObject[] = [];
+    let i = 0;
+    for (; i < entries.length; i++) {
+      const obj = entries[i][1];
+      if (!predicate(obj)) continue;
+      items.push(structuredClone(obj));
+      if (limit && items.length >= limit) {
+        i++;
+        break;
+      }
+    }
+    const result: ListResult = { items, resourceVersion: String(revision) };
+    if (limit && items.length >= limit && i < entries.length) {
+      const hasMore = entries.slice(i).some(([, o]) => predicate(o));
+      if (hasMore) {
+        result.continueToken = encodeContinue({ revision, startKey: entries[i - 1][0] + "\0", issuedAtMs: this.now() });
+        if (!options.hasSelector) result.remainingItemCount = entries.length - i;
+      }
+    }
+    return result;
+  }
+
+  async watch(prefix: string, options: WatchOptions = {}): Promise<Watcher> {
+    const rv = parseResourceVersion(options.resourceVersion);
+    await this.cache.start();
+    const wantsInitial = options.sendInitialEvents ?? (rv === undefined || rv === 0);
+    if (wantsInitial) {
+      // Consistent start for an unset version; "0" or a given version: not older than it.
+      await this.freshEnough(options.resourceVersion);
+      return this.cache.watch(prefix, {
+        initial: true,
+        predicate: options.predicate,
+        bookmarks: options.allowWatchBookmarks,
+        initialEventsEnd: options.sendInitialEvents ? (this.options.initialEventsAnnotation ?? "") : undefined,
+      });
+    }
+    const from = rv as number;
+    if (from > this.cache.revision) await this.cache.waitFor(from, this.waitTimeoutMs);
+    return this.cache.watch(prefix, { from, predicate: options.predicate, bookmarks: options.allowWatchBookmarks });
+  }
+}
+

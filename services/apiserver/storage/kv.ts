@@ -1,0 +1,127 @@
+/**
+ * The key-value contract the apiserver needs from the store service: an etcd v3
+ * subset with string keys. Implemented over gRPC (store-client.ts) and in process
+ * over the embedded single-node store (embedded-kv.ts).
+ *
+ * Revisions: one global, strictly increasing number per successful write txn.
+ */
+
+export interface KeyValue {
+  key: string;
+  value: Uint8Array;
+  createRevision: number;
+  modRevision: number;
+  version: number;
+  lease: number;
+}
+
+export interface RangeOptions {
+  /** Exclusive end of the range; omitted means the single key. */
+  end?: string;
+  limit?: number;
+  /** Read at this past revision (0 or omitted: current). */
+  revision?: number;
+  countOnly?: boolean;
+  keysOnly?: boolean;
+  /** Answer locally without a quorum check. */
+  serializable?: boolean;
+}
+
+export interface RangeResult {
+  kvs: KeyValue[];
+  count: number;
+  more: boolean;
+  /** Store revision at which the read was served. */
+  revision: number;
+}
+
+export type CompareTarget = "version" | "create" | "mod" | "value";
+export type CompareResult = "=" | "!=" | ">" | "<";
+
+export interface Compare {
+  key: string;
+  target: CompareTarget;
+  result: CompareResult;
+  /** Number for version/create/mod, bytes for value. */
+  value: number | Uint8Array;
+}
+
+export type TxnOp =
+  | { type: "put"; key: string; value: Uint8Array; lease?: number }
+  | { type: "delete"; key: string; end?: string }
+  | { type: "range"; key: string; options?: RangeOptions };
+
+export interface TxnResult {
+  succeeded: boolean;
+  revision: number;
+  /** For each op of the taken branch: the range result (range ops) or the deleted/prev kvs. */
+  results: Array<{ kvs: KeyValue[]; deleted?: number }>;
+}
+
+export interface KvStore {
+  range(key: string, options?: RangeOptions): Promise<RangeResult>;
+  txn(compares: Compare[], success: TxnOp[], failure: TxnOp[]): Promise<TxnResult>;
+  compact(revision: number): Promise<void>;
+  /** Current revision through a quorum read (ReadIndex). */
+  currentRevision(): Promise<number>;
+  leaseGrant(ttlSeconds: number): Promise<number>;
+  /**
+   * Every revision in (after, upTo] from the store's MVCC history, in order.
+   * Throws CompactedError when part of it was compacted.
+   */
+  history(after: number, upTo: number): Promise<RevisionChange[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * A source of revisions in strict order. `subscribe(after)` delivers every revision
+ * greater than `after` exactly once and in order; gaps are filled by the feed itself
+ * (from the store history) or reported through `onError` (then the subscriber relists).
+ */
+export interface RevisionFeed {
+  subscribe(after: number, onChange: (change: RevisionChange) => void, onError: (err: Error) => void): () => void;
+}
+
+/** One key change of a revision, as published on the revision stream. */
+export interface KeyChange {
+  type: "PUT" | "DELETE";
+  key: string;
+  /** Value after a PUT (absent for DELETE). */
+  value?: Uint8Array;
+  prevValue?: Uint8Array;
+  createRevision: number;
+  modRevision: number;
+  version: number;
+}
+
+export interface RevisionChange {
+  revision: number;
+  changes: KeyChange[];
+}
+
+/** Errors the store reports that the apiserver maps to Status codes. */
+export class CompactedError extends Error {
+  constructor(
+    readonly requested: number,
+    readonly compactRevision: number,
+  ) {
+    super(`required revision ${requested} has been compacted (compact revision ${compactRevision})`);
+  }
+}
+export class FutureRevisionError extends Error {
+  constructor(
+    readonly requested: number,
+    readonly current: number,
+  ) {
+    super(`required revision ${requested} is a future revision (current ${current})`);
+  }
+}
+
+/** Exclusive end key of a prefix range (etcd's GetPrefixRangeEnd on strings of code units). */
+export function prefixEnd(prefix: string): string {
+  for (let i = prefix.length - 1; i >= 0; i--) {
+    const c = prefix.charCodeAt(i);
+    if (c < 0xffff) return prefix.slice(0, i) + String.fromCharCode(c + 1);
+  }
+  return "\0";
+}

@@ -1,0 +1,55 @@
+/** The plain object form every registry and storage function passes around. */
+export type JsonObject = Record<string, unknown>;
+
+export interface ObjectMetaView {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  generateName?: string;
+  selfLink?: string;
+  managedFields?: unknown[];
+  ownerReferences?: unknown[];
+}
+
+/** The metadata of an object, created when absent (callers own the object). */
+export function meta(obj: JsonObject): ObjectMetaView {
+  let m = obj.metadata;
+  if (!m || typeof m !== "object" || Array.isArray(m)) {
+    m = {};
+    obj.metadata = m;
+  }
+  return m as ObjectMetaView;
+}
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Storage encoding: JSON without the resourceVersion (the store's mod_revision is the version). */
+export function encodeForStorage(obj: JsonObject): Uint8Array {
+  const m = meta(obj);
+  const rv = m.resourceVersion;
+  delete m.resourceVersion;
+  try {
+    return encoder.encode(JSON.stringify(obj));
+  } finally {
+    if (rv !== undefined) m.resourceVersion = rv;
+  }
+}
+
+export function decodeFromStorage(bytes: Uint8Array, modRevision: number): JsonObject {
+  const obj = JSON.parse(decoder.decode(bytes)) as JsonObject;
+  meta(obj).resourceVersion = String(modRevision);
+  return obj;
+}

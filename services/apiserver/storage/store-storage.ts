@@ -1,0 +1,284 @@
+/**
+ * ObjectStorage directly on the store (no cache): every read goes to the store,
+ * writes are single txns comparing mod_revision (0 for create). Watches come from
+ * the revision feed, which fills gaps from the store's MVCC history.
+ */
+import { decodeContinue, encodeContinue, isExpired, InvalidContinueError } from "./continue-token.ts";
+import { EventQueue } from "./event-queue.ts";
+import {
+  StorageError,
+  type DeleteOptions,
+  type GetOptions,
+  type ListOptions,
+  type ListResult,
+  type ObjectStorage,
+  type Preconditions,
+  type TryUpdate,
+  type UpdateOptions,
+  type WatchOptions,
+  type Watcher,
+} from "./interface.ts";
+import { CompactedError, prefixEnd, type KeyValue, type KvStore, type RevisionFeed } from "./kv.ts";
+import { decodeFromStorage, encodeForStorage, meta, type JsonObject } from "./object.ts";
+import { parseResourceVersion } from "./resource-version.ts";
+import { keyEventsToWatchEvents, type WatchFilter } from "./watch-filter.ts";
+
+export interface StoreStorageOptions {
+  now?: () => number;
+  /** Retries of guaranteedUpdate/delete on concurrent modification. */
+  maxRetries?: number;
+  /** Annotation marking the bookmark after the initial events (from the profile). */
+  initialEventsAnnotation?: string;
+  /** Largest encoded object the store accepts (default 1.5 MiB, the store's request limit). */
+  maxObjectBytes?: number;
+}
+
+export const DEFAULT_MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
+
+export class StoreStorage implements ObjectStorage {
+  private readonly now: () => number;
+  private readonly maxRetries: number;
+  private readonly initialEventsAnnotation: string | undefined;
+  private readonly maxObjectBytes: number;
+
+  private encode(key: string, obj: JsonObject): Uint8Array {
+    const value = encodeForStorage(obj);
+    if (value.byteLength > this.maxObjectBytes) {
+      throw new StorageError("TooLarge", key, `Request entity too large: limit is ${this.maxObjectBytes}`);
+    }
+    return value;
+  }
+
+  constructor(
+    private readonly kv: KvStore,
+    private readonly feed: RevisionFeed,
+    options: StoreStorageOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.maxRetries = options.maxRetries ?? 100;
+    this.initialEventsAnnotation = options.initialEventsAnnotation;
+    this.maxObjectBytes = options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
+  }
+
+  currentRevision(): Promise<number> {
+    return this.kv.currentRevision();
+  }
+
+  async create(key: string, obj: JsonObject, options: { dryRun?: boolean; ttlSeconds?: number } = {}): Promise<JsonObject> {
+    if (meta(obj).resourceVersion) throw new StorageError("InvalidObj", key, "resourceVersion should not be set on objects to be created");
+    const value = this.encode(key, obj);
+    if (options.dryRun) {
+      const existing = await this.kv.range(key);
+      if (existing.kvs.length > 0) throw new StorageError("KeyExists", key, `key ${key} already exists`);
+      return structuredClone(obj);
+    }
+    const lease = options.ttlSeconds ? await this.kv.leaseGrant(options.ttlSeconds) : undefined;
+    const res = await this.kv.txn([{ key, target: "mod", result: "=", value: 0 }], [{ type: "put", key, value, lease }], []);
+    if (!res.succeeded) throw new StorageError("KeyExists", key, `key ${key} already exists`, res.revision);
+    const out = structuredClone(obj);
+    meta(out).resourceVersion = String(res.revision);
+    return out;
+  }
+
+  async get(key: string, options: GetOptions = {}): Promise<JsonObject> {
+    const rv = parseResourceVersion(options.resourceVersion);
+    const res = await this.kv.range(key, { serializable: rv === 0 });
+    if (rv !== undefined && rv > 0 && res.revision < rv) {
+      throw new StorageError("TooLargeResourceVersion", key, `Too large resource version: ${rv}, current: ${res.revision}`, res.revision);
+    }
+    const kv = res.kvs[0];
+    if (!kv) throw new StorageError("NotFound", key, `key ${key} not found`, res.revision);
+    return decodeFromStorage(kv.value, kv.modRevision);
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    const end = prefixEnd(prefix);
+    let start = prefix;
+    let revision: number | undefined;
+    if (options.continueToken) {
+      let token;
+      try {
+        token = decodeContinue(options.continueToken);
+      } catch (err) {
+        if (err instanceof InvalidContinueError) throw new StorageError("InvalidObj", prefix, err.message);
+        throw err;
+      }
+      if (isExpired(token, this.now())) throw new StorageError("Gone", prefix, "continue token expired");
+      if (!token.startKey.startsWith(prefix)) throw new StorageError("InvalidObj", prefix, "continue key is not valid: does not belong to this collection");
+      start = token.startKey;
+      revision = token.revision;
+    } else {
+      const rv = parseResourceVersion(options.resourceVersion);
+      const exact = options.resourceVersionMatch === "Exact" || (options.resourceVersionMatch !== "NotOlderThan" && !!options.limit && rv !== undefined && rv > 0);
+      if (exact && rv) revision = rv;
+      else if (rv && rv > 0) {
+        const current = await this.kv.currentRevision();
+        if (current < rv) throw new StorageError("TooLargeResourceVersion", prefix, `Too large resource version: ${rv}, current: ${current}`, current);
+      }
+    }
+    return this.readChunk(prefix, start, end, revision, options);
+  }
+
+  /** Reads from `start` until `limit` matching objects are found or the range ends. */
+  private async readChunk(prefix: string, start: string, end: string, revision: number | undefined, options: ListOptions): Promise<ListResult> {
+    const limit = options.limit && options.limit > 0 ? options.limit : 0;
+    const predicate = options.predicate ?? (() => true);
+    const items: JsonObject[] = [];
+    let readRevision = revision;
+    let cursor = start;
+    let lastKey: string | undefined;
+    let more = false;
+    for (;;) {
+      const batch = limit ? Math.max(limit - items.length, Math.min(limit * 2, 1000)) : 0;
+      let res;
+      try {
+        res = await this.kv.range(cursor, { end, limit: batch, revision: readRevision });
+      } catch (err) {
+        if (err instanceof CompactedError) throw new StorageError("Gone", prefix, `too old resource version: ${readRevision} (${err.compactRevision})`, err.compactRevision);
+        throw err;
+      }
+      readRevision ??= res.revision;
+      let stoppedAt = -1;
+      for (let i = 0; i < res.kvs.length; i++) {
+        const kv: KeyValue = res.kvs[i];
+        const obj = decodeFromStorage(kv.value, kv.modRevision);
+        lastKey = kv.key;
+        if (predicate(obj)) {
+          items.push(obj);
+          if (limit && items.length >= limit) {
+            stoppedAt = i;
+            break;
+          }
+        }
+      }
+      if (stoppedAt >= 0) {
+        more = stoppedAt < res.kvs.length - 1 || res.more;
+        break;
+      }
+      if (!res.more || res.kvs.length === 0) break;
+      cursor = lastKey + "\0";
+    }
+    const result: ListResult = { items, resourceVersion: String(readRevision) };
+    if (more && lastKey !== undefined) {
+      const next = lastKey + "\0";
+      result.continueToken = encodeContinue({ revision: readRevision ?? 0, startKey: next, issuedAtMs: this.now() });
+      if (!options.hasSelector) {
+        const rest = await this.kv.range(next, { end, countOnly: true, revision: readRevision });
+        result.remainingItemCount = rest.count;
+      }
+    }
+    return result;
+  }
+
+  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, options: UpdateOptions = {}): Promise<JsonObject> {
+    for (let attempt = 0; attempt < this.maxRetries; attempt++) {
+      const res = await this.kv.range(key);
+      const kv = res.kvs[0];
+      const current = kv ? decodeFromStorage(kv.value, kv.modRevision) : undefined;
+      if (!current && !options.ignoreNotFound) throw new StorageError("NotFound", key, `key ${key} not found`, res.revision);
+      if (current) checkPreconditions(key, current, options.preconditions);
+      const updated = await tryUpdate(current ? structuredClone(current) : undefined);
+      if (updated === undefined) {
+        if (!current) throw new StorageError("NotFound", key, `key ${key} not found`, res.revision);
+        return current;
+      }
+      delete meta(updated).resourceVersion;
+      const value = this.encode(key, updated);
+      if (current && kv && bytesEqual(kv.value, value)) return current; // no-op: no new revision
+      if (options.dryRun) {
+        const out = structuredClone(updated);
+        if (current) meta(out).resourceVersion = meta(current).resourceVersion;
+        return out;
+      }
+      const modRevision = kv ? kv.modRevision : 0;
+      const txn = await this.kv.txn([{ key, target: "mod", result: "=", value: modRevision }], [{ type: "put", key, value, lease: kv?.lease || undefined }], []);
+      if (txn.succeeded) {
+        meta(updated).resourceVersion = String(txn.revision);
+        return updated;
+      }
+    }
+    throw new StorageError("Conflict", key, `too many conflicts updating ${key}`);
+  }
+
+  async delete(key: string, options: DeleteOptions = {}): Promise<JsonObject> {
+    for (let attempt = 0; attempt < this.maxRetries; attempt++) {
+      const res = await this.kv.range(key);
+      const kv = res.kvs[0];
+      if (!kv) throw new StorageError("NotFound", key, `key ${key} not found`, res.revision);
+      const current = decodeFromStorage(kv.value, kv.modRevision);
+      checkPreconditions(key, current, options.preconditions);
+      await options.validateDeletion?.(current);
+      if (options.dryRun) return current;
+      const txn = await this.kv.txn([{ key, target: "mod", result: "=", value: kv.modRevision }], [{ type: "delete", key }], []);
+      if (txn.succeeded) {
+        meta(current).resourceVersion = String(txn.revision);
+        return current;
+      }
+    }
+    throw new StorageError("Conflict", key, `too many conflicts deleting ${key}`);
+  }
+
+  async watch(prefix: string, options: WatchOptions = {}): Promise<Watcher> {
+    const rv = parseResourceVersion(options.resourceVersion);
+    const filter: WatchFilter = { prefix, predicate: options.predicate };
+    let unsubscribe = () => {};
+    const queue = new EventQueue(10_000, () => unsubscribe());
+    let from: number;
+    if (rv === undefined || rv === 0 || options.sendInitialEvents) {
+      const initial = await this.list(prefix, { resourceVersion: rv === undefined ? "" : String(rv), predicate: options.predicate });
+      from = Number(initial.resourceVersion);
+      const wantsInitial = options.sendInitialEvents ?? (rv === undefined || rv === 0);
+      if (wantsInitial) {
+        for (const obj of initial.items) {
+          queue.push({ type: "ADDED", object: obj, revision: Number(meta(obj).resourceVersion) });
+        }
+        if (options.sendInitialEvents && options.allowWatchBookmarks) {
+          queue.push({ type: "BOOKMARK", object: bookmarkObject(from, this.initialEventsAnnotation), revision: from });
+        }
+      }
+    } else {
+      from = rv;
+    }
+    unsubscribe = this.feed.subscribe(
+      from,
+      (change) => {
+        for (const ev of keyEventsToWatchEvents(change, filter)) if (!queue.push(ev)) return;
+      },
+      (err) => {
+        const code = err instanceof CompactedError ? 410 : 500;
+        queue.push({ type: "ERROR", object: errorObject(code, err.message), revision: 0 });
+        queue.close("feed error");
+      },
+    );
+    return queue;
+  }
+}
+
+function checkPreconditions(key: string, current: JsonObject, pre: Preconditions | undefined): void {
+  if (!pre) return;
+  const m = meta(current);
+  if (pre.uid && pre.uid !== m.uid) {
+    throw new StorageError("PreconditionFailed", key, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${m.uid ?? ""}`);
+  }
+  if (pre.resourceVersion && pre.resourceVersion !== m.resourceVersion) {
+    throw new StorageError("Conflict", key, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion ?? ""}`);
+  }
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The object of a BOOKMARK event: only metadata.resourceVersion (and the initial-events-end annotation when given). */
+export function bookmarkObject(revision: number, initialEventsEndAnnotation?: string): JsonObject {
+  const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
+  if (initialEventsEndAnnotation) metadata.annotations = { [initialEventsEndAnnotation]: "true" };
+  return { metadata };
+}
+
+export function errorObject(code: number, message: string): JsonObject {
+  const reason = code === 410 ? "Expired" : "InternalError";
+  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, code };
+}

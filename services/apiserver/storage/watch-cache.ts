@@ -1,0 +1,315 @@
+/**
+ * The replica's watch cache: every object under the registry prefix at one store
+ * revision, plus a time-bounded history of decoded changes, kept current by one
+ * subscription to the revision feed. Watchers are indexed by resource prefix, so an
+ * event is matched only against the watchers of its resource. Each event is decoded
+ * once; encodings are memoized per event by the HTTP layer (see `WatchEvent`).
+ *
+ * Invariants: `revision` only grows; `objects` equals the store's state at `revision`;
+ * history holds every change with revision in (historyStart, revision].
+ */
+import { EventQueue } from "./event-queue.ts";
+import { StorageError, type Predicate, type WatchEvent } from "./interface.ts";
+import { prefixEnd, type KvStore, type RevisionChange, type RevisionFeed } from "./kv.ts";
+import { decodeFromStorage, meta, type JsonObject } from "./object.ts";
+import { decodeChange, eventFor, type DecodedChange } from "./watch-filter.ts";
+
+export interface WatchCacheOptions {
+  /** Registry root, e.g. "/registry/". */
+  root: string;
+  historyWindowMs?: number;
+  maxHistory?: number;
+  /** Events a watcher may lag behind before it is closed. */
+  watcherCapacity?: number;
+  now?: () => number;
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+interface HistoryEntry {
+  change: DecodedChange;
+  timeMs: number;
+}
+
+interface CacheWatcher {
+  resourcePrefix: string;
+  prefix: string;
+  predicate?: Predicate;
+  queue: EventQueue;
+  /** Only events with revision > from are delivered. */
+  from: number;
+  bookmarks: boolean;
+}
+
+/** Resource prefix of a key: `/registry/<group>/<resource>/`. */
+export function resourcePrefixOf(key: string, root: string): string {
+  let idx = root.length;
+  for (let i = 0; i < 2; i++) {
+    const next = key.indexOf("/", idx);
+    if (next < 0) return key;
+    idx = next + 1;
+  }
+  return key.slice(0, idx);
+}
+
+export class WatchCache {
+  private readonly objects = new Map<string, JsonObject>();
+  private sortedKeys: string[] | undefined;
+  private readonly history: HistoryEntry[] = [];
+  private historyHead = 0;
+  /** Revisions <= historyStart are not in history. */
+  private historyStart = 0;
+  private current = 0;
+  private readonly watchers = new Map<string, Set<CacheWatcher>>();
+  private readonly waiters: Array<{ revision: number; resolve: () => void }> = [];
+  private unsubscribe: (() => void) | undefined;
+  private readonly opts: Required<Omit<WatchCacheOptions, "log">> & Pick<WatchCacheOptions, "log">;
+  private readyPromise: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly kv: KvStore,
+    private readonly feed: RevisionFeed,
+    options: WatchCacheOptions,
+  ) {
+    this.opts = {
+      historyWindowMs: 5 * 60 * 1000,
+      maxHistory: 500_000,
+      watcherCapacity: 10_000,
+      now: Date.now,
+      ...options,
+    };
+  }
+
+  get revision(): number {
+    return this.current;
+  }
+
+  get oldestRevision(): number {
+    return this.historyStart;
+  }
+
+  /** Lists the store at one revision, then follows the feed from there. */
+  start(): Promise<void> {
+    this.readyPromise ??= this.load();
+    return this.readyPromise;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.unsubscribe?.();
+    for (const set of this.watchers.values()) for (const w of set) w.queue.close("cache stopped");
+    this.watchers.clear();
+  }
+
+  private async load(): Promise<void> {
+    const root = this.opts.root;
+    const end = prefixEnd(root);
+    let revision: number | undefined;
+    let cursor = root;
+    this.objects.clear();
+    this.sortedKeys = undefined;
+    for (;;) {
+      const res = await this.kv.range(cursor, { end, limit: 5000, revision });
+      revision ??= res.revision;
+      for (const kv of res.kvs) this.objects.set(kv.key, decodeFromStorage(kv.value, kv.modRevision));
+      if (!res.more || res.kvs.length === 0) break;
+      cursor = res.kvs[res.kvs.length - 1].key + "\0";
+    }
+    this.current = revision ?? 0;
+    this.historyStart = this.current;
+    this.history.length = 0;
+    this.historyHead = 0;
+    this.unsubscribe = this.feed.subscribe(
+      this.current,
+      (change) => this.apply(change),
+      (err) => this.reset(err),
+    );
+  }
+
+  /** The feed lost history: every watcher ends with 410 and the cache reloads. */
+  private reset(err: Error): void {
+    if (this.stopped) return;
+    this.opts.log?.("watch cache reset", { error: err.message, revision: this.current });
+    const status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "Expired", code: 410, message: `watch cache reset: ${err.message}` };
+    for (const set of this.watchers.values()) {
+      for (const w of set) {
+        w.queue.push({ type: "ERROR", object: status, revision: this.current });
+        w.queue.close("cache reset");
+      }
+    }
+    this.watchers.clear();
+    this.readyPromise = this.load();
+  }
+
+  private apply(change: RevisionChange): void {
+    const now = this.opts.now();
+    for (const kc of change.changes) {
+      if (!kc.key.startsWith(this.opts.root)) continue;
+      const decoded = decodeChange(kc, change.revision);
+      if (decoded.current) {
+        if (!this.objects.has(kc.key)) this.sortedKeys = undefined;
+        this.objects.set(kc.key, decoded.current);
+      } else if (this.objects.delete(kc.key)) {
+        this.sortedKeys = undefined;
+      }
+      this.history.push({ change: decoded, timeMs: now });
+      this.dispatch(decoded);
+    }
+    this.current = change.revision;
+    this.trimHistory(now);
+    this.wakeWaiters();
+  }
+
+  private dispatch(change: DecodedChange): void {
+    const set = this.watchers.get(resourcePrefixOf(change.key, this.opts.root));
+    if (!set) return;
+    for (const w of set) {
+      if (change.revision <= w.from || !change.key.startsWith(w.prefix)) continue;
+      const ev = eventFor(change, w.predicate);
+      if (ev && !w.queue.push(ev)) set.delete(w);
+    }
+  }
+
+  private trimHistory(now: number): void {
+    const minTime = now - this.opts.historyWindowMs;
+    while (this.historyHead < this.history.length) {
+      const e = this.history[this.historyHead];
+      const tooMany = this.history.length - this.historyHead > this.opts.maxHistory;
+      if (e.timeMs >= minTime && !tooMany) break;
+      this.historyStart = e.change.revision;
+      this.historyHead++;
+    }
+    if (this.historyHead > 4096 && this.historyHead * 2 > this.history.length) {
+      this.history.splice(0, this.historyHead);
+      this.historyHead = 0;
+    }
+  }
+
+  private wakeWaiters(): void {
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      if (this.waiters[i].revision <= this.current) {
+        this.waiters[i].resolve();
+        this.waiters.splice(i, 1);
+      }
+    }
+  }
+
+  /** Resolves once the cache holds `revision`; rejects with TooLargeResourceVersion after `timeoutMs`. */
+  async waitFor(revision: number, timeoutMs = 3000): Promise<void> {
+    await this.start();
+    if (revision <= this.current) return;
+    await new Promise<void>((resolve, reject) => {
+      const waiter = {
+        revision,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        reject(new StorageError("TooLargeResourceVersion", "", `Too large resource version: ${revision}, current: ${this.current}`, this.current));
+      }, timeoutMs);
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Keys (sorted) and objects under a prefix at the cache's current revision. */
+  listPrefix(prefix: string, startKey?: string): Array<[string, JsonObject]> {
+    this.sortedKeys ??= [...this.objects.keys()].sort(compareKeys);
+    const keys = this.sortedKeys;
+    const from = startKey && startKey > prefix ? startKey : prefix;
+    let i = lowerBound(keys, from);
+    const out: Array<[string, JsonObject]> = [];
+    for (; i < keys.length && keys[i].startsWith(prefix); i++) out.push([keys[i], this.objects.get(keys[i]) as JsonObject]);
+    return out;
+  }
+
+  getObject(key: string): JsonObject | undefined {
+    return this.objects.get(key);
+  }
+
+  /**
+   * Registers a watcher. `from` is the revision after which events are wanted. When
+   * `initial` is set, synthetic ADDED events for the current state are queued first and
+   * `from` is the current revision. Throws Gone when `from` is older than the history.
+   */
+  watch(prefix: string, opts: { from?: number; initial?: boolean; predicate?: Predicate; bookmarks?: boolean; initialEventsEnd?: string }): EventQueue {
+    const resourcePrefix = resourcePrefixOf(prefix, this.opts.root);
+    let set = this.watchers.get(resourcePrefix);
+    if (!set) {
+      set = new Set();
+      this.watchers.set(resourcePrefix, set);
+    }
+    const owner = set;
+    const watcher: CacheWatcher = {
+      resourcePrefix,
+      prefix,
+      predicate: opts.predicate,
+      queue: new EventQueue(this.opts.watcherCapacity, () => owner.delete(watcher)),
+      from: 0,
+      bookmarks: !!opts.bookmarks,
+    };
+    if (opts.initial || opts.from === undefined) {
+      watcher.from = this.current;
+      for (const [, obj] of this.listPrefix(prefix)) {
+        if (!opts.predicate || opts.predicate(obj)) watcher.queue.push({ type: "ADDED", object: obj, revision: Number(meta(obj).resourceVersion) });
+      }
+      if (opts.initialEventsEnd !== undefined && opts.bookmarks) {
+        const metadata: Record<string, unknown> = { resourceVersion: String(this.current) };
+        if (opts.initialEventsEnd) metadata.annotations = { [opts.initialEventsEnd]: "true" };
+        watcher.queue.push({ type: "BOOKMARK", object: { metadata }, revision: this.current });
+      }
+    } else {
+      const from = opts.from;
+      if (from < this.historyStart) {
+        throw new StorageError("Gone", prefix, `too old resource version: ${from} (${this.historyStart})`, this.historyStart);
+      }
+      watcher.from = from;
+      for (let i = this.historyHead; i < this.history.length; i++) {
+        const c = this.history[i].change;
+        if (c.revision <= from || !c.key.startsWith(prefix)) continue;
+        const ev = eventFor(c, opts.predicate);
+        if (ev) watcher.queue.push(ev);
+      }
+      // Later events are delivered by dispatch only for revisions above the current one.
+      watcher.from = Math.max(from, this.current);
+    }
+    set.add(watcher);
+    return watcher.queue;
+  }
+
+  /** Sends a BOOKMARK at the current revision to every watcher that asked for bookmarks. */
+  sendBookmarks(): void {
+    for (const set of this.watchers.values()) {
+      for (const w of set) {
+        if (!w.bookmarks) continue;
+        const ev: WatchEvent = { type: "BOOKMARK", object: { metadata: { resourceVersion: String(this.current) } }, revision: this.current };
+        if (!w.queue.push(ev)) set.delete(w);
+      }
+    }
+  }
+
+  get watcherCount(): number {
+    let n = 0;
+    for (const set of this.watchers.values()) n += set.size;
+    return n;
+  }
+}
+
+export function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function lowerBound(keys: string[], target: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+

@@ -1,0 +1,56 @@
+/**
+ * Turns key changes into watch events for one watcher, with the platform's rule for
+ * filtered watches: an object that starts matching is ADDED, one that stops matching
+ * is DELETED, one that matches before and after is MODIFIED.
+ */
+import type { Predicate, WatchEvent } from "./interface.ts";
+import type { KeyChange, RevisionChange } from "./kv.ts";
+import { decodeFromStorage, type JsonObject } from "./object.ts";
+
+export interface WatchFilter {
+  prefix: string;
+  predicate?: Predicate;
+}
+
+/** A decoded key change: the object after and before the change (either may be absent). */
+export interface DecodedChange {
+  key: string;
+  revision: number;
+  current?: JsonObject;
+  previous?: JsonObject;
+}
+
+export function decodeChange(change: KeyChange, revision: number): DecodedChange {
+  const out: DecodedChange = { key: change.key, revision };
+  if (change.type === "PUT" && change.value) out.current = decodeFromStorage(change.value, change.modRevision);
+  if (change.prevValue) out.previous = decodeFromStorage(change.prevValue, revision);
+  return out;
+}
+
+/** The event (if any) a watcher with this predicate sees for a decoded change. */
+export function eventFor(change: DecodedChange, predicate: Predicate | undefined): WatchEvent | undefined {
+  const match = predicate ?? (() => true);
+  const now = change.current !== undefined && match(change.current);
+  const before = change.previous !== undefined && match(change.previous);
+  if (change.current === undefined) {
+    if (!before || !change.previous) return undefined;
+    return { type: "DELETED", object: change.previous, revision: change.revision };
+  }
+  if (now && before) return { type: "MODIFIED", object: change.current, revision: change.revision };
+  if (now) return { type: "ADDED", object: change.current, revision: change.revision };
+  if (before && change.previous) {
+    const gone = structuredClone(change.current);
+    return { type: "DELETED", object: gone, revision: change.revision };
+  }
+  return undefined;
+}
+
+export function keyEventsToWatchEvents(change: RevisionChange, filter: WatchFilter): WatchEvent[] {
+  const events: WatchEvent[] = [];
+  for (const kc of change.changes) {
+    if (!kc.key.startsWith(filter.prefix)) continue;
+    const ev = eventFor(decodeChange(kc, change.revision), filter.predicate);
+    if (ev) events.push(ev);
+  }
+  return events;
+}
