@@ -1,0 +1,570 @@
+// A deterministic randomized simulator of a Raft group, for safety and
+// liveness testing. One seed fixes everything: the group size and options,
+// the network's behaviour (drops, duplicates, reordering, partitions), node
+// crashes and restarts, proposals, snapshots, reads and leadership transfers.
+//
+// Persistence model: each node's MemoryStorage is its disk. A node's Ready is
+// handled as a separate scheduled action: persist (snapshot, entries,
+// HardState), then send, then apply, then advance. A crash discards the
+// RawNode and everything not yet persisted; a restart builds a new RawNode
+// over the same storage and restores the state machine from its snapshot.
+//
+// Invariants are checked after every action (see checkInvariants); a failure
+// throws SimulationError whose message names the seed. replaySeed(seed)
+// reruns one schedule with a trace of its actions.
+
+import type { ConfState, Entry, Message } from "./types.ts";
+import { EntryType, MessageType, StateType, messageTypeName } from "./types.ts";
+import { MemoryStorage } from "./storage.ts";
+import { RawNode } from "./rawnode.ts";
+import type { Config } from "./raft.ts";
+import { SeededRandom } from "./rand.ts";
+import { ProposalDroppedError } from "./errors.ts";
+import { contextKey } from "./read-only.ts";
+import { noLimit } from "./log.ts";
+
+export interface SimOptions {
+  /** Actions in the fault phase (default 1500). */
+  steps?: number;
+  /** Record a human-readable trace of the schedule. */
+  trace?: boolean;
+}
+
+export interface SimResult {
+  seed: number;
+  nodes: number;
+  steps: number;
+  /** Actions in the calm phase until the liveness goal was reached. */
+  calmSteps: number;
+  maxTerm: number;
+  leadersElected: number;
+  committed: number;
+  crashes: number;
+  snapshotsInstalled: number;
+  messagesDelivered: number;
+  trace: string[];
+}
+
+export class SimulationError extends Error {
+  constructor(
+    readonly seed: number,
+    readonly detail: string,
+    readonly trace: string[],
+  ) {
+    super(`raft simulation seed ${seed} failed: ${detail} (replay with replaySeed(${seed}))`);
+    this.name = "SimulationError";
+  }
+}
+
+interface SmState {
+  applied: number;
+  hash: number;
+}
+
+interface SimNode {
+  id: number;
+  storage: MemoryStorage;
+  rn: RawNode | undefined;
+  sm: SmState;
+  confState: ConfState;
+  /** Highest commit index observed in this incarnation. */
+  commitSeen: number;
+  /** Term and vote last persisted. */
+  persisted: { term: number; vote: number; commit: number };
+  sawLive: boolean;
+}
+
+interface CommittedRecord {
+  term: number;
+  data: string;
+  /** The observing node's term when the commit was first seen. */
+  obsTerm: number;
+}
+
+
+function mix(h: number, e: Entry): number {
+  let x = (h ^ e.index) >>> 0;
+  x = Math.imul(x ^ e.term, 0x01000193) >>> 0;
+  for (let i = 0; i < e.data.byteLength; i++) x = Math.imul(x ^ e.data[i], 0x01000193) >>> 0;
+  return x;
+}
+
+function encodeSm(sm: SmState): Uint8Array {
+  const b = new Uint8Array(12);
+  const dv = new DataView(b.buffer);
+  dv.setFloat64(0, sm.applied);
+  dv.setUint32(8, sm.hash);
+  return b;
+}
+
+function decodeSm(b: Uint8Array): SmState {
+  if (b.byteLength === 0) return { applied: 0, hash: 0 };
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  return { applied: dv.getFloat64(0), hash: dv.getUint32(8) };
+}
+
+class Simulation {
+  readonly rng: SeededRandom;
+  readonly n: number;
+  readonly nodes: SimNode[] = [];
+  readonly net: Message[] = [];
+  readonly options: {
+    electionTick: number;
+    preVote: boolean;
+    checkQuorum: boolean;
+    heartbeatTick: number;
+    maxInflight: number;
+    maxSizePerMsg: number;
+    dropRate: number;
+    dupRate: number;
+    reorderRate: number;
+    faultRate: number;
+  };
+  readonly trace: string[] = [];
+  readonly tracing: boolean;
+  private partition: Set<number> | undefined;
+  private proposalCounter = 0;
+  private readonly committedRec = new Map<number, CommittedRecord>();
+  private readonly appliedHash = new Map<number, number>();
+  private readonly leaderOfTerm = new Map<number, number>();
+  private readonly entryIds = new Map<string, { data: string; prevTerm: number | undefined }>();
+  private readonly liveKeys = new Set<string>();
+  private calm = false;
+  private action = 0;
+  readonly stats = { crashes: 0, snapshotsInstalled: 0, delivered: 0 };
+
+  constructor(readonly seed: number, tracing: boolean) {
+    this.rng = new SeededRandom(seed);
+    this.tracing = tracing;
+    this.n = seed % 2 === 0 ? 3 : 5;
+    const r = this.rng;
+    this.options = {
+      electionTick: r.pick([5, 8]),
+      preVote: r.chance(0.6),
+      checkQuorum: r.chance(0.6),
+      heartbeatTick: 1 + r.intn(2),
+      maxInflight: 1 + r.intn(8),
+      maxSizePerMsg: r.pick([0, 40, 1024 * 1024]),
+      dropRate: r.pick([0, 0.02, 0.1, 0.25]),
+      dupRate: r.pick([0, 0.02, 0.1]),
+      reorderRate: r.pick([0, 0.2, 0.5]),
+      faultRate: r.pick([0.01, 0.03, 0.06]),
+    };
+    const voters = Array.from({ length: this.n }, (_, i) => i + 1);
+    const cs: ConfState = { voters, learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false };
+    for (const id of voters) {
+      const storage = new MemoryStorage(cs);
+      const node: SimNode = { id, storage, rn: undefined, sm: { applied: 0, hash: 0 }, confState: cs, commitSeen: 0, persisted: { term: 0, vote: 0, commit: 0 }, sawLive: false };
+      this.nodes.push(node);
+      this.start(node);
+    }
+    this.log(`seed=${seed} n=${this.n} ${JSON.stringify(this.options)}`);
+  }
+
+  private log(s: string): void {
+    if (this.tracing) this.trace.push(`${this.action}: ${s}`);
+  }
+
+  fail(detail: string): never {
+    throw new SimulationError(this.seed, `${detail} [action ${this.action}${this.calm ? ", calm phase" : ""}]`, this.trace);
+  }
+
+  private config(node: SimNode): Config {
+    return {
+      id: node.id,
+      storage: node.storage,
+      electionTick: this.options.electionTick,
+      heartbeatTick: this.options.heartbeatTick,
+      preVote: this.options.preVote,
+      checkQuorum: this.options.checkQuorum,
+      maxInflightMsgs: this.options.maxInflight,
+      maxSizePerMsg: this.options.maxSizePerMsg,
+      random: new SeededRandom(this.seed * 31 + node.id * 1009 + this.stats.crashes),
+    };
+  }
+
+  private start(node: SimNode): void {
+    const snap = node.storage.snapshot();
+    // Entries up to the snapshot are in the state machine already.
+    node.rn = new RawNode({ ...this.config(node), applied: snap.metadata.index });
+    node.sm = decodeSm(snap.data);
+    node.confState = snap.metadata.confState;
+    node.commitSeen = node.rn.raft.log.committed;
+    if (node.sm.applied !== snap.metadata.index) this.fail(`node ${node.id}: snapshot state machine at ${node.sm.applied}, snapshot index ${snap.metadata.index}`);
+  }
+
+  private alive(): SimNode[] {
+    return this.nodes.filter((n) => n.rn !== undefined);
+  }
+
+  private connected(a: number, b: number): boolean {
+    if (!this.partition) return true;
+    return this.partition.has(a) === this.partition.has(b);
+  }
+
+  // ---- actions ------------------------------------------------------------
+
+  deliverOne(): void {
+    if (this.net.length === 0) return;
+    const idx = this.calm || !this.rng.chance(this.options.reorderRate) ? 0 : this.rng.intn(this.net.length);
+    const m = this.net.splice(idx, 1)[0];
+    const to = this.nodes[m.to - 1];
+    const from = this.nodes[m.from - 1];
+    const dropped = !to.rn || !this.connected(m.from, m.to) || (!this.calm && this.rng.chance(this.options.dropRate));
+    if (dropped) {
+      this.log(`drop ${messageTypeName(m.type)} ${m.from}->${m.to}`);
+      if (from.rn) {
+        if (m.type === MessageType.Snap) from.rn.reportSnapshot(m.to, 1);
+        else if (m.type === MessageType.App && this.rng.chance(0.2)) from.rn.reportUnreachable(m.to);
+      }
+      return;
+    }
+    if (!this.calm && this.rng.chance(this.options.dupRate)) {
+      this.net.splice(this.rng.intn(this.net.length + 1), 0, m);
+    }
+    this.log(`deliver ${messageTypeName(m.type)} ${m.from}->${m.to} t=${m.term} i=${m.index} lt=${m.logTerm} c=${m.commit} n=${m.entries.length}${m.reject ? " reject" : ""}`);
+    this.stats.delivered++;
+    (to.rn as RawNode).step(m);
+    if (m.type === MessageType.Snap && from.rn) from.rn.reportSnapshot(m.to, 0);
+  }
+
+  /** Handles one Ready of a node; with crashAfterPersist the node dies before sending. */
+  handleReady(node: SimNode, crashAfterPersist = false): void {
+    const rn = node.rn;
+    if (!rn || !rn.hasReady()) return;
+    const rd = rn.ready();
+    const raftLog = rn.raft.log;
+    // Persist.
+    if (rd.snapshot) {
+      node.storage.applySnapshot(rd.snapshot);
+    }
+    if (rd.entries.length > 0) {
+      let prevTerm = raftLog.term(rd.entries[0].index - 1);
+      for (const e of rd.entries) {
+        this.checkEntryIdentity(node, e, prevTerm);
+        prevTerm = e.term;
+      }
+      node.storage.append(rd.entries);
+    }
+    if (rd.hardState) {
+      const hs = rd.hardState;
+      const p = node.persisted;
+      if (hs.term < p.term) this.fail(`node ${node.id}: persisted term went back ${p.term} -> ${hs.term}`);
+      if (hs.term === p.term && p.vote !== 0 && hs.vote !== p.vote) this.fail(`node ${node.id}: voted twice in term ${hs.term} (${p.vote}, then ${hs.vote})`);
+      if (hs.commit < p.commit) this.fail(`node ${node.id}: persisted commit went back ${p.commit} -> ${hs.commit}`);
+      node.storage.setHardState(hs);
+      node.persisted = { term: hs.term, vote: hs.vote, commit: hs.commit };
+    }
+    if (crashAfterPersist) {
+      this.log(`crash ${node.id} after persisting (messages lost)`);
+      this.crash(node);
+      return;
+    }
+    // Send.
+    for (const m of rd.messages) this.net.push(m);
+    // Apply.
+    if (rd.snapshot) {
+      const sm = decodeSm(rd.snapshot.data);
+      if (sm.applied !== rd.snapshot.metadata.index) this.fail(`snapshot at ${rd.snapshot.metadata.index} holds state at ${sm.applied}`);
+      this.recordAppliedHash(node, sm.applied, sm.hash);
+      node.sm = sm;
+      node.confState = rd.snapshot.metadata.confState;
+      this.stats.snapshotsInstalled++;
+      this.log(`node ${node.id} installed snapshot ${sm.applied}`);
+    }
+    for (const e of rd.committedEntries) this.apply(node, e);
+    rn.advance();
+  }
+
+  private apply(node: SimNode, e: Entry): void {
+    if (e.index !== node.sm.applied + 1) this.fail(`node ${node.id}: applied ${e.index} after ${node.sm.applied}`);
+    const key = contextKey(e.data);
+    const rec = this.committedRec.get(e.index);
+    if (rec && (rec.term !== e.term || rec.data !== key)) this.fail(`node ${node.id}: applied entry ${e.index} differs from the committed one`);
+    if (e.type === EntryType.ConfChange) this.fail("unexpected conf change entry");
+    node.sm = { applied: e.index, hash: mix(node.sm.hash, e) };
+    this.recordAppliedHash(node, e.index, node.sm.hash);
+    if (this.liveKeys.has(key)) node.sawLive = true;
+  }
+
+  private recordAppliedHash(node: SimNode, index: number, hash: number): void {
+    const h = this.appliedHash.get(index);
+    if (h === undefined) this.appliedHash.set(index, hash);
+    else if (h !== hash) this.fail(`state machine safety: node ${node.id} state at ${index} differs from another node's`);
+  }
+
+  /** Log matching via entry identity: (index, term) names one entry with one predecessor term. */
+  private checkEntryIdentity(node: SimNode, e: Entry, prevTerm: number | undefined): void {
+    const id = `${e.index}:${e.term}`;
+    const data = contextKey(e.data);
+    const rec = this.entryIds.get(id);
+    if (!rec) {
+      this.entryIds.set(id, { data, prevTerm });
+      return;
+    }
+    if (rec.data !== data) this.fail(`log matching: node ${node.id} holds a different entry ${id}`);
+    if (prevTerm !== undefined && rec.prevTerm !== undefined && rec.prevTerm !== prevTerm) {
+      this.fail(`log matching: node ${node.id} entry ${id} follows term ${prevTerm}, elsewhere term ${rec.prevTerm}`);
+    }
+    if (rec.prevTerm === undefined) rec.prevTerm = prevTerm;
+  }
+
+  crash(node: SimNode): void {
+    node.rn = undefined;
+    this.stats.crashes++;
+  }
+
+  restart(node: SimNode): void {
+    this.log(`restart ${node.id}`);
+    this.start(node);
+  }
+
+  propose(node: SimNode): void {
+    const key = `p${this.seed}-${++this.proposalCounter}`;
+    try {
+      (node.rn as RawNode).propose(new TextEncoder().encode(key));
+      this.log(`propose ${key} at ${node.id}`);
+    } catch (e) {
+      if (!(e instanceof ProposalDroppedError)) throw e;
+      this.log(`propose ${key} at ${node.id} dropped: ${e.reason}`);
+    }
+  }
+
+  snapshot(node: SimNode): void {
+    const st = node.storage;
+    const snapIndex = st.snapshot().metadata.index;
+    if (node.sm.applied <= snapIndex || node.sm.applied > st.lastIndex()) return;
+    st.createSnapshot(node.sm.applied, node.confState, encodeSm(node.sm));
+    const compactTo = node.sm.applied - this.rng.intn(4);
+    if (compactTo > st.firstIndex() - 1) st.compact(compactTo);
+    this.log(`node ${node.id} snapshot at ${node.sm.applied}, compact to ${compactTo}`);
+  }
+
+  chaosStep(): void {
+    const r = this.rng;
+    const alive = this.alive();
+    const x = r.float();
+    if (x < this.options.faultRate) {
+      this.fault();
+    } else if (x < 0.55) {
+      for (let k = 1 + r.intn(3); k > 0; k--) this.deliverOne();
+    } else if (x < 0.85) {
+      if (alive.length > 0) this.handleReady(r.pick(alive), r.chance(0.01));
+    } else if (x < 0.93) {
+      if (alive.length > 0) {
+        // Mostly a global clock tick; sometimes one node's clock runs ahead.
+        const ticked = r.chance(0.8) ? alive : [r.pick(alive)];
+        this.log(`tick ${ticked.map((n) => n.id).join(",")}`);
+        for (const n of ticked) (n.rn as RawNode).tick();
+      }
+    } else {
+      if (alive.length > 0) this.propose(r.pick(alive));
+    }
+  }
+
+  private fault(): void {
+    const r = this.rng;
+    const alive = this.alive();
+    const dead = this.nodes.filter((n) => !n.rn);
+    switch (r.intn(8)) {
+      case 0:
+        if (alive.length > 0) {
+          const n = r.pick(alive);
+          this.log(`crash ${n.id}`);
+          this.crash(n);
+        }
+        return;
+      case 1:
+        if (dead.length > 0) this.restart(r.pick(dead));
+        return;
+      case 2: {
+        const side = new Set<number>();
+        for (const n of this.nodes) if (r.chance(0.5)) side.add(n.id);
+        this.partition = side;
+        this.log(`partition {${[...side].join(",")}}`);
+        return;
+      }
+      case 3:
+        this.partition = undefined;
+        this.log("heal");
+        return;
+      case 4:
+        if (alive.length > 0) this.snapshot(r.pick(alive));
+        return;
+      case 5:
+        if (alive.length > 0) {
+          const n = r.pick(alive);
+          const to = 1 + r.intn(this.n);
+          this.log(`transfer leader at ${n.id} to ${to}`);
+          (n.rn as RawNode).transferLeader(to);
+        }
+        return;
+      case 6:
+        if (alive.length > 0) {
+          const n = r.pick(alive);
+          try {
+            (n.rn as RawNode).readIndex(new TextEncoder().encode(`r${this.action}`));
+          } catch (e) {
+            if (!(e instanceof ProposalDroppedError)) throw e;
+          }
+        }
+        return;
+      default:
+        if (alive.length > 0) {
+          const n = r.pick(alive);
+          this.log(`campaign ${n.id}`);
+          (n.rn as RawNode).campaign();
+        }
+    }
+  }
+
+  // ---- invariants ---------------------------------------------------------
+
+  checkInvariants(): void {
+    for (const node of this.nodes) {
+      const rn = node.rn;
+      if (!rn) continue;
+      const r = rn.raft;
+      if (r.state === StateType.Leader) {
+        const prev = this.leaderOfTerm.get(r.term);
+        if (prev === undefined) {
+          this.leaderOfTerm.set(r.term, node.id);
+          this.log(`leader ${node.id} term ${r.term}`);
+          this.checkLeaderCompleteness(node);
+        } else if (prev !== node.id) {
+          this.fail(`election safety: nodes ${prev} and ${node.id} are both leaders of term ${r.term}`);
+        }
+      }
+      const committed = r.log.committed;
+      if (committed < node.commitSeen) this.fail(`node ${node.id}: commit index went back ${node.commitSeen} -> ${committed}`);
+      if (committed > node.commitSeen) {
+        const lo = Math.max(node.commitSeen + 1, r.log.firstIndex());
+        if (lo <= committed) {
+          const ents = r.log.slice(lo, committed + 1, noLimit);
+          for (const e of ents) {
+            const key = contextKey(e.data);
+            const rec = this.committedRec.get(e.index);
+            if (!rec) this.committedRec.set(e.index, { term: e.term, data: key, obsTerm: r.term });
+            else if (rec.term !== e.term || rec.data !== key) {
+              this.fail(`committed entry ${e.index} changed: was term ${rec.term}, node ${node.id} has term ${e.term}`);
+            }
+          }
+        }
+        node.commitSeen = committed;
+      }
+    }
+  }
+
+  /** A new leader holds every entry committed before its term (§5.4.3). */
+  private checkLeaderCompleteness(node: SimNode): void {
+    const r = (node.rn as RawNode).raft;
+    const first = r.log.firstIndex();
+    for (const [index, rec] of this.committedRec) {
+      if (rec.obsTerm >= r.term || index < first) continue;
+      const t = r.log.term(index);
+      if (t !== rec.term) this.fail(`leader completeness: leader ${node.id} of term ${r.term} lacks committed entry ${index} (term ${rec.term}, has ${t})`);
+    }
+  }
+
+  // ---- phases -------------------------------------------------------------
+
+  runChaos(steps: number): void {
+    for (this.action = 0; this.action < steps; this.action++) {
+      this.chaosStep();
+      this.checkInvariants();
+    }
+  }
+
+  /** Heals everything, then requires a leader and a committed proposal applied everywhere. */
+  runCalm(): number {
+    this.calm = true;
+    this.partition = undefined;
+    for (const n of this.nodes) if (!n.rn) this.restart(n);
+    this.log("calm phase");
+    const maxRounds = 40 * this.options.electionTick;
+    let lastProposal = -Infinity;
+    for (let round = 0; round < maxRounds; round++) {
+      for (const n of this.nodes) (n.rn as RawNode).tick();
+      this.settle();
+      const leader = this.nodes.find((n) => n.rn?.raft.state === StateType.Leader && this.nodes.every((o) => (o.rn as RawNode).raft.term <= (n.rn as RawNode).raft.term));
+      if (this.nodes.every((n) => n.sawLive)) return round;
+      if (leader && round - lastProposal >= 3 * this.options.electionTick) {
+        const key = `live${this.seed}-${round}`;
+        this.liveKeys.add(key);
+        try {
+          (leader.rn as RawNode).propose(new TextEncoder().encode(key));
+          this.log(`live proposal ${key} at ${leader.id}`);
+          lastProposal = round;
+        } catch (e) {
+          if (!(e instanceof ProposalDroppedError)) throw e;
+        }
+        this.settle();
+      }
+    }
+    const states = this.nodes.map((n) => `${n.id}:${(n.rn as RawNode).status().state}@${(n.rn as RawNode).raft.term} commit=${(n.rn as RawNode).raft.log.committed} applied=${n.sm.applied} live=${n.sawLive}`);
+    this.fail(`liveness: no committed proposal on every node after ${maxRounds} calm rounds [${states.join(" ")}]`);
+  }
+
+  /** Delivers messages and handles Readies until nothing is left to do. */
+  private settle(): void {
+    for (let guard = 0; guard < 100_000; guard++) {
+      this.action++;
+      let busy = false;
+      for (const n of this.nodes) {
+        if (n.rn?.hasReady()) {
+          this.handleReady(n);
+          busy = true;
+        }
+      }
+      if (this.net.length > 0) {
+        this.deliverOne();
+        busy = true;
+      }
+      this.checkInvariants();
+      if (!busy) return;
+    }
+    this.fail("calm phase did not settle");
+  }
+
+  result(steps: number, calmSteps: number): SimResult {
+    let maxTerm = 0;
+    let committed = 0;
+    for (const n of this.nodes) {
+      maxTerm = Math.max(maxTerm, n.persisted.term);
+      committed = Math.max(committed, n.commitSeen);
+    }
+    return {
+      seed: this.seed,
+      nodes: this.n,
+      steps,
+      calmSteps,
+      maxTerm,
+      leadersElected: this.leaderOfTerm.size,
+      committed,
+      crashes: this.stats.crashes,
+      snapshotsInstalled: this.stats.snapshotsInstalled,
+      messagesDelivered: this.stats.delivered,
+      trace: this.trace,
+    };
+  }
+}
+
+/** Runs one schedule; throws SimulationError naming the seed on any violation. */
+export function runSchedule(seed: number, opts: SimOptions = {}): SimResult {
+  const steps = opts.steps ?? 1500;
+  const sim = new Simulation(seed, opts.trace ?? false);
+  try {
+    sim.runChaos(steps);
+    const calmSteps = sim.runCalm();
+    return sim.result(steps, calmSteps);
+  } catch (e) {
+    if (e instanceof SimulationError) throw e;
+    // An exception from the core (e.g. an internal invariant) is a failure of this seed too.
+    throw new SimulationError(seed, `exception: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`, sim.trace);
+  }
+}
+
+/** Reruns the schedule of one seed with a trace (for debugging a failure). */
+export function replaySeed(seed: number, opts: Omit<SimOptions, "trace"> = {}): SimResult {
+  return runSchedule(seed, { ...opts, trace: true });
+}
