@@ -1,0 +1,78 @@
+/**
+ * Routes a parsed resource request to the handler of its verb (and subresource),
+ * after negotiating the response type.
+ */
+import { methodNotAllowed, notFound, statusError } from "../../../shared/api/status.ts";
+import type { AppConfig } from "../server/app.ts";
+import { negotiateOutput } from "../server/negotiation.ts";
+import type { RequestInfo } from "../server/request-info.ts";
+import { handleDelete, handleDeleteCollection } from "./handlers/delete.ts";
+import { handlePatch } from "./handlers/patch.ts";
+import { handleGet, handleList } from "./handlers/read.ts";
+import { handleWatch } from "./handlers/watch.ts";
+import { handleCreate, handleUpdate } from "./handlers/write.ts";
+import type { ResponseMediaType } from "./encode.ts";
+import type { RequestScope, UserInfo } from "./scope.ts";
+
+const NOT_FOUND_MESSAGE = "the server could not find the requested resource";
+
+function pageNotFound(): Error {
+  return statusError({ code: 404, reason: "NotFound", message: NOT_FOUND_MESSAGE, details: { causes: [{ reason: "UnexpectedServerResponse", message: "404 page not found" }] } });
+}
+
+/** Subresources served by the generic handlers (same object, split by the strategy). */
+const GENERIC_SUBRESOURCES = new Set(["status"]);
+
+export async function dispatchResource(cfg: AppConfig, info: RequestInfo, req: Request, url: URL, user: UserInfo): Promise<Response> {
+  const served = cfg.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
+  if (!served) throw pageNotFound();
+  const { resource, registry } = served;
+  const def = resource.def;
+  if (info.subresource && (!def.subresources?.includes(info.subresource as never) || !GENERIC_SUBRESOURCES.has(info.subresource))) {
+    throw pageNotFound();
+  }
+  if (resource.namespaced && info.namespace === "" && info.name !== "" && info.resource !== "namespaces") throw pageNotFound();
+  if (!resource.namespaced && info.namespace !== "" && info.resource !== "namespaces") throw pageNotFound();
+  const negotiated = negotiateOutput(req.headers.get("accept"), { profile: cfg.profile, protobuf: false, watch: info.verb === "watch" });
+  const query = url.searchParams;
+  const pretty = query.get("pretty") === "true" || query.get("pretty") === "1";
+  const scope: RequestScope = {
+    request: req,
+    query,
+    profile: cfg.profile,
+    registry,
+    resource,
+    namespace: resource.namespaced ? info.namespace || undefined : undefined,
+    name: info.name || undefined,
+    subresource: info.subresource || undefined,
+    verb: info.verb,
+    mediaType: negotiated.mediaType as ResponseMediaType,
+    pretty,
+    user,
+    warnings: [],
+    maxBodyBytes: cfg.maxBodyBytes,
+    bookmarkIntervalMs: cfg.bookmarkIntervalMs,
+  };
+  if (def.virtual && info.verb !== "create") throw methodNotAllowed(resource.plural, info.verb, resource.group);
+  switch (info.verb) {
+    case "get":
+      return handleGet(scope);
+    case "list":
+      return handleList(scope);
+    case "watch":
+      return handleWatch(scope);
+    case "create":
+      if (info.name && !info.subresource) throw methodNotAllowed(resource.plural, "create", resource.group);
+      return handleCreate(scope);
+    case "update":
+      return handleUpdate(scope);
+    case "patch":
+      return handlePatch(scope);
+    case "delete":
+      return handleDelete(scope);
+    case "deletecollection":
+      return handleDeleteCollection(scope);
+    default:
+      throw notFound(resource.plural, info.name, resource.group);
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * Starts one apiserver replica over a store: storage (direct + watch cache), the
+ * catalog of served kinds, default namespaces, periodic compaction and bookmarks,
+ * and the HTTPS server. Returns the bound address and a close function.
+ */
+import type { AddressInfo } from "node:net";
+import { createServer as createHttpsServer, type ServerOptions } from "node:https";
+import { serve, type ServerType } from "@hono/node-server";
+import { isStatusError, notFound, statusError } from "../../../shared/api/status.ts";
+import type { PlatformProfile } from "../../../shared/platform/index.ts";
+import type { KindDefinition } from "../../../shared/schema/types.ts";
+import { userFromClientCertificate } from "../authn/x509.ts";
+import { DEFAULT_MAX_BODY_BYTES } from "../endpoints/body.ts";
+import type { NonResourceHandler } from "../endpoints/non-resource.ts";
+import { discoveryRoutes } from "../endpoints/routes.ts";
+import { Catalog } from "../registry/catalog.ts";
+import type { RegistryOptions, WriteContext } from "../registry/registry.ts";
+import { CachedStorage } from "../storage/cached-storage.ts";
+import type { KvStore, RevisionFeed } from "../storage/kv.ts";
+import { meta } from "../storage/object.ts";
+import { StoreStorage } from "../storage/store-storage.ts";
+import { WatchCache } from "../storage/watch-cache.ts";
+import { buildApp, type Authenticate, type Authorize } from "./app.ts";
+
+export interface ReplicaOptions {
+  profile: PlatformProfile;
+  kinds: KindDefinition[];
+  kv: KvStore;
+  feed: RevisionFeed;
+  tls: { key: string; cert: string; clientCa?: string };
+  host?: string;
+  port?: number;
+  maxBodyBytes?: number;
+  /** Store compaction period; 0 disables (default 5 minutes). */
+  compactIntervalMs?: number;
+  bookmarkIntervalMs?: number;
+  authenticate?: Authenticate;
+  authorize?: Authorize;
+  extraRoutes?: Array<[string, NonResourceHandler]>;
+  log?: (level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) => void;
+}
+
+export interface Replica {
+  port: number;
+  url: string;
+  catalog: Catalog;
+  cache: WatchCache;
+  close(): Promise<void>;
+}
+
+/** Creates the namespaces every cluster has; concurrent replicas may race: existing ones are kept. */
+async function ensureDefaultNamespaces(catalog: Catalog, profile: PlatformProfile): Promise<void> {
+  const ns = catalog.lookup("", "v1", "namespaces");
+  if (!ns) return;
+  for (const name of profile.defaultNamespaces) {
+    try {
+      await ns.registry.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } }, { dryRun: false });
+    } catch (err) {
+      if (!isStatusError(err, "AlreadyExists")) throw err;
+    }
+  }
+}
+
+function namespaceLifecycle(catalog: () => Catalog): RegistryOptions["checkNamespace"] {
+  return async (namespace: string, ctx: WriteContext) => {
+    const ns = catalog().lookup("", "v1", "namespaces");
+    if (!ns) return;
+    let obj;
+    try {
+      obj = await ns.registry.get(undefined, namespace, undefined);
+    } catch (err) {
+      if (isStatusError(err, "NotFound")) throw notFound("namespaces", namespace);
+      throw err;
+    }
+    if (meta(obj).deletionTimestamp) {
+      throw statusError({
+        code: 403,
+        reason: "Forbidden",
+        message: `${ctx.resource.plural}${ctx.resource.group ? "." + ctx.resource.group : ""} "${ctx.name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+        details: { name: ctx.name, group: ctx.resource.group, kind: ctx.resource.plural, causes: [{ reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" }] },
+      });
+    }
+  };
+}
+
+export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
+  const profile = opts.profile;
+  const store = new StoreStorage(opts.kv, opts.feed, { initialEventsAnnotation: profile.annotations.initialEventsEnd });
+  const cache = new WatchCache(opts.kv, opts.feed, { root: "/registry/", log: (msg, fields) => opts.log?.("warn", msg, fields ?? {}) });
+  await cache.start();
+  const storage = new CachedStorage(store, cache, { initialEventsAnnotation: profile.annotations.initialEventsEnd });
+  let catalogRef: Catalog | undefined;
+  const catalog = new Catalog(profile, opts.kinds, storage, { checkNamespace: namespaceLifecycle(() => catalogRef as Catalog) });
+  catalogRef = catalog;
+  await ensureDefaultNamespaces(catalog, profile);
+
+  let boundAddress = "127.0.0.1:0";
+  const app = buildApp({
+    profile,
+    catalog,
+    maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5000,
+    authenticate: opts.authenticate ?? (async (_req, incoming) => userFromClientCertificate(incoming)),
+    authorize: opts.authorize ?? (async () => {}),
+    nonResource: discoveryRoutes(catalog, () => boundAddress, opts.extraRoutes),
+    log: opts.log,
+  });
+
+  const serverOptions: ServerOptions = { key: opts.tls.key, cert: opts.tls.cert, requestCert: true, rejectUnauthorized: false };
+  if (opts.tls.clientCa) serverOptions.ca = opts.tls.clientCa;
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
+  });
+  const address = server.address() as AddressInfo;
+  boundAddress = `${opts.host ?? "127.0.0.1"}:${address.port}`;
+
+  const bookmarks = setInterval(() => cache.sendBookmarks(), opts.bookmarkIntervalMs ?? 5000);
+  bookmarks.unref();
+  const compactEvery = opts.compactIntervalMs ?? 5 * 60 * 1000;
+  let lastSeen = 0;
+  const compaction =
+    compactEvery > 0
+      ? setInterval(() => {
+          void (async () => {
+            const current = await opts.kv.currentRevision();
+            if (lastSeen > 0) await opts.kv.compact(lastSeen).catch(() => {});
+            lastSeen = current;
+          })().catch((err: unknown) => opts.log?.("warn", "compaction failed", { error: String(err) }));
+        }, compactEvery)
+      : undefined;
+  compaction?.unref();
+
+  return {
+    port: address.port,
+    url: `https://${boundAddress}`,
+    catalog,
+    cache,
+    async close() {
+      clearInterval(bookmarks);
+      if (compaction) clearInterval(compaction);
+      cache.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+    },
+  };
+}
+
