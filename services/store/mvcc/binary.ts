@@ -43,12 +43,16 @@ export class BinaryWriter {
   /** Signed safe integer, zigzag encoded. */
   svarint(v: number): this {
     if (!Number.isSafeInteger(v)) throw new RangeError(`not a safe integer: ${v}`);
-    return this.uvarint(v >= 0 ? v * 2 : -v * 2 - 1);
+    // Same wire form as i64; near 2^53 the zigzag value is not a safe number.
+    return Math.abs(v) < 2 ** 51 ? this.uvarint(v >= 0 ? v * 2 : -v * 2 - 1) : this.i64(BigInt(v));
   }
 
   /** int64 as a zigzag varint of at most 10 bytes. */
   i64(v: bigint): this {
-    if (v > -SMALL && v < SMALL) return this.svarint(Number(v));
+    if (v > -SMALL && v < SMALL) {
+      const n = Number(v);
+      return this.uvarint(n >= 0 ? n * 2 : -n * 2 - 1);
+    }
     if (v < -TWO_POW_63 || v >= TWO_POW_63) throw new RangeError(`not an int64: ${v}`);
     let z = v >= 0n ? v * 2n : -v * 2n - 1n;
     this.ensure(10);
@@ -121,8 +125,11 @@ export class BinaryReader {
   }
 
   svarint(): number {
-    const z = this.uvarint();
-    return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+    const v = this.i64();
+    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
+      throw new DecodeError("integer out of the safe range");
+    }
+    return Number(v);
   }
 
   i64(): bigint {
