@@ -89,9 +89,8 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const cache = new WatchCache(opts.kv, opts.feed, { root: "/registry/", log: (msg, fields) => opts.log?.("warn", msg, fields ?? {}) });
   await cache.start();
   const storage = new CachedStorage(store, cache, { initialEventsAnnotation: profile.annotations.initialEventsEnd });
-  let catalogRef: Catalog | undefined;
-  const catalog = new Catalog(profile, opts.kinds, storage, { checkNamespace: namespaceLifecycle(() => catalogRef as Catalog) });
-  catalogRef = catalog;
+  // The namespace check looks the namespaces registry up lazily, once the catalog exists.
+  const catalog: Catalog = new Catalog(profile, opts.kinds, storage, { checkNamespace: namespaceLifecycle(() => catalog) });
   await ensureDefaultNamespaces(catalog, profile);
 
   let boundAddress = "127.0.0.1:0";
