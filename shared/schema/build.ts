@@ -96,6 +96,7 @@ export function tag(n: number, schema: Schema): Schema {
 /** Marks a schema as a named definition so OpenAPI emits it once and refers to it. */
 export function named(group: GroupKey, version: string, name: string, schema: Schema): Schema {
   const definition: DefinitionRef = { group, version, name };
+  if (schema.description !== undefined) definition.description = schema.description;
   return { ...schema, definition };
 }
 

@@ -23,3 +23,6 @@ export {
   type DecodeResult,
   type YamlDecodeOptions,
 } from "./strict-decode.ts";
+export { openapiV2, openapiV3, type OpenAPIOptions } from "./openapi.ts";
+export { convert as toOpenAPISchema, type ConvertContext } from "./openapi-schema.ts";
+export { kindPaths, groupVersionPrefix, type PathSpec, type OperationSpec } from "./openapi-paths.ts";

@@ -79,6 +79,8 @@ export interface DefinitionRef {
   group: GroupKey;
   version: string;
   name: string;
+  /** The type's own description (set by `named`); a different `description` on a node is its use site's. */
+  description?: string;
 }
 
 /** Table column as the platform prints it (`kubectl get`). */
