@@ -174,3 +174,42 @@ export class TestCluster {
 }
 
 export { MessageType };
+
+/** A storage holding entries of the given terms at indexes 1..n (empty data). */
+export function storageWithTerms(voters: number[], terms: number[], learners: number[] = []): MemoryStorage {
+  const st = new MemoryStorage({ voters, learners, votersOutgoing: [], learnersNext: [], autoLeave: false });
+  st.append(terms.map((term, i) => ({ term, index: i + 1, type: EntryType.Normal, data: new Uint8Array(0) })));
+  return st;
+}
+
+export interface Solo {
+  rn: RawNode;
+  storage: MemoryStorage;
+}
+
+/** One node for message-level tests; its peers exist only as ids. */
+export function soloNode(id: number, voters: number[], opts: { terms?: number[]; term?: number; vote?: number; commit?: number; overrides?: ConfigOverrides; learners?: number[] } = {}): Solo {
+  const storage = storageWithTerms(voters, opts.terms ?? [], opts.learners ?? []);
+  if (opts.term !== undefined) storage.setHardState({ term: opts.term, vote: opts.vote ?? 0, commit: opts.commit ?? 0 });
+  const rn = new RawNode({ id, storage, electionTick: 10, heartbeatTick: 1, random: new SeededRandom(id), ...opts.overrides });
+  return { rn, storage };
+}
+
+/** Handles the node's Ready (persisting it) and returns its messages. */
+export function drain(s: Solo): Message[] {
+  if (!s.rn.hasReady()) return [];
+  const rd = s.rn.ready();
+  if (rd.snapshot) s.storage.applySnapshot(rd.snapshot);
+  s.storage.append(rd.entries);
+  if (rd.hardState) s.storage.setHardState(rd.hardState);
+  s.rn.advance();
+  return rd.messages;
+}
+
+/** Terms of the node's whole log (index 1..last). */
+export function logTerms(rn: RawNode): number[] {
+  const out: number[] = [];
+  const log = rn.raft.log;
+  for (let i = log.firstIndex(); i <= log.lastIndex(); i++) out.push(log.term(i) ?? -1);
+  return out;
+}
