@@ -126,6 +126,12 @@ describe("decodeYamlStrict", () => {
     expect(res.value).toEqual({ metadata: { name: "a" }, spec: { foo: "foo2", ports: [{ name: "x", port: 2 }] }, kind: "K" });
   });
 
+  it("merges `<<` keys without calling them duplicates; explicit keys win", () => {
+    const res = decodeYamlStrict("base: &b {cpu: 1, mem: 2}\nx:\n  <<: *b\n  mem: 3\n");
+    expect(res.value).toEqual({ base: { cpu: 1, mem: 2 }, x: { cpu: 1, mem: 3 } });
+    expect(res.duplicates).toEqual([]);
+  });
+
   it("limits alias expansion", () => {
     const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
     const names = "bcdefghi";

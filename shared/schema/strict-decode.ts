@@ -4,7 +4,8 @@
  * of a duplicated key, keep integers beyond 2^53 exact (bigint), bound the
  * nesting depth, and throw DecodeError with a position on malformed input.
  *
- * YAML contract: one document; YAML 1.2 core schema; alias expansion is
+ * YAML contract: one document; YAML 1.2 core schema plus merge keys
+ * (`<<: *anchor`, explicit keys override merged ones); alias expansion is
  * limited (`maxAliasCount`, default 100) against "billion laughs" bodies;
  * non-finite numbers (`.inf`, `.nan`) are rejected as JSON cannot carry them.
  * The duplicate wording for YAML is the platform's: `line 9: key "foo" already set in map`.
@@ -22,13 +23,14 @@ export interface YamlDecodeOptions extends DecodeOptions {
 }
 
 export const DEFAULT_MAX_ALIAS_COUNT = 100;
+const MERGE_KEY = "<<";
 
 /** Parses one YAML document strictly; throws DecodeError. */
 export function decodeYamlStrict(text: string, opts: YamlDecodeOptions = {}): DecodeResult {
   const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
   const maxAliasCount = opts.maxAliasCount ?? DEFAULT_MAX_ALIAS_COUNT;
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { uniqueKeys: false, intAsBigInt: true, lineCounter, prettyErrors: false });
+  const doc = parseDocument(text, { uniqueKeys: false, intAsBigInt: true, merge: true, lineCounter, prettyErrors: false });
   const first = doc.errors[0];
   if (first) throw new DecodeError(first.message, text, first.pos[0]);
 
@@ -47,6 +49,7 @@ export function decodeYamlStrict(text: string, opts: YamlDecodeOptions = {}): De
       for (const pair of node.items) {
         const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
         const keyPath = childPath(path, key);
+        if (key === MERGE_KEY && isScalar(pair.key) && isAlias(pair.value)) continue; // `<<: *anchor` merges, never duplicates
         if (seen.has(key)) {
           duplicates.push(keyPath);
           const offset = isScalar(pair.key) ? (pair.key.range?.[0] ?? 0) : 0;

@@ -68,6 +68,7 @@ function quoteChar(c: string): string {
 }
 
 const WS = new Set([" ", "\t", "\n", "\r"]);
+const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 
 /** Parses JSON text strictly; throws DecodeError. */
 export function decodeJsonStrict(text: string, opts: DecodeOptions = {}): DecodeResult {
@@ -243,9 +244,8 @@ class Parser {
       out += this.s.slice(run, this.i);
       this.i++;
       const e = this.s[this.i];
-      const simple: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
-      if (e !== undefined && hasOwn(simple, e)) {
-        out += simple[e];
+      if (e !== undefined && hasOwn(ESCAPES, e)) {
+        out += ESCAPES[e];
         this.i++;
       } else if (e === "u") {
         this.i++;
