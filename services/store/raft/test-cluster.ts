@@ -3,7 +3,7 @@
 // rawnode.ts (persist, send, apply, advance). Delivery is immediate and in
 // order, with optional cuts between nodes. Not used in production code.
 
-import type { ConfChange, ConfState, Entry, Message } from "./types.ts";
+import type { ConfChange, ConfState, Entry, Message, ReadState } from "./types.ts";
 import { EntryType, MessageType, StateType } from "./types.ts";
 import type { Config } from "./raft.ts";
 import { MemoryStorage } from "./storage.ts";
@@ -17,6 +17,8 @@ export interface TestNode {
   storage: MemoryStorage;
   /** Normal entries with data that this node applied, as strings. */
   applied: string[];
+  /** ReadStates handed out to this node. */
+  readStates: ReadState[];
   confState: ConfState;
 }
 
@@ -54,7 +56,7 @@ export class TestCluster {
   /** Adds (or replaces) a node over the given storage. */
   addNode(id: number, storage: MemoryStorage, overrides: ConfigOverrides = {}): TestNode {
     const rn = new RawNode({ ...this.config(id, storage), ...overrides });
-    const n: TestNode = { id, rn, storage, applied: [], confState: storage.initialState().confState };
+    const n: TestNode = { id, rn, storage, applied: [], readStates: [], confState: storage.initialState().confState };
     this.nodes.set(id, n);
     return n;
   }
@@ -77,10 +79,12 @@ export class TestCluster {
     if (rd.snapshot) {
       n.storage.applySnapshot(rd.snapshot);
       n.confState = rd.snapshot.metadata.confState;
+      n.applied = rd.snapshot.data.byteLength > 0 ? (JSON.parse(str(rd.snapshot.data)) as string[]) : [];
     }
     n.storage.append(rd.entries);
     if (rd.hardState) n.storage.setHardState(rd.hardState);
     for (const e of rd.committedEntries) this.apply(n, e);
+    n.readStates.push(...rd.readStates);
     n.rn.advance();
     return rd.messages;
   }
@@ -91,6 +95,15 @@ export class TestCluster {
       return;
     }
     if (e.data.byteLength > 0) n.applied.push(str(e.data));
+  }
+
+  /** Snapshots the node's applied state and compacts its storage up to the applied index. */
+  compact(id: number): number {
+    const n = this.node(id);
+    const applied = n.rn.raft.log.applied;
+    n.storage.createSnapshot(applied, n.confState, bytes(JSON.stringify(n.applied)));
+    n.storage.compact(applied);
+    return applied;
   }
 
   cut(a: number, b: number): void {
