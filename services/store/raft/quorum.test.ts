@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { VoteResult, jointCommittedIndex, jointVoteResult, majorityCommittedIndex, majorityVoteResult } from "./quorum.ts";
 
-const acked = (m: Record<number, number>) => (id: number) => m[id];
-const votes = (m: Record<number, boolean>) => new Map(Object.entries(m).map(([k, v]) => [Number(k), v]));
+const acked = (m: Record<number, number | undefined>) => (id: number) => m[id];
+const votes = (m: Record<number, boolean | undefined>) =>
+  new Map(Object.entries(m).flatMap(([k, v]): [number, boolean][] => (v === undefined ? [] : [[Number(k), v]])));
 
 describe("majority config", () => {
   it.each([
