@@ -24,10 +24,16 @@ import { contextKey } from "./read-only.ts";
 import { noLimit } from "./log.ts";
 
 export interface SimOptions {
-  /** Actions in the fault phase (default 1500). */
+  /** Actions in the fault phase (default 2500). */
   steps?: number;
   /** Record a human-readable trace of the schedule. */
   trace?: boolean;
+  /**
+   * Negative control: model a broken application that sends a Ready's
+   * messages before persisting it (and sometimes crashes in between). The
+   * invariant checks must catch this.
+   */
+  unsafeSendBeforePersist?: boolean;
 }
 
 export interface SimResult {
@@ -103,6 +109,9 @@ function decodeSm(b: Uint8Array): SmState {
   return { applied: dv.getFloat64(0), hash: dv.getUint32(8) };
 }
 
+/** Actions of the fault phase of one schedule, by default. */
+export const defaultSteps = 2500;
+
 class Simulation {
   readonly rng: SeededRandom;
   readonly n: number;
@@ -133,7 +142,11 @@ class Simulation {
   private action = 0;
   readonly stats = { crashes: 0, snapshotsInstalled: 0, delivered: 0 };
 
-  constructor(readonly seed: number, tracing: boolean) {
+  constructor(
+    readonly seed: number,
+    tracing: boolean,
+    private readonly unsafe = false,
+  ) {
     this.rng = new SeededRandom(seed);
     this.tracing = tracing;
     this.n = seed % 2 === 0 ? 3 : 5;
@@ -234,6 +247,12 @@ class Simulation {
     if (!rn || !rn.hasReady()) return;
     const rd = rn.ready();
     const raftLog = rn.raft.log;
+    if (crashAfterPersist && this.unsafe) {
+      this.log(`crash ${node.id} after sending, before persisting (unsafe)`);
+      for (const m of rd.messages) this.net.push(m);
+      this.crash(node);
+      return;
+    }
     // Persist.
     if (rd.snapshot) {
       node.storage.applySnapshot(rd.snapshot);
@@ -349,7 +368,7 @@ class Simulation {
     } else if (x < 0.55) {
       for (let k = 1 + r.intn(3); k > 0; k--) this.deliverOne();
     } else if (x < 0.85) {
-      if (alive.length > 0) this.handleReady(r.pick(alive), r.chance(0.01));
+      if (alive.length > 0) this.handleReady(r.pick(alive), r.chance(this.unsafe ? 0.05 : 0.01));
     } else if (x < 0.93) {
       if (alive.length > 0) {
         // Mostly a global clock tick; sometimes one node's clock runs ahead.
@@ -551,8 +570,8 @@ class Simulation {
 
 /** Runs one schedule; throws SimulationError naming the seed on any violation. */
 export function runSchedule(seed: number, opts: SimOptions = {}): SimResult {
-  const steps = opts.steps ?? 1500;
-  const sim = new Simulation(seed, opts.trace ?? false);
+  const steps = opts.steps ?? defaultSteps;
+  const sim = new Simulation(seed, opts.trace ?? false, opts.unsafeSendBeforePersist ?? false);
   try {
     sim.runChaos(steps);
     const calmSteps = sim.runCalm();
