@@ -1,0 +1,538 @@
+// Durable Raft log and hard state: a segmented write-ahead log.
+//
+// Why hand-written segment files rather than an embedded store (lmdb is
+// installed and is the right tool for the MVCC keyspace and its snapshots):
+// - The Raft log is append-only and its hot path is "append a batch, fsync
+//   once". A segment file does exactly one write and one fdatasync per group
+//   commit; a B-tree commit rewrites pages and syncs twice (data, then meta
+//   page), and single-put commits are slow there (see ARCHITECTURE §6).
+// - Recovery semantics are ours to define and to report: a crash-torn tail is
+//   cut at the last good record and logged, real corruption refuses to start
+//   with file and offset. An embedded store either opens or does not.
+// - Dropping a conflicting suffix is one overwrite record, and log compaction
+//   is unlinking whole files, instead of deleting millions of keys and growing
+//   a free list.
+//
+// Layout: `<seq:16 hex>-<firstIndex:16 hex>.wal` files in one directory, seq
+// from 1 without gaps; firstIndex is lastIndex+1 of the log when the segment
+// was started. Record framing is in record.ts, the index rules in log-shape.ts.
+// Each new segment starts with its crc-seed header followed by a copy of the
+// current hard state and snapshot marker, so that releasing older segments
+// never loses them. Segments are created as `.tmp`, fsynced, then renamed.
+//
+// Durability: save() resolves only after the fdatasync covering its records.
+// Saves issued while a write+fsync is in flight are queued and all written by
+// the next single write+fsync (group commit). Within a batch, entries precede
+// the hard state, so a torn batch never keeps a commit index beyond the
+// entries that survived.
+
+import { randomBytes } from "node:crypto";
+import { mkdir, open, readdir, readFile, rename, unlink, type FileHandle } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import {
+  cloneSnapshotMeta,
+  decodeEntry,
+  decodeHardState,
+  decodeSnapshotMeta,
+  encodeEntry,
+  encodeHardState,
+  encodeSnapshotMeta,
+} from "./codec.ts";
+import { DecodeError, WalCorruptError } from "./errors.ts";
+import { fsyncDir, hex16, isNotFound, writeFully } from "./fsutil.ts";
+import { LogShape } from "./log-shape.ts";
+import {
+  encodeSegmentHeader,
+  frameBatch,
+  RecordKind,
+  scanSegment,
+  type PendingRecord,
+  type ScannedRecord,
+} from "./record.ts";
+import {
+  EMPTY_HARD_STATE,
+  stderrLogger,
+  type Entry,
+  type HardState,
+  type SnapshotMetadata,
+  type WalLogger,
+} from "./types.ts";
+
+export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024;
+
+export interface WalOptions {
+  /** A segment is closed and a new one started once it reaches this size. Default 64 MiB. */
+  segmentBytes?: number;
+  /** Largest payload of one record (one entry). Default 64 MiB. */
+  maxRecordBytes?: number;
+  /** Receives repair reports; defaults to JSON lines on stderr. */
+  log?: WalLogger;
+}
+
+export interface WalState {
+  /** Latest hard state (all zero when none was saved). */
+  hardState: HardState;
+  /** The live log after the latest snapshot marker, in index order without gaps. */
+  entries: Entry[];
+  /** Latest snapshot marker, if any. */
+  snapshotMeta?: SnapshotMetadata;
+}
+
+export interface WalStats {
+  /** Records written since open (entries, hard states, markers, segment headers). */
+  records: number;
+  /** Bytes written since open. */
+  bytes: number;
+  /** fsync/fdatasync calls since open, on segments and on the directory. */
+  fsyncs: number;
+  /** Group-commit write batches since open. */
+  batches: number;
+  /** Segment files currently in the directory. */
+  segments: number;
+}
+
+interface SegmentRef {
+  seq: number;
+  firstIndex: number;
+  name: string;
+}
+
+interface Pending {
+  records: PendingRecord[];
+  /** Last index of the log once this item is written. */
+  lastIndexAfter: number;
+  hardState?: HardState;
+  marker?: SnapshotMetadata;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+interface OpenSegment {
+  ref: SegmentRef;
+  fh: FileHandle;
+  seed: number;
+  size: number;
+  nextBatch: number;
+}
+
+const SEGMENT_RE = /^([0-9a-f]{16})-([0-9a-f]{16})\.wal$/;
+
+export function segmentName(seq: number, firstIndex: number): string {
+  return `${hex16(seq)}-${hex16(firstIndex)}.wal`;
+}
+
+function sameHardState(a: HardState | undefined, b: HardState): boolean {
+  return a !== undefined && a.term === b.term && a.vote === b.vote && a.commit === b.commit;
+}
+
+interface Counters {
+  records: number;
+  bytes: number;
+  fsyncs: number;
+  batches: number;
+}
+
+/** Replays records into the log state; throws WalCorruptError on index violations. */
+class Replay {
+  readonly shape: LogShape;
+  entries: Entry[] = [];
+  hardState: HardState = { ...EMPTY_HARD_STATE };
+  snapshotMeta?: SnapshotMetadata;
+  hardStateSeen = false;
+
+  constructor(base: number) {
+    this.shape = new LogShape(base);
+  }
+
+  apply(r: ScannedRecord, file: string): void {
+    try {
+      switch (r.kind) {
+        case RecordKind.Entry: {
+          const e = decodeEntry(r.payload);
+          const why = this.shape.refuse(e.index);
+          if (why !== undefined) throw new WalCorruptError(file, r.offset, why);
+          const keep = this.shape.append(e.index, e.term);
+          this.entries.length = keep;
+          this.entries.push(e);
+          return;
+        }
+        case RecordKind.HardState:
+          this.hardState = decodeHardState(r.payload);
+          this.hardStateSeen = true;
+          return;
+        case RecordKind.SnapshotMarker: {
+          const m = decodeSnapshotMeta(r.payload);
+          const oldBase = this.shape.base;
+          const effect = this.shape.marker(m.index, m.term);
+          if (effect === "compacted") this.entries.splice(0, m.index - oldBase);
+          else if (effect === "reset") this.entries = [];
+          if (this.snapshotMeta === undefined || m.index >= this.snapshotMeta.index) this.snapshotMeta = m;
+          return;
+        }
+        default:
+          throw new WalCorruptError(file, r.offset, `unexpected record kind ${r.kind}`);
+      }
+    } catch (err) {
+      if (err instanceof DecodeError) throw new WalCorruptError(file, r.offset, `undecodable record: ${err.message}`);
+      throw err;
+    }
+  }
+}
+
+export class Wal {
+  private pending: Pending[] = [];
+  private writer?: Promise<void>;
+  private writing = false;
+  private failure?: unknown;
+  private closed = false;
+  private readonly counters: Counters = { records: 0, bytes: 0, fsyncs: 0, batches: 0 };
+  /** Hard state of the last queued save (to skip unchanged ones). */
+  private queuedHardState?: HardState;
+  /** Written state, copied into every new segment. */
+  private writtenHardState?: HardState;
+  private writtenMarker?: SnapshotMetadata;
+  private writtenLastIndex: number;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly segments: SegmentRef[],
+    private current: OpenSegment,
+    /** Shape of the log including queued saves. */
+    private readonly shape: LogShape,
+    private readonly segmentBytes: number,
+    private readonly maxRecordBytes: number,
+    private readonly log: WalLogger,
+    replay: Replay,
+    counters: Counters,
+  ) {
+    Object.assign(this.counters, counters);
+    this.writtenHardState = replay.hardStateSeen ? replay.hardState : undefined;
+    this.queuedHardState = this.writtenHardState;
+    this.writtenMarker = replay.snapshotMeta;
+    this.writtenLastIndex = shape.lastIndex();
+  }
+
+  /**
+   * Opens (creating if needed) the WAL in `dir` and replays it. A torn tail of
+   * the last segment is truncated and reported; any other damage throws
+   * WalCorruptError.
+   */
+  static async open(dir: string, opts: WalOptions = {}): Promise<{ wal: Wal; state: WalState }> {
+    const log = opts.log ?? stderrLogger;
+    const segmentBytes = opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
+    const maxRecordBytes = opts.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+    const counters: Counters = { records: 0, bytes: 0, fsyncs: 0, batches: 0 };
+
+    await ensureDir(dir, counters);
+    const names = await readdir(dir);
+    const refs: SegmentRef[] = [];
+    for (const name of names) {
+      if (name.endsWith(".wal.tmp")) {
+        // A segment whose creation did not complete; it was never renamed into place.
+        await unlink(join(dir, name));
+        log("info", "wal: removed unfinished segment file", { dir, file: name });
+        continue;
+      }
+      const m = SEGMENT_RE.exec(name);
+      if (m) refs.push({ seq: parseInt(m[1], 16), firstIndex: parseInt(m[2], 16), name });
+    }
+    refs.sort((a, b) => a.seq - b.seq);
+    for (let i = 1; i < refs.length; i++) {
+      if (refs[i].seq !== refs[i - 1].seq + 1) {
+        throw new WalCorruptError(join(dir, refs[i].name), 0, `segment ${refs[i - 1].seq + 1} is missing`);
+      }
+      if (refs[i].firstIndex < refs[i - 1].firstIndex) {
+        throw new WalCorruptError(join(dir, refs[i].name), 0, "segment first index goes back");
+      }
+    }
+
+    if (refs.length === 0) {
+      const ref = { seq: 1, firstIndex: 1, name: segmentName(1, 1) };
+      const current = await createSegment(dir, ref, undefined, undefined, counters);
+      const replay = new Replay(0);
+      const wal = new Wal(dir, [ref], current, replay.shape, segmentBytes, maxRecordBytes, log, replay, counters);
+      return { wal, state: { hardState: replay.hardState, entries: [] } };
+    }
+
+    const replay = new Replay(refs[0].firstIndex - 1);
+    let current: OpenSegment | undefined;
+    for (let i = 0; i < refs.length; i++) {
+      const ref = refs[i];
+      const file = join(dir, ref.name);
+      const isLast = i === refs.length - 1;
+      const buf = await readFile(file);
+      const scan = scanSegment(buf, file, maxRecordBytes);
+      if (scan.header && (scan.header.seq !== ref.seq || scan.header.firstIndex !== ref.firstIndex)) {
+        throw new WalCorruptError(file, 0, "segment header does not match the file name");
+      }
+      if (scan.damage) {
+        const d = scan.damage;
+        if (!isLast) throw new WalCorruptError(file, d.offset, `${d.reason} in a segment that is not the last`);
+        if (d.laterBatchAt !== undefined) {
+          throw new WalCorruptError(
+            file,
+            d.offset,
+            `${d.reason}, followed by a valid record of a later write batch at offset ${d.laterBatchAt}`,
+          );
+        }
+      }
+      for (const r of scan.records) replay.apply(r, file);
+      if (!isLast) continue;
+
+      if (!scan.header) {
+        log("warn", "wal: torn segment header, recreating the segment", {
+          file,
+          bytes: buf.length,
+          reason: scan.damage?.reason,
+        });
+        current = await createSegment(
+          dir,
+          ref,
+          replay.hardStateSeen ? replay.hardState : undefined,
+          replay.snapshotMeta,
+          counters,
+        );
+        continue;
+      }
+      const fh = await open(file, "r+");
+      if (scan.damage) {
+        log("warn", "wal: torn or corrupt tail truncated at the last good record", {
+          file,
+          offset: scan.goodEnd,
+          droppedBytes: buf.length - scan.goodEnd,
+          reason: scan.damage.reason,
+        });
+        await fh.truncate(scan.goodEnd);
+        await fh.sync();
+        counters.fsyncs++;
+      }
+      current = { ref, fh, seed: scan.header.seed, size: scan.goodEnd, nextBatch: scan.lastBatch + 1 };
+    }
+    if (current === undefined) throw new Error("unreachable: no last segment");
+
+    const wal = new Wal(dir, refs, current, replay.shape, segmentBytes, maxRecordBytes, log, replay, counters);
+    const state: WalState = { hardState: replay.hardState, entries: replay.entries };
+    if (replay.snapshotMeta) state.snapshotMeta = replay.snapshotMeta;
+    return { wal, state };
+  }
+
+  /**
+   * Appends `entries` (a contiguous run; it may overwrite a held suffix) and
+   * the hard state, resolving once they are on disk.
+   */
+  save(hardState: HardState | undefined, entries: readonly Entry[]): Promise<void> {
+    const refused = this.refuseNew();
+    if (refused) return Promise.reject(refused);
+    const records: PendingRecord[] = [];
+    let hs: HardState | undefined;
+    try {
+      for (let i = 0; i < entries.length; i++) {
+        const e = entries[i];
+        if (i > 0 && e.index !== entries[i - 1].index + 1) {
+          throw new RangeError(`entries are not contiguous: ${entries[i - 1].index} then ${e.index}`);
+        }
+        const payload = encodeEntry(e);
+        if (payload.length > this.maxRecordBytes) throw new RangeError(`entry ${e.index} is too large`);
+        records.push({ kind: RecordKind.Entry, payload });
+      }
+      if (entries.length > 0) {
+        const why = this.shape.refuse(entries[0].index);
+        if (why !== undefined) throw new RangeError(why);
+      }
+      if (hardState && !sameHardState(this.queuedHardState, hardState)) {
+        hs = { term: hardState.term, vote: hardState.vote, commit: hardState.commit };
+        records.push({ kind: RecordKind.HardState, payload: encodeHardState(hs) });
+      }
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    for (const e of entries) this.shape.append(e.index, e.term);
+    if (hs) this.queuedHardState = hs;
+    return this.enqueue(records, hs, undefined);
+  }
+
+  /**
+   * Records that a snapshot at meta.index is durable (write the snapshot file
+   * first). Entries up to it are dropped from replay; if the log does not hold
+   * meta.index with meta.term, the whole log is discarded (installed snapshot).
+   */
+  saveSnapshotMarker(meta: SnapshotMetadata): Promise<void> {
+    const refused = this.refuseNew();
+    if (refused) return Promise.reject(refused);
+    let payload: Uint8Array;
+    try {
+      payload = encodeSnapshotMeta(meta);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const m = cloneSnapshotMeta(meta);
+    this.shape.marker(m.index, m.term);
+    return this.enqueue([{ kind: RecordKind.SnapshotMarker, payload }], undefined, m);
+  }
+
+  /**
+   * Deletes whole segments whose entries are all below `index` (never the
+   * current segment, never beyond the latest written snapshot marker).
+   * Returns the number of segments deleted.
+   */
+  async releaseBefore(index: number): Promise<number> {
+    const limit = Math.min(index, this.writtenMarker?.index ?? 0);
+    let n = 0;
+    while (n < this.segments.length - 1 && this.segments[n + 1].firstIndex <= limit) n++;
+    const removed = this.segments.splice(0, n);
+    // Oldest first, each made durable before the next, so that a crash leaves
+    // a gap-free suffix of segments.
+    for (const ref of removed) {
+      await unlink(join(this.dir, ref.name));
+      await fsyncDir(this.dir);
+      this.counters.fsyncs++;
+    }
+    if (n > 0) this.log("info", "wal: released segments", { dir: this.dir, segments: n, before: limit });
+    return n;
+  }
+
+  /** Last index of the log, counting saves not yet durable. */
+  lastIndex(): number {
+    return this.shape.lastIndex();
+  }
+
+  stats(): WalStats {
+    return { ...this.counters, segments: this.segments.length };
+  }
+
+  /** Waits for queued saves, then closes the current segment. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    while (this.writing) await this.writer;
+    await this.current.fh.close();
+  }
+
+  private refuseNew(): Error | undefined {
+    if (this.closed) return new Error("wal is closed");
+    if (this.failure !== undefined) return new Error("wal failed earlier; reopen it", { cause: this.failure });
+    return undefined;
+  }
+
+  private enqueue(records: PendingRecord[], hardState: HardState | undefined, marker: SnapshotMetadata | undefined) {
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ records, lastIndexAfter: this.shape.lastIndex(), hardState, marker, resolve, reject });
+      if (!this.writing) {
+        this.writing = true;
+        this.writer = this.runWriter();
+      }
+    });
+  }
+
+  /** The single writer: takes everything queued, one write + one fdatasync, repeat. */
+  private async runWriter(): Promise<void> {
+    // `writing` is cleared in the same synchronous step in which the loop sees
+    // an empty queue (no await in between), so a save enqueued afterwards
+    // always starts a new writer.
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending;
+        this.pending = [];
+        try {
+          const records = batch.flatMap((p) => p.records);
+          if (records.length > 0) {
+            const cur = this.current;
+            const buf = frameBatch(records, cur.seed, cur.nextBatch);
+            await writeFully(cur.fh, buf, cur.size);
+            cur.size += buf.length;
+            cur.nextBatch++;
+            this.counters.records += records.length;
+            this.counters.bytes += buf.length;
+            await cur.fh.datasync();
+            this.counters.fsyncs++;
+            this.counters.batches++;
+            for (const p of batch) {
+              if (p.hardState) this.writtenHardState = p.hardState;
+              if (p.marker) this.writtenMarker = p.marker;
+            }
+            this.writtenLastIndex = batch[batch.length - 1].lastIndexAfter;
+          }
+          for (const p of batch) p.resolve();
+          if (this.current.size >= this.segmentBytes) await this.roll();
+        } catch (err) {
+          // After a failed write or fsync the file state is unknown: refuse
+          // everything from now on; reopening repairs the tail.
+          this.failure = err;
+          this.log("error", "wal: write failed, the log refuses further writes", {
+            dir: this.dir,
+            error: String(err),
+          });
+          for (const p of batch) p.reject(err);
+          for (const p of this.pending.splice(0)) p.reject(err);
+          return;
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  private async roll(): Promise<void> {
+    const prev = this.current;
+    const ref = {
+      seq: prev.ref.seq + 1,
+      firstIndex: this.writtenLastIndex + 1,
+      name: segmentName(prev.ref.seq + 1, this.writtenLastIndex + 1),
+    };
+    this.current = await createSegment(this.dir, ref, this.writtenHardState, this.writtenMarker, this.counters);
+    this.segments.push(ref);
+    await prev.fh.close();
+  }
+}
+
+async function ensureDir(dir: string, counters: Counters): Promise<void> {
+  try {
+    await readdir(dir);
+    return;
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+  await mkdir(dir, { recursive: true });
+  await fsyncDir(dirname(dir));
+  counters.fsyncs++;
+}
+
+/**
+ * Creates a segment atomically: header and state copies are written to a
+ * temporary file, fsynced, renamed into place, and the directory fsynced.
+ */
+async function createSegment(
+  dir: string,
+  ref: SegmentRef,
+  hardState: HardState | undefined,
+  marker: SnapshotMetadata | undefined,
+  counters: Counters,
+): Promise<OpenSegment> {
+  const seed = randomBytes(4).readUInt32LE(0);
+  const header = encodeSegmentHeader({ seed, seq: ref.seq, firstIndex: ref.firstIndex });
+  const copies: PendingRecord[] = [];
+  if (hardState) copies.push({ kind: RecordKind.HardState, payload: encodeHardState(hardState) });
+  if (marker) copies.push({ kind: RecordKind.SnapshotMarker, payload: encodeSnapshotMeta(marker) });
+  const body = copies.length > 0 ? frameBatch(copies, seed, 1) : new Uint8Array(0);
+  const buf = new Uint8Array(header.length + body.length);
+  buf.set(header);
+  buf.set(body, header.length);
+
+  const final = join(dir, ref.name);
+  const tmp = `${final}.tmp`;
+  const fh = await open(tmp, "w+");
+  try {
+    await writeFully(fh, buf, 0);
+    await fh.datasync();
+    await rename(tmp, final);
+    await fsyncDir(dir);
+  } catch (err) {
+    await fh.close();
+    throw err;
+  }
+  counters.fsyncs += 2;
+  counters.records += 1 + copies.length;
+  counters.bytes += buf.length;
+  return { ref, fh, seed, size: buf.length, nextBatch: copies.length > 0 ? 2 : 1 };
+}
