@@ -419,8 +419,11 @@ export class Wal {
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ records, lastIndexAfter: this.shape.lastIndex(), hardState, marker, resolve, reject });
       if (!this.writing) {
+        // Start on the next microtask: saves issued in the same tick (for
+        // example by every writer whose previous save just resolved) then
+        // share the first write and fsync instead of trailing behind it.
         this.writing = true;
-        this.writer = this.runWriter();
+        this.writer = Promise.resolve().then(() => this.runWriter());
       }
     });
   }
