@@ -27,6 +27,17 @@ export const protocol = (opts: { default?: string } = {}): Schema =>
 
 export const conditionStatus = (): Schema => enumOf(["True", "False", "Unknown"], { description: "Condition status." });
 
+/** Signals a container may be stopped with (Linux names, real-time ones included). */
+export const SIGNALS = [
+  ..."ABRT ALRM BUS CHLD CLD CONT FPE HUP ILL INT IO IOT KILL PIPE POLL PROF PWR QUIT SEGV STKFLT STOP SYS TERM TRAP TSTP TTIN TTOU URG USR1 USR2 VTALRM WINCH XCPU XFSZ"
+    .split(" ")
+    .map((s) => `SIG${s}`),
+  "SIGRTMIN",
+  ...Array.from({ length: 15 }, (_, i) => `SIGRTMIN+${i + 1}`),
+  ...Array.from({ length: 14 }, (_, i) => `SIGRTMAX-${14 - i}`),
+  "SIGRTMAX",
+];
+
 export const IMAGE_PULL_POLICIES = ["Always", "IfNotPresent", "Never"];
 
 /** The JSON property of an inlined `LocalObjectReference` (`name`, default ""). */

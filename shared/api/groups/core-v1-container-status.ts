@@ -2,7 +2,7 @@
  * core/v1 container status types (PodStatus.containerStatuses and friends).
  */
 import { bool, enumOf, int32, int64, list, obj, str, tag, time } from "../../schema/build.ts";
-import { C, resourceList, resourceRequirements } from "./core-v1-common.ts";
+import { C, SIGNALS, resourceList, resourceRequirements } from "./core-v1-common.ts";
 
 export const containerStateWaiting = C(
   "ContainerStateWaiting",
@@ -106,7 +106,7 @@ export const containerStatus = C(
       ),
       user: tag(13, containerUser),
       allocatedResourcesStatus: tag(14, list(resourceStatus, { listType: "map", mapKeys: ["name"], patchStrategy: "merge", patchMergeKey: "name" })),
-      stopSignal: tag(15, str()),
+      stopSignal: tag(15, enumOf(SIGNALS)),
     },
     { required: ["name", "ready", "restartCount", "image", "imageID"], description: "Status of one container." },
   ),

@@ -7,6 +7,7 @@ import type { Schema } from "../../schema/types.ts";
 import {
   C,
   IMAGE_PULL_POLICIES,
+  SIGNALS,
   inlineLocalName,
   inlined,
   objectFieldSelector,
@@ -232,7 +233,7 @@ export const lifecycle = C(
     {
       postStart: tag(1, lifecycleHandler),
       preStop: tag(2, lifecycleHandler),
-      stopSignal: tag(3, str({ description: "Signal sent to stop the container (e.g. SIGTERM)." })),
+      stopSignal: tag(3, enumOf(SIGNALS, { description: "Signal sent to stop the container; the runtime's default when unset." })),
     },
     { description: "Container lifecycle hooks." },
   ),

@@ -5,6 +5,7 @@
  */
 import { bool, enumOf, format, int32, int64, list, mapOf, obj, str, tag, time } from "../../schema/build.ts";
 import { fieldErrors } from "../../schema/field-errors.ts";
+import { parseQuantity } from "../../schema/formats.ts";
 import type { FieldError, Schema } from "../../schema/types.ts";
 import { labelSelector, objectMeta } from "./meta-v1.ts";
 import {
@@ -411,4 +412,67 @@ export function immutablePodSpec(spec: Schema): Schema {
     props[k] = { ...l, items: { ...item, properties: itemProps } };
   }
   return { ...spec, properties: props };
+}
+
+// ---- quality of service ----
+
+/** A quantity in nano-units, rounded up (`100m` → 100000000n); undefined when unparsable. */
+export function quantityNanos(q: unknown): bigint | undefined {
+  const text = typeof q === "number" ? String(q) : q;
+  if (typeof text !== "string") return undefined;
+  const p = parseQuantity(text);
+  if ("error" in p) return undefined;
+  const [whole, frac = ""] = p.number.split(".");
+  let n = BigInt(`${whole || "0"}${frac}` || "0");
+  let tenPow = 9 - frac.length;
+  if (p.base === 2) n *= 2n ** BigInt(p.exponent);
+  else tenPow += p.exponent;
+  const v = tenPow >= 0 ? n * 10n ** BigInt(tenPow) : (n + 10n ** BigInt(-tenPow) - 1n) / 10n ** BigInt(-tenPow);
+  return p.negative ? -v : v;
+}
+
+const QOS_RESOURCES = new Set(["cpu", "memory"]);
+
+function sumPositive(into: Map<string, bigint>, list: unknown): Set<string> {
+  const found = new Set<string>();
+  if (!isObj(list)) return found;
+  for (const [name, q] of Object.entries(list)) {
+    if (!QOS_RESOURCES.has(name)) continue;
+    const v = quantityNanos(q);
+    if (v === undefined || v <= 0n) continue;
+    found.add(name);
+    into.set(name, (into.get(name) ?? 0n) + v);
+  }
+  return found;
+}
+
+/**
+ * The pod's QoS class as the platform computes it: BestEffort without cpu or
+ * memory requests and limits; Guaranteed when every container (or the pod
+ * level, when pod-level resources are set) limits both cpu and memory and
+ * requests equal limits; Burstable otherwise.
+ */
+export function podQOSClass(pod: unknown): "Guaranteed" | "Burstable" | "BestEffort" {
+  const spec = isObj(pod) && isObj(pod.spec) ? pod.spec : {};
+  const requests = new Map<string, bigint>();
+  const limits = new Map<string, bigint>();
+  let guaranteed = true;
+  const podLevel = isObj(spec.resources) && (isObj(spec.resources.requests) || isObj(spec.resources.limits)) ? spec.resources : undefined;
+  const sources = podLevel ? [podLevel] : [...objList(spec.containers), ...objList(spec.initContainers)].map((c) => c.resources);
+  for (const r of sources) {
+    const res = isObj(r) ? r : {};
+    sumPositive(requests, res.requests);
+    const limited = sumPositive(limits, res.limits);
+    if (!limited.has("cpu") || !limited.has("memory")) guaranteed = false;
+  }
+  if (requests.size === 0 && limits.size === 0) return "BestEffort";
+  if (guaranteed) {
+    for (const [name, req] of requests) if (limits.get(name) !== req) guaranteed = false;
+  }
+  return guaranteed && requests.size === limits.size ? "Guaranteed" : "Burstable";
+}
+
+/** The status a pod starts with on create (after defaulting): Pending, with its QoS class. */
+export function initialPodStatus(pod: unknown): Record<string, unknown> {
+  return { phase: "Pending", qosClass: podQOSClass(pod) };
 }

@@ -19,7 +19,7 @@ export const limitRangeItem = C(
   "LimitRangeItem",
   obj(
     {
-      type: tag(1, str({ description: "Pod, Container or PersistentVolumeClaim." })),
+      type: tag(1, enumOf(["Pod", "Container", "PersistentVolumeClaim"], { description: "Kind of object the limits apply to." })),
       max: tag(2, resourceList()),
       min: tag(3, resourceList()),
       default: tag(4, resourceList("Default limits.")),

@@ -12,8 +12,11 @@ import {
   imageTag,
   kinds,
   nodeRoles,
+  initialPodStatus,
   nodeStatusCell,
+  podQOSClass,
   protoEmbeddings,
+  quantityNanos,
   secretUpdateErrors,
   serviceExternalIP,
   servicePorts,
@@ -303,6 +306,7 @@ const CASES: KindCase[] = [
     unknown: { parent: ["spec", "limits", 0], field: "spec.limits[0].bogus" },
     wrongType: { path: ["spec", "limits"], value: {}, field: "spec.limits", type: "FieldValueTypeInvalid" },
     missing: { path: ["spec", "limits", 0, "type"], value: DELETE, field: "spec.limits[0].type", type: "FieldValueRequired" },
+    badEnum: { path: ["spec", "limits", 1, "type"], value: "Namespace", field: "spec.limits[1].type", type: "FieldValueNotSupported" },
     defaults: ([lr]) => {
       expect(at(lr, ["spec", "limits", 0, "default"])).toEqual({ cpu: "500m", memory: "512Mi", "ephemeral-storage": "10Gi" });
       expect(at(lr, ["spec", "limits", 0, "defaultRequest"])).toEqual({ cpu: "100m", memory: "512Mi", "ephemeral-storage": "10Gi" });
@@ -658,6 +662,24 @@ describe("core/v1 table cells", () => {
     const [quota] = sampleFor("ResourceQuota");
     expect(cell("ResourceQuota", "Limit", quota)).toBe("limits.cpu: 9/40, limits.memory: 18Gi/128Gi");
     expect(String(cell("ResourceQuota", "Request", quota))).toContain("pods: 37/200");
+  });
+
+  it("pod QoS classes and quantities", () => {
+    const [web, redis, batch] = sampleFor("Pod").map((p) => defaulted(kindDef("Pod"), p));
+    expect(podQOSClass(web)).toBe("Burstable");
+    expect(podQOSClass(redis)).toBe("Burstable");
+    expect(podQOSClass(batch)).toBe("Guaranteed");
+    expect(initialPodStatus(batch)).toEqual({ phase: "Pending", qosClass: "Guaranteed" });
+    const bare = { spec: { containers: [{ name: "a", image: "x" }] } };
+    expect(podQOSClass(bare)).toBe("BestEffort");
+    const sumsMatch = { spec: { containers: [0.1, 0.2].map((cpu, i) => ({ name: `c${i}`, resources: { requests: { cpu, memory: "1Gi" }, limits: { cpu: `${cpu * 1000}m`, memory: "1024Mi" } } })) } };
+    expect(podQOSClass(sumsMatch)).toBe("Guaranteed");
+    expect(quantityNanos("100m")).toBe(100_000_000n);
+    expect(quantityNanos("1Ki")).toBe(1024n * 10n ** 9n);
+    expect(quantityNanos("1.5")).toBe(1_500_000_000n);
+    expect(quantityNanos("1e3")).toBe(1000n * 10n ** 9n);
+    expect(quantityNanos("1n")).toBe(1n);
+    expect(quantityNanos("bogus")).toBeUndefined();
   });
 
   it("image tags", () => {
