@@ -372,16 +372,61 @@ function requestsFromLimits(r: unknown, supported: (resource: string) => boolean
   if (Object.keys(requests).length > 0) r.requests = requests;
 }
 
+/** Volume source fields in the order the platform checks them. */
+const VOLUME_SOURCES = [
+  "hostPath",
+  "emptyDir",
+  "gcePersistentDisk",
+  "awsElasticBlockStore",
+  "gitRepo",
+  "secret",
+  "nfs",
+  "iscsi",
+  "glusterfs",
+  "persistentVolumeClaim",
+  "rbd",
+  "flexVolume",
+  "cinder",
+  "cephfs",
+  "flocker",
+  "downwardAPI",
+  "fc",
+  "azureFile",
+  "configMap",
+  "vsphereVolume",
+  "quobyte",
+  "azureDisk",
+  "photonPersistentDisk",
+  "portworxVolume",
+  "scaleIO",
+  "projected",
+  "storageos",
+  "csi",
+  "ephemeral",
+  "image",
+];
+
 /**
  * Rules of a pod spec the schema cannot express, for pods and every pod
- * template: at least one container, an image for every container, and
- * container names unique across containers, init and ephemeral containers.
+ * template: at least one container; an image for every container; container
+ * names unique across containers, init and ephemeral containers; exactly one
+ * source per volume; mounts and devices naming existing volumes; liveness
+ * and startup probes with a success threshold of 1.
  * `base` is the spec's path (`spec`, `spec.template.spec`).
  */
 export function validatePodSpecRules(spec: unknown, base: string): FieldError[] {
   const errs: FieldError[] = [];
   if (!isObj(spec)) return errs;
-  if (objList(spec.containers).length === 0) errs.push(fieldErrors.required(`${base}.containers`));
+  const volumes = new Set<string>();
+  (Array.isArray(spec.volumes) ? spec.volumes : []).forEach((v, i) => {
+    if (!isObj(v)) return;
+    if (typeof v.name === "string") volumes.add(v.name);
+    const sources = VOLUME_SOURCES.filter((k) => v[k] !== undefined && v[k] !== null);
+    if (sources.length === 0) errs.push(fieldErrors.required(`${base}.volumes[${i}]`, "must specify a volume type"));
+    for (const extra of sources.slice(1)) errs.push(fieldErrors.forbidden(`${base}.volumes[${i}].${extra}`, "may not specify more than 1 volume type"));
+  });
+  // A value of the wrong type is the schema's error, not reported twice.
+  if (spec.containers === undefined || (Array.isArray(spec.containers) && spec.containers.length === 0)) errs.push(fieldErrors.required(`${base}.containers`));
   const seen = new Set<string>();
   for (const field of ["initContainers", "containers", "ephemeralContainers"]) {
     const items = Array.isArray(spec[field]) ? (spec[field] as unknown[]) : [];
@@ -392,6 +437,17 @@ export function validatePodSpecRules(spec: unknown, base: string): FieldError[] 
       const name = typeof c.name === "string" ? c.name : "";
       if (name !== "" && seen.has(name)) errs.push(fieldErrors.duplicate(`${p}.name`, name));
       seen.add(name);
+      for (const list of ["volumeMounts", "volumeDevices"]) {
+        objList(c[list]).forEach((m, j) => {
+          if (typeof m.name === "string" && !volumes.has(m.name)) errs.push(fieldErrors.notFound(`${p}.${list}[${j}].name`, m.name));
+        });
+      }
+      for (const probe of ["livenessProbe", "startupProbe"]) {
+        const pr = c[probe];
+        if (isObj(pr) && typeof pr.successThreshold === "number" && pr.successThreshold !== 1) {
+          errs.push(fieldErrors.invalid(`${p}.${probe}.successThreshold`, pr.successThreshold, "must be 1"));
+        }
+      }
     });
   }
   return errs;

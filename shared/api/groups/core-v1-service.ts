@@ -126,13 +126,33 @@ const DNS1035_MSG =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
 /**
- * Service names are DNS-1035 labels (they become DNS names and environment
- * variable prefixes): the schema's `dns1123-label` rule plus a leading letter.
+ * Service rules beyond the schema. Names are DNS-1035 labels (they become DNS
+ * names and environment variable prefixes): the schema's `dns1123-label` rule
+ * plus a leading letter. Ports are required except for ExternalName and
+ * headless services; with several ports each needs a unique name; node ports
+ * only on NodePort and LoadBalancer services; ExternalName needs a name.
  */
 function validateService(svc: Obj): FieldError[] {
+  const errs: FieldError[] = [];
   const name = strAt(svc, "metadata.name");
-  if (/^[0-9][-a-z0-9]*$/.test(name) && !name.endsWith("-") && name.length <= 63) return [fieldErrors.invalid("metadata.name", name, DNS1035_MSG)];
-  return [];
+  if (/^[0-9][-a-z0-9]*$/.test(name) && !name.endsWith("-") && name.length <= 63) errs.push(fieldErrors.invalid("metadata.name", name, DNS1035_MSG));
+  const type = strAt(svc, "spec.type") || "ClusterIP";
+  const ports = listAt(svc, "spec.ports");
+  const headless = strAt(svc, "spec.clusterIP") === "None";
+  const rawPorts = getPath(svc, "spec.ports");
+  if ((rawPorts === undefined || ports.length === 0) && Array.isArray(rawPorts ?? []) && !headless && type !== "ExternalName") errs.push(fieldErrors.required("spec.ports"));
+  if (type === "ExternalName" && !strAt(svc, "spec.externalName")) errs.push(fieldErrors.required("spec.externalName"));
+  const names = new Set<string>();
+  ports.forEach((p, i) => {
+    const portName = strAt(p, "name");
+    if (ports.length > 1 && portName === "") errs.push(fieldErrors.required(`spec.ports[${i}].name`));
+    else if (portName !== "" && names.has(portName)) errs.push(fieldErrors.duplicate(`spec.ports[${i}].name`, portName));
+    names.add(portName);
+    if (numAt(p, "nodePort") !== 0 && type !== "NodePort" && type !== "LoadBalancer") {
+      errs.push(fieldErrors.forbidden(`spec.ports[${i}].nodePort`, `may not be used when \`type\` is '${type}'`));
+    }
+  });
+  return errs;
 }
 
 /** EXTERNAL-IP as the CLI prints it. */

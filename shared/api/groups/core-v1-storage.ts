@@ -2,7 +2,8 @@
  * core/v1 PersistentVolume and PersistentVolumeClaim.
  */
 import { enumOf, list, mapOf, obj, str, tag, time } from "../../schema/build.ts";
-import type { KindDefinition, Schema } from "../../schema/types.ts";
+import { fieldErrors } from "../../schema/field-errors.ts";
+import type { FieldError, KindDefinition, Schema } from "../../schema/types.ts";
 import { ageColumn, getPath, listAt, strAt } from "../table-cells.ts";
 import { objectKind } from "./meta-v1.ts";
 import { C, conditionStatus, objectReference, resourceList, withImmutable } from "./core-v1-common.ts";
@@ -138,6 +139,16 @@ const storedClaimSpec: Schema = withImmutable(persistentVolumeClaimSpec, {
   only: ["accessModes", "selector", "volumeName", "storageClassName", "volumeMode", "dataSource", "dataSourceRef"],
 });
 
+/** A claim asks for at least one access mode and a storage size. */
+function validateClaim(pvc: Obj): FieldError[] {
+  const errs: FieldError[] = [];
+  const modes = getPath(pvc, "spec.accessModes");
+  // A value of the wrong type is the schema's error, not reported twice.
+  if (modes === undefined || (Array.isArray(modes) && modes.length === 0)) errs.push(fieldErrors.required("spec.accessModes", "at least 1 access mode is required"));
+  if (getPath(pvc, "spec.resources.requests.storage") === undefined) errs.push(fieldErrors.required("spec.resources[storage]"));
+  return errs;
+}
+
 export const persistentVolumeClaimKind: KindDefinition = {
   group: "core",
   version: "v1",
@@ -161,4 +172,5 @@ export const persistentVolumeClaimKind: KindDefinition = {
   protobuf: true,
   allowUnconditionalUpdate: true,
   defaulter: statusPhaseDefault,
+  validateKind: validateClaim,
 };

@@ -541,6 +541,40 @@ describe("core/v1 schema structure", () => {
   });
 });
 
+describe("core/v1 cross-field rules", () => {
+  const fieldsOf = (kind: string, obj: Obj) => allErrors(kindDef(kind), defaulted(kindDef(kind), obj)).map((e) => [e.field, e.type]);
+
+  it("pods: volume sources, mounts, probes, container names", () => {
+    const [web] = sampleFor("Pod");
+    expect(fieldsOf("Pod", mutate(web, ["spec", "volumes", 2, "configMap"], { name: "x" }))).toEqual([["spec.volumes[2].configMap", "FieldValueForbidden"]]);
+    expect(fieldsOf("Pod", mutate(web, ["spec", "containers", 0, "volumeMounts", 0, "name"], "missing"))).toEqual([
+      ["spec.containers[0].volumeMounts[0].name", "FieldValueNotFound"],
+    ]);
+    expect(fieldsOf("Pod", mutate(web, ["spec", "containers", 0, "livenessProbe", "successThreshold"], 2))).toEqual([
+      ["spec.containers[0].livenessProbe.successThreshold", "FieldValueInvalid"],
+    ]);
+    expect(fieldsOf("Pod", mutate(web, ["spec", "containers", 0, "readinessProbe", "successThreshold"], 2))).toEqual([]);
+    expect(fieldsOf("Pod", mutate(web, ["spec", "initContainers", 0, "name"], "web"))).toEqual([["spec.containers[0].name", "FieldValueDuplicate"]]);
+    expect(fieldsOf("Pod", mutate(web, ["spec", "containers"], []))).toEqual([["spec.containers", "FieldValueRequired"]]);
+  });
+
+  it("services: ports, port names, node ports, external names", () => {
+    const [web, headless, , , external] = sampleFor("Service");
+    expect(fieldsOf("Service", mutate(web, ["spec", "ports", 1, "name"], DELETE))).toEqual([["spec.ports[1].name", "FieldValueRequired"]]);
+    expect(fieldsOf("Service", mutate(web, ["spec", "ports", 1, "name"], "http"))).toEqual([["spec.ports[1].name", "FieldValueDuplicate"]]);
+    expect(fieldsOf("Service", mutate(web, ["spec", "ports", 0, "nodePort"], 30080))).toEqual([["spec.ports[0].nodePort", "FieldValueForbidden"]]);
+    expect(fieldsOf("Service", mutate(web, ["spec", "ports"], DELETE))).toEqual([["spec.ports", "FieldValueRequired"]]);
+    expect(fieldsOf("Service", mutate(headless, ["spec", "ports"], DELETE))).toEqual([]);
+    expect(fieldsOf("Service", mutate(external, ["spec", "externalName"], DELETE))).toEqual([["spec.externalName", "FieldValueRequired"]]);
+  });
+
+  it("claims: access modes and storage request", () => {
+    const [uploads] = sampleFor("PersistentVolumeClaim");
+    expect(fieldsOf("PersistentVolumeClaim", mutate(uploads, ["spec", "accessModes"], []))).toEqual([["spec.accessModes", "FieldValueRequired"]]);
+    expect(fieldsOf("PersistentVolumeClaim", mutate(uploads, ["spec", "resources"], {}))).toEqual([["spec.resources[storage]", "FieldValueRequired"]]);
+  });
+});
+
 describe("core/v1 immutability", () => {
   const errsOf = (kind: string, oldObj: Obj, newObj: Obj) => validateImmutable(kindDef(kind).schema, oldObj, newObj).map((e) => e.field);
 
