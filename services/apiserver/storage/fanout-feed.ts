@@ -29,6 +29,7 @@ export class FanoutFeed implements RevisionFeed {
   /** Sets the live position without delivering anything (start-up). */
   setLivePosition(revision: number): void {
     this.live = Math.max(this.live, revision);
+    for (const sub of this.subscribers) if (!sub.catchingUp && sub.delivered < this.live) void this.catchUp(sub);
   }
 
   get livePosition(): number {
@@ -38,9 +39,17 @@ export class FanoutFeed implements RevisionFeed {
   push(change: RevisionChange): void {
     if (change.revision <= this.live) return; // duplicate from the producer
     this.live = change.revision;
-    for (const sub of this.subscribers) {
-      if (sub.catchingUp) sub.buffer.push(change);
-      else this.deliver(sub, change);
+    for (const sub of this.subscribers) this.offer(sub, change);
+  }
+
+  /** Delivers in order: a change beyond the next expected revision first fetches the missing ones. */
+  private offer(sub: Subscriber, change: RevisionChange): void {
+    if (sub.catchingUp) sub.buffer.push(change);
+    else if (change.revision <= sub.delivered) return;
+    else if (change.revision === sub.delivered + 1) this.deliver(sub, change);
+    else {
+      sub.buffer.push(change);
+      void this.catchUp(sub, change.revision - 1);
     }
   }
 
@@ -59,11 +68,12 @@ export class FanoutFeed implements RevisionFeed {
     };
   }
 
-  private async catchUp(sub: Subscriber): Promise<void> {
+  private async catchUp(sub: Subscriber, target?: number): Promise<void> {
+    if (sub.catchingUp) return;
     sub.catchingUp = true;
     try {
-      while (!sub.closed && sub.delivered < this.live) {
-        const upTo = this.live;
+      while (!sub.closed && sub.delivered < (target ?? this.live)) {
+        const upTo = target ?? this.live;
         const changes = await this.kv.history(sub.delivered, upTo);
         for (const change of changes) this.deliver(sub, change);
         if (sub.delivered < upTo) {
@@ -74,7 +84,7 @@ export class FanoutFeed implements RevisionFeed {
       sub.catchingUp = false;
       const buffered = sub.buffer;
       sub.buffer = [];
-      for (const change of buffered) this.deliver(sub, change);
+      for (const change of buffered) this.offer(sub, change);
     } catch (err) {
       this.end(sub, err instanceof Error ? err : new Error(String(err)));
     }
