@@ -1,6 +1,7 @@
 // Installs the npm packages when node_modules is missing or older than the lock file,
 // so that `npm start` and `npm test` work on a fresh clone. Plain JS: runs before tsx exists.
 import { execSync } from "node:child_process";
+import process from "node:process";
 import { existsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
