@@ -7,10 +7,29 @@ import { decodeJsonStrict, decodeYamlStrict } from "../../../shared/schema/index
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
+/** Bodies beyond the limit are still drained up to this size so the client reads the 413 instead of a reset. */
+const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
+
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, seen: number): Promise<void> {
+  let total = seen;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    total += value.byteLength;
+    if (total > DRAIN_LIMIT_BYTES) {
+      await reader.cancel().catch(() => {});
+      return;
+    }
+  }
+}
+
 export async function readBody(req: Request, maxBytes: number): Promise<Uint8Array> {
-  const declared = Number(req.headers.get("content-length") ?? "");
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
   if (!req.body) return new Uint8Array();
+  const declared = Number(req.headers.get("content-length") ?? "");
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await drain(req.body.getReader(), 0);
+    throw tooLarge(maxBytes);
+  }
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -19,7 +38,7 @@ export async function readBody(req: Request, maxBytes: number): Promise<Uint8Arr
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
+      await drain(reader, total);
       throw tooLarge(maxBytes);
     }
     chunks.push(value);

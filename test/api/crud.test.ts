@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+
+let api: TestApiserver;
+beforeAll(async () => {
+  api = await startTestApiserver();
+});
+afterAll(async () => {
+  await api?.close();
+});
+
+const cm = (name: string, data: Record<string, string> = { a: "1" }) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data });
+
+describe("resource CRUD over HTTPS", () => {
+  it("creates, gets, updates and deletes a config map", async () => {
+    const created = await api.admin.post("/api/v1/namespaces/default/configmaps", cm("one"));
+    expect(created.status, created.text).toBe(201);
+    const obj = created.json<{ metadata: { uid: string; resourceVersion: string; creationTimestamp: string } }>();
+    expect(obj.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(obj.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const got = await api.admin.get("/api/v1/namespaces/default/configmaps/one");
+    expect(got.status).toBe(200);
+    expect(got.json<{ data: Record<string, string> }>().data).toEqual({ a: "1" });
+    const updated = await api.admin.put("/api/v1/namespaces/default/configmaps/one", { ...cm("one", { a: "2" }), metadata: { name: "one", resourceVersion: obj.metadata.resourceVersion } });
+    expect(updated.status, updated.text).toBe(200);
+    const stale = await api.admin.put("/api/v1/namespaces/default/configmaps/one", { ...cm("one", { a: "3" }), metadata: { name: "one", resourceVersion: obj.metadata.resourceVersion } });
+    expect(stale.status).toBe(409);
+    expect(stale.json<{ reason: string }>().reason).toBe("Conflict");
+    const del = await api.admin.delete("/api/v1/namespaces/default/configmaps/one");
+    expect(del.status).toBe(200);
+    const gone = await api.admin.get("/api/v1/namespaces/default/configmaps/one");
+    expect(gone.status).toBe(404);
+    expect(gone.json()).toMatchObject({ kind: "Status", status: "Failure", reason: "NotFound", message: 'configmaps "one" not found', code: 404 });
+  });
+
+  it("creates a deployment with the platform's defaults and rejects an invalid one with field paths", async () => {
+    const dep = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "web" },
+      spec: {
+        selector: { matchLabels: { app: "web" } },
+        template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "nginx", image: "nginx:1.27" }] } },
+      },
+    };
+    const res = await api.admin.post("/apis/apps/v1/namespaces/default/deployments", dep);
+    expect(res.status, res.text).toBe(201);
+    const body = res.json<{ spec: Record<string, unknown> & { template: { spec: { containers: Array<Record<string, unknown>> } } } }>();
+    expect(body.spec.replicas).toBe(1);
+    expect(body.spec.progressDeadlineSeconds).toBe(600);
+    expect(body.spec.revisionHistoryLimit).toBe(10);
+    expect(body.spec.strategy).toEqual({ type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } });
+    expect(body.spec.template.spec.containers[0].imagePullPolicy).toBe("IfNotPresent");
+    const bad = await api.admin.post("/apis/apps/v1/namespaces/default/deployments", {
+      ...dep,
+      metadata: { name: "Bad_Name" },
+      spec: { ...dep.spec, template: { ...dep.spec.template, spec: { containers: [{ name: "nginx" }] } } },
+    });
+    expect(bad.status).toBe(422);
+    const status = bad.json<{ reason: string; details: { causes: Array<{ field: string }> } }>();
+    expect(status.reason).toBe("Invalid");
+    const fields = status.details.causes.map((c) => c.field);
+    expect(fields).toContain("metadata.name");
+    expect(fields).toContain("spec.template.spec.containers[0].image");
+  });
+
+  it("rejects unknown fields in Strict mode with 400 and warns by default", async () => {
+    const body = { ...cm("strict"), spec: { nope: 1 } };
+    const strict = await api.admin.post("/api/v1/namespaces/default/configmaps?fieldValidation=Strict", body);
+    expect(strict.status).toBe(400);
+    expect(strict.json<{ message: string }>().message).toContain('unknown field "spec"');
+    const warn = await api.admin.post("/api/v1/namespaces/default/configmaps", body);
+    expect(warn.status).toBe(201);
+    expect(String(warn.headers.warning)).toContain('unknown field \\"spec\\"');
+  });
+
+  it("refuses objects in a missing namespace and a namespace mismatch", async () => {
+    const missing = await api.admin.post("/api/v1/namespaces/nope/configmaps", cm("x"));
+    expect(missing.status).toBe(404);
+    const mismatch = await api.admin.post("/api/v1/namespaces/default/configmaps", { ...cm("x"), metadata: { name: "x", namespace: "other" } });
+    expect(mismatch.status).toBe(400);
+  });
+
+  it("answers malformed bodies and wrong kinds with Status errors and stores nothing", async () => {
+    const malformed = await api.admin.request("POST", "/api/v1/namespaces/default/configmaps", { raw: "{not json", headers: { "content-type": "application/json" } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.json()).toMatchObject({ kind: "Status", code: 400 });
+    const wrongKind = await api.admin.post("/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "Secret", metadata: { name: "wk" } });
+    expect(wrongKind.status).toBe(400);
+    const wrongVersion = await api.admin.post("/api/v1/namespaces/default/configmaps", { apiVersion: "apps/v1", kind: "ConfigMap", metadata: { name: "wv" } });
+    expect(wrongVersion.status).toBe(400);
+    const nameMismatch = await api.admin.put("/api/v1/namespaces/default/configmaps/a", cm("b"));
+    expect(nameMismatch.status).toBe(400);
+    const big = await api.admin.post("/api/v1/namespaces/default/configmaps", cm("big", { a: "x".repeat(4 * 1024 * 1024) }));
+    expect(big.status).toBe(413);
+    const list = await api.admin.get("/api/v1/namespaces/default/configmaps");
+    const names = list.json<{ items: Array<{ metadata: { name: string } }> }>().items.map((i) => i.metadata.name);
+    expect(names).not.toContain("wk");
+    expect(names).not.toContain("big");
+  });
+
+  it("keeps an object with finalizers until the last one is removed", async () => {
+    const created = await api.admin.post("/api/v1/namespaces/default/configmaps", { ...cm("fin"), metadata: { name: "fin", finalizers: ["example.com/hold"] } });
+    expect(created.status).toBe(201);
+    const del = await api.admin.delete("/api/v1/namespaces/default/configmaps/fin");
+    expect(del.status).toBe(200);
+    const terminating = await api.admin.get("/api/v1/namespaces/default/configmaps/fin");
+    expect(terminating.json<{ metadata: { deletionTimestamp?: string } }>().metadata.deletionTimestamp).toBeTruthy();
+    const patched = await api.admin.patch("/api/v1/namespaces/default/configmaps/fin", { metadata: { finalizers: null } }, "application/merge-patch+json");
+    expect(patched.status, patched.text).toBe(200);
+    const gone = await api.admin.get("/api/v1/namespaces/default/configmaps/fin");
+    expect(gone.status).toBe(404);
+  });
+
+  it("generates names from generateName", async () => {
+    const res = await api.admin.post("/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { generateName: "gen-" } });
+    expect(res.status).toBe(201);
+    expect(res.json<{ metadata: { name: string } }>().metadata.name).toMatch(/^gen-[a-z0-9]{5}$/);
+  });
+});
+
+describe("discovery", () => {
+  it("lists the core resources and groups", async () => {
+    const core = await api.admin.get("/api/v1");
+    expect(core.status).toBe(200);
+    const resources = core.json<{ resources: Array<{ name: string; namespaced: boolean; kind: string; verbs: string[]; shortNames?: string[] }> }>().resources;
+    const pods = resources.find((r) => r.name === "pods");
+    expect(pods).toMatchObject({ namespaced: true, kind: "Pod", shortNames: ["po"] });
+    expect(resources.find((r) => r.name === "pods/status")?.verbs).toEqual(["get", "patch", "update"]);
+    const groups = await api.admin.get("/apis");
+    const names = groups.json<{ groups: Array<{ name: string }> }>().groups.map((g) => g.name);
+    expect(names).toContain("apps");
+    expect(names).toContain(api.profile.group("rbac"));
+    const version = await api.admin.get("/version");
+    expect(version.json<{ major: string }>().major).toBe("1");
+  });
+});
