@@ -9,7 +9,12 @@ function pretty(url: URL): boolean {
   return url.searchParams.get("pretty") === "true";
 }
 
-export function discoveryRoutes(catalog: Catalog, serverAddress: () => string, extra: Array<[string, NonResourceHandler]> = []): NonResourceRoutes {
+export function discoveryRoutes(
+  catalog: Catalog,
+  serverAddress: () => string,
+  extra: Array<[string, NonResourceHandler]> = [],
+  prefixes: Array<[string, NonResourceHandler]> = [],
+): NonResourceRoutes {
   const exact = new Map<string, NonResourceHandler>();
   exact.set("/api", (_r, url) => jsonResponse(apiVersions(serverAddress()), 200, { pretty: pretty(url) }));
   exact.set("/apis", (_r, url) => jsonResponse(apiGroupList(catalog), 200, { pretty: pretty(url) }));
@@ -24,5 +29,5 @@ export function discoveryRoutes(catalog: Catalog, serverAddress: () => string, e
     }
   }
   for (const [path, handler] of extra) exact.set(path, handler);
-  return { exact, prefixes: [] };
+  return { exact, prefixes: [...prefixes].sort((a, b) => b[0].length - a[0].length) };
 }

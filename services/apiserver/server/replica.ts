@@ -20,6 +20,9 @@ import type { KvStore, RevisionFeed } from "../storage/kv.ts";
 import { meta } from "../storage/object.ts";
 import { StoreStorage } from "../storage/store-storage.ts";
 import { WatchCache } from "../storage/watch-cache.ts";
+import { Hono } from "hono";
+import { HealthRegistry, healthRoutes } from "../endpoints/health.ts";
+import { openapiRoutes } from "../endpoints/openapi-routes.ts";
 import { buildApp, type Authenticate, type Authorize } from "./app.ts";
 
 export interface ReplicaOptions {
@@ -34,9 +37,15 @@ export interface ReplicaOptions {
   /** Store compaction period; 0 disables (default 5 minutes). */
   compactIntervalMs?: number;
   bookmarkIntervalMs?: number;
+  /** Watch history kept by the cache: time window and a cap on events. */
+  watchHistoryWindowMs?: number;
+  watchHistoryMaxEvents?: number;
   authenticate?: Authenticate;
   authorize?: Authorize;
   extraRoutes?: Array<[string, NonResourceHandler]>;
+  /** `--livez-grace-period` and `--shutdown-delay-duration`, in milliseconds. */
+  livezGracePeriodMs?: number;
+  shutdownDelayMs?: number;
   log?: (level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) => void;
 }
 
@@ -45,6 +54,8 @@ export interface Replica {
   url: string;
   catalog: Catalog;
   cache: WatchCache;
+  health: HealthRegistry;
+  /** Graceful shutdown: readyz fails at once, the server stops after the shutdown delay. */
   close(): Promise<void>;
 }
 
@@ -86,12 +97,28 @@ function namespaceLifecycle(catalog: () => Catalog): RegistryOptions["checkNames
 export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const profile = opts.profile;
   const store = new StoreStorage(opts.kv, opts.feed, { initialEventsAnnotation: profile.annotations.initialEventsEnd });
-  const cache = new WatchCache(opts.kv, opts.feed, { root: "/registry/", log: (msg, fields) => opts.log?.("warn", msg, fields ?? {}) });
+  const cache = new WatchCache(opts.kv, opts.feed, {
+    root: "/registry/",
+    historyWindowMs: opts.watchHistoryWindowMs,
+    maxHistory: opts.watchHistoryMaxEvents,
+    log: (msg, fields) => opts.log?.("warn", msg, fields ?? {}) });
   await cache.start();
   const storage = new CachedStorage(store, cache, { initialEventsAnnotation: profile.annotations.initialEventsEnd });
   // The namespace check looks the namespaces registry up lazily, once the catalog exists.
   const catalog: Catalog = new Catalog(profile, opts.kinds, storage, { checkNamespace: namespaceLifecycle(() => catalog) });
   await ensureDefaultNamespaces(catalog, profile);
+
+  const health = HealthRegistry.withDefaults({ livezGracePeriodMs: opts.livezGracePeriodMs ?? 0, shutdownDelayMs: opts.shutdownDelayMs ?? 0 });
+  health.add("etcd", async () => {
+    await opts.kv.currentRevision();
+  });
+  health.add("informer-sync", () => {
+    if (cache.revision === 0) throw new Error("watch cache not synced");
+  }, ["readyz"]);
+  const healthApp = new Hono();
+  healthRoutes(healthApp, health);
+  const serveHealth: NonResourceHandler = (req) => healthApp.fetch(req);
+  const openapi = openapiRoutes(opts.kinds, profile);
 
   let boundAddress = "127.0.0.1:0";
   const app = buildApp({
@@ -101,7 +128,12 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5000,
     authenticate: opts.authenticate ?? (async (_req, incoming) => userFromClientCertificate(incoming)),
     authorize: opts.authorize ?? (async () => {}),
-    nonResource: discoveryRoutes(catalog, () => boundAddress, opts.extraRoutes),
+    nonResource: discoveryRoutes(
+      catalog,
+      () => boundAddress,
+      [...openapi.exact, ...["/livez", "/readyz", "/healthz"].map((p): [string, NonResourceHandler] => [p, serveHealth]), ...(opts.extraRoutes ?? [])],
+      [openapi.prefix, ["/livez/", serveHealth], ["/readyz/", serveHealth], ["/healthz/", serveHealth]],
+    ),
     log: opts.log,
   });
 
@@ -134,7 +166,11 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     url: `https://${boundAddress}`,
     catalog,
     cache,
+    health,
     async close() {
+      health.beginShutdown();
+      const delay = opts.shutdownDelayMs ?? 0;
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       clearInterval(bookmarks);
       if (compaction) clearInterval(compaction);
       cache.stop();

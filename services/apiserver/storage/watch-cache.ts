@@ -72,11 +72,11 @@ export class WatchCache {
     options: WatchCacheOptions,
   ) {
     this.opts = {
-      historyWindowMs: 5 * 60 * 1000,
-      maxHistory: 500_000,
-      watcherCapacity: 10_000,
-      now: Date.now,
       ...options,
+      historyWindowMs: options.historyWindowMs ?? 5 * 60 * 1000,
+      maxHistory: options.maxHistory ?? 500_000,
+      watcherCapacity: options.watcherCapacity ?? 10_000,
+      now: options.now ?? Date.now,
     };
   }
 
