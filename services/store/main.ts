@@ -1,0 +1,113 @@
+/**
+ * The store node process: a member of the Raft group serving the etcd v3 client
+ * API on --listen-client-urls and, while it leads, publishing every applied
+ * revision to the Redis stream (--redis-url, --revision-stream).
+ *
+ * Logs are pino JSON lines on stdout; the line "store node ready" carries the
+ * bound client URLs. SIGINT/SIGTERM stop it gracefully.
+ */
+import { mkdir } from "node:fs/promises";
+import { resolve } from "node:path";
+import { FlagError, parseFlags, usage } from "../../shared/cli/flags.ts";
+import { createLogger } from "../../shared/observability/logger.ts";
+import { getProfile } from "../../shared/platform/index.ts";
+import { isLeader, leadershipOf } from "./server/capabilities.ts";
+import { StoreGrpcServer } from "./server/grpc-server.ts";
+import { nodeConfig, STORE_FLAGS, type NodeConfig } from "./server/node-flags.ts";
+import { openBackend } from "./server/open-backend.ts";
+import { RevisionPublisher } from "./server/publisher.ts";
+
+function parse(): NodeConfig | undefined {
+  try {
+    const flags = parseFlags(process.argv.slice(2), STORE_FLAGS);
+    if (flags.help) {
+      process.stdout.write(`flags:\n${usage(STORE_FLAGS)}\n`);
+      return undefined;
+    }
+    const config = nodeConfig(flags);
+    getProfile(config.profile);
+    return config;
+  } catch (err) {
+    if (err instanceof FlagError || (err instanceof Error && /profile/.test(err.message))) {
+      process.stderr.write(`error: ${err.message}\n\nflags:\n${usage(STORE_FLAGS)}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+async function main(): Promise<void> {
+  const config = parse();
+  if (config === undefined) return;
+  const log = createLogger({ component: "store" }).child({ member: config.name });
+  config.dataDir = resolve(config.dataDir);
+  await mkdir(config.dataDir, { recursive: true });
+
+  const opened = await openBackend(config, log);
+  const { backend } = opened;
+  const server = new StoreGrpcServer(backend, {
+    maxRequestBytes: config.maxRequestBytes,
+    name: config.name,
+    clientUrls: config.advertiseClientUrls,
+    peerUrls: config.initialCluster.find((m) => m.name === config.name)?.peerUrls ?? [],
+    minLeaseTtl: Math.ceil((3 * config.electionTimeoutMs) / 2 / 1000),
+    logger: log,
+  });
+  const bound: string[] = [];
+  for (const url of config.listenClientUrls) {
+    const port = await server.listen(`${url.hostname}:${url.port}`);
+    bound.push(`http://${url.hostname}:${port}`);
+  }
+
+  let publisher: RevisionPublisher | undefined;
+  const cleanups: Array<() => void> = [];
+  if (config.redisUrl !== undefined) {
+    const pub = new RevisionPublisher(backend.mvcc, {
+      url: config.redisUrl,
+      stream: config.revisionStream,
+      log: (level, msg, fields) => log[level](fields ?? {}, msg),
+    });
+    pub.start();
+    cleanups.push(backend.onApplied(() => pub.notify()));
+    const leadership = leadershipOf(backend);
+    const setLeader = (leading: boolean) => {
+      log.info({ leading }, leading ? "leading: publishing revisions" : "not leading: publishing stopped");
+      pub.setLeader(leading);
+    };
+    if (leadership !== undefined) cleanups.push(leadership.onLeadershipChange(setLeader));
+    // Also poll, so a backend without leadership callbacks (or a missed one) converges.
+    let last = isLeader(backend);
+    setLeader(last);
+    const poll = setInterval(() => {
+      const now = isLeader(backend);
+      if (now !== last) setLeader(now);
+      last = now;
+    }, 1000);
+    cleanups.push(() => clearInterval(poll));
+    publisher = pub;
+  }
+
+  log.info(
+    { clientUrls: bound, backend: opened.description, dataDir: config.dataDir, redis: config.redisUrl ?? null, stream: config.revisionStream, profile: config.profile },
+    "store node ready",
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down");
+    for (const c of cleanups) c();
+    await publisher?.stop();
+    await server.close();
+    await opened.close();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`store: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,64 @@
+/**
+ * Optional abilities of a StoreBackend beyond the StoreBackend contract, found by
+ * duck typing so that LocalBackend (none of them) and the Raft node (all of them)
+ * plug into the same gRPC server:
+ *
+ * - membership: the Cluster service delegates to it; without it MemberList answers
+ *   with this node alone and the changing RPCs are UNIMPLEMENTED;
+ * - leadership: which node runs lease expiry and answers keep-alives; without it
+ *   a node leads when status().leader equals its own member id.
+ */
+import type { StoreBackend } from "./backend.ts";
+
+export interface MemberInfo {
+  /** Raft node id (the Raft node uses safe-integer numbers). */
+  id: bigint | number;
+  name: string;
+  peerUrls: string[];
+  clientUrls: string[];
+  isLearner: boolean;
+}
+
+export interface MembershipBackend {
+  memberList(): MemberInfo[] | Promise<MemberInfo[]>;
+  memberAdd(peerUrls: string[], isLearner: boolean): Promise<{ member: MemberInfo; members: MemberInfo[] }>;
+  memberRemove(id: bigint): Promise<MemberInfo[]>;
+  memberPromote(id: bigint): Promise<MemberInfo[]>;
+}
+
+export interface LeadershipBackend {
+  isLeader(): boolean;
+  /** Called with true when this node becomes leader and false when it stops leading. */
+  onLeadershipChange(listener: (leading: boolean) => void): () => void;
+}
+
+/** Optional sizes for Maintenance Status (bytes of the durable state). */
+export interface SizedBackend {
+  dbSize(): number;
+}
+
+function hasMethods(obj: unknown, names: readonly string[]): boolean {
+  if (typeof obj !== "object" || obj === null) return false;
+  const rec = obj as Record<string, unknown>;
+  return names.every((n) => typeof rec[n] === "function");
+}
+
+export function membershipOf(backend: StoreBackend): MembershipBackend | undefined {
+  return hasMethods(backend, ["memberList", "memberAdd", "memberRemove", "memberPromote"]) ? (backend as unknown as MembershipBackend) : undefined;
+}
+
+export function leadershipOf(backend: StoreBackend): LeadershipBackend | undefined {
+  return hasMethods(backend, ["isLeader", "onLeadershipChange"]) ? (backend as unknown as LeadershipBackend) : undefined;
+}
+
+export function sizedOf(backend: StoreBackend): SizedBackend | undefined {
+  return hasMethods(backend, ["dbSize"]) ? (backend as unknown as SizedBackend) : undefined;
+}
+
+/** Whether this node currently leads its group. */
+export function isLeader(backend: StoreBackend): boolean {
+  const l = leadershipOf(backend);
+  if (l !== undefined) return l.isLeader();
+  const s = backend.status();
+  return s.leader !== 0n && s.leader === s.memberId;
+}

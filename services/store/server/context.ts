@@ -1,0 +1,98 @@
+/**
+ * What every service of the client API shares: the backend, the options, response
+ * headers, and the guarded paths to the log (size limit, leader check) and to
+ * linearizable reads (leader check, read barrier).
+ */
+import type { Logger } from "pino";
+import { encodeRequest, type StoreRequest, type StoreResponse, type StoreResult } from "../mvcc/index.ts";
+import type { StoreBackend } from "./backend.ts";
+import { Errors, fromStoreError } from "./grpc-errors.ts";
+import type { PbHeader } from "./wire.ts";
+
+export interface GrpcServerOptions {
+  /** Largest encoded write accepted (etcd's --max-request-bytes; default 1.5 MiB). */
+  maxRequestBytes?: number;
+  /** Most ops per txn branch (etcd's --max-txn-ops; default 128). */
+  maxTxnOps?: number;
+  /** Version reported by Maintenance Status (default "3.5.0"). */
+  version?: string;
+  /** This node, for MemberList when the backend has no membership. */
+  name?: string;
+  clientUrls?: string[];
+  peerUrls?: string[];
+  /** Interval of watch progress notifications (etcd: 10 minutes). */
+  progressNotifyIntervalMs?: number;
+  /** Shortest lease TTL in seconds; shorter grants are raised to it (etcd: from the election timeout). */
+  minLeaseTtl?: number;
+  /** How often the leader checks lease deadlines (default 500 ms). */
+  leaseCheckIntervalMs?: number;
+  logger?: Logger;
+  now?: () => number;
+}
+
+export type ResolvedOptions = Required<Omit<GrpcServerOptions, "logger">> & { logger: Logger | undefined };
+
+export const DEFAULT_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
+/** etcd lets gRPC receive this much above the request limit, then answers "request is too large". */
+export const GRPC_OVERHEAD_BYTES = 512 * 1024;
+
+export function resolveOptions(o: GrpcServerOptions): ResolvedOptions {
+  return {
+    maxRequestBytes: o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
+    maxTxnOps: o.maxTxnOps ?? 128,
+    version: o.version ?? "3.5.0",
+    name: o.name ?? "default",
+    clientUrls: o.clientUrls ?? [],
+    peerUrls: o.peerUrls ?? [],
+    progressNotifyIntervalMs: o.progressNotifyIntervalMs ?? 10 * 60 * 1000,
+    minLeaseTtl: o.minLeaseTtl ?? 2,
+    leaseCheckIntervalMs: o.leaseCheckIntervalMs ?? 500,
+    logger: o.logger,
+    now: o.now ?? Date.now,
+  };
+}
+
+type Successful = Exclude<StoreResult, { type: "error" }>;
+export type ResultOf<T extends StoreResult["type"]> = Extract<Successful, { type: T }> extends { response: infer R } ? R : never;
+
+export class ServerContext {
+  constructor(
+    readonly backend: StoreBackend,
+    readonly options: ResolvedOptions,
+  ) {}
+
+  /** A response header at the given revision (default: the current one). */
+  header(revision?: number): PbHeader {
+    const s = this.backend.status();
+    return {
+      cluster_id: s.clusterId.toString(),
+      member_id: s.memberId.toString(),
+      revision: revision ?? this.backend.mvcc.currentRevision,
+      raft_term: s.term,
+    };
+  }
+
+  private requireLeader(): void {
+    if (this.backend.status().leader === 0n) throw Errors.noLeader();
+  }
+
+  /** Waits until a linearizable read may be served from the local state machine. */
+  async linearizable(): Promise<void> {
+    this.requireLeader();
+    await this.backend.readBarrier();
+  }
+
+  /**
+   * Proposes a write and returns its typed result. Oversized requests, a missing
+   * leader and store errors become etcd's gRPC errors.
+   */
+  async propose<T extends StoreRequest["type"]>(request: Extract<StoreRequest, { type: T }>): Promise<{ res: StoreResponse; response: ResultOf<T> }> {
+    if (encodeRequest(request).length > this.options.maxRequestBytes) throw Errors.requestTooLarge();
+    this.requireLeader();
+    const res = await this.backend.propose(request);
+    const result = res.result;
+    if (result.type === "error") throw fromStoreError(result.error.code, result.error.message);
+    if (result.type !== request.type) throw new Error(`store answered a ${request.type} with a ${result.type} result`);
+    return { res, response: result.response as ResultOf<T> };
+  }
+}

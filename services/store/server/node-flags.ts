@@ -1,0 +1,108 @@
+/**
+ * Flags of the store node binary (services/store/main.ts), named as etcd names them,
+ * and their parsed form.
+ */
+import { FlagError, type FlagSpec, type FlagValues } from "../../../shared/cli/flags.ts";
+
+export const STORE_FLAGS: Record<string, FlagSpec> = {
+  name: { kind: "string", default: "default", help: "this member's name (a key of --initial-cluster)" },
+  "data-dir": { kind: "string", default: "default.store", help: "directory of the write-ahead log and snapshots" },
+  "listen-client-urls": { kind: "list", default: ["http://127.0.0.1:2379"], help: "URLs to serve the client (etcd v3) API on" },
+  "advertise-client-urls": { kind: "list", help: "client URLs told to other members and clients (default: --listen-client-urls)" },
+  "listen-peer-urls": { kind: "list", default: ["http://127.0.0.1:2380"], help: "URLs to serve the peer transport on" },
+  "initial-cluster": { kind: "string", default: "", help: "name=peerURL,... of the initial members (default: this member alone)" },
+  "initial-cluster-state": { kind: "string", default: "new", help: "new (bootstrap) or existing (join a running cluster)" },
+  "election-timeout": { kind: "number", default: 1000, help: "Raft election timeout in milliseconds" },
+  "heartbeat-interval": { kind: "number", default: 100, help: "Raft heartbeat interval in milliseconds" },
+  "snapshot-count": { kind: "number", default: 100_000, help: "applied entries between snapshots" },
+  "redis-url": { kind: "string", help: "Redis URL of the revision stream (the leader publishes to it); none: no publishing" },
+  "revision-stream": { kind: "string", default: "revisions", help: "name of the revision stream" },
+  "max-request-bytes": { kind: "number", default: 1.5 * 1024 * 1024, help: "largest client write accepted" },
+  profile: { kind: "string", default: "plat", help: "naming profile: plat or kubernetes" },
+  help: { kind: "boolean", default: false, help: "print the flags" },
+};
+
+export interface InitialMember {
+  name: string;
+  peerUrls: string[];
+}
+
+export interface NodeConfig {
+  name: string;
+  dataDir: string;
+  listenClientUrls: URL[];
+  advertiseClientUrls: string[];
+  listenPeerUrls: URL[];
+  initialCluster: InitialMember[];
+  initialClusterState: "new" | "existing";
+  electionTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  snapshotCount: number;
+  redisUrl: string | undefined;
+  revisionStream: string;
+  maxRequestBytes: number;
+  profile: string;
+}
+
+function urls(list: unknown, flag: string): URL[] {
+  return (list as string[]).map((u) => {
+    let url: URL;
+    try {
+      url = new URL(u);
+    } catch {
+      throw new FlagError(`invalid URL "${u}" for --${flag}`);
+    }
+    if (url.protocol !== "http:" || url.port === "") throw new FlagError(`--${flag}: "${u}" must be http://host:port`);
+    return url;
+  });
+}
+
+/** "a=http://h:1,a=http://h:2,b=http://h:3" -> members in order of first appearance. */
+export function parseInitialCluster(text: string): InitialMember[] {
+  const members = new Map<string, string[]>();
+  for (const part of text.split(",").filter((p) => p.trim() !== "")) {
+    const eq = part.indexOf("=");
+    if (eq <= 0) throw new FlagError(`--initial-cluster: "${part}" is not name=url`);
+    const name = part.slice(0, eq).trim();
+    const url = part.slice(eq + 1).trim();
+    urls([url], "initial-cluster");
+    members.set(name, [...(members.get(name) ?? []), url]);
+  }
+  return [...members].map(([name, peerUrls]) => ({ name, peerUrls }));
+}
+
+export function nodeConfig(flags: FlagValues): NodeConfig {
+  const listenClientUrls = urls(flags["listen-client-urls"], "listen-client-urls");
+  const listenPeerUrls = urls(flags["listen-peer-urls"], "listen-peer-urls");
+  const name = String(flags.name);
+  const advertised = flags["advertise-client-urls"] as string[];
+  let initialCluster = parseInitialCluster(String(flags["initial-cluster"]));
+  if (initialCluster.length === 0) initialCluster = [{ name, peerUrls: listenPeerUrls.map((u) => u.origin) }];
+  if (!initialCluster.some((m) => m.name === name)) throw new FlagError(`--initial-cluster has no member named "${name}"`);
+  const state = String(flags["initial-cluster-state"]);
+  if (state !== "new" && state !== "existing") throw new FlagError(`--initial-cluster-state must be new or existing, not "${state}"`);
+  const positive = (flag: string): number => {
+    const n = Number(flags[flag]);
+    if (!Number.isInteger(n) || n <= 0) throw new FlagError(`--${flag} must be a positive integer`);
+    return n;
+  };
+  const electionTimeoutMs = positive("election-timeout");
+  const heartbeatIntervalMs = positive("heartbeat-interval");
+  if (electionTimeoutMs < 5 * heartbeatIntervalMs) throw new FlagError("--election-timeout must be at least 5 times --heartbeat-interval");
+  return {
+    name,
+    dataDir: String(flags["data-dir"]),
+    listenClientUrls,
+    advertiseClientUrls: advertised.length > 0 ? advertised : listenClientUrls.map((u) => u.origin),
+    listenPeerUrls,
+    initialCluster,
+    initialClusterState: state,
+    electionTimeoutMs,
+    heartbeatIntervalMs,
+    snapshotCount: positive("snapshot-count"),
+    redisUrl: flags["redis-url"] === undefined || flags["redis-url"] === "" ? undefined : String(flags["redis-url"]),
+    revisionStream: String(flags["revision-stream"]),
+    maxRequestBytes: positive("max-request-bytes"),
+    profile: String(flags.profile),
+  };
+}
