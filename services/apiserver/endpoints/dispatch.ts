@@ -21,7 +21,7 @@ function pageNotFound(): Error {
 }
 
 /** Subresources served by the generic handlers (same object, split by the strategy). */
-const GENERIC_SUBRESOURCES = new Set(["status"]);
+const GENERIC_SUBRESOURCES = new Set(["status", "finalize"]);
 
 export async function dispatchResource(cfg: AppConfig, info: RequestInfo, req: Request, url: URL, user: UserInfo): Promise<Response> {
   const served = cfg.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
@@ -31,7 +31,8 @@ export async function dispatchResource(cfg: AppConfig, info: RequestInfo, req: R
   if (info.subresource && (!def.subresources?.includes(info.subresource as never) || !GENERIC_SUBRESOURCES.has(info.subresource))) {
     throw pageNotFound();
   }
-  if (resource.namespaced && info.namespace === "" && info.name !== "" && info.resource !== "namespaces") throw pageNotFound();
+  const collectionVerb = info.verb === "list" || info.verb === "watch" || info.verb === "deletecollection" || info.verb === "create";
+  if (resource.namespaced && info.namespace === "" && !collectionVerb && info.resource !== "namespaces") throw pageNotFound();
   if (!resource.namespaced && info.namespace !== "" && info.resource !== "namespaces") throw pageNotFound();
   const negotiated = negotiateOutput(req.headers.get("accept"), { profile: cfg.profile, protobuf: false, watch: info.verb === "watch" });
   const query = url.searchParams;

@@ -81,7 +81,7 @@ export async function deleteObject(registry: Registry, namespace: string | undef
   await registry.options.admission?.validate?.("DELETE", current, current, wctx);
   const extraFinalizer = wantsFinalizer(opts);
   const grace = opts.gracePeriodSeconds ?? gracePeriodFor(current, registry);
-  const hasFinalizers = (meta(current).finalizers ?? []).length > 0;
+  const hasFinalizers = (meta(current).finalizers ?? []).length > 0 || !!registry.strategy.deletionBlocked?.(current);
   const graceful = grace !== undefined && grace > 0 && gracePeriodFor(current, registry) !== undefined;
   if (hasFinalizers || extraFinalizer || graceful) {
     // Terminating: record deletionTimestamp (once) and keep the object.
@@ -99,12 +99,13 @@ export async function deleteObject(registry: Registry, namespace: string | undef
           if (!m.deletionTimestamp) {
             m.deletionTimestamp = timestamp(now + (graceful ? (grace as number) * 1000 : 0));
             m.deletionGracePeriodSeconds = graceful ? (grace as number) : 0;
+            registry.strategy.markTerminating?.(obj);
           } else if (graceful && grace !== undefined && grace < (m.deletionGracePeriodSeconds ?? Infinity)) {
             m.deletionTimestamp = timestamp(now + grace * 1000);
             m.deletionGracePeriodSeconds = grace;
           }
           if (extraFinalizer && !(m.finalizers ?? []).includes(extraFinalizer)) m.finalizers = [...(m.finalizers ?? []), extraFinalizer];
-          becameDeletable = (m.finalizers ?? []).length === 0 && !graceful;
+          becameDeletable = (m.finalizers ?? []).length === 0 && !graceful && !registry.strategy.deletionBlocked?.(obj);
           return obj;
         },
         { dryRun: ctx.dryRun },
@@ -126,7 +127,7 @@ export async function deleteObject(registry: Registry, namespace: string | undef
  */
 export async function finishDeletionIfDone(registry: Registry, namespace: string | undefined, obj: JsonObject, dryRun: boolean): Promise<JsonObject | undefined> {
   const m = meta(obj);
-  if (!m.deletionTimestamp || (m.finalizers ?? []).length > 0) return undefined;
+  if (!m.deletionTimestamp || (m.finalizers ?? []).length > 0 || registry.strategy.deletionBlocked?.(obj)) return undefined;
   if (gracePeriodFor(obj, registry) !== undefined && (m.deletionGracePeriodSeconds ?? 0) > 0) return undefined;
   try {
     return await registry.storage.delete(registry.key(namespace, m.name ?? ""), { preconditions: { resourceVersion: m.resourceVersion }, dryRun });

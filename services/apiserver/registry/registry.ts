@@ -243,7 +243,10 @@ export class Registry {
     if (m.deletionTimestamp === undefined) delete m.deletionTimestamp;
     if (m.deletionGracePeriodSeconds === undefined) delete m.deletionGracePeriodSeconds;
     let out: JsonObject;
-    if (ctx.subresource === "status") {
+    const special = ctx.subresource && ctx.subresource !== "status" ? this.strategy.prepareForSubresource?.(ctx.subresource, obj, current) : undefined;
+    if (special) {
+      out = special;
+    } else if (ctx.subresource === "status") {
       out = this.strategy.prepareForStatusUpdate(obj, current);
     } else {
       this.strategy.prepareForUpdate(obj, current);

@@ -22,6 +22,12 @@ export interface Strategy {
   readonly allowCreateOnUpdate: boolean;
   readonly allowUnconditionalUpdate: boolean;
   readonly hasStatus: boolean;
+  /** Update through a kind-specific subresource (namespaces: finalize); returns the object to store. */
+  prepareForSubresource?(subresource: string, obj: JsonObject, old: JsonObject): JsonObject | undefined;
+  /** True while something other than metadata.finalizers keeps a deleted object (namespaces: spec.finalizers). */
+  deletionBlocked?(obj: JsonObject): boolean;
+  /** Changes made when the object becomes Terminating (namespaces: status.phase). */
+  markTerminating?(obj: JsonObject): void;
 }
 
 /** Fields outside metadata and status whose change bumps `metadata.generation`. */

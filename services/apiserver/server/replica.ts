@@ -14,6 +14,8 @@ import { DEFAULT_MAX_BODY_BYTES } from "../endpoints/body.ts";
 import type { NonResourceHandler } from "../endpoints/non-resource.ts";
 import { discoveryRoutes } from "../endpoints/routes.ts";
 import { Catalog } from "../registry/catalog.ts";
+import { strategyFor } from "../registry/kind-strategies.ts";
+import { NamespaceController } from "../../controller-manager/namespace-controller.ts";
 import type { RegistryOptions, WriteContext } from "../registry/registry.ts";
 import { CachedStorage } from "../storage/cached-storage.ts";
 import type { KvStore, RevisionFeed } from "../storage/kv.ts";
@@ -105,8 +107,10 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   await cache.start();
   const storage = new CachedStorage(store, cache, { initialEventsAnnotation: profile.annotations.initialEventsEnd });
   // The namespace check looks the namespaces registry up lazily, once the catalog exists.
-  const catalog: Catalog = new Catalog(profile, opts.kinds, storage, { checkNamespace: namespaceLifecycle(() => catalog) });
+  const catalog: Catalog = new Catalog(profile, opts.kinds, storage, { checkNamespace: namespaceLifecycle(() => catalog) }, strategyFor(profile));
   await ensureDefaultNamespaces(catalog, profile);
+  const namespaceController = new NamespaceController(catalog, profile, { log: (level, msg, fields) => opts.log?.(level, msg, fields ?? {}) });
+  namespaceController.start();
 
   const health = HealthRegistry.withDefaults({ livezGracePeriodMs: opts.livezGracePeriodMs ?? 0, shutdownDelayMs: opts.shutdownDelayMs ?? 0 });
   health.add("etcd", async () => {
@@ -172,6 +176,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       const delay = opts.shutdownDelayMs ?? 0;
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       clearInterval(bookmarks);
+      namespaceController.stop();
       if (compaction) clearInterval(compaction);
       cache.stop();
       await new Promise<void>((resolve) => {

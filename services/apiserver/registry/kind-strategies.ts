@@ -1,0 +1,70 @@
+/**
+ * The few kinds whose registry behaviour is more than the schema says: namespaces
+ * (their own finalizers in spec, Terminating phase) and pods (initial status).
+ * Everything else uses the generic strategy.
+ */
+import { initialPodStatus } from "../../../shared/api/groups/core-v1-pod.ts";
+import type { PlatformProfile } from "../../../shared/platform/index.ts";
+import type { KindDefinition } from "../../../shared/schema/types.ts";
+import { isObject, type JsonObject } from "../storage/object.ts";
+import { genericStrategy, type Strategy } from "./strategy.ts";
+
+function namespaceStrategy(def: KindDefinition, profile: PlatformProfile): Strategy {
+  const base = genericStrategy(def);
+  return {
+    ...base,
+    prepareForCreate(obj) {
+      base.prepareForCreate(obj);
+      const spec = isObject(obj.spec) ? obj.spec : (obj.spec = {});
+      const finalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as string[]) : [];
+      if (!finalizers.includes(profile.namespaceFinalizer)) spec.finalizers = [...finalizers, profile.namespaceFinalizer];
+      obj.status = { phase: "Active" };
+    },
+    prepareForUpdate(obj, old) {
+      base.prepareForUpdate(obj, old);
+      // spec.finalizers changes only through the finalize subresource.
+      obj.spec = structuredClone(old.spec ?? {});
+    },
+    prepareForSubresource(subresource, obj, old) {
+      return subresource === "finalize" ? finalizeNamespace(obj, old) : undefined;
+    },
+    deletionBlocked(obj) {
+      const spec = obj.spec as { finalizers?: unknown[] } | undefined;
+      return (spec?.finalizers ?? []).length > 0;
+    },
+    markTerminating(obj) {
+      const status = isObject(obj.status) ? obj.status : (obj.status = {});
+      status.phase = "Terminating";
+    },
+  };
+}
+
+/** The finalize subresource of a namespace: only spec.finalizers changes. */
+export function finalizeNamespace(input: JsonObject, current: JsonObject): JsonObject {
+  const next = structuredClone(current);
+  const spec = isObject(next.spec) ? next.spec : (next.spec = {});
+  const given = isObject(input.spec) ? (input.spec.finalizers as unknown) : undefined;
+  spec.finalizers = Array.isArray(given) ? given : [];
+  const meta = next.metadata as Record<string, unknown>;
+  meta.resourceVersion = (input.metadata as Record<string, unknown> | undefined)?.resourceVersion ?? meta.resourceVersion;
+  return next;
+}
+
+function podStrategy(def: KindDefinition): Strategy {
+  const base = genericStrategy(def);
+  return {
+    ...base,
+    prepareForCreate(obj) {
+      base.prepareForCreate(obj);
+      obj.status = initialPodStatus(obj);
+    },
+  };
+}
+
+export function strategyFor(profile: PlatformProfile): (def: KindDefinition) => Strategy {
+  return (def) => {
+    if (def.group === "core" && def.plural === "namespaces") return namespaceStrategy(def, profile);
+    if (def.group === "core" && def.plural === "pods") return podStrategy(def);
+    return genericStrategy(def);
+  };
+}

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+
+let api: TestApiserver;
+beforeAll(async () => {
+  api = await startTestApiserver();
+});
+afterAll(async () => {
+  await api?.close();
+});
+
+async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await fn();
+  while (!ok(last) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    last = await fn();
+  }
+  return last;
+}
+
+describe("namespaces", () => {
+  it("exist by default for the profile", async () => {
+    const list = await api.admin.get("/api/v1/namespaces");
+    const names = list.json<{ items: Array<{ metadata: { name: string } }> }>().items.map((n) => n.metadata.name);
+    for (const ns of api.profile.defaultNamespaces) expect(names).toContain(ns);
+  });
+
+  it("get the platform finalizer and name label, terminate, empty themselves and go away", async () => {
+    const created = await api.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "doomed" } });
+    expect(created.status, created.text).toBe(201);
+    const ns = created.json<{ spec: { finalizers: string[] }; status: { phase: string }; metadata: { labels: Record<string, string> } }>();
+    expect(ns.spec.finalizers).toEqual([api.profile.namespaceFinalizer]);
+    expect(ns.status.phase).toBe("Active");
+    expect(ns.metadata.labels[api.profile.labels.metadataName]).toBe("doomed");
+    for (let i = 0; i < 3; i++) {
+      const r = await api.admin.post("/api/v1/namespaces/doomed/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `c${i}` } });
+      expect(r.status).toBe(201);
+    }
+    const del = await api.admin.delete("/api/v1/namespaces/doomed");
+    expect(del.status).toBe(200);
+    expect(del.json<{ status: { phase: string } }>().status.phase).toBe("Terminating");
+    const refused = await api.admin.post("/api/v1/namespaces/doomed/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "late" } });
+    expect(refused.status).toBe(403);
+    expect(refused.json<{ message: string }>().message).toContain("because it is being terminated");
+    const gone = await eventually(
+      () => api.admin.get("/api/v1/namespaces/doomed"),
+      (r) => r.status === 404,
+    );
+    expect(gone.status).toBe(404);
+    const leftovers = await api.admin.get("/api/v1/namespaces/doomed/configmaps");
+    expect(leftovers.json<{ items: unknown[] }>().items).toHaveLength(0);
+  });
+
+  it("scopes namespaced lists and serves cluster-wide lists across namespaces", async () => {
+    await api.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "scope-a" } });
+    await api.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "scope-b" } });
+    await api.admin.post("/api/v1/namespaces/scope-a/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "same" } });
+    await api.admin.post("/api/v1/namespaces/scope-b/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "same" } });
+    const a = await api.admin.get("/api/v1/namespaces/scope-a/configmaps");
+    expect(a.json<{ items: Array<{ metadata: { namespace: string } }> }>().items.map((i) => i.metadata.namespace)).toEqual(["scope-a"]);
+    const all = await api.admin.get("/api/v1/configmaps?fieldSelector=metadata.name%3Dsame");
+    expect(all.json<{ items: Array<{ metadata: { namespace: string } }> }>().items.map((i) => i.metadata.namespace).sort()).toEqual(["scope-a", "scope-b"]);
+    const clusterScopedInNs = await api.admin.get("/api/v1/namespaces/scope-a/nodes");
+    expect(clusterScopedInNs.status).toBe(404);
+  });
+});
