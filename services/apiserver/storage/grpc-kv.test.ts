@@ -1,0 +1,55 @@
+import { LocalBackend } from "../../store/server/local-backend.ts";
+import { StoreGrpcServer } from "../../store/server/grpc-server.ts";
+import { toRevisionChange } from "./backend-kv.ts";
+import { CachedStorage } from "./cached-storage.ts";
+import { storageConformance } from "./conformance.ts";
+import { FanoutFeed } from "./fanout-feed.ts";
+import { GrpcKv } from "./grpc-kv.ts";
+import { StoreStorage } from "./store-storage.ts";
+import { WatchCache } from "./watch-cache.ts";
+
+/**
+ * The storage conformance suite over the gRPC store client: StoreStorage over
+ * GrpcKv over the store's gRPC server over LocalBackend. Live revisions come from
+ * the in-process backend (the replica's Redis feed is tested on its own); every
+ * catch-up of the feed goes through GrpcKv.history.
+ */
+async function fixture() {
+  const backend = new LocalBackend();
+  const server = new StoreGrpcServer(backend);
+  const port = await server.listen("127.0.0.1:0");
+  const kv = new GrpcKv([`127.0.0.1:${port}`]);
+  const feed = new FanoutFeed(kv);
+  feed.setLivePosition(backend.mvcc.currentRevision);
+  const unsubscribe = backend.onApplied((change) => feed.push(toRevisionChange(change)));
+  return { server, kv, feed, unsubscribe };
+}
+
+storageConformance("grpc store client", async () => {
+  const { server, kv, feed, unsubscribe } = await fixture();
+  return {
+    kv,
+    storage: new StoreStorage(kv, feed),
+    close: async () => {
+      unsubscribe();
+      await kv.close();
+      await server.close(100);
+    },
+  };
+});
+
+storageConformance("grpc store client with watch cache", async () => {
+  const { server, kv, feed, unsubscribe } = await fixture();
+  const cache = new WatchCache(kv, feed, { root: "/registry/", maxHistory: 2 });
+  await cache.start();
+  return {
+    kv,
+    storage: new CachedStorage(new StoreStorage(kv, feed), cache),
+    close: async () => {
+      cache.stop();
+      unsubscribe();
+      await kv.close();
+      await server.close(100);
+    },
+  };
+});

@@ -1,0 +1,249 @@
+/**
+ * KvStore over the store's etcd v3 gRPC API (the apiserver replica's store client),
+ * behaving like BackendKv over an in-process backend:
+ * - reads are linearizable Ranges unless `serializable`; `currentRevision()` is a
+ *   linearizable count-only Range of one key (its header revision);
+ * - puts and deletes inside txns ask for previous values (results carry them);
+ * - `history(after, upTo)` is a Watch from `after + 1` over every key with prev_kv,
+ *   ended by a progress request (answered once the watcher has caught up);
+ * - compacted and future revisions become CompactedError / FutureRevisionError;
+ * - several endpoints with failover (grpc-kv-pool.ts); reads and history are retried.
+ */
+import { randomBytes } from "node:crypto";
+import { status } from "@grpc/grpc-js";
+import type { PbEvent, PbKeyValue, PbRangeResponse, PbRequestOp, PbTxnResponse, PbWatchRequest, PbWatchResponse } from "../../store/server/wire.ts";
+import { EndpointPool, StoreCallError, type GrpcKvOptions } from "./grpc-kv-pool.ts";
+import {
+  CompactedError,
+  FutureRevisionError,
+  type Compare,
+  type KeyChange,
+  type KeyValue,
+  type KvStore,
+  type RangeOptions,
+  type RangeResult,
+  type RevisionChange,
+  type TxnOp,
+  type TxnResult,
+} from "./kv.ts";
+
+export type { GrpcKvOptions } from "./grpc-kv-pool.ts";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const ALL = Buffer.from([0]);
+const RESULTS = { "=": "EQUAL", "!=": "NOT_EQUAL", ">": "GREATER", "<": "LESS" } as const;
+const TARGETS = { version: "VERSION", create: "CREATE", mod: "MOD", value: "VALUE" } as const;
+
+function bytes(s: string): Buffer {
+  return Buffer.from(enc.encode(s));
+}
+
+function rangeEnd(end: string | undefined): Buffer | undefined {
+  if (end === undefined) return undefined;
+  return end === "\0" ? ALL : bytes(end);
+}
+
+function toKv(kv: PbKeyValue): KeyValue {
+  return {
+    key: dec.decode(kv.key),
+    value: new Uint8Array(kv.value),
+    createRevision: Number(kv.create_revision),
+    modRevision: Number(kv.mod_revision),
+    version: Number(kv.version),
+    lease: Number(kv.lease),
+  };
+}
+
+function toChange(e: PbEvent): KeyChange {
+  return {
+    type: e.type,
+    key: dec.decode(e.kv.key),
+    value: e.type === "PUT" ? new Uint8Array(e.kv.value) : undefined,
+    prevValue: e.prev_kv === undefined || e.prev_kv === null ? undefined : new Uint8Array(e.prev_kv.value),
+    createRevision: Number(e.kv.create_revision),
+    modRevision: Number(e.kv.mod_revision),
+    version: Number(e.kv.version),
+  };
+}
+
+function rangeRequest(key: string, o: RangeOptions = {}): object {
+  return {
+    key: bytes(key),
+    range_end: rangeEnd(o.end),
+    limit: o.limit ?? 0,
+    revision: o.revision ?? 0,
+    count_only: o.countOnly === true,
+    keys_only: o.keysOnly === true,
+    serializable: o.serializable === true,
+  };
+}
+
+function requestOp(op: TxnOp): PbRequestOp {
+  switch (op.type) {
+    case "put":
+      return { request_put: { key: bytes(op.key), value: op.value, lease: op.lease ?? 0, prev_kv: true, ignore_value: false, ignore_lease: false } };
+    case "delete":
+      return { request_delete_range: { key: bytes(op.key), range_end: rangeEnd(op.end) ?? Buffer.alloc(0), prev_kv: true } };
+    case "range":
+      return { request_range: rangeRequest(op.key, op.options) as PbRequestOp["request_range"] };
+  }
+}
+
+export class GrpcKv implements KvStore {
+  private readonly pool: EndpointPool;
+
+  constructor(endpoints: readonly string[], private readonly opts: GrpcKvOptions = {}) {
+    this.pool = new EndpointPool(endpoints, opts);
+  }
+
+  async range(key: string, options: RangeOptions = {}): Promise<RangeResult> {
+    try {
+      const res = await this.pool.unary<PbRangeResponse>("KV", "Range", rangeRequest(key, options), true);
+      return { kvs: res.kvs.map(toKv), count: Number(res.count), more: res.more, revision: Number(res.header?.revision ?? 0) };
+    } catch (err) {
+      throw await this.mapError(err, options.revision ?? 0);
+    }
+  }
+
+  async txn(compares: Compare[], success: TxnOp[], failure: TxnOp[]): Promise<TxnResult> {
+    const compare = compares.map((c) => {
+      const base = { key: bytes(c.key), result: RESULTS[c.result], target: TARGETS[c.target] };
+      switch (c.target) {
+        case "version":
+          return { ...base, version: c.value as number };
+        case "create":
+          return { ...base, create_revision: c.value as number };
+        case "mod":
+          return { ...base, mod_revision: c.value as number };
+        case "value":
+          return { ...base, value: c.value as Uint8Array };
+      }
+    });
+    const req = { compare, success: success.map(requestOp), failure: failure.map(requestOp) };
+    const readOnly = [...success, ...failure].every((op) => op.type === "range");
+    let res: PbTxnResponse;
+    try {
+      res = await this.pool.unary<PbTxnResponse>("KV", "Txn", req, readOnly);
+    } catch (err) {
+      throw await this.mapError(err, 0);
+    }
+    const results = res.responses.map((r) => {
+      if (r.response_range) return { kvs: r.response_range.kvs.map(toKv) };
+      if (r.response_delete_range) return { kvs: r.response_delete_range.prev_kvs.map(toKv), deleted: Number(r.response_delete_range.deleted) };
+      if (r.response_put) return { kvs: r.response_put.prev_kv ? [toKv(r.response_put.prev_kv)] : [] };
+      return { kvs: [] };
+    });
+    return { succeeded: res.succeeded, revision: Number(res.header?.revision ?? 0), results };
+  }
+
+  async compact(revision: number): Promise<void> {
+    try {
+      await this.pool.unary("KV", "Compact", { revision, physical: false }, false);
+    } catch (err) {
+      throw await this.mapError(err, revision);
+    }
+  }
+
+  async currentRevision(): Promise<number> {
+    const res = await this.pool.unary<PbRangeResponse>("KV", "Range", { key: ALL, count_only: true }, true);
+    return Number(res.header?.revision ?? 0);
+  }
+
+  async leaseGrant(ttlSeconds: number): Promise<number> {
+    // The id is chosen here (48 bits) so that it is exact as a JS number.
+    const id = randomBytes(6).readUIntBE(0, 6) || 1;
+    const res = await this.pool.unary<{ ID: string }>("Lease", "LeaseGrant", { TTL: ttlSeconds, ID: id }, false);
+    return Number(res.ID);
+  }
+
+  async history(after: number, upTo: number): Promise<RevisionChange[]> {
+    if (upTo <= after) return [];
+    const changes: RevisionChange[] = [];
+    await this.watchOnce({ key: ALL, range_end: ALL, start_revision: after + 1, prev_kv: true }, (res) => {
+      for (const e of res.events ?? []) {
+        const rev = Number(e.kv.mod_revision);
+        if (rev > upTo) return true;
+        const last = changes[changes.length - 1];
+        if (last !== undefined && last.revision === rev) last.changes.push(toChange(e));
+        else changes.push({ revision: rev, changes: [toChange(e)] });
+      }
+      return changes.length > 0 && changes[changes.length - 1].revision >= upTo;
+    }).catch((err: unknown) => {
+      if (err instanceof CompactedRevision) throw new CompactedError(after + 1, err.revision);
+      throw err;
+    });
+    return changes;
+  }
+
+  /** The store's compact revision (0: none), from a watcher started at revision 1. */
+  async compactRevision(): Promise<number> {
+    try {
+      await this.watchOnce({ key: ALL, start_revision: 1 }, () => false);
+      return 0;
+    } catch (err) {
+      if (err instanceof CompactedRevision) return err.revision;
+      throw err;
+    }
+  }
+
+  /**
+   * Runs one watcher until `onEvents` returns true or the store reports it caught up
+   * (the answer to a progress request). Retried on another endpoint when the stream fails.
+   */
+  private async watchOnce(create: object, onEvents: (res: PbWatchResponse) => boolean): Promise<void> {
+    const deadline = Date.now() + (this.opts.retryBudgetMs ?? 15_000);
+    for (;;) {
+      const { stream, endpoint } = this.pool.stream<PbWatchRequest | object, PbWatchResponse>("Watch", "Watch");
+      try {
+        await new Promise<void>((resolve, reject) => {
+          let done = false;
+          const finish = (err?: unknown) => {
+            if (done) return;
+            done = true;
+            clearTimeout(timer);
+            stream.cancel();
+            if (err === undefined) resolve();
+            else reject(err);
+          };
+          const timer = setTimeout(() => finish(new StoreCallError(status.DEADLINE_EXCEEDED, "watch timed out", endpoint)), this.opts.callTimeoutMs ?? 10_000);
+          stream.on("data", (res: PbWatchResponse) => {
+            if (res.canceled) {
+              const compact = Number(res.compact_revision ?? 0);
+              finish(compact > 0 ? new CompactedRevision(compact) : new StoreCallError(status.CANCELLED, res.cancel_reason || "watch canceled", endpoint));
+            } else if (Number(res.watch_id) === -1) finish();
+            else if ((res.events?.length ?? 0) > 0 && onEvents(res)) finish();
+          });
+          stream.on("error", (err: Error & { code?: number; details?: string }) => finish(new StoreCallError(err.code ?? status.UNAVAILABLE, err.details ?? err.message, endpoint)));
+          stream.on("end", () => finish(new StoreCallError(status.UNAVAILABLE, "watch stream ended", endpoint)));
+          stream.write({ create_request: create });
+          stream.write({ progress_request: {} });
+        });
+        return;
+      } catch (err) {
+        const retry = err instanceof StoreCallError && (err.code === status.UNAVAILABLE || err.code === status.DEADLINE_EXCEEDED);
+        if (!retry || Date.now() > deadline) throw err;
+        this.pool.failover(endpoint);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+
+  private async mapError(err: unknown, requested: number): Promise<unknown> {
+    if (!(err instanceof StoreCallError) || err.code !== status.OUT_OF_RANGE) return err;
+    if (/compacted/.test(err.details)) return new CompactedError(requested, await this.compactRevision().catch(() => requested));
+    if (/future revision/.test(err.details)) return new FutureRevisionError(requested, await this.currentRevision().catch(() => 0));
+    return err;
+  }
+
+  async close(): Promise<void> {
+    this.pool.close();
+  }
+}
+
+/** Internal: a watcher was canceled because its start revision is compacted. */
+class CompactedRevision extends Error {
+  constructor(readonly revision: number) {
+    super(`compacted at ${revision}`);
+  }
+}
