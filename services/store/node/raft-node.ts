@@ -1,0 +1,520 @@
+// RaftNode: the replicated StoreBackend. A thin shell around the pure Raft
+// core (RawNode) that owns the clock (tick timer), the disk (WAL and
+// snapshot files), the network (a Transport) and the state machine
+// (MvccStore).
+//
+// One loop handles the core's Ready batches, strictly in the order rawnode.ts
+// requires: (1) persist the snapshot, entries and hard state with one WAL save
+// (one group-commit fsync for the whole batch; skipped waiting when the core
+// says no sync is needed), (2) install the snapshot, (3) send the messages,
+// (4) apply the committed entries, (5) serve read states, (6) advance().
+// Proposals made while a Ready is being persisted are queued and go into the
+// next Ready together (many propose() calls, one append, one fsync).
+//
+// A proposal carries a tag (node id, process nonce, sequence) in its entry;
+// the proposer resolves it when it applies the entry, on leader and follower
+// alike (a follower's proposal reaches the leader through the core's
+// forwarding). Snapshots, restart and bootstrap: see snapshots.ts and disk.ts.
+
+import { randomInt } from "node:crypto";
+import {
+  ConfChangeTransition,
+  ConfChangeType,
+  EntryType,
+  None,
+  ProposalDroppedError,
+  RawNode,
+  SeededRandom,
+  StateType,
+  decodeConfChange,
+  emptyConfState,
+  type ConfChangeSingle,
+  type ConfState,
+  type Entry,
+  type Message,
+  type Ready,
+  type Snapshot,
+  type Status,
+} from "../raft/index.ts";
+import { MvccStore, type LeaseId, type RevisionChange, type StoreRequest, type StoreResponse } from "../mvcc/index.ts";
+import type { BackendStatus, StoreBackend } from "../server/backend.ts";
+import type { Transport } from "../transport/types.ts";
+import type { WalLogger } from "../wal/index.ts";
+import { bootstrap, openDisk, type OpenedDisk } from "./disk.ts";
+import { decodeConfContext, decodeRequestEntry, encodeConfContext, encodeRequestEntry } from "./entry-data.ts";
+import { NodeError, noLeader, notLeader, stopped } from "./errors.ts";
+import { LeaseKeeper } from "./leases.ts";
+import { MemberList, type Member } from "./members.ts";
+import { computeClusterId, resolveTimers, type RaftNodeOptions, type ResolvedTimers } from "./options.ts";
+import { PendingRequests } from "./pending.ts";
+import { ReadIndexQueue } from "./read-index.ts";
+import { decodeSnapshotData } from "./snapshot-data.ts";
+import { SnapshotScheduler } from "./snapshots.ts";
+
+const defaultLog: WalLogger = (level, msg, fields) => {
+  if (level === "warn" || level === "error") process.stderr.write(`${JSON.stringify({ level, msg, ...fields })}\n`);
+};
+
+function dropError(e: unknown): unknown {
+  if (!(e instanceof ProposalDroppedError)) return e;
+  return e.reason === "no-leader" ? noLeader() : new NodeError("dropped", `store: proposal dropped (${e.reason})`);
+}
+
+export class RaftNode implements StoreBackend {
+  readonly id: number;
+  readonly mvcc: MvccStore;
+  readonly clusterId: bigint;
+  private readonly rn: RawNode;
+  private readonly disk: OpenedDisk;
+  private readonly transport: Transport;
+  private readonly timers: ResolvedTimers;
+  private readonly memberList: MemberList;
+  private readonly nonce = randomInt(1, 2 ** 31);
+  private readonly now: () => number;
+  private readonly log: WalLogger;
+  private readonly proposals: PendingRequests<StoreResponse>;
+  private readonly confChanges: PendingRequests<Member[]>;
+  private readonly reads: ReadIndexQueue;
+  private readonly leases: LeaseKeeper;
+  private readonly snapshots: SnapshotScheduler;
+  private readonly listeners = new Set<(change: RevisionChange) => void>();
+  private queued: { seq: number; data: Uint8Array }[] = [];
+  private applied: number;
+  private confState: ConfState;
+  private lead = None;
+  private leading = false;
+  private looping = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private timerHandles: NodeJS.Timeout[] = [];
+  private state: "running" | "stopping" | "stopped" = "running";
+  private stopping: Promise<void> | undefined;
+  private removedSelf = false;
+  /** Counters for tests, metrics and benchmarks. */
+  readonly stats = { readies: 0, proposalBatches: 0, proposed: 0, snapshotsInstalled: 0 };
+
+  /** Opens (or bootstraps) the node's data directory and starts it. */
+  static async start(opts: RaftNodeOptions): Promise<RaftNode> {
+    const timers = resolveTimers(opts);
+    const log = opts.log ?? defaultLog;
+    const disk = await openDisk(opts.dataDir, log);
+    try {
+      if (disk.fresh && !opts.join) {
+        const initial = opts.initialMembers ?? [];
+        if (!initial.some((m) => m.id === opts.id)) throw new Error(`store node: initialMembers must include this node (${opts.id}) to bootstrap a cluster`);
+        await bootstrap(disk, initial);
+      }
+      const node = new RaftNode(opts, timers, disk, log);
+      await node.begin(opts);
+      return node;
+    } catch (e) {
+      await disk.wal.close().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private constructor(
+    private readonly opts: RaftNodeOptions,
+    timers: ResolvedTimers,
+    disk: OpenedDisk,
+    log: WalLogger,
+  ) {
+    this.id = opts.id;
+    this.timers = timers;
+    this.disk = disk;
+    this.log = log;
+    this.transport = opts.transport;
+    this.now = opts.now ?? Date.now;
+    this.mvcc = opts.mvcc ?? new MvccStore();
+    this.memberList = new MemberList();
+    this.clusterId = opts.clusterId ?? computeClusterId(opts.initialMembers ?? []);
+    if (disk.snapshot) {
+      const d = decodeSnapshotData(disk.snapshot.data);
+      this.mvcc.restore(d.mvcc);
+      this.memberList.replace(d.members);
+    }
+    this.applied = disk.snapshot?.metadata.index ?? 0;
+    this.confState = disk.snapshot?.metadata.confState ?? emptyConfState();
+    this.rn = new RawNode({
+      id: opts.id,
+      storage: disk.storage,
+      electionTick: timers.electionTick,
+      heartbeatTick: 1,
+      applied: this.applied,
+      checkQuorum: true,
+      preVote: true,
+      maxSizePerMsg: opts.maxSizePerMsg ?? 1024 * 1024,
+      maxInflightMsgs: opts.maxInflightMsgs ?? 256,
+      random: new SeededRandom(randomInt(1, 2 ** 31)),
+    });
+    this.proposals = new PendingRequests(timers.requestTimeoutMs, this.now);
+    this.confChanges = new PendingRequests(timers.requestTimeoutMs, this.now, "membership change");
+    this.reads = new ReadIndexQueue(this.nonce, timers.requestTimeoutMs, Math.max(timers.heartbeatMs * 3, 50), this.now);
+    this.leases = new LeaseKeeper(this.mvcc, this.now, (r) => this.propose(r));
+    this.snapshots = new SnapshotScheduler(disk, timers, this.applied, (e) => this.fail(e));
+  }
+
+  private async begin(opts: RaftNodeOptions): Promise<void> {
+    if (opts.join) for (const m of opts.initialMembers ?? []) if (m.id !== this.id) this.transport.addPeer(m.id, m.peerUrls);
+    this.syncPeers();
+    this.transport.onMessage((m) => this.receive(m));
+    this.transport.onUnreachable((peer) => this.guard(() => this.rn.reportUnreachable(peer)));
+    this.transport.onSnapshotStatus((peer, status) => this.guard(() => this.rn.reportSnapshot(peer, status)));
+    // Apply what the log already holds (bootstrap entries, or the committed tail after a restart).
+    this.schedule();
+    await this.loopDone;
+    if (this.confState.voters.length === 1 && this.confState.voters[0] === this.id && this.confState.votersOutgoing.length === 0) {
+      this.rn.campaign(); // a group of one needs no election timeout
+      this.schedule();
+    }
+    const tick = setInterval(() => this.tick(), this.timers.heartbeatMs);
+    const leases = setInterval(() => this.leases.check(), this.timers.leaseCheckMs);
+    tick.unref();
+    leases.unref();
+    this.timerHandles = [tick, leases];
+  }
+
+  // ---- StoreBackend ---------------------------------------------------------
+
+  propose(request: StoreRequest): Promise<StoreResponse> {
+    if (this.state !== "running") return Promise.reject(stopped());
+    const { seq, promise } = this.proposals.register();
+    this.queued.push({ seq, data: encodeRequestEntry({ proposer: this.id, nonce: this.nonce, seq }, request) });
+    this.schedule();
+    return promise;
+  }
+
+  readBarrier(): Promise<void> {
+    if (this.state !== "running") return Promise.reject(stopped());
+    const p = this.reads.wait();
+    this.schedule();
+    return p;
+  }
+
+  onApplied(listener: (change: RevisionChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  status(): BackendStatus {
+    const hs = this.rn.raft.hardState();
+    return { memberId: BigInt(this.id), clusterId: this.clusterId, term: hs.term, leader: BigInt(this.rn.raft.lead), raftIndex: hs.commit, appliedIndex: this.applied };
+  }
+
+  // ---- more of the node ---------------------------------------------------
+
+  /** The Raft core's view (state, progress of followers on the leader). */
+  raftStatus(): Status {
+    return this.rn.status();
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** The current leader's id, 0 when none is known. */
+  get leaderId(): number {
+    return this.rn.raft.lead;
+  }
+
+  get appliedIndex(): number {
+    return this.applied;
+  }
+
+  /** Snapshots this node took itself. */
+  get snapshotsTaken(): number {
+    return this.snapshots.taken;
+  }
+
+  /** Counters of the WAL (fsyncs, group-commit batches). */
+  walStats(): ReturnType<OpenedDisk["wal"]["stats"]> {
+    return this.disk.wal.stats();
+  }
+
+  get isStopped(): boolean {
+    return this.state !== "running";
+  }
+
+  /** Members in id order. */
+  members(): Member[] {
+    return this.memberList.list();
+  }
+
+  /** Adds a member (a learner when `learner`); resolves with the member list once applied here. */
+  addMember(id: number, peerUrls: string[], learner = false, info: { name?: string; clientUrls?: string[] } = {}): Promise<Member[]> {
+    if (!Number.isSafeInteger(id) || id <= 0) return Promise.reject(new NodeError("invalid-member", `store: invalid member id ${id}`));
+    if (this.memberList.has(id)) return Promise.reject(new NodeError("invalid-member", `store: member ${id} already exists`));
+    const member: Member = { id, name: info.name ?? "", peerUrls: [...peerUrls], clientUrls: [...(info.clientUrls ?? [])], isLearner: learner };
+    return this.proposeConf({ type: learner ? ConfChangeType.AddLearnerNode : ConfChangeType.AddNode, nodeId: id }, member);
+  }
+
+  removeMember(id: number): Promise<Member[]> {
+    if (!this.memberList.has(id)) return Promise.reject(new NodeError("invalid-member", `store: member ${id} not found`));
+    return this.proposeConf({ type: ConfChangeType.RemoveNode, nodeId: id }, undefined);
+  }
+
+  /** Makes a learner a voter. On the leader, refuses a learner that has not caught up (90% of the log). */
+  promoteMember(id: number): Promise<Member[]> {
+    const m = this.memberList.get(id);
+    if (!m || !m.isLearner) return Promise.reject(new NodeError("invalid-member", `store: member ${id} is not a learner`));
+    const pr = this.leading ? this.rn.status().progress?.[id] : undefined;
+    const last = this.rn.raft.log.lastIndex();
+    if (this.leading && (!pr || pr.match < last * 0.9)) {
+      return Promise.reject(new NodeError("invalid-member", `store: learner ${id} is not ready to be promoted (match ${pr?.match ?? 0} of ${last})`));
+    }
+    return this.proposeConf({ type: ConfChangeType.AddNode, nodeId: id }, { ...m, isLearner: false });
+  }
+
+  /** Updates a member's name and URLs (replicated like any membership change). */
+  updateMember(id: number, attrs: { name?: string; peerUrls?: string[]; clientUrls?: string[] }): Promise<Member[]> {
+    const m = this.memberList.get(id);
+    if (!m) return Promise.reject(new NodeError("invalid-member", `store: member ${id} not found`));
+    return this.proposeConf({ type: ConfChangeType.UpdateNode, nodeId: id }, { ...m, ...attrs, id });
+  }
+
+  /** Asks the leader to hand leadership over to `id`. */
+  transferLeadership(id: number): void {
+    this.guard(() => this.rn.transferLeader(id));
+  }
+
+  /** Lease keep-alive (leader only): the TTL, or undefined when the lease is unknown or expired. */
+  leaseKeepAlive(id: LeaseId): number | undefined {
+    if (!this.leading) throw notLeader(this.rn.raft.lead);
+    return this.leases.keepAlive(id);
+  }
+
+  /** Remaining seconds of a lease (leader only); -1 when unknown or expired. */
+  leaseTimeToLive(id: LeaseId): number {
+    if (!this.leading) throw notLeader(this.rn.raft.lead);
+    return this.leases.remainingSeconds(id);
+  }
+
+  /** Stops timers and the loop, fails waiting requests, closes the transport and the WAL. Idempotent. */
+  stop(): Promise<void> {
+    if (this.stopping) return this.stopping;
+    this.state = "stopping";
+    for (const t of this.timerHandles) clearInterval(t);
+    this.stopping = (async () => {
+      await this.loopDone;
+      await this.snapshots.idle();
+      this.state = "stopped";
+      const err = stopped();
+      for (const q of this.queued) this.proposals.reject(q.seq, err);
+      this.queued = [];
+      this.proposals.rejectAll(err);
+      this.confChanges.rejectAll(err);
+      this.reads.rejectAll(err);
+      if (this.leading) this.setLeadership(None, false);
+      await this.transport.close().catch(() => undefined);
+      await this.disk.wal.close().catch(() => undefined);
+    })();
+    return this.stopping;
+  }
+
+  // ---- driving the core -----------------------------------------------------
+
+  private guard(fn: () => void): void {
+    if (this.state !== "running") return;
+    try {
+      fn();
+    } catch (e) {
+      this.log("warn", "store node: raft step failed", { error: String(e) });
+    }
+    this.schedule();
+  }
+
+  private receive(m: Message): void {
+    if (m.to !== this.id) return;
+    this.guard(() => this.rn.step(m));
+  }
+
+  private tick(): void {
+    if (this.state !== "running") return;
+    this.rn.tick();
+    this.proposals.sweep();
+    this.confChanges.sweep();
+    this.reads.sweep(this.rn.raft.lead !== None);
+    this.schedule();
+  }
+
+  private proposeConf(change: ConfChangeSingle, member: Member | undefined): Promise<Member[]> {
+    if (this.state !== "running") return Promise.reject(stopped());
+    if (this.rn.raft.lead === None) return Promise.reject(noLeader());
+    const { seq, promise } = this.confChanges.register();
+    try {
+      this.rn.proposeConfChange({
+        transition: ConfChangeTransition.Auto,
+        changes: [change],
+        context: encodeConfContext({ proposer: this.id, nonce: this.nonce, seq }, member),
+      });
+    } catch (e) {
+      this.confChanges.reject(seq, dropError(e));
+    }
+    this.schedule();
+    return promise;
+  }
+
+  /** Runs the loop on the next microtask unless it is running (it then picks new work up itself). */
+  private schedule(): void {
+    if (this.state !== "running" || this.looping) return;
+    this.looping = true;
+    this.loopDone = new Promise<void>((resolve) => {
+      queueMicrotask(() => void this.runLoop().finally(resolve));
+    });
+  }
+
+  private async runLoop(): Promise<void> {
+    try {
+      while (this.state === "running") {
+        this.flushProposals();
+        this.reads.flush({ readIndex: (ctx) => this.rn.readIndex(ctx), hasLeader: () => this.rn.raft.lead !== None });
+        if (!this.rn.hasReady()) return;
+        await this.handleReady(this.rn.ready());
+        if (this.removedSelf) {
+          this.log("info", "store node: this member was removed from the cluster; stopping", { id: this.id });
+          void this.stop();
+        }
+      }
+    } catch (e) {
+      this.fail(e);
+    } finally {
+      this.looping = false;
+    }
+  }
+
+  private flushProposals(): void {
+    if (this.queued.length === 0) return;
+    const batch = this.queued;
+    this.queued = [];
+    try {
+      if (this.rn.raft.lead === None) throw noLeader();
+      this.rn.proposeBatch(batch.map((q) => q.data));
+      this.stats.proposalBatches++;
+      this.stats.proposed += batch.length;
+    } catch (e) {
+      const err = dropError(e);
+      for (const q of batch) this.proposals.reject(q.seq, err);
+    }
+  }
+
+  private async handleReady(rd: Ready): Promise<void> {
+    this.stats.readies++;
+    if (rd.softState) this.setLeadership(rd.softState.lead, rd.softState.raftState === StateType.Leader);
+    // 1. persist
+    const wal = this.disk.wal;
+    if (rd.snapshot) {
+      await this.snapshots.idle();
+      await this.disk.snapshotter.save(rd.snapshot);
+      await Promise.all([wal.saveSnapshotMarker(rd.snapshot.metadata), wal.save(rd.hardState, rd.entries)]);
+    } else if (rd.entries.length > 0 || rd.hardState) {
+      const saved = wal.save(rd.hardState, rd.entries);
+      if (rd.mustSync) await saved;
+      else saved.catch((e: unknown) => this.fail(e)); // a commit index alone may be lost; a later sync covers it
+    }
+    // 2. install
+    if (rd.snapshot) this.installSnapshot(rd.snapshot);
+    this.disk.storage.append(rd.entries);
+    if (rd.hardState) this.disk.storage.setHardState(rd.hardState);
+    // 3. send
+    if (rd.messages.length > 0) this.transport.send(rd.messages);
+    // 4. apply
+    for (const e of rd.committedEntries) this.applyEntry(e);
+    // 5. reads
+    for (const rs of rd.readStates) this.reads.onReadState(rs);
+    this.reads.release(this.applied);
+    // 6. advance
+    this.rn.advance();
+    this.snapshots.maybeSnapshot(this.applied, () => ({ confState: this.confState, members: this.memberList.list(), mvcc: this.mvcc.snapshot() }));
+  }
+
+  private setLeadership(lead: number, leading: boolean): void {
+    const changed = lead !== this.lead || leading !== this.leading;
+    const leadingChanged = leading !== this.leading;
+    this.lead = lead;
+    this.leading = leading;
+    if (leadingChanged) {
+      this.leases.setLeading(leading);
+      this.opts.publisher?.setLeader(leading);
+    }
+    if (changed) {
+      this.log("info", "store node: leader changed", { id: this.id, leader: lead, term: this.rn.raft.term });
+      try {
+        this.opts.onLeaderChange?.(leading, lead);
+      } catch (e) {
+        this.log("warn", "store node: onLeaderChange threw", { error: String(e) });
+      }
+    }
+  }
+
+  private installSnapshot(snap: Snapshot): void {
+    this.disk.storage.applySnapshot(snap);
+    const d = decodeSnapshotData(snap.data);
+    this.mvcc.restore(d.mvcc);
+    this.memberList.replace(d.members);
+    this.syncPeers();
+    this.applied = snap.metadata.index;
+    this.confState = snap.metadata.confState;
+    this.snapshots.installed(snap.metadata.index);
+    this.stats.snapshotsInstalled++;
+    this.leases.resync();
+    this.opts.publisher?.notify();
+    this.log("info", "store node: installed snapshot", { id: this.id, index: snap.metadata.index, term: snap.metadata.term });
+  }
+
+  private applyEntry(e: Entry): void {
+    if (e.type === EntryType.ConfChange) this.applyConfEntry(e);
+    else this.applyRequestEntry(e);
+    this.applied = e.index;
+  }
+
+  private applyRequestEntry(e: Entry): void {
+    const decoded = decodeRequestEntry(e.data);
+    if (!decoded) return;
+    const res = this.mvcc.apply(decoded.request);
+    if (res.change) {
+      for (const l of this.listeners) {
+        try {
+          l(res.change);
+        } catch (err) {
+          this.log("warn", "store node: onApplied listener threw", { error: String(err) });
+        }
+      }
+      this.opts.publisher?.notify();
+    }
+    this.leases.onApplied(decoded.request, res);
+    const { tag } = decoded;
+    if (tag.proposer === this.id && tag.nonce === this.nonce) this.proposals.resolve(tag.seq, res);
+  }
+
+  private applyConfEntry(e: Entry): void {
+    const cc = decodeConfChange(e.data);
+    const { tag, member } = decodeConfContext(cc.context);
+    const mine = tag !== undefined && tag.proposer === this.id && tag.nonce === this.nonce;
+    try {
+      this.confState = this.rn.applyConfChange(cc);
+    } catch (err) {
+      // Refused by every node alike (the same log, the same config): nothing changes.
+      this.log("warn", "store node: conf change refused", { index: e.index, error: String(err) });
+      if (mine) this.confChanges.reject(tag.seq, new NodeError("invalid-member", `store: membership change refused: ${String(err)}`));
+      return;
+    }
+    for (const ch of cc.changes) {
+      this.memberList.apply(ch, member && member.id === ch.nodeId ? member : undefined);
+      if (ch.type === ConfChangeType.RemoveNode) {
+        if (ch.nodeId === this.id) this.removedSelf = true;
+        else this.transport.removePeer(ch.nodeId);
+      }
+    }
+    this.syncPeers();
+    if (mine) this.confChanges.resolve(tag.seq, this.memberList.list());
+  }
+
+  private syncPeers(): void {
+    for (const m of this.memberList.list()) if (m.id !== this.id) this.transport.addPeer(m.id, m.peerUrls);
+  }
+
+  private fail(e: unknown): void {
+    if (this.state !== "running") return;
+    this.log("error", "store node: fatal error, stopping", { id: this.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+    void this.stop();
+  }
+}

@@ -1,0 +1,67 @@
+// Periodic snapshots and log compaction.
+//
+// Every `snapshotThreshold` applied entries the node captures the state
+// machine synchronously at its applied index (members + mvcc.snapshot()),
+// records it in the Raft storage (createSnapshot) and releases in-memory
+// entries older than `snapshotCatchUpEntries` behind it (compact), so a
+// follower that lags a little still gets entries, not a snapshot. Then, in
+// the background: the snapshot file is written (atomically), the WAL's
+// snapshot marker saved, and WAL segments entirely below the snapshot
+// released. At most one snapshot is in flight; the node waits for it before
+// installing a snapshot received from the leader, so WAL markers never go
+// backwards.
+
+import type { ConfState } from "../raft/index.ts";
+import type { OpenedDisk } from "./disk.ts";
+import type { Member } from "./members.ts";
+import type { ResolvedTimers } from "./options.ts";
+import { encodeSnapshotData } from "./snapshot-data.ts";
+
+export interface Capture {
+  confState: ConfState;
+  members: Member[];
+  mvcc: Uint8Array;
+}
+
+export class SnapshotScheduler {
+  private inFlight: Promise<void> | undefined;
+  /** Snapshots taken (for tests and metrics). */
+  taken = 0;
+
+  constructor(
+    private readonly disk: OpenedDisk,
+    private readonly timers: Pick<ResolvedTimers, "snapshotThreshold" | "snapshotCatchUpEntries">,
+    private snapshotIndex: number,
+    private readonly fail: (e: unknown) => void,
+  ) {}
+
+  /** A snapshot received from the leader was installed at `index`. */
+  installed(index: number): void {
+    this.snapshotIndex = index;
+  }
+
+  maybeSnapshot(applied: number, capture: () => Capture): void {
+    if (this.inFlight || applied - this.snapshotIndex < this.timers.snapshotThreshold) return;
+    const c = capture();
+    const storage = this.disk.storage;
+    const snap = storage.createSnapshot(applied, c.confState, encodeSnapshotData(c.members, c.mvcc));
+    this.snapshotIndex = applied;
+    this.taken++;
+    const compactTo = applied - this.timers.snapshotCatchUpEntries;
+    if (compactTo > storage.firstIndex()) storage.compact(compactTo);
+    this.inFlight = (async () => {
+      await this.disk.snapshotter.save(snap);
+      await this.disk.wal.saveSnapshotMarker(snap.metadata);
+      await this.disk.wal.releaseBefore(applied);
+    })()
+      .catch((e: unknown) => this.fail(e))
+      .finally(() => {
+        this.inFlight = undefined;
+      });
+  }
+
+  /** Resolves when no snapshot is being written. */
+  async idle(): Promise<void> {
+    while (this.inFlight) await this.inFlight;
+  }
+}
