@@ -15,6 +15,7 @@ import { dispatchNonResource, type NonResourceRoutes } from "../endpoints/non-re
 import type { UserInfo } from "../endpoints/scope.ts";
 import { parseRequestInfo, type RequestInfo } from "./request-info.ts";
 import { InFlightLimiter } from "./max-in-flight.ts";
+import { maybeCompress } from "./compression.ts";
 
 export type NodeEnv = { incoming: IncomingMessage };
 
@@ -31,6 +32,8 @@ export interface AppConfig {
   authenticate: Authenticate;
   authorize: Authorize;
   nonResource: NonResourceRoutes;
+  /** Gzip get and list responses (the APIResponseCompression gate). */
+  compression?: boolean;
   maxRequestsInFlight?: number;
   maxMutatingRequestsInFlight?: number;
   log?: (level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) => void;
@@ -54,6 +57,7 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
         response = info.isResourceRequest
           ? await dispatchResource(cfg, info, req, url, identity)
           : await dispatchNonResource(cfg.nonResource, info, req, url, identity);
+        if (cfg.compression && info.isResourceRequest) response = await maybeCompress(req, response, info.verb);
       } finally {
         release();
       }

@@ -26,6 +26,7 @@ import { Hono } from "hono";
 import { HealthRegistry, healthRoutes } from "../endpoints/health.ts";
 import { openapiRoutes } from "../endpoints/openapi-routes.ts";
 import { buildApp, type Authenticate, type Authorize } from "./app.ts";
+import { FeatureGates } from "./feature-gates.ts";
 
 export interface ReplicaOptions {
   profile: PlatformProfile;
@@ -47,6 +48,8 @@ export interface ReplicaOptions {
   extraRoutes?: Array<[string, NonResourceHandler]>;
   /** `--livez-grace-period` and `--shutdown-delay-duration`, in milliseconds. */
   livezGracePeriodMs?: number;
+  /** Feature gates (default: the platform's defaults). */
+  gates?: FeatureGates;
   shutdownDelayMs?: number;
   log?: (level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) => void;
 }
@@ -130,6 +133,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     catalog,
     maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5000,
+    compression: (opts.gates ?? new FeatureGates()).enabled("APIResponseCompression"),
     authenticate: opts.authenticate ?? (async (_req, incoming) => userFromClientCertificate(incoming)),
     authorize: opts.authorize ?? (async () => {}),
     nonResource: discoveryRoutes(

@@ -13,6 +13,7 @@ import { jsonResponse } from "../encode.ts";
 import { writeContext, type RequestScope } from "../scope.ts";
 import { checkFields, parseDryRun, parseFieldValidation } from "../write-options.ts";
 import { checkTypeMeta } from "./decode-object.ts";
+import { strategicMergePatch, StrategicMergeError } from "../../../../shared/schema/strategic-merge.ts";
 import { withTypeMeta } from "./read.ts";
 import { warningHeaders } from "./write.ts";
 
@@ -27,6 +28,7 @@ export interface PatchType {
 
 export const JSON_PATCH = "application/json-patch+json";
 export const MERGE_PATCH = "application/merge-patch+json";
+export const STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
 
 /** RFC 7386: objects merge recursively, null deletes, anything else replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -67,9 +69,25 @@ const mergePatcher: Patcher = (s, body, current) => {
   return mergePatch(cur, value) as JsonObject;
 };
 
+/** Strategic merge patch: merge keys and strategies from the kind's schema (built-in kinds only). */
+const strategicPatcher: Patcher = (s, body, current) => {
+  const cur = requireCurrent(s, current);
+  const { value } = decodeBody(body, "json");
+  if (!isObject(value)) throw badRequest("the strategic merge patch must be a JSON object");
+  try {
+    return strategicMergePatch(s.resource.def.schema, cur, value) as JsonObject;
+  } catch (err) {
+    if (err instanceof StrategicMergeError) {
+      throw statusError({ code: err.code, reason: err.code === 400 ? "BadRequest" : err.code === 422 ? "Invalid" : "InternalError", message: err.message });
+    }
+    throw err;
+  }
+};
+
 export const PATCH_TYPES: Map<string, PatchType> = new Map([
   [JSON_PATCH, { patch: jsonPatch }],
   [MERGE_PATCH, { patch: mergePatcher }],
+  [STRATEGIC_MERGE_PATCH, { patch: strategicPatcher }],
 ]);
 
 export async function handlePatch(s: RequestScope, patchTypes: Map<string, PatchType> = PATCH_TYPES): Promise<Response> {
