@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { NodeCluster, b, get, put, sleep, waitFor } from "./test-cluster.ts";
+import { NodeCluster, get, put, sleep, waitFor } from "./test-cluster.ts";
 
 describe("RaftNode: 3 nodes over the in-memory network with real WALs", () => {
   let c: NodeCluster | undefined;
@@ -142,6 +142,5 @@ describe("RaftNode: 3 nodes over the in-memory network with real WALs", () => {
     await n.readBarrier();
     expect(get(n, "solo")).toBe("1");
     expect(n.members()).toEqual([{ id: 1, name: "n1", peerUrls: ["mem://1"], clientUrls: ["mem://client-1"], isLearner: false }]);
-    void b;
   });
 });

@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { NodeCluster, get, memberOf, put, waitFor } from "./test-cluster.ts";
+
+describe("RaftNode: membership", () => {
+  let c: NodeCluster | undefined;
+  afterEach(async () => {
+    await c?.close();
+    c = undefined;
+  });
+
+  it("adds a learner, promotes it, and removes a member", async () => {
+    c = await NodeCluster.create(3);
+    const leader = await c.leader();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => put(leader, `m${i}`, `${i}`)));
+
+    const follower = c.follower(leader);
+    const afterAdd = await follower.addMember(4, ["mem://4"], true, { name: "n4", clientUrls: ["mem://client-4"] });
+    expect(afterAdd.find((m) => m.id === 4)).toEqual({ id: 4, name: "n4", peerUrls: ["mem://4"], clientUrls: ["mem://client-4"], isLearner: true });
+    await expect(leader.addMember(4, ["mem://4"])).rejects.toMatchObject({ code: "invalid-member" });
+
+    const joined = await c.start(4, { join: true, initialMembers: c.members, clusterId: leader.clusterId });
+    await c.converge();
+    expect(get(joined, "m19")).toBe("19");
+    expect(joined.members()).toEqual(leader.members());
+    expect(joined.status().clusterId).toBe(leader.status().clusterId);
+
+    await waitFor(() => (leader.raftStatus().progress?.[4]?.match ?? 0) >= leader.status().raftIndex, "the learner to catch up");
+    const promoted = await leader.promoteMember(4);
+    expect(promoted.find((m) => m.id === 4)?.isLearner).toBe(false);
+    expect(leader.raftStatus().confState.voters.sort()).toEqual([1, 2, 3, 4]);
+
+    // Remove a follower other than the new member; it stops itself once it applies its removal.
+    const victim = c.running().find((n) => n.id !== leader.id && n.id !== 4)!;
+    const afterRemove = await leader.removeMember(victim.id);
+    expect(afterRemove.map((m) => m.id)).not.toContain(victim.id);
+    await waitFor(() => victim.isStopped, "the removed member to stop", 3000).catch(() => c!.stop(victim.id));
+    c.nodes.delete(victim.id);
+    await expect(leader.removeMember(victim.id)).rejects.toMatchObject({ code: "invalid-member" });
+
+    await put(leader, "after", "remove");
+    await c.converge();
+    for (const n of c.running()) {
+      expect(get(n, "after")).toBe("remove");
+      expect(n.members().map((m) => m.id)).toEqual([1, 2, 3, 4].filter((id) => id !== victim.id));
+    }
+    expect(leader.raftStatus().confState.voters.sort()).toEqual([1, 2, 3, 4].filter((id) => id !== victim.id));
+  });
+
+  it("removing the leader hands over to a new leader", async () => {
+    c = await NodeCluster.create(3);
+    const leader = await c.leader();
+    await leader.removeMember(leader.id).catch(() => undefined);
+    await waitFor(() => leader.isStopped, "the removed leader to stop", 3000);
+    c.nodes.delete(leader.id);
+    const next = await c.leader();
+    // The others apply the removal once the new leader commits an entry of its term.
+    await waitFor(() => c!.running().every((n) => !n.members().some((m) => m.id === leader.id)), "the removal everywhere");
+    await put(next, "k", "v");
+    await c.converge();
+  });
+
+  it("updates a member's attributes", async () => {
+    c = await NodeCluster.create(3);
+    const leader = await c.leader();
+    await leader.updateMember(2, { clientUrls: ["https://10.0.0.2:2379"] });
+    await c.converge();
+    for (const n of c.running()) expect(n.members().find((m) => m.id === 2)).toEqual({ ...memberOf(2), clientUrls: ["https://10.0.0.2:2379"] });
+  });
+});
