@@ -1,0 +1,100 @@
+/**
+ * The apiserver process. Without `--store-endpoints` it is the embedded default:
+ * one process with a single-node store under `--data-dir`, the in-process revision
+ * feed, generated certificates and an admin client configuration. With
+ * `--store-endpoints` and `--redis-url` it is a stateless replica of a larger tier.
+ */
+import { writeFile, readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { builtinKinds } from "../../shared/api/groups/index.ts";
+import { FlagError, parseFlags, usage } from "../../shared/cli/flags.ts";
+import { createLogger } from "../../shared/observability/logger.ts";
+import { getProfile } from "../../shared/platform/index.ts";
+import { ensurePki, kubeconfigYaml } from "./server/certs.ts";
+import { APISERVER_FLAGS } from "./server/options.ts";
+import { startReplica } from "./server/replica.ts";
+import { openStore } from "./server/store-connection.ts";
+
+async function main(): Promise<void> {
+  let flags;
+  try {
+    flags = parseFlags(process.argv.slice(2), APISERVER_FLAGS);
+  } catch (err) {
+    if (err instanceof FlagError) {
+      process.stderr.write(`error: ${err.message}\n\nflags:\n${usage(APISERVER_FLAGS)}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  if (flags.help) {
+    process.stdout.write(`flags:\n${usage(APISERVER_FLAGS)}\n`);
+    return;
+  }
+  const log = createLogger({ component: "apiserver" });
+  const profile = getProfile(String(flags.profile));
+  const dataDir = resolve(String(flags["data-dir"]));
+  const bind = String(flags["bind-address"]);
+  const pki = await ensurePki(dataDir, { profile });
+  const tls = {
+    cert: flags["tls-cert-file"] ? await readFile(String(flags["tls-cert-file"]), "utf8") : pki.serving.certPem,
+    key: flags["tls-private-key-file"] ? await readFile(String(flags["tls-private-key-file"]), "utf8") : pki.serving.keyPem,
+    clientCa: flags["client-ca-file"] ? await readFile(String(flags["client-ca-file"]), "utf8") : pki.ca.certPem,
+  };
+  const store = await openStore({
+    dataDir,
+    endpoints: flags["store-endpoints"] as string[],
+    redisUrl: flags["redis-url"] as string | undefined,
+    stream: String(flags["revision-stream"]),
+    log: (level, msg, fields) => log[level](fields ?? {}, msg),
+  });
+  const replica = await startReplica({
+    profile,
+    kinds: builtinKinds(profile),
+    kv: store.kv,
+    feed: store.feed,
+    tls,
+    host: bind,
+    port: Number(flags["secure-port"]),
+    maxBodyBytes: Number(flags["max-request-bytes"]),
+    compactIntervalMs: Number(flags["etcd-compaction-interval"]),
+    livezGracePeriodMs: Number(flags["livez-grace-period"]),
+    shutdownDelayMs: Number(flags["shutdown-delay-duration"]),
+    watchHistoryWindowMs: Number(flags["watch-history-window"]),
+    log: (level, msg, fields) => {
+      if (level !== "info") log[level](fields, msg);
+    },
+  });
+  const kubeconfigPath = join(dataDir, "admin.kubeconfig");
+  const server = `https://${bind}:${replica.port}`;
+  await writeFile(
+    kubeconfigPath,
+    kubeconfigYaml({ server, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem, user: "admin", clusterName: "local", contextName: "admin@local" }),
+    { mode: 0o600 },
+  );
+  log.info({ server, kubeconfig: kubeconfigPath, profile: profile.id, store: store.description }, "apiserver ready");
+  process.stdout.write(
+    [
+      `API server listening on ${server} (profile ${profile.id}, ${store.description})`,
+      `Admin client configuration: ${kubeconfigPath}`,
+      `Try: kubectl --kubeconfig ${kubeconfigPath} get namespaces   (with --profile kubernetes)`,
+      `     curl --cacert ${pki.paths.caCert} --cert ${pki.paths.adminCert} --key ${pki.paths.adminKey} ${server}/api/v1/namespaces`,
+      "",
+    ].join("\n"),
+  );
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down");
+    await replica.close();
+    await store.close();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`apiserver: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
