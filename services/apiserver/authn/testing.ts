@@ -1,0 +1,191 @@
+/**
+ * Test support for the authentication suites: a CA and serving certificate, a
+ * real replica over the local store whose `authenticate` is a built chain
+ * followed by impersonation, routes that echo the user and run the reviews,
+ * HTTPS calls with optional client certificates and repeated headers, and a
+ * local HTTPS server with its own CA.
+ */
+import { createServer as createHttpsServer, request, type Server } from "node:https";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { kinds as coreKinds } from "../../../shared/api/groups/core-v1.ts";
+import { getProfile, type PlatformProfile } from "../../../shared/platform/index.ts";
+import { LocalBackend } from "../../store/server/local-backend.ts";
+import { createCA, createServingCert, type CertificateAuthority, type KeyPairPem } from "../server/certs.ts";
+import { deleteObject } from "../registry/deletion.ts";
+import { startReplica, type Replica } from "../server/replica.ts";
+import { BackendKv } from "../storage/backend-kv.ts";
+import { buildAuthenticator, catalogObjectGetter, type AuthenticatorDeps, type BuiltAuthentication } from "./build.ts";
+import type { ImpersonationAuthorize } from "./impersonation.ts";
+import type { AuthenticationOptions } from "./options.ts";
+
+export const profile: PlatformProfile = getProfile();
+
+export interface HttpResult {
+  status: number;
+  body: Record<string, unknown>;
+  text: string;
+}
+
+export interface CallOptions {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string | string[]>;
+  body?: unknown;
+  client?: KeyPairPem;
+}
+
+export function call(url: string, ca: string, o: CallOptions = {}): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const data = o.body === undefined ? undefined : JSON.stringify(o.body);
+    const req = request(
+      new URL(o.path ?? "/whoami", url),
+      {
+        method: o.method ?? (data ? "POST" : "GET"),
+        ca,
+        cert: o.client?.certPem,
+        key: o.client?.keyPem,
+        agent: false,
+        headers: { accept: "application/json", ...(data ? { "content-type": "application/json" } : {}), ...(o.headers ?? {}) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let body: Record<string, unknown> = {};
+          try {
+            body = JSON.parse(text) as Record<string, unknown>;
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode ?? 0, body, text });
+        });
+      },
+    );
+    req.on("error", reject);
+    if (data) req.write(data);
+    req.end();
+  });
+}
+
+export class TempDir {
+  readonly path = mkdtempSync(join(tmpdir(), "authn-test-"));
+  write(name: string, text: string): string {
+    const p = join(this.path, name);
+    writeFileSync(p, text);
+    return p;
+  }
+  remove(): void {
+    rmSync(this.path, { recursive: true, force: true });
+  }
+}
+
+export interface TestServer {
+  replica: Replica;
+  auth: BuiltAuthentication;
+  url: string;
+  ca: CertificateAuthority;
+  call(o?: CallOptions): Promise<HttpResult>;
+  /** Creates an object through the catalog (core v1). */
+  create(resource: string, obj: Record<string, unknown>): Promise<Record<string, unknown>>;
+  remove(resource: string, namespace: string | undefined, name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+let sharedCa: Promise<{ ca: CertificateAuthority; serving: KeyPairPem }> | undefined;
+
+/** One cluster CA and serving certificate for all suites of a file. */
+export function clusterPki(): Promise<{ ca: CertificateAuthority; serving: KeyPairPem }> {
+  sharedCa ??= (async () => {
+    const ca = await createCA({ commonName: "test-cluster-ca" });
+    return { ca, serving: await createServingCert(ca) };
+  })();
+  return sharedCa;
+}
+
+export interface StartOptions {
+  deps?: Partial<AuthenticatorDeps>;
+  /** Impersonation decisions (default: nobody may impersonate). */
+  authorizeImpersonation?: ImpersonationAuthorize;
+}
+
+export async function startAuthServer(options: AuthenticationOptions, so: StartOptions = {}): Promise<TestServer> {
+  const { ca, serving } = await clusterPki();
+  const kv = new BackendKv(new LocalBackend());
+  let replica: Replica | undefined;
+  const auth = await buildAuthenticator(options, { profile, getObject: catalogObjectGetter(() => replica?.catalog), ...(so.deps ?? {}) });
+  const authorize: ImpersonationAuthorize = so.authorizeImpersonation ?? (async () => false);
+  const json = (v: unknown, status = 200) => new Response(JSON.stringify(v), { status, headers: { "content-type": "application/json" } });
+  replica = await startReplica({
+    profile,
+    kinds: coreKinds,
+    kv,
+    feed: kv.feed,
+    tls: { key: serving.keyPem, cert: serving.certPem },
+    compactIntervalMs: 0,
+    authenticate: async (req, incoming) => auth.impersonation(await auth.authenticate(req, incoming), req, incoming, authorize),
+    extraRoutes: [
+      ["/whoami", (_req, _url, _info, user) => json(user)],
+      ["/livez", () => new Response("ok")],
+      ["/tokenreview", async (req, _url, _info, user) => json(await auth.reviews.tokenReview(await req.json(), user), 201)],
+      ["/selfsubjectreview", async (req, _url, _info, user) => json(await auth.reviews.selfSubjectReview(await req.json(), user), 201)],
+    ],
+  });
+  const r = replica;
+  return {
+    replica: r,
+    auth,
+    url: r.url,
+    ca,
+    call: (o) => call(r.url, ca.certPem, o),
+    async create(resource, obj) {
+      const entry = r.catalog.lookup("", "v1", resource);
+      if (!entry) throw new Error(`no ${resource}`);
+      return entry.registry.create(obj, { dryRun: false });
+    },
+    async remove(resource, namespace, name) {
+      const entry = r.catalog.lookup("", "v1", resource);
+      if (!entry) throw new Error(`no ${resource}`);
+      await deleteObject(entry.registry, namespace, name, { gracePeriodSeconds: 0 }, { namespace, dryRun: false });
+    },
+    async close() {
+      auth.close();
+      await r.close();
+      await kv.close();
+    },
+  };
+}
+
+/** A local HTTPS server on 127.0.0.1 with its own CA. */
+export interface LocalHttps {
+  url: string;
+  ca: CertificateAuthority;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export async function startLocalHttps(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void, opts: { requestCert?: boolean; clientCa?: string } = {}): Promise<LocalHttps> {
+  const ca = await createCA({ commonName: "local-service-ca" });
+  const serving = await createServingCert(ca);
+  const server = createHttpsServer({ key: serving.keyPem, cert: serving.certPem, requestCert: opts.requestCert ?? false, rejectUnauthorized: false, ca: opts.clientCa }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => handler(req, res, Buffer.concat(chunks).toString("utf8")));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    ca,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
