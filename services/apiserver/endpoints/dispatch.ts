@@ -10,6 +10,7 @@ import { handleDelete, handleDeleteCollection } from "./handlers/delete.ts";
 import { handlePatch } from "./handlers/patch.ts";
 import { handleGet, handleList } from "./handlers/read.ts";
 import { handleWatch } from "./handlers/watch.ts";
+import { handleScale } from "./handlers/scale.ts";
 import { handleCreate, handleUpdate } from "./handlers/write.ts";
 import type { ResponseMediaType } from "./encode.ts";
 import type { RequestScope, UserInfo } from "./scope.ts";
@@ -22,13 +23,15 @@ function pageNotFound(): Error {
 
 /** Subresources served by the generic handlers (same object, split by the strategy). */
 const GENERIC_SUBRESOURCES = new Set(["status", "finalize"]);
+/** Subresources with their own handler. */
+const SPECIAL_SUBRESOURCES: Record<string, (s: RequestScope) => Promise<Response>> = { scale: handleScale };
 
 export async function dispatchResource(cfg: AppConfig, info: RequestInfo, req: Request, url: URL, user: UserInfo): Promise<Response> {
   const served = cfg.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
   if (!served) throw pageNotFound();
   const { resource, registry } = served;
   const def = resource.def;
-  if (info.subresource && (!def.subresources?.includes(info.subresource as never) || !GENERIC_SUBRESOURCES.has(info.subresource))) {
+  if (info.subresource && (!def.subresources?.includes(info.subresource as never) || (!GENERIC_SUBRESOURCES.has(info.subresource) && !SPECIAL_SUBRESOURCES[info.subresource]))) {
     throw pageNotFound();
   }
   const collectionVerb = info.verb === "list" || info.verb === "watch" || info.verb === "deletecollection" || info.verb === "create";
@@ -55,6 +58,11 @@ export async function dispatchResource(cfg: AppConfig, info: RequestInfo, req: R
     bookmarkIntervalMs: cfg.bookmarkIntervalMs,
   };
   if (def.virtual && info.verb !== "create") throw methodNotAllowed(resource.plural, info.verb, resource.group);
+  const special = info.subresource ? SPECIAL_SUBRESOURCES[info.subresource] : undefined;
+  if (special) {
+    if (!["get", "update", "patch"].includes(info.verb)) throw methodNotAllowed(`${resource.plural}/${info.subresource}`, info.verb, resource.group);
+    return special(scope);
+  }
   switch (info.verb) {
     case "get":
       return handleGet(scope);
