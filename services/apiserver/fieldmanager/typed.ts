@@ -1,0 +1,159 @@
+/**
+ * Typed operations on values, after structured-merge-diff's `typed` package:
+ *
+ * - `toFieldSet`: the fields a value sets. Scalars, atomic lists and atomic
+ *   maps are single leaves; list-map items (by key) and set members (by value)
+ *   are members themselves and own their children; entries of granular maps
+ *   that are not declared fields (`labels` keys, deduced objects) are members;
+ *   declared struct fields are reached through their children only.
+ * - `compare`: the fields added, modified and removed between two values.
+ * - `removeItems`: the value without the given fields and items.
+ * - `ensureNamedFieldsAreMembers`: adds declared struct fields that have
+ *   children in a set as members, so that removal can drop a whole struct.
+ *
+ * Metadata rules (which `metadata` fields are tracked) belong to the managed
+ * fields layer (`managed-fields.ts`), not here.
+ */
+import { atomFor, fieldType, indexList, isDeclaredField, isObject, listItemElement, schemaAtom, type TypeRef } from "./atoms.ts";
+import { FieldSet, type SetEntry } from "./fieldpath.ts";
+import type { Path } from "./path-element.ts";
+import { walk2 } from "./walk.ts";
+
+export function toFieldSet(s: TypeRef, value: unknown): FieldSet {
+  const set = new FieldSet();
+  collect(s, value, [], set);
+  return set;
+}
+
+function collect(s: TypeRef, v: unknown, path: Path, set: FieldSet): void {
+  const atom = atomFor(s, v);
+  if (atom.kind === "scalar") {
+    set.insert(path);
+    return;
+  }
+  if (atom.kind === "list") {
+    if (atom.relation === "atomic") {
+      set.insert(path);
+      return;
+    }
+    if (!Array.isArray(v)) return;
+    const idx = indexList(atom, v, path, "allow");
+    for (const key of idx.order) {
+      const itemPath = [...path, idx.pe.get(key)!];
+      const items = idx.items.get(key)!;
+      if (items.length === 1) collect(atom.items, items[0], itemPath, set);
+      set.insert(itemPath);
+    }
+    return;
+  }
+  if (atom.atomic) {
+    set.insert(path);
+    return;
+  }
+  if (!isObject(v)) return;
+  for (const [k, child] of Object.entries(v)) {
+    if (child === undefined) continue;
+    const childPath = [...path, { kind: "field" as const, name: k }];
+    collect(fieldType(atom, k), child, childPath, set);
+    if (!isDeclaredField(atom, k)) set.insert(childPath);
+  }
+}
+
+export interface Comparison {
+  added: FieldSet;
+  modified: FieldSet;
+  removed: FieldSet;
+}
+
+/** What changed from `lhs` to `rhs` (either may be absent: `undefined`). */
+export function compare(s: TypeRef, lhs: unknown, rhs: unknown): Comparison {
+  const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  walk2(s, lhs, rhs, {
+    rhsDuplicates: "allow",
+    leaf(path, l, r) {
+      if (l === undefined) c.added.insert(path);
+      else if (r === undefined) c.removed.insert(path);
+      else if (!deepEqual(l, r)) c.modified.insert(path);
+      return undefined;
+    },
+    post(path, l, r) {
+      if (l === undefined) c.added.insert(path);
+      else if (r === undefined) c.removed.insert(path);
+    },
+  });
+  return c;
+}
+
+/** The comparison without the given fields or anything below them. */
+export function excludeFields(c: Comparison, ignored: FieldSet | undefined): Comparison {
+  if (!ignored || ignored.empty()) return c;
+  return { added: c.added.recursiveDifference(ignored), modified: c.modified.recursiveDifference(ignored), removed: c.removed.recursiveDifference(ignored) };
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => deepEqual(x, b[i]));
+  }
+  if (isObject(a)) {
+    if (!isObject(b)) return false;
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    if (ka.length !== kb.length) return false;
+    return ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/**
+ * The value without the members of `toRemove` (a removed field, list-map item
+ * or set member goes with everything below it). A map or list left empty by
+ * the removal disappears (undefined), as the platform's typed conversion
+ * drops it.
+ */
+export function removeItems(s: TypeRef, value: unknown, toRemove: FieldSet): unknown {
+  if (toRemove.empty()) return value;
+  const atom = atomFor(s, value);
+  if (atom.kind === "scalar") return value;
+  if (atom.kind === "list") {
+    if (!Array.isArray(value) || value.length === 0 || atom.relation === "atomic") return value;
+    const out: unknown[] = [];
+    value.forEach((item, i) => {
+      const pe = listItemElement(atom, item, i, []);
+      if (toRemove.has([pe])) return;
+      const sub = toRemove.withPrefix(pe);
+      const kept = sub.empty() ? item : removeItems(atom.items, item, sub);
+      if (kept !== undefined) out.push(kept);
+    });
+    return out.length > 0 ? out : undefined;
+  }
+  if (!isObject(value) || atom.atomic) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined) continue;
+    const pe = { kind: "field" as const, name: k };
+    if (toRemove.has([pe])) continue;
+    const sub = toRemove.withPrefix(pe);
+    const kept = sub.empty() ? v : removeItems(fieldType(atom, k), v, sub);
+    if (kept !== undefined) out[k] = kept;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Adds every declared struct field that has children in the set as a member. */
+export function ensureNamedFieldsAreMembers(set: FieldSet, s: TypeRef): FieldSet {
+  const atom = schemaAtom(s);
+  const entries: SetEntry[] = set.entries().map((e) => {
+    let child: TypeRef;
+    let named = false;
+    if (e.pe.kind === "field") {
+      if (atom?.kind === "map") {
+        child = fieldType(atom, e.pe.name);
+        named = isDeclaredField(atom, e.pe.name);
+      }
+    } else if (atom?.kind === "list") child = atom.items;
+    return { pe: e.pe, member: e.member || (named && !e.children.empty()), children: ensureNamedFieldsAreMembers(e.children, child) };
+  });
+  return FieldSet.fromEntries(entries);
+}
