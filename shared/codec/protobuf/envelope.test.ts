@@ -40,7 +40,7 @@ function errorOf(f: () => unknown): ProtobufError {
     f();
   } catch (e) {
     if (e instanceof ProtobufError) return e;
-    throw new Error(`expected a ProtobufError, got ${String(e)}`);
+    throw new Error(`expected a ProtobufError, got ${String(e)}`, { cause: e });
   }
   throw new Error("expected an error");
 }
