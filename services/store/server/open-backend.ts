@@ -9,6 +9,9 @@ import type { StoreBackend } from "./backend.ts";
 import { LocalBackend } from "./local-backend.ts";
 import type { NodeConfig } from "./node-flags.ts";
 
+/** Whether this build serves a replicated multi-member cluster (the Raft node is wired in). */
+export const REPLICATED_BACKEND_AVAILABLE: boolean = false;
+
 export interface OpenedBackend {
   backend: StoreBackend;
   /** How the backend is replicated and stored, for the log. */
