@@ -1,0 +1,76 @@
+// The store.peer.v1.Peer service as grpc-js sees it (loaded at runtime from
+// shared/proto/store/peer.proto), with the message shapes proto-loader
+// produces under PROTO_LOADER_OPTIONS: uint64 as decimal strings on input
+// (numbers or strings accepted on output), bytes as Buffers.
+
+import * as grpc from "@grpc/grpc-js";
+import { loadSync } from "@grpc/proto-loader";
+import { PROTO_LOADER_OPTIONS, STORE_PEER_PROTO, protoPath } from "../../../shared/proto/index.ts";
+
+export type U64 = string | number;
+
+export interface PeerBatchMsg {
+  cluster_id: U64;
+  from: U64;
+  to: U64;
+  seq: U64;
+  messages: Uint8Array[];
+}
+
+export interface PeerAckMsg {
+  seq: U64;
+  error: string;
+}
+
+export interface SnapshotChunkMsg {
+  cluster_id: U64;
+  from: U64;
+  to: U64;
+  metadata: Uint8Array;
+  offset: U64;
+  data: Uint8Array;
+  last: boolean;
+}
+
+export interface SnapshotAckMsg {
+  received: U64;
+  error: string;
+}
+
+export interface PeerClient extends grpc.Client {
+  Stream(options?: grpc.CallOptions): grpc.ClientDuplexStream<PeerBatchMsg, PeerAckMsg>;
+  SendSnapshot(callback: grpc.requestCallback<SnapshotAckMsg>): grpc.ClientWritableStream<SnapshotChunkMsg>;
+}
+
+interface PeerServiceCtor {
+  new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ChannelOptions): PeerClient;
+  service: grpc.ServiceDefinition;
+}
+
+let loaded: PeerServiceCtor | undefined;
+
+function load(): PeerServiceCtor {
+  if (loaded) return loaded;
+  const def = grpc.loadPackageDefinition(loadSync(protoPath(STORE_PEER_PROTO), PROTO_LOADER_OPTIONS)) as unknown as {
+    store: { peer: { v1: { Peer: PeerServiceCtor } } };
+  };
+  loaded = def.store.peer.v1.Peer;
+  return loaded;
+}
+
+export function peerServiceDefinition(): grpc.ServiceDefinition {
+  return load().service;
+}
+
+export function newPeerClient(address: string, credentials: grpc.ChannelCredentials, options?: grpc.ChannelOptions): PeerClient {
+  const Ctor = load();
+  return new Ctor(address, credentials, options);
+}
+
+/** "http://h:p", "https://h:p" or "h:p" → "h:p". */
+export function grpcAddress(url: string): string {
+  return url.replace(/^[a-z]+:\/\//i, "").replace(/\/+$/, "");
+}
+
+/** Size limit of one gRPC message on the peer service (snapshots travel in chunks below it). */
+export const MAX_GRPC_MESSAGE_BYTES = 64 * 1024 * 1024;

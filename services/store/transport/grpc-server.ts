@@ -1,0 +1,92 @@
+// Receiving side of the gRPC peer transport.
+//
+// Stream: batches from one sender, handed to the node in order, each
+// acknowledged with its seq. A batch from another cluster, addressed to
+// another node, from a removed member or that does not decode is refused
+// with an error ack and the stream is ended (the sender reconnects later).
+// SendSnapshot: chunks in order without gaps; the first carries the MsgSnap
+// encoded without its data; after the last chunk the message is handed to
+// the node and acknowledged with the byte count.
+// Propose and ReadIndex are not served: proposals and read requests reach
+// the leader as Raft messages (the core forwards them).
+
+import * as grpc from "@grpc/grpc-js";
+import type { Message } from "../raft/index.ts";
+import { decodeMessage } from "./codec.ts";
+import type { PeerAckMsg, PeerBatchMsg, SnapshotAckMsg, SnapshotChunkMsg } from "./grpc-proto.ts";
+
+export interface ReceiverContext {
+  readonly id: number;
+  readonly clusterId: bigint;
+  /** Whether messages from this peer are refused (removed member). */
+  isRemoved(peerId: number): boolean;
+  deliver(m: Message): void;
+}
+
+function refuse(ctx: ReceiverContext, clusterId: string | number, to: string | number, from: string | number): string | undefined {
+  if (BigInt(clusterId) !== ctx.clusterId) return `cluster id mismatch: got ${clusterId}, this is ${ctx.clusterId}`;
+  if (Number(to) !== ctx.id) return `wrong receiver: message for ${to}, this is ${ctx.id}`;
+  if (ctx.isRemoved(Number(from))) return `member ${from} was removed from the cluster`;
+  return undefined;
+}
+
+export function peerHandlers(ctx: ReceiverContext): grpc.UntypedServiceImplementation {
+  const stream = (call: grpc.ServerDuplexStream<PeerBatchMsg, PeerAckMsg>): void => {
+    call.on("data", (batch: PeerBatchMsg) => {
+      let error = refuse(ctx, batch.cluster_id, batch.to, batch.from);
+      if (!error) {
+        try {
+          const msgs = batch.messages.map((b) => decodeMessage(b));
+          for (const m of msgs) ctx.deliver(m);
+        } catch (e) {
+          error = `malformed batch: ${String(e)}`;
+        }
+      }
+      call.write({ seq: batch.seq, error: error ?? "" });
+      if (error) call.end();
+    });
+    call.on("end", () => call.end());
+    call.on("error", () => undefined);
+  };
+
+  const sendSnapshot = (call: grpc.ServerReadableStream<SnapshotChunkMsg, SnapshotAckMsg>, callback: grpc.sendUnaryData<SnapshotAckMsg>): void => {
+    let head: Message | undefined;
+    const parts: Uint8Array[] = [];
+    let received = 0;
+    let done = false;
+    const finish = (error: string): void => {
+      if (done) return;
+      done = true;
+      callback(null, { received, error });
+    };
+    call.on("data", (chunk: SnapshotChunkMsg) => {
+      if (done) return;
+      if (!head) {
+        const error = refuse(ctx, chunk.cluster_id, chunk.to, chunk.from);
+        if (error) return finish(error);
+        try {
+          head = decodeMessage(chunk.metadata);
+        } catch (e) {
+          return finish(`malformed snapshot metadata: ${String(e)}`);
+        }
+        if (!head.snapshot) return finish("snapshot metadata without a snapshot");
+      }
+      if (Number(chunk.offset) !== received) return finish(`chunk at offset ${chunk.offset}, expected ${received}`);
+      parts.push(chunk.data);
+      received += chunk.data.byteLength;
+      if (!chunk.last) return;
+      const data = Buffer.concat(parts);
+      const m: Message = { ...head, snapshot: { metadata: head.snapshot!.metadata, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) } };
+      ctx.deliver(m);
+      finish("");
+    });
+    call.on("end", () => finish(head ? "snapshot stream ended before the last chunk" : "empty snapshot stream"));
+    call.on("error", () => finish("snapshot stream failed"));
+  };
+
+  const unimplemented = (_call: unknown, callback: grpc.sendUnaryData<never>): void => {
+    callback({ code: grpc.status.UNIMPLEMENTED, details: "proposals and read requests travel as Raft messages on the peer stream" });
+  };
+
+  return { Stream: stream, SendSnapshot: sendSnapshot, Propose: unimplemented, ReadIndex: unimplemented };
+}

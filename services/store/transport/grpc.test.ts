@@ -1,0 +1,98 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { MessageType, SnapshotStatus, newMessage, type Message } from "../raft/index.ts";
+import { GrpcTransport } from "./grpc.ts";
+
+async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe("gRPC peer transport", () => {
+  const open: GrpcTransport[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((t) => t.close()));
+  });
+
+  async function start(id: number, clusterId = 7n, port = 0): Promise<GrpcTransport> {
+    const t = await GrpcTransport.listen({ id, clusterId, listen: `127.0.0.1:${port}` });
+    open.push(t);
+    return t;
+  }
+
+  it("delivers batches in order and snapshots in chunks", async () => {
+    const a = await start(1);
+    const b = await start(2);
+    a.addPeer(2, [`http://127.0.0.1:${b.port}`]);
+    const got: Message[] = [];
+    b.onMessage((m) => got.push(m));
+    const msgs = Array.from({ length: 500 }, (_, i) => newMessage({ type: MessageType.Heartbeat, from: 1, to: 2, term: 3, commit: i }));
+    a.send(msgs.slice(0, 250));
+    a.send(msgs.slice(250));
+    await until(() => got.length === 500, "500 messages");
+    expect(got.map((m) => m.commit)).toEqual(msgs.map((m) => m.commit));
+    expect(a.stats()[2].batches).toBeLessThan(10);
+
+    const statuses: SnapshotStatus[] = [];
+    a.onSnapshotStatus((_id, s) => statuses.push(s));
+    const data = new Uint8Array(3 * 1024 * 1024 + 17).map((_, i) => i % 251);
+    const snap = newMessage({ type: MessageType.Snap, from: 1, to: 2, term: 3 });
+    snap.snapshot = { data, metadata: { index: 99, term: 3, confState: { voters: [1, 2], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false } } };
+    a.send([snap]);
+    await until(() => statuses.length === 1, "the snapshot status");
+    expect(statuses).toEqual([SnapshotStatus.Finish]);
+    const recv = got[got.length - 1];
+    expect(recv.type).toBe(MessageType.Snap);
+    expect(recv.snapshot?.metadata.index).toBe(99);
+    expect(Buffer.from(recv.snapshot!.data).equals(Buffer.from(data))).toBe(true);
+  });
+
+  it("reports an unreachable peer, then reconnects when it is back", async () => {
+    const a = await start(1);
+    const b = await start(2);
+    const port = b.port;
+    a.addPeer(2, [`127.0.0.1:${port}`]);
+    const unreachable: number[] = [];
+    a.onUnreachable((id) => unreachable.push(id));
+    await b.close();
+    a.send([newMessage({ type: MessageType.Heartbeat, from: 1, to: 2, term: 1 })]);
+    await until(() => unreachable.length > 0, "an unreachable report");
+    a.send([newMessage({ type: MessageType.Heartbeat, from: 1, to: 9, term: 1 })]);
+    expect(unreachable).toContain(9);
+    const b2 = await start(2, 7n, port);
+    const got: Message[] = [];
+    b2.onMessage((m) => got.push(m));
+    await until(
+      () => {
+        a.send([newMessage({ type: MessageType.Heartbeat, from: 1, to: 2, term: 1 })]);
+        return got.length > 0;
+      },
+      "delivery after the restart",
+      8000,
+    );
+  });
+
+  it("refuses batches of another cluster and from removed members", async () => {
+    const a = await start(1, 1n);
+    const b = await start(2, 2n);
+    a.addPeer(2, [`127.0.0.1:${b.port}`]);
+    const got: Message[] = [];
+    const unreachable: number[] = [];
+    b.onMessage((m) => got.push(m));
+    a.onUnreachable((id) => unreachable.push(id));
+    a.send([newMessage({ type: MessageType.Heartbeat, from: 1, to: 2, term: 1 })]);
+    await until(() => unreachable.length > 0, "refusal");
+    expect(got).toHaveLength(0);
+
+    const c = await start(3, 1n);
+    c.removePeer(1);
+    a.addPeer(3, [`127.0.0.1:${c.port}`]);
+    const gotC: Message[] = [];
+    c.onMessage((m) => gotC.push(m));
+    a.send([newMessage({ type: MessageType.Heartbeat, from: 1, to: 3, term: 1 })]);
+    await until(() => unreachable.includes(3), "refusal of a removed member");
+    expect(gotC).toHaveLength(0);
+  });
+});
