@@ -60,7 +60,7 @@ export type StatusReply = Record<string, unknown> & { leader: string; version: s
 /** Maintenance Status of one endpoint (host:port), within timeoutMs. */
 export function storeStatus(endpoint: string, timeoutMs = 2000): Promise<StatusReply> {
   const Ctor = clientConstructor("Maintenance");
-  const client = new Ctor(endpoint, credentials.createInsecure()) as Client & {
+  const client = new Ctor(endpoint, credentials.createInsecure()) as unknown as Client & {
     Status(req: object, opts: { deadline: number }, cb: (err: ServiceError | null, res?: StatusReply) => void): void;
   };
   return new Promise<StatusReply>((resolve, reject) => {
