@@ -1,0 +1,229 @@
+/**
+ * Test support for the authorization suites: a real replica over the local
+ * store whose `authorize` is a built chain, registry admission wired to the
+ * escalation and NodeRestriction checks, HTTPS calls as users identified by
+ * client certificates, and a local HTTPS server with its own CA.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer as createHttpsServer, request, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { coreV1Kinds } from "../../../shared/api/groups/core-v1.ts";
+import { kinds as coordinationKinds } from "../../../shared/api/groups/coordination-v1.ts";
+import { makeKinds as rbacKinds } from "../../../shared/api/groups/rbac-v1.ts";
+import { getProfile, type PlatformProfile } from "../../../shared/platform/index.ts";
+import { LocalBackend } from "../../store/server/local-backend.ts";
+import type { RegistryOptions } from "../registry/registry.ts";
+import { createCA, createClientCert, createServingCert, type CertificateAuthority, type KeyPairPem } from "../server/certs.ts";
+import { startReplica, type Replica } from "../server/replica.ts";
+import { BackendKv } from "../storage/backend-kv.ts";
+import { buildAuthorizer, type AuthorizationHandle, type AuthorizerDeps } from "./chain.ts";
+import { nodeRestriction } from "./node.ts";
+import type { AuthorizationFlags } from "./options.ts";
+import { rbacAdmission } from "./rbac/admission.ts";
+
+export const profile: PlatformProfile = getProfile();
+
+export interface HttpResult {
+  status: number;
+  body: Record<string, unknown>;
+  text: string;
+}
+
+export interface CallOptions {
+  method?: string;
+  path: string;
+  body?: unknown;
+  client?: KeyPairPem;
+  contentType?: string;
+}
+
+export function call(url: string, ca: string, o: CallOptions): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const data = o.body === undefined ? undefined : JSON.stringify(o.body);
+    const req = request(
+      new URL(o.path, url),
+      {
+        method: o.method ?? (data ? "POST" : "GET"),
+        ca,
+        cert: o.client?.certPem,
+        key: o.client?.keyPem,
+        agent: false,
+        headers: { accept: "application/json", ...(data ? { "content-type": o.contentType ?? "application/json" } : {}) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let body: Record<string, unknown> = {};
+          try {
+            body = JSON.parse(text) as Record<string, unknown>;
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode ?? 0, body, text });
+        });
+      },
+    );
+    req.on("error", reject);
+    if (data) req.write(data);
+    req.end();
+  });
+}
+
+export class TempDir {
+  readonly path = mkdtempSync(join(tmpdir(), "authz-test-"));
+  write(name: string, text: string): string {
+    const p = join(this.path, name);
+    writeFileSync(p, text);
+    return p;
+  }
+  remove(): void {
+    rmSync(this.path, { recursive: true, force: true });
+  }
+}
+
+let sharedPki: Promise<{ ca: CertificateAuthority; serving: KeyPairPem }> | undefined;
+
+export function clusterPki(): Promise<{ ca: CertificateAuthority; serving: KeyPairPem }> {
+  sharedPki ??= (async () => {
+    const ca = await createCA({ commonName: "authz-test-ca" });
+    return { ca, serving: await createServingCert(ca) };
+  })();
+  return sharedPki;
+}
+
+export interface AuthzServer {
+  replica: Replica;
+  handle: AuthorizationHandle;
+  url: string;
+  ca: CertificateAuthority;
+  /** A client certificate for a user (cached per user and groups). */
+  as(user: string, groups?: string[]): Promise<KeyPairPem>;
+  call(client: KeyPairPem | undefined, method: string, path: string, body?: unknown): Promise<HttpResult>;
+  close(): Promise<void>;
+}
+
+export interface AuthzServerOptions {
+  deps?: Partial<AuthorizerDeps>;
+  /** Wire rbacAdmission and nodeRestriction into the registries' validate hook (default true). */
+  admission?: boolean;
+}
+
+export async function startAuthzServer(flags: AuthorizationFlags, o: AuthzServerOptions = {}): Promise<AuthzServer> {
+  const { ca, serving } = await clusterPki();
+  const kv = new BackendKv(new LocalBackend());
+  let handle: AuthorizationHandle | undefined;
+  const replica = await startReplica({
+    profile,
+    kinds: [...coreV1Kinds(profile), ...rbacKinds(profile), ...coordinationKinds],
+    kv,
+    feed: kv.feed,
+    tls: { key: serving.keyPem, cert: serving.certPem, clientCa: ca.certPem },
+    compactIntervalMs: 0,
+    authorize: async (user, info, req) => {
+      if (!handle) throw new Error("authorizer not ready");
+      await handle.authorize(user, info, req);
+    },
+  });
+  handle = await buildAuthorizer(flags, { profile, catalog: replica.catalog, ...(o.deps ?? {}) });
+  const h = handle;
+  if (o.admission !== false) {
+    const source = h.rbacSource;
+    const rbacCheck = source ? rbacAdmission({ profile, authorizer: h.authorizer, source, catalog: replica.catalog }) : undefined;
+    const nodeCheck = nodeRestriction(profile);
+    // Every registry shares one options object: setting the hook once covers all kinds.
+    const options = replica.catalog.all()[0].registry.options as RegistryOptions;
+    options.admission = {
+      validate: async (op, obj, old, ctx) => {
+        await nodeCheck(op, obj, old, ctx);
+        await rbacCheck?.(op, obj, old, ctx);
+      },
+    };
+  }
+  const certs = new Map<string, Promise<KeyPairPem>>();
+  return {
+    replica,
+    handle: h,
+    url: replica.url,
+    ca,
+    as(user, groups = []) {
+      const key = `${user}|${groups.join(",")}`;
+      let c = certs.get(key);
+      if (!c) certs.set(key, (c = createClientCert(ca, { user, groups })));
+      return c;
+    },
+    call: (client, method, path, body) => call(replica.url, ca.certPem, { method, path, body, client }),
+    async close() {
+      h.close();
+      await replica.close();
+      await kv.close();
+    },
+  };
+}
+
+/** Polls `fn` until it returns true (watch-fed state catches up asynchronously). */
+export async function eventually(fn: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await fn()) return;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export interface LocalHttps {
+  url: string;
+  ca: CertificateAuthority;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** A local HTTPS server on 127.0.0.1 (port 0) with its own CA. */
+export async function startLocalHttps(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void): Promise<LocalHttps> {
+  const ca = await createCA({ commonName: "webhook-ca" });
+  const serving = await createServingCert(ca);
+  const server = createHttpsServer({ key: serving.keyPem, cert: serving.certPem }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => handler(req, res, Buffer.concat(chunks).toString("utf8")));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `https://127.0.0.1:${port}/authorize`,
+    ca,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** A webhook client configuration file (kubeconfig format) for a local server. */
+export function webhookKubeconfig(dir: TempDir, name: string, server: string, caPem: string): string {
+  const text = [
+    "apiVersion: v1",
+    "kind: Config",
+    "clusters:",
+    "- name: authz",
+    "  cluster:",
+    `    server: ${server}`,
+    `    certificate-authority-data: ${Buffer.from(caPem).toString("base64")}`,
+    "users:",
+    "- name: apiserver",
+    "  user:",
+    "    token: secret-token",
+    "contexts:",
+    "- name: default",
+    "  context: {cluster: authz, user: apiserver}",
+    "current-context: default",
+    "",
+  ].join("\n");
+  return dir.write(name, text);
+}
