@@ -116,7 +116,8 @@ export interface AuthzServerOptions {
 export async function startAuthzServer(flags: AuthorizationFlags, o: AuthzServerOptions = {}): Promise<AuthzServer> {
   const { ca, serving } = await clusterPki();
   const kv = new BackendKv(new LocalBackend());
-  let handle: AuthorizationHandle | undefined;
+  // The chain needs the replica's catalog; the replica needs the chain: bind late.
+  const ref: { handle?: AuthorizationHandle } = {};
   const replica = await startReplica({
     profile,
     kinds: [...coreV1Kinds(profile), ...rbacKinds(profile), ...coordinationKinds],
@@ -125,12 +126,12 @@ export async function startAuthzServer(flags: AuthorizationFlags, o: AuthzServer
     tls: { key: serving.keyPem, cert: serving.certPem, clientCa: ca.certPem },
     compactIntervalMs: 0,
     authorize: async (user, info, req) => {
-      if (!handle) throw new Error("authorizer not ready");
-      await handle.authorize(user, info, req);
+      if (!ref.handle) throw new Error("authorizer not ready");
+      await ref.handle.authorize(user, info, req);
     },
   });
-  handle = await buildAuthorizer(flags, { profile, catalog: replica.catalog, ...(o.deps ?? {}) });
-  const h = handle;
+  const h = await buildAuthorizer(flags, { profile, catalog: replica.catalog, ...(o.deps ?? {}) });
+  ref.handle = h;
   if (o.admission !== false) {
     const source = h.rbacSource;
     const rbacCheck = source ? rbacAdmission({ profile, authorizer: h.authorizer, source, catalog: replica.catalog }) : undefined;
