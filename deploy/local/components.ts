@@ -1,0 +1,129 @@
+/**
+ * What `cluster up` starts, in order. Each component starts its processes
+ * detached (they outlive the tool), waits until they serve, and returns their
+ * records plus outputs for the components after it.
+ *
+ * EXTENSION POINT: apiserver replicas and haproxy are added by appending
+ * components to COMPONENTS (e.g. an `apiserverComponent` reading
+ * `outputs.storeEndpoints` and `outputs.redisUrl`, then a `haproxyComponent`
+ * reading `outputs.apiserverEndpoints`). `down` stops every recorded process in
+ * reverse order; `status` prints store status and liveness of the others.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, openSync } from "node:fs";
+import { connect, createServer } from "node:net";
+import { join } from "node:path";
+import { spawnStoreNode, waitForStore } from "../../services/store/server/node-process.ts";
+import type { ProcessRecord } from "./state.ts";
+
+export interface ClusterOptions {
+  dir: string;
+  host: string;
+  /** Store nodes to start. */
+  nodes: number;
+  /** First fixed port (store i: client base+2i, peer base+2i+1; redis: base+2n); 0: random free ports. */
+  basePort: number;
+  stream: string;
+}
+
+export interface ComponentContext {
+  opts: ClusterOptions;
+  outputs: Record<string, string | string[]>;
+  port(offset: number): Promise<number>;
+  log(line: string): void;
+}
+
+export interface ClusterComponent {
+  name: string;
+  up(ctx: ComponentContext): Promise<ProcessRecord[]>;
+}
+
+export async function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on("error", reject);
+    srv.listen(0, host, () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(host: string, port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const sock = connect(port, host, () => {
+        sock.end();
+        resolve(true);
+      });
+      sock.on("error", () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nothing listens on ${host}:${port} after ${timeoutMs} ms`);
+}
+
+function logFd(dir: string, name: string): { fd: number; path: string } {
+  const path = join(dir, "logs", `${name}.log`);
+  mkdirSync(join(dir, "logs"), { recursive: true });
+  return { fd: openSync(path, "a"), path };
+}
+
+export const redisComponent: ClusterComponent = {
+  name: "redis",
+  async up(ctx) {
+    const { dir, host, nodes } = ctx.opts;
+    const port = await ctx.port(2 * nodes);
+    const data = join(dir, "redis");
+    mkdirSync(data, { recursive: true });
+    const out = logFd(dir, "redis");
+    const child = spawn("redis-server", ["--port", String(port), "--bind", host, "--save", "", "--appendonly", "no", "--dir", data], {
+      detached: true,
+      stdio: ["ignore", out.fd, out.fd],
+    });
+    child.unref();
+    if (child.pid === undefined) throw new Error("redis-server did not start (is it installed?)");
+    await waitForPort(host, port, 10_000);
+    const url = `redis://${host}:${port}`;
+    ctx.outputs.redisUrl = url;
+    ctx.log(`redis       ${url}`);
+    // redis-server rewrites its process title to "redis-server host:port".
+    return [{ role: "redis", name: "redis", pid: child.pid, endpoint: url, log: out.path, match: `${host}:${port}` }];
+  },
+};
+
+export const storeComponent: ClusterComponent = {
+  name: "store",
+  async up(ctx) {
+    const { dir, host, nodes, stream } = ctx.opts;
+    const names = Array.from({ length: nodes }, (_, i) => `store-${i + 1}`);
+    const ports: Array<{ client: number; peer: number }> = [];
+    for (let i = 0; i < nodes; i++) ports.push({ client: await ctx.port(2 * i), peer: await ctx.port(2 * i + 1) });
+    const initialCluster = names.map((n, i) => `${n}=http://${host}:${ports[i].peer}`).join(",");
+    const records: ProcessRecord[] = [];
+    for (const [i, name] of names.entries()) {
+      const out = logFd(dir, name);
+      const child = spawnStoreNode(
+        { name, host, clientPort: ports[i].client, peerPort: ports[i].peer, dataDir: join(dir, name), initialCluster, redisUrl: ctx.outputs.redisUrl as string | undefined, revisionStream: stream },
+        { stdio: ["ignore", out.fd, out.fd], detached: true },
+      );
+      child.unref();
+      if (child.pid === undefined) throw new Error(`${name} did not start`);
+      records.push({ role: "store", name, pid: child.pid, endpoint: `${host}:${ports[i].client}`, log: out.path, match: join(dir, name) });
+    }
+    try {
+      await Promise.all(records.map((r) => waitForStore(r.endpoint, 60_000)));
+    } catch (err) {
+      // Hand the started processes back so `up` can record and stop them.
+      throw Object.assign(err instanceof Error ? err : new Error(String(err)), { records });
+    }
+    ctx.outputs.storeEndpoints = records.map((r) => r.endpoint);
+    for (const r of records) ctx.log(`${r.name.padEnd(11)} http://${r.endpoint}`);
+    return records;
+  },
+};
+
+/** Started in this order by `up`; append apiserver and haproxy components here. */
+export const COMPONENTS: ClusterComponent[] = [redisComponent, storeComponent];
