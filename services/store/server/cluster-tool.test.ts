@@ -1,0 +1,66 @@
+/**
+ * The local cluster tool (deploy/local/cluster.ts) end to end: up starts redis-server
+ * and the store nodes as processes, status reports them, the leader publishes to the
+ * revision stream, down stops every process and removes the state file.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, it } from "vitest";
+import { REPO_ROOT, stopPid } from "./node-process.ts";
+
+const run = promisify(execFile);
+const CLUSTER = join(REPO_ROOT, "deploy", "local", "cluster.ts");
+
+async function cluster(...args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, ["--import", "tsx", CLUSTER, ...args], { cwd: REPO_ROOT, timeout: 120_000 });
+  return stdout;
+}
+
+interface State {
+  processes: Array<{ role: string; pid: number; endpoint: string }>;
+  outputs: { storeEndpoints: string[]; redisUrl: string };
+}
+
+describe.skipIf(!existsSync("/usr/bin/redis-server"))("local cluster tool", () => {
+  let dir = "";
+  let state: State | undefined;
+  afterAll(async () => {
+    // Whatever happened, no process outlives the test.
+    for (const p of state?.processes ?? []) await stopPid(p.pid, 2000);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("brings a cluster up, reports status, publishes revisions and brings it down", async () => {
+    dir = await mkdtemp(join(tmpdir(), "local-cluster-"));
+    const out = await cluster("up", "--dir", dir);
+    state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as State;
+    expect(out).toContain(`store endpoints: ${state.outputs.storeEndpoints.join(",")}`);
+    expect(state.processes.map((p) => p.role)).toEqual(["redis", ...state.outputs.storeEndpoints.map(() => "store")]);
+
+    const status = await cluster("status", "--dir", dir);
+    expect(status).toMatch(/store-1 .* leader version 3\.5\.0/);
+    expect(status).toMatch(/redis .* running/);
+
+    const { stdout } = await run("/usr/bin/etcdctl", [`--endpoints=${state.outputs.storeEndpoints.join(",")}`, "put", "k", "v"], { env: { ...process.env, ETCDCTL_API: "3" } });
+    expect(stdout).toBe("OK\n");
+    const redis = new Redis(state.outputs.redisUrl, { lazyConnect: true });
+    redis.on("error", () => {});
+    await redis.connect();
+    let ids: Array<[string, string[]]> = [];
+    for (let i = 0; i < 50 && ids.length === 0; i++) {
+      ids = (await redis.xrange("revisions", "-", "+")) as Array<[string, string[]]>;
+      if (ids.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    redis.disconnect();
+    expect(ids.map(([id]) => id)).toEqual(["2-0"]);
+
+    expect(await cluster("down", "--dir", dir)).toMatch(/stopped store-1/);
+    expect(existsSync(join(dir, "state.json"))).toBe(false);
+    for (const p of state.processes) expect(() => process.kill(p.pid, 0)).toThrow();
+  });
+});
