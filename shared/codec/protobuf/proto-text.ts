@@ -20,7 +20,7 @@ interface FileBuilder {
   messages: Map<string, string>;
 }
 
-/** `io.plat.api.core.v1` → `plat.io.api.core.v1` (the Go import path's domain first); dashes become underscores. */
+/** An OpenAPI definition prefix (`io.<domain>.api.core.v1`, reversed domain) as a proto package (`<domain>.api.core.v1`); dashes become underscores. */
 function fromDefinitionPrefix(prefix: string): string {
   const parts = prefix.split(".");
   return [parts[1], parts[0], ...parts.slice(2)].join(".").replace(/-/g, "_");
