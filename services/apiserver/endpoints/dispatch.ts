@@ -37,7 +37,13 @@ export async function dispatchResource(cfg: AppConfig, info: RequestInfo, req: R
   const collectionVerb = info.verb === "list" || info.verb === "watch" || info.verb === "deletecollection" || info.verb === "create";
   if (resource.namespaced && info.namespace === "" && !collectionVerb && info.resource !== "namespaces") throw pageNotFound();
   if (!resource.namespaced && info.namespace !== "" && info.resource !== "namespaces") throw pageNotFound();
-  const negotiated = negotiateOutput(req.headers.get("accept"), { profile: cfg.profile, protobuf: false, watch: info.verb === "watch" });
+  const reads = info.verb === "get" || info.verb === "list" || info.verb === "watch";
+  const negotiated = negotiateOutput(req.headers.get("accept"), {
+    profile: cfg.profile,
+    protobuf: false,
+    watch: info.verb === "watch",
+    conversion: reads && !info.subresource ? { table: true, partialObjectMetadata: true } : undefined,
+  });
   const query = url.searchParams;
   const pretty = query.get("pretty") === "true" || query.get("pretty") === "1";
   const scope: RequestScope = {
@@ -51,6 +57,7 @@ export async function dispatchResource(cfg: AppConfig, info: RequestInfo, req: R
     subresource: info.subresource || undefined,
     verb: info.verb,
     mediaType: negotiated.mediaType as ResponseMediaType,
+    target: negotiated.target,
     pretty,
     user,
     warnings: [],

@@ -3,6 +3,7 @@ import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { Registry, WriteContext } from "../registry/registry.ts";
 import type { ResourceInfo } from "../registry/resource.ts";
 import type { ResponseMediaType } from "./encode.ts";
+import type { ConversionTarget } from "../server/negotiation.ts";
 
 export interface UserInfo {
   username: string;
@@ -22,6 +23,8 @@ export interface RequestScope {
   subresource?: string;
   verb: string;
   mediaType: ResponseMediaType;
+  /** Table or PartialObjectMetadata when the client asked for it with `as=`. */
+  target?: ConversionTarget;
   pretty: boolean;
   user?: UserInfo;
   /** `Warning` header values collected while handling the request. */

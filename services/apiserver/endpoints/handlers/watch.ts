@@ -9,6 +9,7 @@ import { parseListQuery } from "../list-options.ts";
 import { buildSelection } from "../predicate.ts";
 import type { RequestScope } from "../scope.ts";
 import { withTypeMeta } from "./read.ts";
+import { renderEvent } from "../render.ts";
 
 const DEFAULT_MIN_TIMEOUT_S = 1800;
 
@@ -39,9 +40,9 @@ function combineNameSelector(fieldSelector: string | null, name: string): string
 
 const encoder = new TextEncoder();
 
-function frame(ev: WatchEvent, s: RequestScope): Uint8Array {
+function frame(ev: WatchEvent, s: RequestScope, first: boolean): Uint8Array {
   const object = ev.type === "ERROR" || ev.type === "BOOKMARK" ? bookmarkOrStatus(ev, s) : withTypeMeta(ev.object, s);
-  return encoder.encode(JSON.stringify({ type: ev.type, object }) + "\n");
+  return encoder.encode(JSON.stringify(renderEvent(s, { type: ev.type, object }, first)) + "\n");
 }
 
 function bookmarkOrStatus(ev: WatchEvent, s: RequestScope) {
@@ -51,6 +52,7 @@ function bookmarkOrStatus(ev: WatchEvent, s: RequestScope) {
 
 function watchStream(watcher: Watcher, s: RequestScope, timeoutMs: number, bookmarks: boolean): ReadableStream<Uint8Array> {
   let timer: NodeJS.Timeout | undefined;
+  let first = true;
   return new ReadableStream<Uint8Array>({
     start() {
       timer = setTimeout(() => watcher.stop(), timeoutMs);
@@ -65,7 +67,8 @@ function watchStream(watcher: Watcher, s: RequestScope, timeoutMs: number, bookm
           return;
         }
         if (ev.type === "BOOKMARK" && !bookmarks) continue;
-        controller.enqueue(frame(ev, s));
+        controller.enqueue(frame(ev, s, first));
+        first = false;
         return;
       }
     },
