@@ -48,7 +48,8 @@ describe("impersonate (pure)", () => {
   });
 
   it("is a bad request to impersonate a group, extra or uid without a user", async () => {
-    for (const h of [{ "Impersonate-Group": "g" }, { "Impersonate-Extra-x": "v" }, { "Impersonate-Uid": "1" }]) {
+    const cases: Array<Record<string, string>> = [{ "Impersonate-Group": "g" }, { "Impersonate-Extra-x": "v" }, { "Impersonate-Uid": "1" }];
+    for (const h of cases) {
       await expect(impersonate(admin, RequestHeaders.of(h), async () => true)).rejects.toMatchObject({ status: { code: 400, reason: "BadRequest" } });
     }
   });

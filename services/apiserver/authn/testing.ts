@@ -116,11 +116,11 @@ export interface StartOptions {
 export async function startAuthServer(options: AuthenticationOptions, so: StartOptions = {}): Promise<TestServer> {
   const { ca, serving } = await clusterPki();
   const kv = new BackendKv(new LocalBackend());
-  let replica: Replica | undefined;
-  const auth = await buildAuthenticator(options, { profile, getObject: catalogObjectGetter(() => replica?.catalog), ...(so.deps ?? {}) });
+  const holder: { replica?: Replica } = {};
+  const auth = await buildAuthenticator(options, { profile, getObject: catalogObjectGetter(() => holder.replica?.catalog), ...(so.deps ?? {}) });
   const authorize: ImpersonationAuthorize = so.authorizeImpersonation ?? (async () => false);
   const json = (v: unknown, status = 200) => new Response(JSON.stringify(v), { status, headers: { "content-type": "application/json" } });
-  replica = await startReplica({
+  const replica = await startReplica({
     profile,
     kinds: coreKinds,
     kv,
@@ -135,6 +135,7 @@ export async function startAuthServer(options: AuthenticationOptions, so: StartO
       ["/selfsubjectreview", async (req, _url, _info, user) => json(await auth.reviews.selfSubjectReview(await req.json(), user), 201)],
     ],
   });
+  holder.replica = replica;
   const r = replica;
   return {
     replica: r,
