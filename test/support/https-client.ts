@@ -24,7 +24,7 @@ export class HttpsClient {
     readonly baseUrl: string,
     private readonly id: ClientIdentity,
   ) {
-    this.agent = new Agent({ ca: id.ca, cert: id.cert, key: id.key, keepAlive: true, maxSockets: 64 });
+    this.agent = new Agent({ ca: id.ca, cert: id.cert, key: id.key, keepAlive: true, maxSockets: Infinity });
   }
 
   withIdentity(id: Partial<ClientIdentity>): HttpsClient {

@@ -40,7 +40,8 @@ export async function dispatchResource(cfg: AppConfig, info: RequestInfo, req: R
   const reads = info.verb === "get" || info.verb === "list" || info.verb === "watch";
   const negotiated = negotiateOutput(req.headers.get("accept"), {
     profile: cfg.profile,
-    protobuf: false,
+    protobuf: !!def.protobuf && (!info.subresource || info.subresource === "status"),
+    cbor: cfg.cbor,
     watch: info.verb === "watch",
     conversion: reads && !info.subresource ? { table: true, partialObjectMetadata: true } : undefined,
   });
@@ -57,6 +58,8 @@ export async function dispatchResource(cfg: AppConfig, info: RequestInfo, req: R
     subresource: info.subresource || undefined,
     verb: info.verb,
     mediaType: negotiated.mediaType as ResponseMediaType,
+    encoding: negotiated.encoding,
+    cbor: !!cfg.cbor,
     target: negotiated.target,
     pretty,
     user,

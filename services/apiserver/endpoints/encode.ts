@@ -1,24 +1,84 @@
 /**
- * Response bodies in the negotiated media type. JSON is compact unless `pretty`;
- * YAML uses the `yaml` package. Watch frames are one JSON document per line.
+ * Response bodies in the negotiated encoding. JSON is compact unless `pretty`;
+ * YAML uses the `yaml` package; protobuf uses the envelope and the kind's
+ * schema-driven messages (objects and lists of the endpoint's kind); CBOR (behind
+ * the CBORServingAndStorage gate) encodes any value. Watch frames: JSON lines,
+ * length-prefixed protobuf frames, or a CBOR sequence.
  */
 import { stringify as yamlStringify } from "yaml";
+import { encodeCbor, encodeCborSeqItem } from "../../../shared/codec/cbor.ts";
+import { encodeFrame, encodeList, encodeObject, encodeWatchEvent } from "../../../shared/codec/protobuf/index.ts";
 import type { Status } from "../../../shared/api/status.ts";
+import { toJSONText } from "../../../shared/schema/values.ts";
+import type { JsonObject } from "../storage/object.ts";
+import type { Encoding } from "../server/negotiation.ts";
+import type { RequestScope } from "./scope.ts";
 
-export type ResponseMediaType = "application/json" | "application/yaml";
+export type ResponseMediaType = string;
 
-export function encodeBody(value: unknown, mediaType: ResponseMediaType, pretty: boolean): string {
-  if (mediaType === "application/yaml") return yamlStringify(value, { aliasDuplicateObjects: false });
-  return pretty ? JSON.stringify(value, null, 2) + "\n" : JSON.stringify(value);
+/** What a body is, for encodings that need the kind (protobuf). */
+export type BodyShape = "object" | "list" | "other";
+
+/** JSON text; values holding big integers (beyond 2^53, from the strict decoder) keep their digits. */
+function jsonText(value: unknown, pretty: boolean): string {
+  try {
+    return pretty ? JSON.stringify(value, null, 2) + "\n" : JSON.stringify(value);
+  } catch (err) {
+    if (err instanceof TypeError && /BigInt/.test(err.message)) return toJSONText(value);
+    throw err;
+  }
 }
 
-export function jsonResponse(value: unknown, status: number, opts: { mediaType?: ResponseMediaType; pretty?: boolean; headers?: Record<string, string> } = {}): Response {
-  const mediaType = opts.mediaType ?? "application/json";
+export function encodeText(value: unknown, mediaType: string, pretty: boolean): string {
+  if (mediaType === "application/yaml") return yamlStringify(value, { aliasDuplicateObjects: false });
+  return jsonText(value, pretty);
+}
+
+export function jsonResponse(value: unknown, status: number, opts: { mediaType?: string; pretty?: boolean; headers?: Record<string, string> } = {}): Response {
+  const mediaType = opts.mediaType === "application/yaml" ? "application/yaml" : "application/json";
   const headers = new Headers(opts.headers);
   headers.set("content-type", mediaType);
-  return new Response(encodeBody(value, mediaType, !!opts.pretty), { status, headers });
+  return new Response(encodeText(value, mediaType, !!opts.pretty), { status, headers });
 }
 
-export function statusResponse(status: Status, opts: { mediaType?: ResponseMediaType; pretty?: boolean; headers?: Record<string, string> } = {}): Response {
+export function statusResponse(status: Status, opts: { mediaType?: string; pretty?: boolean; headers?: Record<string, string> } = {}): Response {
   return jsonResponse(status, status.code ?? 500, opts);
+}
+
+/** Encodes a handler's result for the scope's negotiated encoding. */
+export function respond(s: RequestScope, value: JsonObject, status: number, shape: BodyShape, extraHeaders: Record<string, string> = {}): Response {
+  const headers = new Headers(extraHeaders);
+  if (s.warnings.length > 0) headers.set("warning", s.warnings.join(", "));
+  let body: string | Uint8Array;
+  const encoding: Encoding = s.encoding;
+  if (encoding === "protobuf" && shape !== "other" && !s.target) {
+    body = shape === "object" ? encodeObject(s.resource.def, value, s.profile) : encodeList(s.resource.def, value, s.profile);
+    headers.set("content-type", s.mediaType);
+  } else if (encoding === "cbor") {
+    body = encodeCbor(value);
+    headers.set("content-type", s.mediaType);
+  } else {
+    const mediaType = s.mediaType === "application/yaml" ? "application/yaml" : "application/json";
+    body = encodeText(value, mediaType, s.pretty);
+    headers.set("content-type", mediaType);
+  }
+  return new Response(body, { status, headers });
+}
+
+const utf8 = new TextEncoder();
+
+/** One watch frame in the scope's encoding. */
+export function encodeWatchFrame(s: RequestScope, event: { type: string; object: JsonObject }): Uint8Array {
+  if (s.encoding === "protobuf" && !s.target && event.type !== "ERROR") {
+    return encodeFrame(encodeWatchEvent(s.resource.def, { type: event.type, object: event.object }, s.profile));
+  }
+  if (s.encoding === "cbor") return encodeCborSeqItem(event);
+  return utf8.encode(jsonText(event, false) + "\n");
+}
+
+/** Content-Type of a watch stream. */
+export function watchContentType(s: RequestScope): string {
+  if (s.encoding === "protobuf" && !s.target) return `${s.mediaType};stream=watch`;
+  if (s.encoding === "cbor") return "application/cbor-seq";
+  return "application/json";
 }

@@ -3,7 +3,7 @@ import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { Registry, WriteContext } from "../registry/registry.ts";
 import type { ResourceInfo } from "../registry/resource.ts";
 import type { ResponseMediaType } from "./encode.ts";
-import type { ConversionTarget } from "../server/negotiation.ts";
+import type { ConversionTarget, Encoding } from "../server/negotiation.ts";
 
 export interface UserInfo {
   username: string;
@@ -23,6 +23,9 @@ export interface RequestScope {
   subresource?: string;
   verb: string;
   mediaType: ResponseMediaType;
+  encoding: Encoding;
+  /** CBOR is served and read (the CBORServingAndStorage gate). */
+  cbor: boolean;
   /** Table or PartialObjectMetadata when the client asked for it with `as=`. */
   target?: ConversionTarget;
   pretty: boolean;

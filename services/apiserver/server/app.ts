@@ -32,6 +32,8 @@ export interface AppConfig {
   authenticate: Authenticate;
   authorize: Authorize;
   nonResource: NonResourceRoutes;
+  /** Serve and read CBOR (the CBORServingAndStorage gate). */
+  cbor?: boolean;
   /** Gzip get and list responses (the APIResponseCompression gate). */
   compression?: boolean;
   maxRequestsInFlight?: number;

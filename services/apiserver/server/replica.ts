@@ -115,6 +115,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const namespaceController = new NamespaceController(catalog, profile, { log: (level, msg, fields) => opts.log?.(level, msg, fields ?? {}) });
   namespaceController.start();
 
+  const gates = opts.gates ?? new FeatureGates();
   const health = HealthRegistry.withDefaults({ livezGracePeriodMs: opts.livezGracePeriodMs ?? 0, shutdownDelayMs: opts.shutdownDelayMs ?? 0 });
   health.add("etcd", async () => {
     await opts.kv.currentRevision();
@@ -133,7 +134,8 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     catalog,
     maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5000,
-    compression: (opts.gates ?? new FeatureGates()).enabled("APIResponseCompression"),
+    compression: gates.enabled("APIResponseCompression"),
+    cbor: gates.enabled("CBORServingAndStorage"),
     authenticate: opts.authenticate ?? (async (_req, incoming) => userFromClientCertificate(incoming)),
     authorize: opts.authorize ?? (async () => {}),
     nonResource: discoveryRoutes(

@@ -3,7 +3,7 @@ import { badRequest } from "../../../../shared/api/status.ts";
 import { deleteObject, type DeleteRequest } from "../../registry/deletion.ts";
 import { isObject, meta, type JsonObject } from "../../storage/object.ts";
 import { decodeBody, readBody } from "../body.ts";
-import { jsonResponse } from "../encode.ts";
+import { respond } from "../encode.ts";
 import { parseBool, parseListQuery } from "../list-options.ts";
 import { buildSelection } from "../predicate.ts";
 import { writeContext, type RequestScope } from "../scope.ts";
@@ -48,7 +48,7 @@ export async function handleDelete(s: RequestScope): Promise<Response> {
   const opts = await deleteOptions(s);
   const { object, deleted } = await deleteObject(s.registry, s.namespace, s.name as string, opts, writeContext(s, !!opts.dryRun));
   const status = !deleted && opts.orphanDependents === false ? 202 : 200;
-  return jsonResponse(withTypeMeta(object, s), status, { mediaType: s.mediaType, pretty: s.pretty });
+  return respond(s, withTypeMeta(object, s), status, "object");
 }
 
 export async function handleDeleteCollection(s: RequestScope): Promise<Response> {
@@ -68,5 +68,5 @@ export async function handleDeleteCollection(s: RequestScope): Promise<Response>
     }
   }
   const body = { kind: `${s.resource.kind}List`, apiVersion: s.resource.apiVersion, metadata: { resourceVersion: list.resourceVersion }, items };
-  return jsonResponse(body, 200, { mediaType: s.mediaType, pretty: s.pretty });
+  return respond(s, body, 200, "list");
 }

@@ -9,13 +9,12 @@ import { badRequest, statusError, unsupportedMediaType } from "../../../../share
 import { finishDeletionIfDone } from "../../registry/deletion.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
 import { decodeBody, readBody } from "../body.ts";
-import { jsonResponse } from "../encode.ts";
+import { respond } from "../encode.ts";
 import { writeContext, type RequestScope } from "../scope.ts";
 import { checkFields, parseDryRun, parseFieldValidation } from "../write-options.ts";
 import { checkTypeMeta } from "./decode-object.ts";
 import { strategicMergePatch, StrategicMergeError } from "../../../../shared/schema/strategic-merge.ts";
 import { withTypeMeta } from "./read.ts";
-import { warningHeaders } from "./write.ts";
 
 /** Computes the patched object from the current one (undefined when absent). */
 export type Patcher = (s: RequestScope, body: Uint8Array, current: JsonObject | undefined) => JsonObject | Promise<JsonObject>;
@@ -111,5 +110,5 @@ export async function handlePatch(s: RequestScope, patchTypes: Map<string, Patch
     { forceAllowCreate: type.createsWhenAbsent },
   );
   const finished = await finishDeletionIfDone(s.registry, s.namespace, object, dryRun);
-  return jsonResponse(withTypeMeta(finished ?? object, s), created ? 201 : 200, { mediaType: s.mediaType, pretty: s.pretty, headers: warningHeaders(s) });
+  return respond(s, withTypeMeta(finished ?? object, s), created ? 201 : 200, "object");
 }

@@ -1,6 +1,6 @@
 /** GET of one object and list of a collection. */
 import type { JsonObject } from "../../storage/object.ts";
-import { jsonResponse } from "../encode.ts";
+import { respond } from "../encode.ts";
 import { renderList, renderObject } from "../render.ts";
 import { parseListQuery } from "../list-options.ts";
 import { buildSelection } from "../predicate.ts";
@@ -12,7 +12,7 @@ export function withTypeMeta(obj: JsonObject, s: RequestScope): JsonObject {
 
 export async function handleGet(s: RequestScope): Promise<Response> {
   const obj = await s.registry.get(s.namespace, s.name as string, s.query.get("resourceVersion") ?? undefined);
-  return jsonResponse(renderObject(s, withTypeMeta(obj, s)), 200, { mediaType: s.mediaType, pretty: s.pretty });
+  return respond(s, renderObject(s, withTypeMeta(obj, s)), 200, "object");
 }
 
 export async function handleList(s: RequestScope): Promise<Response> {
@@ -36,6 +36,6 @@ export async function handleList(s: RequestScope): Promise<Response> {
     metadata: listMeta,
     items: res.items.map((o) => withTypeMeta(o, s)),
   };
-  return jsonResponse(renderList(s, body), 200, { mediaType: s.mediaType, pretty: s.pretty });
+  return respond(s, renderList(s, body), 200, "list");
 }
 

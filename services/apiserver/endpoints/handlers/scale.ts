@@ -8,7 +8,7 @@ import { scaleKindSchema } from "../../../../shared/api/groups/autoscaling-v1.ts
 import type { ScaleMapping } from "../../../../shared/schema/types.ts";
 import { isObject, meta, type JsonObject } from "../../storage/object.ts";
 import { bodyFormat, decodeBody, readBody } from "../body.ts";
-import { jsonResponse } from "../encode.ts";
+import { respond } from "../encode.ts";
 import { writeContext, type RequestScope } from "../scope.ts";
 import { parseDryRun } from "../write-options.ts";
 import { PATCH_TYPES } from "./patch.ts";
@@ -57,7 +57,7 @@ export async function handleScale(s: RequestScope): Promise<Response> {
   const name = s.name as string;
   if (s.verb === "get") {
     const obj = await s.registry.get(s.namespace, name, s.query.get("resourceVersion") ?? undefined);
-    return jsonResponse(toScale(obj, mapping, scaleApiVersion), 200, { mediaType: s.mediaType, pretty: s.pretty });
+    return respond(s, toScale(obj, mapping, scaleApiVersion), 200, "other");
   }
   const dryRun = parseDryRun(s.query);
   const body = await readBody(s.request, s.maxBodyBytes);
@@ -90,5 +90,5 @@ export async function handleScale(s: RequestScope): Promise<Response> {
     },
     { ...writeContext(s, dryRun), subresource: undefined },
   );
-  return jsonResponse(toScale(object, mapping, scaleApiVersion), 200, { mediaType: s.mediaType, pretty: s.pretty });
+  return respond(s, toScale(object, mapping, scaleApiVersion), 200, "other");
 }

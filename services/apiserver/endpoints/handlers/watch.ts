@@ -10,6 +10,7 @@ import { buildSelection } from "../predicate.ts";
 import type { RequestScope } from "../scope.ts";
 import { withTypeMeta } from "./read.ts";
 import { renderEvent } from "../render.ts";
+import { encodeWatchFrame, watchContentType } from "../encode.ts";
 
 const DEFAULT_MIN_TIMEOUT_S = 1800;
 
@@ -29,7 +30,7 @@ export async function handleWatch(s: RequestScope): Promise<Response> {
   const body = watchStream(watcher, s, timeoutMs, q.allowWatchBookmarks);
   return new Response(body, {
     status: 200,
-    headers: { "content-type": s.mediaType === "application/yaml" ? "application/json" : s.mediaType, "cache-control": "no-cache, private", "transfer-encoding": "chunked" },
+    headers: { "content-type": watchContentType(s), "cache-control": "no-cache, private", "transfer-encoding": "chunked" },
   });
 }
 
@@ -38,11 +39,9 @@ function combineNameSelector(fieldSelector: string | null, name: string): string
   return fieldSelector ? `${fieldSelector},${byName}` : byName;
 }
 
-const encoder = new TextEncoder();
-
 function frame(ev: WatchEvent, s: RequestScope, first: boolean): Uint8Array {
   const object = ev.type === "ERROR" || ev.type === "BOOKMARK" ? bookmarkOrStatus(ev, s) : withTypeMeta(ev.object, s);
-  return encoder.encode(JSON.stringify(renderEvent(s, { type: ev.type, object }, first)) + "\n");
+  return encodeWatchFrame(s, renderEvent(s, { type: ev.type, object }, first));
 }
 
 function bookmarkOrStatus(ev: WatchEvent, s: RequestScope) {

@@ -2,22 +2,18 @@
 import { badRequest } from "../../../../shared/api/status.ts";
 import { finishDeletionIfDone } from "../../registry/deletion.ts";
 import { meta } from "../../storage/object.ts";
-import { jsonResponse } from "../encode.ts";
+import { respond } from "../encode.ts";
 import { writeContext, type RequestScope } from "../scope.ts";
 import { parseDryRun } from "../write-options.ts";
 import { readObject } from "./decode-object.ts";
 import { withTypeMeta } from "./read.ts";
-
-function headers(s: RequestScope): Record<string, string> {
-  return s.warnings.length > 0 ? { warning: s.warnings.join(", ") } : {};
-}
 
 export async function handleCreate(s: RequestScope): Promise<Response> {
   const dryRun = parseDryRun(s.query);
   const obj = await readObject(s);
   if (s.name) throw badRequest("create is not allowed on a named resource; use PUT");
   const created = await s.registry.create(obj, writeContext(s, dryRun));
-  return jsonResponse(withTypeMeta(created, s), 201, { mediaType: s.mediaType, pretty: s.pretty, headers: headers(s) });
+  return respond(s, withTypeMeta(created, s), 201, "object");
 }
 
 export async function handleUpdate(s: RequestScope): Promise<Response> {
@@ -30,7 +26,5 @@ export async function handleUpdate(s: RequestScope): Promise<Response> {
   }
   const { object, created } = await s.registry.update(s.namespace, name, () => obj, writeContext(s, dryRun));
   const finished = await finishDeletionIfDone(s.registry, s.namespace, object, dryRun);
-  return jsonResponse(withTypeMeta(finished ?? object, s), created ? 201 : 200, { mediaType: s.mediaType, pretty: s.pretty, headers: headers(s) });
+  return respond(s, withTypeMeta(finished ?? object, s), created ? 201 : 200, "object");
 }
-
-export { headers as warningHeaders };
