@@ -3,7 +3,7 @@ import { controllerRevision, deployment } from "../../../shared/api/groups/apps-
 import { configMapKind, serviceKind } from "../../../shared/api/groups/core-v1.ts";
 import { fieldElement as f, pathString, type FieldSet } from "./fieldpath.ts";
 import { applyObject, mergeObjects } from "./merge.ts";
-import { compare, removeItems, toFieldSet, ensureNamedFieldsAreMembers } from "./typed.ts";
+import { collapseAtomic, compare, removeItems, toFieldSet, ensureNamedFieldsAreMembers } from "./typed.ts";
 import { fieldPaths } from "./index.ts";
 
 const printed = (s: FieldSet) => s.paths().map(pathString).sort();
@@ -105,5 +105,12 @@ describe("removeItems", () => {
     toRemove.insert([f("metadata"), f("finalizers"), { kind: "value", value: "a" }]);
     toRemove.insert([f("spec"), f("template"), f("spec"), f("containers"), { kind: "key", fields: [["name", "x"]] }]);
     expect(removeItems(deployment, obj, toRemove)).toEqual({ metadata: { finalizers: ["b"] }, ...containers([{ name: "y" }]) });
+  });
+});
+
+describe("schema changes", () => {
+  it("paths recorded below a field that is now atomic collapse into it", () => {
+    const old = fieldPaths("spec.selector.matchLabels.app", "spec.replicas");
+    expect(printed(collapseAtomic(old, deployment))).toEqual([".spec.replicas", ".spec.selector"]);
   });
 });

@@ -157,3 +157,23 @@ export function ensureNamedFieldsAreMembers(set: FieldSet, s: TypeRef): FieldSet
   });
   return FieldSet.fromEntries(entries);
 }
+
+/**
+ * Collapses paths below atomic lists and maps into the atomic field itself
+ * (sets written while the schema had the field granular, e.g. before a custom
+ * resource's schema changed).
+ */
+export function collapseAtomic(set: FieldSet, s: TypeRef): FieldSet {
+  const atom = schemaAtom(s);
+  if (atom === undefined) return set;
+  const entries: SetEntry[] = set.entries().map((e) => {
+    let child: TypeRef;
+    if (e.pe.kind === "field") child = atom.kind === "map" ? fieldType(atom, e.pe.name) : undefined;
+    else child = atom.kind === "list" ? atom.items : undefined;
+    const a = schemaAtom(child);
+    const atomic = (a?.kind === "list" && a.relation === "atomic") || (a?.kind === "map" && a.atomic);
+    if (atomic && !e.children.empty()) return { pe: e.pe, member: true, children: new FieldSet() };
+    return { pe: e.pe, member: e.member, children: collapseAtomic(e.children, child) };
+  });
+  return FieldSet.fromEntries(entries);
+}

@@ -17,9 +17,9 @@
  */
 import type { TypeRef } from "./atoms.ts";
 import { compareStrings, type Path } from "./path-element.ts";
-import type { FieldSet } from "./fieldpath.ts";
+import { FieldSet } from "./fieldpath.ts";
 import { mergeObjects, prune } from "./merge.ts";
-import { compare, deepEqual, excludeFields, toFieldSet, type Comparison } from "./typed.ts";
+import { collapseAtomic, compare, deepEqual, excludeFields, toFieldSet, type Comparison } from "./typed.ts";
 
 export interface VersionedSet {
   readonly set: FieldSet;
@@ -82,11 +82,21 @@ function step(s: TypeRef, oldObj: unknown, newObj: unknown, managers: ManagedSet
 
 /** Ownership after a non-apply write from `live` to `newObj` by `manager` (never conflicts). */
 export function update(s: TypeRef, live: unknown, newObj: unknown, version: string, managers: ManagedSets, manager: string, opts: UpdaterOptions = {}): ManagedSets {
-  const { managers: out, compare: cmp } = step(s, live, newObj, new Map(managers), manager, true, opts);
-  let set = (out.get(manager)?.set ?? toFieldSet(undefined, undefined)).union(cmp.modified).union(cmp.added).difference(cmp.removed);
+  const { managers: out, compare: cmp } = step(s, live, newObj, reconcile(s, managers), manager, true, opts);
+  let set = (out.get(manager)?.set ?? new FieldSet()).union(cmp.modified).union(cmp.added).difference(cmp.removed);
   if (opts.ignored) set = set.recursiveDifference(opts.ignored);
   if (set.empty()) out.delete(manager);
   else out.set(manager, { set, apiVersion: version, applied: false });
+  return out;
+}
+
+/** Sets recorded before a schema made a granular field atomic own the atomic field whole. */
+function reconcile(s: TypeRef, managers: ManagedSets): ManagedSets {
+  const out: ManagedSets = new Map();
+  for (const [id, vs] of managers) {
+    const set = collapseAtomic(vs.set, s);
+    out.set(id, set.equals(vs.set) ? vs : { ...vs, set });
+  }
   return out;
 }
 
@@ -98,7 +108,7 @@ export interface ApplyResult {
 
 /** Merges `config` into `live` for `manager`, pruning what it dropped; throws MergeConflicts unless forced. */
 export function apply(s: TypeRef, live: unknown, config: unknown, version: string, managers: ManagedSets, manager: string, force: boolean, opts: UpdaterOptions = {}): ApplyResult {
-  const all: ManagedSets = new Map(managers);
+  const all = reconcile(s, managers);
   const merged = mergeObjects(s, live, config);
   const lastSet = all.get(manager);
   let set = toFieldSet(s, config);
