@@ -13,7 +13,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, openSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { join } from "node:path";
-import { spawnStoreNode, waitForStore } from "../../services/store/server/node-process.ts";
+import { spawnStoreNode, waitForMembers, waitForStore } from "../../services/store/server/node-process.ts";
 import type { ProcessRecord } from "./state.ts";
 
 export interface ClusterOptions {
@@ -115,6 +115,7 @@ export const storeComponent: ClusterComponent = {
     }
     try {
       await Promise.all(records.map((r) => waitForStore(r.endpoint, 60_000)));
+      await Promise.all(records.map((r) => waitForMembers(r.endpoint, nodes)));
     } catch (err) {
       // Hand the started processes back so `up` can record and stop them.
       throw Object.assign(err instanceof Error ? err : new Error(String(err)), { records });

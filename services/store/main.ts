@@ -1,7 +1,8 @@
 /**
- * The store node process: a member of the Raft group serving the etcd v3 client
- * API on --listen-client-urls and, while it leads, publishing every applied
- * revision to the Redis stream (--redis-url, --revision-stream).
+ * The store node process: a member of the Raft group (RaftNode over the gRPC peer
+ * transport on --listen-peer-urls) serving the etcd v3 client API on
+ * --listen-client-urls and, while it leads, publishing every applied revision to
+ * the Redis stream (--redis-url, --revision-stream).
  *
  * Logs are pino JSON lines on stdout; the line "store node ready" carries the
  * bound client URLs. SIGINT/SIGTERM stop it gracefully.
@@ -11,7 +12,7 @@ import { resolve } from "node:path";
 import { FlagError, parseFlags, usage } from "../../shared/cli/flags.ts";
 import { createLogger } from "../../shared/observability/logger.ts";
 import { getProfile } from "../../shared/platform/index.ts";
-import { isLeader, leadershipOf } from "./server/capabilities.ts";
+import { MvccStore } from "./mvcc/index.ts";
 import { StoreGrpcServer } from "./server/grpc-server.ts";
 import { nodeConfig, STORE_FLAGS, type NodeConfig } from "./server/node-flags.ts";
 import { openBackend } from "./server/open-backend.ts";
@@ -43,7 +44,18 @@ async function main(): Promise<void> {
   config.dataDir = resolve(config.dataDir);
   await mkdir(config.dataDir, { recursive: true });
 
-  const opened = await openBackend(config, log);
+  const mvcc = new MvccStore();
+  const publisher =
+    config.redisUrl === undefined
+      ? undefined
+      : new RevisionPublisher(mvcc, {
+          url: config.redisUrl,
+          stream: config.revisionStream,
+          log: (level, msg, fields) => log[level](fields ?? {}, msg),
+        });
+  // The node drives the publisher: setLeader on leadership changes, notify on applies.
+  publisher?.start();
+  const opened = await openBackend(config, log, { mvcc, publisher });
   const { backend } = opened;
   const server = new StoreGrpcServer(backend, {
     maxRequestBytes: config.maxRequestBytes,
@@ -59,34 +71,6 @@ async function main(): Promise<void> {
     bound.push(`http://${url.hostname}:${port}`);
   }
 
-  let publisher: RevisionPublisher | undefined;
-  const cleanups: Array<() => void> = [];
-  if (config.redisUrl !== undefined) {
-    const pub = new RevisionPublisher(backend.mvcc, {
-      url: config.redisUrl,
-      stream: config.revisionStream,
-      log: (level, msg, fields) => log[level](fields ?? {}, msg),
-    });
-    pub.start();
-    cleanups.push(backend.onApplied(() => pub.notify()));
-    const leadership = leadershipOf(backend);
-    const setLeader = (leading: boolean) => {
-      log.info({ leading }, leading ? "leading: publishing revisions" : "not leading: publishing stopped");
-      pub.setLeader(leading);
-    };
-    if (leadership !== undefined) cleanups.push(leadership.onLeadershipChange(setLeader));
-    // Also poll, so a backend without leadership callbacks (or a missed one) converges.
-    let last = isLeader(backend);
-    setLeader(last);
-    const poll = setInterval(() => {
-      const now = isLeader(backend);
-      if (now !== last) setLeader(now);
-      last = now;
-    }, 1000);
-    cleanups.push(() => clearInterval(poll));
-    publisher = pub;
-  }
-
   log.info(
     { clientUrls: bound, backend: opened.description, dataDir: config.dataDir, redis: config.redisUrl ?? null, stream: config.revisionStream, profile: config.profile },
     "store node ready",
@@ -97,10 +81,9 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "shutting down");
-    for (const c of cleanups) c();
-    await publisher?.stop();
     await server.close();
     await opened.close();
+    await publisher?.stop();
     process.exit(0);
   };
   process.on("SIGINT", () => void stop("SIGINT"));

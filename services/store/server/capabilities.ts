@@ -5,8 +5,10 @@
  *
  * - membership: the Cluster service delegates to it; without it MemberList answers
  *   with this node alone and the changing RPCs are UNIMPLEMENTED;
- * - leadership: which node runs lease expiry and answers keep-alives; without it
- *   a node leads when status().leader equals its own member id.
+ * - leadership: which node answers keep-alives; without it a node leads when
+ *   status().leader equals its own member id;
+ * - lease deadlines: a backend that expires leases itself (the Raft node) is asked
+ *   for keep-alives and time-to-live; otherwise the server's LeaseKeeper does it.
  */
 import type { StoreBackend } from "./backend.ts";
 
@@ -32,6 +34,17 @@ export interface LeadershipBackend {
   onLeadershipChange(listener: (leading: boolean) => void): () => void;
 }
 
+/**
+ * A backend that keeps lease deadlines itself (the Raft node's leader does, and
+ * expires leases). Both calls are leader-only and throw on a follower.
+ */
+export interface LeaseDeadlineBackend {
+  /** The renewed TTL, or undefined when the lease is unknown or expired. */
+  leaseKeepAlive(id: bigint): number | undefined;
+  /** Remaining seconds, -1 when unknown or expired. */
+  leaseTimeToLive(id: bigint): number;
+}
+
 /** Optional sizes for Maintenance Status (bytes of the durable state). */
 export interface SizedBackend {
   dbSize(): number;
@@ -49,6 +62,10 @@ export function membershipOf(backend: StoreBackend): MembershipBackend | undefin
 
 export function leadershipOf(backend: StoreBackend): LeadershipBackend | undefined {
   return hasMethods(backend, ["isLeader", "onLeadershipChange"]) ? (backend as unknown as LeadershipBackend) : undefined;
+}
+
+export function leaseDeadlinesOf(backend: StoreBackend): LeaseDeadlineBackend | undefined {
+  return hasMethods(backend, ["leaseKeepAlive", "leaseTimeToLive"]) ? (backend as unknown as LeaseDeadlineBackend) : undefined;
 }
 
 export function sizedOf(backend: StoreBackend): SizedBackend | undefined {

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../../test/support/ports.ts";
-import { spawnStoreNode, stopChild, waitForStore } from "./node-process.ts";
+import { spawnStoreNode, stopChild, waitForMembers, waitForStore } from "./node-process.ts";
 import { REPLICATED_BACKEND_AVAILABLE } from "./open-backend.ts";
 
 const ETCDCTL = "/usr/bin/etcdctl";
@@ -65,6 +65,7 @@ async function startCluster(size: number): Promise<Cluster> {
   const cluster = { endpoints, children, dir };
   try {
     await Promise.all(endpoints.map((e, i) => waitForStore(e, 60_000, children[i])));
+    await Promise.all(endpoints.map((e) => waitForMembers(e, size)));
   } catch (err) {
     await stopCluster(cluster);
     throw err;

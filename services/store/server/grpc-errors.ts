@@ -88,6 +88,7 @@ const NODE_ERRORS: Record<string, () => GrpcError> = {
   timeout: Errors.timeout,
   stopped: Errors.stopped,
   dropped: Errors.leaderChanged,
+  "not-leader": Errors.leaderChanged,
 };
 
 export function toGrpcError(err: unknown): GrpcError {

@@ -8,9 +8,12 @@
  *
  * Leases granted through another node (or before this node led) are picked up by
  * a reconcile pass on every check, and on first use by keep-alive/time-to-live.
+ *
+ * When the backend keeps deadlines itself (LeaseDeadlineBackend: the Raft node),
+ * this keeper only delegates keep-alive and time-to-live to it and expires nothing.
  */
 import { LeaseDeadlines } from "../mvcc/index.ts";
-import { isLeader, leadershipOf } from "./capabilities.ts";
+import { isLeader, leadershipOf, leaseDeadlinesOf, type LeaseDeadlineBackend } from "./capabilities.ts";
 import type { ServerContext } from "./context.ts";
 
 /** Revokes proposed per check; the rest wait for the next check. */
@@ -25,9 +28,14 @@ export class LeaseKeeper {
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
 
-  constructor(private readonly ctx: ServerContext) {}
+  private readonly delegate: LeaseDeadlineBackend | undefined;
+
+  constructor(private readonly ctx: ServerContext) {
+    this.delegate = leaseDeadlinesOf(ctx.backend);
+  }
 
   start(): void {
+    if (this.delegate !== undefined) return;
     const leadership = leadershipOf(this.ctx.backend);
     this.unsubscribe = leadership?.onLeadershipChange(() => this.check());
     this.timer = setInterval(() => this.check(), this.ctx.options.leaseCheckIntervalMs);
@@ -46,6 +54,7 @@ export class LeaseKeeper {
 
   /** Whether this node answers keep-alives itself (it leads). */
   get isLeading(): boolean {
+    if (this.delegate !== undefined) return isLeader(this.ctx.backend);
     this.syncLeadership();
     return this.leading;
   }
@@ -72,7 +81,7 @@ export class LeaseKeeper {
 
   /** A lease this node just granted: full TTL from now. */
   granted(id: bigint, ttl: number): void {
-    if (this.isLeading) this.track(id, ttl);
+    if (this.delegate === undefined && this.isLeading) this.track(id, ttl);
   }
 
   revoked(id: bigint): void {
@@ -90,12 +99,14 @@ export class LeaseKeeper {
 
   /** Keep-alive on the leader: the new TTL, or 0 when the lease is gone or expired. */
   renew(id: bigint): number {
+    if (this.delegate !== undefined) return this.delegate.leaseKeepAlive(id) ?? 0;
     if (!this.ensureTracked(id)) return 0;
     return this.deadlines.renew(id, this.now()) ?? 0;
   }
 
   /** Remaining seconds on the leader; -1 when the lease is gone or expired. */
   remaining(id: bigint): number {
+    if (this.delegate !== undefined) return this.delegate.leaseTimeToLive(id);
     if (!this.ensureTracked(id)) return -1;
     return this.deadlines.remainingSeconds(id, this.now());
   }

@@ -11,6 +11,7 @@ export const STORE_FLAGS: Record<string, FlagSpec> = {
   "advertise-client-urls": { kind: "list", help: "client URLs told to other members and clients (default: --listen-client-urls)" },
   "listen-peer-urls": { kind: "list", default: ["http://127.0.0.1:2380"], help: "URLs to serve the peer transport on" },
   "initial-cluster": { kind: "string", default: "", help: "name=peerURL,... of the initial members (default: this member alone)" },
+  "initial-cluster-token": { kind: "string", default: "store-cluster", help: "token the cluster id is derived from; the same on every member" },
   "initial-cluster-state": { kind: "string", default: "new", help: "new (bootstrap) or existing (join a running cluster)" },
   "election-timeout": { kind: "number", default: 1000, help: "Raft election timeout in milliseconds" },
   "heartbeat-interval": { kind: "number", default: 100, help: "Raft heartbeat interval in milliseconds" },
@@ -35,6 +36,7 @@ export interface NodeConfig {
   listenPeerUrls: URL[];
   initialCluster: InitialMember[];
   initialClusterState: "new" | "existing";
+  initialClusterToken: string;
   electionTimeoutMs: number;
   heartbeatIntervalMs: number;
   snapshotCount: number;
@@ -97,6 +99,7 @@ export function nodeConfig(flags: FlagValues): NodeConfig {
     listenPeerUrls,
     initialCluster,
     initialClusterState: state,
+    initialClusterToken: String(flags["initial-cluster-token"]),
     electionTimeoutMs,
     heartbeatIntervalMs,
     snapshotCount: positive("snapshot-count"),

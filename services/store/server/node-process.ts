@@ -90,6 +90,28 @@ export async function waitForStore(endpoint: string, timeoutMs = 30_000, child?:
   throw new Error(`store at ${endpoint} not ready within ${timeoutMs} ms: ${String(last)}`);
 }
 
+type MemberReply = { members: Array<{ ID: string; name: string; clientURLs: string[] }> };
+
+/** Waits until the endpoint's member list has `count` members, each with a name and client URLs. */
+export async function waitForMembers(endpoint: string, count: number, timeoutMs = 30_000): Promise<MemberReply["members"]> {
+  const Ctor = clientConstructor("Cluster");
+  const client = new Ctor(endpoint, credentials.createInsecure()) as unknown as Client & {
+    MemberList(req: object, opts: { deadline: number }, cb: (err: ServiceError | null, res?: MemberReply) => void): void;
+  };
+  const deadline = Date.now() + timeoutMs;
+  try {
+    while (Date.now() < deadline) {
+      const res = await new Promise<MemberReply | undefined>((resolve) => client.MemberList({}, { deadline: Date.now() + 1000 }, (err, r) => resolve(err ? undefined : r)));
+      const members = res?.members ?? [];
+      if (members.length === count && members.every((m) => m.name !== "" && m.clientURLs.length > 0)) return members;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    client.close();
+  }
+  throw new Error(`${endpoint}: member list did not show ${count} started members within ${timeoutMs} ms`);
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);

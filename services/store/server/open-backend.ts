@@ -1,16 +1,20 @@
 /**
- * Opens the StoreBackend a store node serves. The replicated Raft node
- * (services/store/node) plugs in here; until it is available a node runs on
- * LocalBackend: one unreplicated member with its state in memory only, which is
- * refused for a cluster of more than one member.
+ * Opens the StoreBackend a store node serves: the replicated Raft node over the
+ * gRPC peer transport (services/store/node, services/store/transport). Its state
+ * machine and revision publisher are made by the caller so that the publisher
+ * follows the node's leadership and applies from the start.
  */
 import type { Logger } from "pino";
+import type { MvccStore } from "../mvcc/index.ts";
+import type { LeaderPublisher } from "../node/options.ts";
+import { RaftNode } from "../node/raft-node.ts";
+import { GrpcTransport } from "../transport/grpc.ts";
 import type { StoreBackend } from "./backend.ts";
-import { LocalBackend } from "./local-backend.ts";
 import type { NodeConfig } from "./node-flags.ts";
+import { clusterIdForToken, memberIdForPeerUrls, RaftBackend } from "./raft-backend.ts";
 
 /** Whether this build serves a replicated multi-member cluster (the Raft node is wired in). */
-export const REPLICATED_BACKEND_AVAILABLE: boolean = false;
+export const REPLICATED_BACKEND_AVAILABLE: boolean = true;
 
 export interface OpenedBackend {
   backend: StoreBackend;
@@ -19,17 +23,54 @@ export interface OpenedBackend {
   close(): Promise<void>;
 }
 
-export async function openBackend(config: NodeConfig, log: Logger): Promise<OpenedBackend> {
-  if (config.initialCluster.length > 1) {
-    throw new Error(
-      `--initial-cluster names ${config.initialCluster.length} members, but this build has no replicated node yet: ` +
-        "start a single member (or leave --initial-cluster empty)",
-    );
-  }
-  log.warn(
-    { dataDir: config.dataDir },
-    "replicated Raft node not available in this build: serving a single-node cluster from LocalBackend (in memory, not persisted to --data-dir)",
-  );
-  const backend = new LocalBackend();
-  return { backend, description: "single-node LocalBackend (in memory)", close: async () => {} };
+export interface BackendParts {
+  mvcc: MvccStore;
+  publisher?: LeaderPublisher;
+}
+
+export async function openBackend(config: NodeConfig, log: Logger, parts: BackendParts): Promise<OpenedBackend> {
+  const self = config.initialCluster.find((m) => m.name === config.name);
+  if (self === undefined) throw new Error(`--initial-cluster has no member named "${config.name}"`);
+  const members = config.initialCluster.map((m) => ({
+    id: memberIdForPeerUrls(m.peerUrls),
+    name: m.name,
+    peerUrls: m.peerUrls,
+    clientUrls: m.name === config.name ? config.advertiseClientUrls : [],
+    isLearner: false,
+  }));
+  const id = memberIdForPeerUrls(self.peerUrls);
+  const clusterId = clusterIdForToken(config.initialClusterToken);
+  const peer = config.listenPeerUrls[0];
+  const transport = await GrpcTransport.listen({ id, clusterId, listen: `${peer.hostname}:${peer.port}` });
+  const holder: { backend?: RaftBackend } = {};
+  const node = await RaftNode.start({
+    id,
+    clusterId,
+    dataDir: config.dataDir,
+    transport,
+    initialMembers: members,
+    join: config.initialClusterState === "existing",
+    heartbeatMs: config.heartbeatIntervalMs,
+    electionMs: config.electionTimeoutMs,
+    snapshotThreshold: config.snapshotCount,
+    mvcc: parts.mvcc,
+    publisher: parts.publisher,
+    onLeaderChange: (leading, leader) => {
+      log.info({ leading, leader: leader.toString(16) }, "leader changed");
+      holder.backend?.onLeaderChange(leading);
+    },
+    log: (level, msg, fields) => log[level](fields ?? {}, msg),
+  });
+  const backend = new RaftBackend(node);
+  holder.backend = backend;
+  let closed = false;
+  void backend.publishSelf(config.name, config.advertiseClientUrls, () => closed || node.isStopped, (msg, err) => log.debug({ err: String(err) }, msg));
+  return {
+    backend,
+    description: `Raft member ${id.toString(16)} of cluster ${clusterId.toString(16)} (${config.initialClusterState === "existing" ? "joining" : `${members.length} initial members`})`,
+    async close() {
+      closed = true;
+      await node.stop();
+    },
+  };
 }
