@@ -1,6 +1,7 @@
 /** /version: the release this server implements (clients check skew against it). */
 
-export const SERVER_VERSION = { major: "1", minor: "34", patch: "0" };
+// 1.33 keeps both tested kubectl releases (1.32 and 1.34) within the supported skew of one minor version.
+export const SERVER_VERSION = { major: "1", minor: "33", patch: "0" };
 
 export function versionInfo() {
   return {

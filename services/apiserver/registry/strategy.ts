@@ -38,6 +38,8 @@ function specPart(obj: JsonObject): JsonObject {
 
 export function genericStrategy(def: KindDefinition): Strategy {
   const hasStatus = (def.subresources ?? []).includes("status");
+  // Only kinds with a desired state (spec) track generations, as on the platform.
+  const tracksGeneration = !!def.schema.properties?.spec;
   const metaOptions = { namespaced: def.namespaced, nameFormat: def.nameFormat ?? "dns1123-subdomain" } as const;
   return {
     def,
@@ -46,7 +48,8 @@ export function genericStrategy(def: KindDefinition): Strategy {
     allowUnconditionalUpdate: def.allowUnconditionalUpdate ?? true,
     prepareForCreate(obj) {
       if (hasStatus) delete obj.status;
-      meta(obj).generation = 1;
+      if (tracksGeneration) meta(obj).generation = 1;
+      else delete meta(obj).generation;
     },
     prepareForUpdate(obj, old) {
       if (hasStatus) {
@@ -54,6 +57,10 @@ export function genericStrategy(def: KindDefinition): Strategy {
         else obj.status = structuredClone(old.status);
       }
       const m = meta(obj);
+      if (!tracksGeneration) {
+        delete m.generation;
+        return;
+      }
       const oldGeneration = meta(old).generation ?? 1;
       m.generation = deepEqual(specPart(obj), specPart(old)) ? oldGeneration : oldGeneration + 1;
     },
