@@ -43,6 +43,34 @@ const scenarios: Scenario[] = [
     managed: { "kubectl Apply": [".spec.paused"], "hpa Update": [".spec.replicas"] },
   },
   {
+    name: "an update of a list-map item's field transfers just that field",
+    kind: "Deployment",
+    ops: [
+      { apply: "a", object: deploy({ template: { spec: { containers: [{ name: "c", image: "c:1" }] } } }) },
+      { update: "editor", object: deploy({ template: { spec: { containers: [{ name: "c", image: "c:2" }] } } }) },
+      {
+        apply: "a",
+        object: deploy({ template: { spec: { containers: [{ name: "c", image: "c:3" }] } } }),
+        conflicts: ['"editor" using apps/v1: .spec.template.spec.containers[name="c"].image'],
+      },
+    ],
+    managed: {
+      "a Apply": ['.spec.template.spec.containers[name="c"]', '.spec.template.spec.containers[name="c"].name'],
+      "editor Update": ['.spec.template.spec.containers[name="c"].image'],
+    },
+  },
+  {
+    name: "an applier dropping its item removes it even when an updater changed a field inside",
+    kind: "Deployment",
+    ops: [
+      { apply: "a", object: deploy({ paused: true, template: { spec: { containers: [{ name: "c", image: "c:1" }] } } }) },
+      { update: "editor", merge: { spec: { template: { spec: { containers: [{ name: "c", image: "c:2" }] } } } } },
+      { apply: "a", object: deploy({ paused: true }) },
+    ],
+    object: deploy({ paused: true }),
+    managed: { "a Apply": [".spec.paused"] },
+  },
+  {
     name: "an update that removes a field takes it from its owner",
     kind: "ConfigMap",
     ops: [
