@@ -18,19 +18,16 @@
 
 import { randomInt } from "node:crypto";
 import {
-  ConfChangeTransition,
-  ConfChangeType,
   EntryType,
   None,
   ProposalDroppedError,
   RawNode,
   SeededRandom,
   StateType,
-  decodeConfChange,
   emptyConfState,
-  type ConfChangeSingle,
   type ConfState,
   type Entry,
+  type HardState,
   type Message,
   type Ready,
   type Snapshot,
@@ -41,10 +38,11 @@ import type { BackendStatus, StoreBackend } from "../server/backend.ts";
 import type { Transport } from "../transport/types.ts";
 import type { WalLogger } from "../wal/index.ts";
 import { bootstrap, openDisk, type OpenedDisk } from "./disk.ts";
-import { decodeConfContext, decodeRequestEntry, encodeConfContext, encodeRequestEntry } from "./entry-data.ts";
+import { decodeRequestEntry, encodeRequestEntry } from "./entry-data.ts";
 import { NodeError, noLeader, notLeader, stopped } from "./errors.ts";
 import { LeaseKeeper } from "./leases.ts";
-import { MemberList, type Member } from "./members.ts";
+import type { Member } from "./members.ts";
+import { Membership, type MembershipHost } from "./membership.ts";
 import { computeClusterId, resolveTimers, type RaftNodeOptions, type ResolvedTimers } from "./options.ts";
 import { PendingRequests } from "./pending.ts";
 import { ReadIndexQueue } from "./read-index.ts";
@@ -68,7 +66,7 @@ export class RaftNode implements StoreBackend {
   private readonly disk: OpenedDisk;
   private readonly transport: Transport;
   private readonly timers: ResolvedTimers;
-  private readonly memberList: MemberList;
+  private readonly membership: Membership;
   private readonly nonce = randomInt(1, 2 ** 31);
   private readonly now: () => number;
   private readonly log: WalLogger;
@@ -88,7 +86,9 @@ export class RaftNode implements StoreBackend {
   private timerHandles: NodeJS.Timeout[] = [];
   private state: "running" | "stopping" | "stopped" = "running";
   private stopping: Promise<void> | undefined;
-  private removedSelf = false;
+  /** A commit-only hard state not yet written (see handleReady). */
+  private lazyHardState: HardState | undefined;
+  private lazySeenAtTick: HardState | undefined;
   /** Counters for tests, metrics and benchmarks. */
   readonly stats = { readies: 0, proposalBatches: 0, proposed: 0, snapshotsInstalled: 0 };
 
@@ -125,12 +125,13 @@ export class RaftNode implements StoreBackend {
     this.transport = opts.transport;
     this.now = opts.now ?? Date.now;
     this.mvcc = opts.mvcc ?? new MvccStore();
-    this.memberList = new MemberList();
+    this.confChanges = new PendingRequests(timers.requestTimeoutMs, this.now, "membership change");
+    this.membership = new Membership(this.membershipHost(), this.confChanges);
     this.clusterId = opts.clusterId ?? computeClusterId(opts.initialMembers ?? []);
     if (disk.snapshot) {
       const d = decodeSnapshotData(disk.snapshot.data);
       this.mvcc.restore(d.mvcc);
-      this.memberList.replace(d.members);
+      this.membership.members.replace(d.members);
     }
     this.applied = disk.snapshot?.metadata.index ?? 0;
     this.confState = disk.snapshot?.metadata.confState ?? emptyConfState();
@@ -147,15 +148,34 @@ export class RaftNode implements StoreBackend {
       random: new SeededRandom(randomInt(1, 2 ** 31)),
     });
     this.proposals = new PendingRequests(timers.requestTimeoutMs, this.now);
-    this.confChanges = new PendingRequests(timers.requestTimeoutMs, this.now, "membership change");
+
     this.reads = new ReadIndexQueue(this.nonce, timers.requestTimeoutMs, Math.max(timers.heartbeatMs * 3, 50), this.now);
     this.leases = new LeaseKeeper(this.mvcc, this.now, (r) => this.propose(r));
     this.snapshots = new SnapshotScheduler(disk, timers, this.applied, (e) => this.fail(e));
   }
 
+  private membershipHost(): MembershipHost {
+    return {
+      id: this.id,
+      nonce: this.nonce,
+      transport: this.transport,
+      log: this.log,
+      isRunning: () => this.state === "running",
+      leaderId: () => this.rn.raft.lead,
+      isLeader: () => this.leading,
+      progress: (id) => {
+        const pr = this.rn.status().progress?.[id];
+        return pr ? { match: pr.match, last: this.rn.raft.log.lastIndex() } : undefined;
+      },
+      proposeConfChange: (cc) => this.rn.proposeConfChange(cc),
+      applyConfChange: (cc) => this.rn.applyConfChange(cc),
+      dropError,
+    };
+  }
+
   private async begin(opts: RaftNodeOptions): Promise<void> {
     if (opts.join) for (const m of opts.initialMembers ?? []) if (m.id !== this.id) this.transport.addPeer(m.id, m.peerUrls);
-    this.syncPeers();
+    this.membership.syncPeers();
     this.transport.onMessage((m) => this.receive(m));
     this.transport.onUnreachable((peer) => this.guard(() => this.rn.reportUnreachable(peer)));
     this.transport.onSnapshotStatus((peer, status) => this.guard(() => this.rn.reportSnapshot(peer, status)));
@@ -236,39 +256,31 @@ export class RaftNode implements StoreBackend {
 
   /** Members in id order. */
   members(): Member[] {
-    return this.memberList.list();
+    return this.membership.members.list();
   }
 
   /** Adds a member (a learner when `learner`); resolves with the member list once applied here. */
   addMember(id: number, peerUrls: string[], learner = false, info: { name?: string; clientUrls?: string[] } = {}): Promise<Member[]> {
-    if (!Number.isSafeInteger(id) || id <= 0) return Promise.reject(new NodeError("invalid-member", `store: invalid member id ${id}`));
-    if (this.memberList.has(id)) return Promise.reject(new NodeError("invalid-member", `store: member ${id} already exists`));
-    const member: Member = { id, name: info.name ?? "", peerUrls: [...peerUrls], clientUrls: [...(info.clientUrls ?? [])], isLearner: learner };
-    return this.proposeConf({ type: learner ? ConfChangeType.AddLearnerNode : ConfChangeType.AddNode, nodeId: id }, member);
+    return this.kick(this.membership.add(id, peerUrls, learner, info));
   }
 
   removeMember(id: number): Promise<Member[]> {
-    if (!this.memberList.has(id)) return Promise.reject(new NodeError("invalid-member", `store: member ${id} not found`));
-    return this.proposeConf({ type: ConfChangeType.RemoveNode, nodeId: id }, undefined);
+    return this.kick(this.membership.remove(id));
   }
 
   /** Makes a learner a voter. On the leader, refuses a learner that has not caught up (90% of the log). */
   promoteMember(id: number): Promise<Member[]> {
-    const m = this.memberList.get(id);
-    if (!m || !m.isLearner) return Promise.reject(new NodeError("invalid-member", `store: member ${id} is not a learner`));
-    const pr = this.leading ? this.rn.status().progress?.[id] : undefined;
-    const last = this.rn.raft.log.lastIndex();
-    if (this.leading && (!pr || pr.match < last * 0.9)) {
-      return Promise.reject(new NodeError("invalid-member", `store: learner ${id} is not ready to be promoted (match ${pr?.match ?? 0} of ${last})`));
-    }
-    return this.proposeConf({ type: ConfChangeType.AddNode, nodeId: id }, { ...m, isLearner: false });
+    return this.kick(this.membership.promote(id));
   }
 
   /** Updates a member's name and URLs (replicated like any membership change). */
   updateMember(id: number, attrs: { name?: string; peerUrls?: string[]; clientUrls?: string[] }): Promise<Member[]> {
-    const m = this.memberList.get(id);
-    if (!m) return Promise.reject(new NodeError("invalid-member", `store: member ${id} not found`));
-    return this.proposeConf({ type: ConfChangeType.UpdateNode, nodeId: id }, { ...m, ...attrs, id });
+    return this.kick(this.membership.update(id, attrs));
+  }
+
+  private kick<T>(p: Promise<T>): Promise<T> {
+    this.schedule();
+    return p;
   }
 
   /** Asks the leader to hand leadership over to `id`. */
@@ -296,6 +308,7 @@ export class RaftNode implements StoreBackend {
     this.stopping = (async () => {
       await this.loopDone;
       await this.snapshots.idle();
+      await this.flushLazyHardState();
       this.state = "stopped";
       const err = stopped();
       for (const q of this.queued) this.proposals.reject(q.seq, err);
@@ -330,27 +343,21 @@ export class RaftNode implements StoreBackend {
   private tick(): void {
     if (this.state !== "running") return;
     this.rn.tick();
+    // A commit index that stayed unwritten for a whole tick (no sync came along) is written now.
+    if (this.lazyHardState !== undefined && this.lazyHardState === this.lazySeenAtTick) void this.flushLazyHardState();
+    this.lazySeenAtTick = this.lazyHardState;
     this.proposals.sweep();
     this.confChanges.sweep();
     this.reads.sweep(this.rn.raft.lead !== None);
     this.schedule();
   }
 
-  private proposeConf(change: ConfChangeSingle, member: Member | undefined): Promise<Member[]> {
-    if (this.state !== "running") return Promise.reject(stopped());
-    if (this.rn.raft.lead === None) return Promise.reject(noLeader());
-    const { seq, promise } = this.confChanges.register();
-    try {
-      this.rn.proposeConfChange({
-        transition: ConfChangeTransition.Auto,
-        changes: [change],
-        context: encodeConfContext({ proposer: this.id, nonce: this.nonce, seq }, member),
-      });
-    } catch (e) {
-      this.confChanges.reject(seq, dropError(e));
-    }
-    this.schedule();
-    return promise;
+  /** Writes a pending commit-only hard state, so the commit index on disk is never far behind. */
+  private flushLazyHardState(): Promise<void> {
+    const hs = this.lazyHardState;
+    if (!hs) return Promise.resolve();
+    this.lazyHardState = undefined;
+    return this.disk.wal.save(hs, []).catch((e: unknown) => this.fail(e));
   }
 
   /** Runs the loop on the next microtask unless it is running (it then picks new work up itself). */
@@ -369,7 +376,7 @@ export class RaftNode implements StoreBackend {
         this.reads.flush({ readIndex: (ctx) => this.rn.readIndex(ctx), hasLeader: () => this.rn.raft.lead !== None });
         if (!this.rn.hasReady()) return;
         await this.handleReady(this.rn.ready());
-        if (this.removedSelf) {
+        if (this.membership.removedSelf) {
           this.log("info", "store node: this member was removed from the cluster; stopping", { id: this.id });
           void this.stop();
         }
@@ -404,11 +411,15 @@ export class RaftNode implements StoreBackend {
     if (rd.snapshot) {
       await this.snapshots.idle();
       await this.disk.snapshotter.save(rd.snapshot);
-      await Promise.all([wal.saveSnapshotMarker(rd.snapshot.metadata), wal.save(rd.hardState, rd.entries)]);
-    } else if (rd.entries.length > 0 || rd.hardState) {
-      const saved = wal.save(rd.hardState, rd.entries);
-      if (rd.mustSync) await saved;
-      else saved.catch((e: unknown) => this.fail(e)); // a commit index alone may be lost; a later sync covers it
+      await Promise.all([wal.saveSnapshotMarker(rd.snapshot.metadata), wal.save(rd.hardState ?? this.lazyHardState, rd.entries)]);
+      this.lazyHardState = undefined;
+    } else if (rd.mustSync) {
+      await wal.save(rd.hardState ?? this.lazyHardState, rd.entries);
+      this.lazyHardState = undefined;
+    } else if (rd.hardState) {
+      // Only the commit index moved: it may be lost (it is learned again from the
+      // leader), so it rides along with the next sync instead of costing one.
+      this.lazyHardState = rd.hardState;
     }
     // 2. install
     if (rd.snapshot) this.installSnapshot(rd.snapshot);
@@ -423,7 +434,7 @@ export class RaftNode implements StoreBackend {
     this.reads.release(this.applied);
     // 6. advance
     this.rn.advance();
-    this.snapshots.maybeSnapshot(this.applied, () => ({ confState: this.confState, members: this.memberList.list(), mvcc: this.mvcc.snapshot() }));
+    this.snapshots.maybeSnapshot(this.applied, () => ({ confState: this.confState, members: this.membership.members.list(), mvcc: this.mvcc.snapshot() }));
   }
 
   private setLeadership(lead: number, leading: boolean): void {
@@ -449,8 +460,7 @@ export class RaftNode implements StoreBackend {
     this.disk.storage.applySnapshot(snap);
     const d = decodeSnapshotData(snap.data);
     this.mvcc.restore(d.mvcc);
-    this.memberList.replace(d.members);
-    this.syncPeers();
+    this.membership.restore(d.members);
     this.applied = snap.metadata.index;
     this.confState = snap.metadata.confState;
     this.snapshots.installed(snap.metadata.index);
@@ -461,7 +471,7 @@ export class RaftNode implements StoreBackend {
   }
 
   private applyEntry(e: Entry): void {
-    if (e.type === EntryType.ConfChange) this.applyConfEntry(e);
+    if (e.type === EntryType.ConfChange) this.confState = this.membership.applyEntry(e) ?? this.confState;
     else this.applyRequestEntry(e);
     this.applied = e.index;
   }
@@ -483,33 +493,6 @@ export class RaftNode implements StoreBackend {
     this.leases.onApplied(decoded.request, res);
     const { tag } = decoded;
     if (tag.proposer === this.id && tag.nonce === this.nonce) this.proposals.resolve(tag.seq, res);
-  }
-
-  private applyConfEntry(e: Entry): void {
-    const cc = decodeConfChange(e.data);
-    const { tag, member } = decodeConfContext(cc.context);
-    const mine = tag !== undefined && tag.proposer === this.id && tag.nonce === this.nonce;
-    try {
-      this.confState = this.rn.applyConfChange(cc);
-    } catch (err) {
-      // Refused by every node alike (the same log, the same config): nothing changes.
-      this.log("warn", "store node: conf change refused", { index: e.index, error: String(err) });
-      if (mine) this.confChanges.reject(tag.seq, new NodeError("invalid-member", `store: membership change refused: ${String(err)}`));
-      return;
-    }
-    for (const ch of cc.changes) {
-      this.memberList.apply(ch, member && member.id === ch.nodeId ? member : undefined);
-      if (ch.type === ConfChangeType.RemoveNode) {
-        if (ch.nodeId === this.id) this.removedSelf = true;
-        else this.transport.removePeer(ch.nodeId);
-      }
-    }
-    this.syncPeers();
-    if (mine) this.confChanges.resolve(tag.seq, this.memberList.list());
-  }
-
-  private syncPeers(): void {
-    for (const m of this.memberList.list()) if (m.id !== this.id) this.transport.addPeer(m.id, m.peerUrls);
   }
 
   private fail(e: unknown): void {

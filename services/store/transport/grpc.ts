@@ -55,23 +55,25 @@ export class GrpcTransport implements Transport {
   /** Starts the server and returns the transport (port 0: see `.port`). */
   static async listen(opts: GrpcTransportOptions): Promise<GrpcTransport> {
     const server = new grpc.Server({ "grpc.max_receive_message_length": MAX_GRPC_MESSAGE_BYTES, "grpc.max_send_message_length": MAX_GRPC_MESSAGE_BYTES });
-    let transport: GrpcTransport | undefined;
+    // The handlers need the transport, which needs the bound port.
+    const ref: { transport?: GrpcTransport } = {};
     server.addService(
       peerServiceDefinition(),
       peerHandlers({
         id: opts.id,
         clusterId: opts.clusterId,
-        isRemoved: (peer) => transport?.removed.has(peer) ?? false,
+        isRemoved: (peer) => ref.transport?.removed.has(peer) ?? false,
         deliver: (m) => {
-          if (transport && !transport.closed) transport.messageHandler(m);
+          const t = ref.transport;
+          if (t && !t.closed) t.messageHandler(m);
         },
       }),
     );
     const port = await new Promise<number>((resolve, reject) => {
       server.bindAsync(opts.listen, opts.serverCredentials ?? grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
     });
-    transport = new GrpcTransport(opts, server, port);
-    return transport;
+    ref.transport = new GrpcTransport(opts, server, port);
+    return ref.transport;
   }
 
   send(messages: readonly Message[]): void {

@@ -75,7 +75,7 @@ describe("memory transport", () => {
     const { a, got } = pair(net);
     net.setDropRate(0.5);
     a.send(Array.from({ length: 1000 }, (_, i) => newMessage({ type: MessageType.Heartbeat, from: 1, to: 2, term: 1, commit: i })));
-    await tick();
+    while (net.stats.lost + got.length < 1000) await tick();
     expect(got.length).toBeGreaterThan(400);
     expect(got.length).toBeLessThan(600);
     expect(net.stats.lost + got.length).toBe(1000);
