@@ -11,13 +11,12 @@ import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { FlagError, parseFlags, usage, type FlagSpec } from "../../shared/cli/flags.ts";
 import { stopPid, storeStatus } from "../../services/store/server/node-process.ts";
-import { REPLICATED_BACKEND_AVAILABLE } from "../../services/store/server/open-backend.ts";
 import { COMPONENTS, freePort, type ClusterOptions, type ComponentContext } from "./components.ts";
 import { ownedAndAlive, readState, removeState, writeState, type ClusterState, type ProcessRecord } from "./state.ts";
 
 const FLAGS: Record<string, FlagSpec> = {
   dir: { kind: "string", default: ".plat/cluster", help: "directory of data, logs and the state file" },
-  nodes: { kind: "number", help: "store nodes (default 3; 1 while the store has no replicated node)" },
+  nodes: { kind: "number", default: 3, help: "store nodes (a Raft group; 3 or 5 tolerate 1 or 2 failures)" },
   "base-port": { kind: "number", default: 0, help: "first of consecutive fixed ports; 0 picks free ports" },
   host: { kind: "string", default: "127.0.0.1", help: "loopback address to listen on" },
   stream: { kind: "string", default: "revisions", help: "name of the revision stream" },
@@ -109,10 +108,7 @@ async function main(): Promise<void> {
     if (!flags.help) process.exitCode = 2;
     return;
   }
-  const nodes = flags.nodes === undefined ? (REPLICATED_BACKEND_AVAILABLE ? 3 : 1) : Number(flags.nodes);
-  if (flags.nodes === undefined && !REPLICATED_BACKEND_AVAILABLE && command === "up") {
-    print("note: the store has no replicated node in this build yet: starting 1 store node instead of 3");
-  }
+  const nodes = Number(flags.nodes);
   if (!Number.isInteger(nodes) || nodes < 1) throw new FlagError("--nodes must be a positive integer");
   const opts: ClusterOptions = {
     dir: resolve(String(flags.dir)),

@@ -182,6 +182,33 @@ function etcdctlSuite(size: number): void {
       }
     });
 
+    it.skipIf(size === 1)("adds a learner that joins with state existing, promotes it, writes through it and removes it", async () => {
+      const [clientPort, peerPort] = [await freePort(), await freePort()];
+      const peerUrl = `http://127.0.0.1:${peerPort}`;
+      const added = await ok(ep, ["member", "add", "n9", `--peer-urls=${peerUrl}`, "--learner"]);
+      const cluster = /ETCD_INITIAL_CLUSTER="([^"]+)"/.exec(added)?.[1];
+      expect(cluster, added).toContain(`n9=${peerUrl}`);
+      const child = spawnStoreNode(
+        { name: "n9", clientPort, peerPort, dataDir: join(c.dir, "n9"), initialCluster: cluster as string, initialClusterState: "existing", electionTimeoutMs: 500, heartbeatIntervalMs: 50 },
+        { stdio: ["ignore", "ignore", "inherit"] },
+      );
+      try {
+        const joined = `127.0.0.1:${clientPort}`;
+        await waitForStore(joined, 30_000, child);
+        const members = await waitForMembers(ep[0], size + 1);
+        const id = members.find((m) => m.name === "n9")?.ID as string;
+        const hex = BigInt(id).toString(16);
+        expect(await ok(ep, ["member", "list"])).toMatch(new RegExp(`^${hex}, started, n9, ${peerUrl}, http://${joined}, true$`, "m"));
+        expect(await ok(ep, ["member", "promote", hex])).toMatch(new RegExp(`Member +${hex} promoted`));
+        expect(await ok([joined], ["put", "joined", "yes"])).toBe("OK\n");
+        expect(await ok(ep, ["get", "joined", "--print-value-only"])).toBe("yes\n");
+        expect(await ok(ep, ["member", "remove", hex])).toMatch(new RegExp(`Member +${hex} removed`));
+        expect(await ok(ep, ["member", "list"])).not.toContain("n9");
+      } finally {
+        await stopChild(child);
+      }
+    });
+
     it("reports etcd's errors for compacted revisions and oversized requests", async () => {
       await ok(ep, ["put", "cmp", "1"]);
       const json = JSON.parse(await ok(ep, ["put", "cmp", "2", "-w", "json"])) as { header: { revision: number } };
