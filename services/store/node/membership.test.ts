@@ -46,6 +46,28 @@ describe("RaftNode: membership", () => {
     expect(leader.raftStatus().confState.voters.sort()).toEqual([1, 2, 3, 4].filter((id) => id !== victim.id));
   });
 
+  it("a member added after the log was compacted joins through a snapshot", async () => {
+    c = await NodeCluster.create(3, { snapshotThreshold: 20, snapshotCatchUpEntries: 5 });
+    const leader = await c.leader();
+    for (let i = 0; i < 4; i++) await Promise.all(Array.from({ length: 25 }, (_, j) => put(leader, `j${i}-${j}`, `${j}`)));
+    // Stop right after a snapshot, so the one the core would send predates the new member.
+    for (let i = 0; leader.appliedIndex - leader.snapshotIndex > 2; i++) await put(leader, `pad${i}`, "x");
+    const snapshotBefore = leader.snapshotIndex;
+    expect(snapshotBefore).toBeGreaterThan(0);
+    await leader.addMember(4, ["mem://4"], true);
+    const joined = await c.start(4, { join: true, initialMembers: c.members, clusterId: leader.clusterId });
+    await waitFor(() => joined.stats.snapshotsInstalled > 0, "the joiner's snapshot");
+    expect(leader.snapshotIndex).toBe(snapshotBefore);
+    await c.converge();
+    expect(get(joined, "j3-24")).toBe("24");
+    expect(joined.members().map((m) => m.id)).toEqual([1, 2, 3, 4]);
+    await waitFor(() => (leader.raftStatus().progress?.[4]?.match ?? 0) >= leader.status().raftIndex, "the learner to catch up");
+    await leader.promoteMember(4);
+    await put(leader, "four", "4");
+    await c.converge();
+    expect(get(joined, "four")).toBe("4");
+  });
+
   it("removing the leader hands over to a new leader", async () => {
     c = await NodeCluster.create(3);
     const leader = await c.leader();

@@ -19,6 +19,7 @@
 import { randomInt } from "node:crypto";
 import {
   EntryType,
+  MessageType,
   None,
   ProposalDroppedError,
   RawNode,
@@ -46,7 +47,7 @@ import { Membership, type MembershipHost } from "./membership.ts";
 import { computeClusterId, resolveTimers, type RaftNodeOptions, type ResolvedTimers } from "./options.ts";
 import { PendingRequests } from "./pending.ts";
 import { ReadIndexQueue } from "./read-index.ts";
-import { decodeSnapshotData } from "./snapshot-data.ts";
+import { decodeSnapshotData, encodeSnapshotData } from "./snapshot-data.ts";
 import { SnapshotScheduler } from "./snapshots.ts";
 
 const defaultLog: WalLogger = (level, msg, fields) => {
@@ -245,6 +246,11 @@ export class RaftNode implements StoreBackend {
     return this.snapshots.taken;
   }
 
+  /** Index of the latest snapshot this node took or installed. */
+  get snapshotIndex(): number {
+    return this.snapshots.lastIndex;
+  }
+
   /** Counters of the WAL (fsyncs, group-commit batches). */
   walStats(): ReturnType<OpenedDisk["wal"]["stats"]> {
     return this.disk.wal.stats();
@@ -426,7 +432,7 @@ export class RaftNode implements StoreBackend {
     this.disk.storage.append(rd.entries);
     if (rd.hardState) this.disk.storage.setHardState(rd.hardState);
     // 3. send
-    if (rd.messages.length > 0) this.transport.send(rd.messages);
+    if (rd.messages.length > 0) this.transport.send(rd.messages.map((m) => (m.type === MessageType.Snap ? this.freshSnapshot(m) : m)));
     // 4. apply
     for (const e of rd.committedEntries) this.applyEntry(e);
     // 5. reads
@@ -435,6 +441,19 @@ export class RaftNode implements StoreBackend {
     // 6. advance
     this.rn.advance();
     this.snapshots.maybeSnapshot(this.applied, () => ({ confState: this.confState, members: this.membership.members.list(), mvcc: this.mvcc.snapshot() }));
+  }
+
+  /**
+   * The core sends the storage's latest snapshot, which may predate a member
+   * that joined since (the receiver would ignore a snapshot whose config does
+   * not name it). As etcd does, send the state at the applied index instead:
+   * it is committed, and its config and members are current.
+   */
+  private freshSnapshot(m: Message): Message {
+    const term = this.rn.raft.log.term(this.applied);
+    if (!m.snapshot || term === undefined || this.applied <= m.snapshot.metadata.index) return m;
+    const data = encodeSnapshotData(this.membership.members.list(), this.mvcc.snapshot());
+    return { ...m, snapshot: { data, metadata: { index: this.applied, term, confState: this.confState } } };
   }
 
   private setLeadership(lead: number, leading: boolean): void {

@@ -35,6 +35,11 @@ export class SnapshotScheduler {
     private readonly fail: (e: unknown) => void,
   ) {}
 
+  /** Index of the latest snapshot taken or installed. */
+  get lastIndex(): number {
+    return this.snapshotIndex;
+  }
+
   /** A snapshot received from the leader was installed at `index`. */
   installed(index: number): void {
     this.snapshotIndex = index;
