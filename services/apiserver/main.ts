@@ -7,7 +7,12 @@
 import { writeFile, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { builtinKinds } from "../../shared/api/groups/index.ts";
-import { FlagError, parseFlags, usage } from "../../shared/cli/flags.ts";
+import { FlagError, parseFlags, usage, withoutFlags } from "../../shared/cli/flags.ts";
+import { AUTHENTICATION_FLAGS, parseAuthenticationOptions, validateAuthenticationOptions } from "./authn/options.ts";
+import { parseAuthorizationFlags, validateAuthorizationFlags } from "./authz/options.ts";
+import { FeatureGates } from "./server/feature-gates.ts";
+
+const BOOLEAN_SECURITY_FLAGS = new Set(["enable-bootstrap-token-auth", "service-account-lookup", "anonymous-auth"]);
 import { createLogger } from "../../shared/observability/logger.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { ensurePki, kubeconfigYaml } from "./server/certs.ts";
@@ -16,11 +21,21 @@ import { startReplica } from "./server/replica.ts";
 import { openStore } from "./server/store-connection.ts";
 
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
   let flags;
+  let authentication;
+  let authorization;
   try {
-    flags = parseFlags(process.argv.slice(2), APISERVER_FLAGS);
+    authentication = parseAuthenticationOptions(argv);
+    authorization = parseAuthorizationFlags(argv);
+    const own = withoutFlags(
+      argv,
+      (name) => (AUTHENTICATION_FLAGS.includes(name) || name.startsWith("authorization-") || name === "enable-admission-plugins") && !(name in APISERVER_FLAGS),
+      (name) => BOOLEAN_SECURITY_FLAGS.has(name),
+    );
+    flags = parseFlags(own, APISERVER_FLAGS);
   } catch (err) {
-    if (err instanceof FlagError) {
+    if (err instanceof FlagError || err instanceof Error) {
       process.stderr.write(`error: ${err.message}\n\nflags:\n${usage(APISERVER_FLAGS)}\n`);
       process.exit(2);
     }
@@ -31,6 +46,8 @@ async function main(): Promise<void> {
     return;
   }
   const log = createLogger({ component: "apiserver" });
+  const gates = new FeatureGates();
+  gates.set(flags["feature-gates"] as string[]);
   const profile = getProfile(String(flags.profile));
   const dataDir = resolve(String(flags["data-dir"]));
   const bind = String(flags["bind-address"]);
@@ -40,6 +57,22 @@ async function main(): Promise<void> {
     key: flags["tls-private-key-file"] ? await readFile(String(flags["tls-private-key-file"]), "utf8") : pki.serving.keyPem,
     clientCa: flags["client-ca-file"] ? await readFile(String(flags["client-ca-file"]), "utf8") : pki.ca.certPem,
   };
+  // The embedded default authenticates client certificates of its own CA and service
+  // account tokens signed with its own key, and authorizes with Node,RBAC.
+  authentication.clientCaFile ??= flags["client-ca-file"] ? String(flags["client-ca-file"]) : pki.paths.caCert;
+  if (!authentication.serviceAccountSigningKeyFile) authentication.serviceAccountSigningKeyFile = pki.paths.serviceAccountKey;
+  if (authentication.serviceAccountKeyFiles.length === 0) authentication.serviceAccountKeyFiles.push(pki.paths.serviceAccountPub);
+  if (authentication.serviceAccountIssuers.length === 0) authentication.serviceAccountIssuers.push(`https://${profile.apiServiceName}.default.svc.cluster.local`);
+  if (authentication.apiAudiences.length === 0) authentication.apiAudiences.push(...authentication.serviceAccountIssuers);
+  if (!authorization.modes && !authorization.configFile) authorization.modes = ["Node", "RBAC"];
+  const authnErrors = validateAuthenticationOptions(authentication);
+  if (authnErrors.length > 0) throw new Error(authnErrors.join("; "));
+  validateAuthorizationFlags(authorization);
+  const admissionPlugins = argv
+    .flatMap((a, i) => (a.startsWith("--enable-admission-plugins=") ? [a.slice(a.indexOf("=") + 1)] : a === "--enable-admission-plugins" ? [argv[i + 1] ?? ""] : []))
+    .flatMap((v) => v.split(","))
+    .filter((v) => v !== "");
+
   const store = await openStore({
     dataDir,
     endpoints: flags["store-endpoints"] as string[],
@@ -60,6 +93,8 @@ async function main(): Promise<void> {
     livezGracePeriodMs: Number(flags["livez-grace-period"]),
     shutdownDelayMs: Number(flags["shutdown-delay-duration"]),
     watchHistoryWindowMs: Number(flags["watch-history-window"]),
+    security: { authentication, authorization, admissionPlugins: admissionPlugins.length > 0 ? admissionPlugins : ["NodeRestriction"] },
+    gates,
     log: (level, msg, fields) => {
       if (level !== "info") log[level](fields, msg);
     },

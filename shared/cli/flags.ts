@@ -91,3 +91,31 @@ export function usage(specs: Record<string, FlagSpec>): string {
     .map(([name, s]) => `  --${name}${s.kind === "boolean" ? "" : ` <${s.kind}>`}\n      ${s.help}${s.default !== undefined ? ` (default ${JSON.stringify(s.default)})` : ""}`)
     .join("\n");
 }
+
+/**
+ * Removes the flags another component parses (and their separate values) from an
+ * argument list, so each parser sees only its own. `isBoolean` tells which foreign
+ * flags take no separate value.
+ */
+export function withoutFlags(argv: readonly string[], isForeign: (name: string) => boolean, isBoolean: (name: string) => boolean): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith("--")) {
+      out.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    if (!isForeign(name)) {
+      out.push(arg);
+      continue;
+    }
+    if (eq >= 0) continue;
+    const next = argv[i + 1];
+    if (isBoolean(name)) {
+      if (next !== undefined && /^(true|false)$/i.test(next)) i++;
+    } else i++;
+  }
+  return out;
+}

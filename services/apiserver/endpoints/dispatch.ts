@@ -11,6 +11,8 @@ import { handlePatch } from "./handlers/patch.ts";
 import { handleGet, handleList } from "./handlers/read.ts";
 import { handleWatch } from "./handlers/watch.ts";
 import { handleScale } from "./handlers/scale.ts";
+import { handleVirtual } from "./virtual.ts";
+import { tokenRequestKind } from "../../../shared/api/groups/authentication-v1.ts";
 import { handleCreate, handleUpdate } from "./handlers/write.ts";
 import type { ResponseMediaType } from "./encode.ts";
 import type { RequestScope, UserInfo } from "./scope.ts";
@@ -22,7 +24,7 @@ function pageNotFound(): Error {
 }
 
 /** Subresources served by the generic handlers (same object, split by the strategy). */
-const GENERIC_SUBRESOURCES = new Set(["status", "finalize"]);
+const GENERIC_SUBRESOURCES = new Set(["status", "finalize", "token"]);
 /** Subresources with their own handler. */
 const SPECIAL_SUBRESOURCES: Record<string, (s: RequestScope) => Promise<Response>> = { scale: handleScale };
 
@@ -67,7 +69,14 @@ export async function dispatchResource(cfg: AppConfig, info: RequestInfo, req: R
     maxBodyBytes: cfg.maxBodyBytes,
     bookmarkIntervalMs: cfg.bookmarkIntervalMs,
   };
-  if (def.virtual && info.verb !== "create") throw methodNotAllowed(resource.plural, info.verb, resource.group);
+  if (def.virtual) {
+    if (info.verb !== "create") throw methodNotAllowed(resource.plural, info.verb, resource.group);
+    return handleVirtual(scope, cfg.virtual?.get(`${resource.group}/${resource.plural}`));
+  }
+  if (info.subresource === "token" && resource.group === "" && resource.plural === "serviceaccounts") {
+    if (info.verb !== "create") throw methodNotAllowed("serviceaccounts/token", info.verb, "");
+    return handleVirtual(scope, cfg.virtual?.get("/serviceaccounts/token"), tokenRequestKind);
+  }
   const special = info.subresource ? SPECIAL_SUBRESOURCES[info.subresource] : undefined;
   if (special) {
     if (!["get", "update", "patch"].includes(info.verb)) throw methodNotAllowed(`${resource.plural}/${info.subresource}`, info.verb, resource.group);

@@ -15,6 +15,7 @@ import { dispatchNonResource, type NonResourceRoutes } from "../endpoints/non-re
 import type { UserInfo } from "../endpoints/scope.ts";
 import { parseRequestInfo, type RequestInfo } from "./request-info.ts";
 import { InFlightLimiter } from "./max-in-flight.ts";
+import type { VirtualHandler } from "../endpoints/virtual.ts";
 import { maybeCompress } from "./compression.ts";
 
 export type NodeEnv = { incoming: IncomingMessage };
@@ -32,6 +33,8 @@ export interface AppConfig {
   authenticate: Authenticate;
   authorize: Authorize;
   nonResource: NonResourceRoutes;
+  /** Handlers of create-only virtual resources and subresources, keyed `<group>/<resource>[/<subresource>]`. */
+  virtual?: Map<string, VirtualHandler>;
   /** Serve and read CBOR (the CBORServingAndStorage gate). */
   cbor?: boolean;
   /** Gzip get and list responses (the APIResponseCompression gate). */

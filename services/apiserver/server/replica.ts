@@ -27,6 +27,7 @@ import { HealthRegistry, healthRoutes } from "../endpoints/health.ts";
 import { openapiRoutes } from "../endpoints/openapi-routes.ts";
 import { buildApp, type Authenticate, type Authorize } from "./app.ts";
 import { FeatureGates } from "./feature-gates.ts";
+import { Security, type SecurityOptions } from "./security.ts";
 
 export interface ReplicaOptions {
   profile: PlatformProfile;
@@ -45,6 +46,8 @@ export interface ReplicaOptions {
   watchHistoryMaxEvents?: number;
   authenticate?: Authenticate;
   authorize?: Authorize;
+  /** Authentication and authorization from flags; overrides `authenticate`/`authorize`. */
+  security?: SecurityOptions;
   extraRoutes?: Array<[string, NonResourceHandler]>;
   /** `--livez-grace-period` and `--shutdown-delay-duration`, in milliseconds. */
   livezGracePeriodMs?: number;
@@ -109,9 +112,19 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     log: (msg, fields) => opts.log?.("warn", msg, fields ?? {}) });
   await cache.start();
   const storage = new CachedStorage(store, cache, { initialEventsAnnotation: profile.annotations.initialEventsEnd });
-  // The namespace check looks the namespaces registry up lazily, once the catalog exists.
-  const catalog: Catalog = new Catalog(profile, opts.kinds, storage, { checkNamespace: namespaceLifecycle(() => catalog) }, strategyFor(profile));
+  // The namespace check and the security chain look the catalog up lazily, once it exists.
+  const holder: { catalog?: Catalog } = {};
+  const security = opts.security ? await Security.create(profile, opts.security, () => holder.catalog, opts.log) : undefined;
+  const catalog: Catalog = new Catalog(
+    profile,
+    opts.kinds,
+    storage,
+    { checkNamespace: namespaceLifecycle(() => catalog), admission: security?.admission() },
+    strategyFor(profile),
+  );
+  holder.catalog = catalog;
   await ensureDefaultNamespaces(catalog, profile);
+  await security?.attach(catalog, opts.log);
   const namespaceController = new NamespaceController(catalog, profile, { log: (level, msg, fields) => opts.log?.(level, msg, fields ?? {}) });
   namespaceController.start();
 
@@ -136,8 +149,9 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5000,
     compression: gates.enabled("APIResponseCompression"),
     cbor: gates.enabled("CBORServingAndStorage"),
-    authenticate: opts.authenticate ?? (async (_req, incoming) => userFromClientCertificate(incoming)),
-    authorize: opts.authorize ?? (async () => {}),
+    authenticate: security?.authenticate ?? opts.authenticate ?? (async (_req, incoming) => userFromClientCertificate(incoming)),
+    authorize: security?.authorize ?? opts.authorize ?? (async () => {}),
+    virtual: security?.virtualHandlers(),
     nonResource: discoveryRoutes(
       catalog,
       () => boundAddress,
@@ -183,6 +197,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       clearInterval(bookmarks);
       namespaceController.stop();
+      security?.close();
       if (compaction) clearInterval(compaction);
       cache.stop();
       await new Promise<void>((resolve) => {

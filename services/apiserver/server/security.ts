@@ -1,0 +1,165 @@
+/**
+ * Authentication, authorization and the admission steps that depend on them, built
+ * for one replica from the authn and authz flags. The chain needs the catalog and
+ * the catalog's admission hooks need the chain, so the pieces are bound in two steps:
+ * `buildAuthentication` before the catalog, `attach` once it exists.
+ */
+import type { PlatformProfile } from "../../../shared/platform/index.ts";
+import { buildAuthenticator, catalogObjectGetter, type BuiltAuthentication } from "../authn/build.ts";
+import type { ImpersonationAuthorize } from "../authn/impersonation.ts";
+import type { AuthenticationOptions } from "../authn/options.ts";
+import { AggregationController } from "../authz/aggregation.ts";
+import { buildAuthorizer, type AuthorizationHandle } from "../authz/chain.ts";
+import { nodeRestriction } from "../authz/node.ts";
+import type { AuthorizationFlags } from "../authz/options.ts";
+import { rbacAdmission } from "../authz/rbac/admission.ts";
+import { reconcile, rbacRegistries } from "../authz/reconcile.ts";
+import * as authzReviews from "../authz/reviews.ts";
+import type { Catalog } from "../registry/catalog.ts";
+import type { AdmissionHooks, AdmissionOperation, WriteContext } from "../registry/registry.ts";
+import type { JsonObject } from "../storage/object.ts";
+import type { UserInfo } from "../endpoints/scope.ts";
+import type { RequestInfo } from "./request-info.ts";
+import type { Authenticate, Authorize } from "./app.ts";
+import type { VirtualHandler } from "../endpoints/virtual.ts";
+
+export interface SecurityOptions {
+  authentication: AuthenticationOptions;
+  authorization: AuthorizationFlags;
+  /** Admission plugins enabled (`--enable-admission-plugins`); NodeRestriction is the one this wiring knows. */
+  admissionPlugins?: string[];
+}
+
+type Validate = (op: AdmissionOperation, obj: JsonObject, old: JsonObject | undefined, ctx: WriteContext) => Promise<void> | void;
+
+export class Security {
+  private authz: AuthorizationHandle | undefined;
+  private aggregation: AggregationController | undefined;
+  private readonly validators: Validate[] = [];
+
+  private constructor(
+    private readonly profile: PlatformProfile,
+    private readonly opts: SecurityOptions,
+    readonly authn: BuiltAuthentication,
+    private readonly catalog: () => Catalog | undefined,
+  ) {}
+
+  static async create(profile: PlatformProfile, opts: SecurityOptions, catalog: () => Catalog | undefined, log?: (level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) => void): Promise<Security> {
+    const authn = await buildAuthenticator(opts.authentication, {
+      profile,
+      getObject: catalogObjectGetter(catalog),
+      authorizationAlwaysAllow: (opts.authorization.modes ?? ["AlwaysAllow"]).every((m) => m === "AlwaysAllow") && !opts.authorization.configFile,
+      log: log ? (level: string, msg: string, fields?: Record<string, unknown>) => log(level === "error" ? "error" : level === "warn" ? "warn" : "info", msg, fields ?? {}) : undefined,
+    } as Parameters<typeof buildAuthenticator>[1]);
+    return new Security(profile, opts, authn, catalog);
+  }
+
+  /** Admission hooks for the catalog; they consult the chain once it is attached. */
+  admission(): AdmissionHooks {
+    return {
+      validate: async (op, obj, old, ctx) => {
+        for (const v of this.validators) await v(op, obj, old, ctx);
+      },
+    };
+  }
+
+  /** Starts what needs the catalog: default RBAC policy, aggregation, the authorizer chain. */
+  async attach(catalog: Catalog, log?: (level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) => void): Promise<void> {
+    const modes = this.opts.authorization.modes ?? (this.opts.authorization.configFile ? [] : ["AlwaysAllow"]);
+    if (modes.includes("RBAC") || this.opts.authorization.configFile) {
+      await reconcile(rbacRegistries(catalog, this.profile), this.profile);
+      this.aggregation = new AggregationController(catalog, this.profile, (msg, fields) => log?.("warn", msg, fields));
+      await this.aggregation.start();
+    }
+    this.authz = await buildAuthorizer(this.opts.authorization, { profile: this.profile, catalog, log });
+    if ((this.opts.admissionPlugins ?? []).includes("NodeRestriction")) this.validators.push(nodeRestriction(this.profile));
+    const source = this.authz.rbacSource;
+    if (source) this.validators.push(rbacAdmission({ profile: this.profile, authorizer: this.authz.authorizer, source, catalog }));
+  }
+
+  /** Authentication, then impersonation (checked with the chain). */
+  readonly authenticate: Authenticate = async (req, incoming) => {
+    const user = await this.authn.authenticate(req, incoming);
+    return this.authn.impersonation(user, req, incoming, this.impersonationCheck);
+  };
+
+  private readonly impersonationCheck: ImpersonationAuthorize = async (user, attrs) => {
+    const info: RequestInfo = {
+      isResourceRequest: true,
+      path: "",
+      verb: "impersonate",
+      apiPrefix: attrs.group === "" ? "api" : "apis",
+      apiGroup: attrs.group,
+      apiVersion: "v1",
+      namespace: attrs.namespace ?? "",
+      resource: attrs.resource,
+      subresource: attrs.subresource ?? "",
+      name: attrs.name,
+      parts: [],
+    };
+    try {
+      await this.authorize(user, info, new Request("https://localhost/"));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  readonly authorize: Authorize = async (user, info, req) => {
+    if (!this.authz) throw new Error("authorizer not ready");
+    await this.authz.authorize(user, info, req);
+  };
+
+  /** The review kinds and the TokenRequest subresource, keyed `<group>/<resource>[/<subresource>]`. */
+  virtualHandlers(): Map<string, VirtualHandler> {
+    const p = this.profile;
+    const deps = () => ({ authorizer: (this.authz as AuthorizationHandle).authorizer, group: p.group("authorization") });
+    const handlers = new Map<string, VirtualHandler>();
+    const authn = p.group("authentication");
+    const authz = p.group("authorization");
+    handlers.set(`${authn}/tokenreviews`, (body, user) => this.authn.reviews.tokenReview(body, user));
+    handlers.set(`${authn}/selfsubjectreviews`, (body, user) => this.authn.reviews.selfSubjectReview(body, user));
+    handlers.set(`${authz}/subjectaccessreviews`, (body, user) => authzReviews.subjectAccessReview(body, user, deps()));
+    handlers.set(`${authz}/selfsubjectaccessreviews`, (body, user) => authzReviews.selfSubjectAccessReview(body, user, deps()));
+    handlers.set(`${authz}/selfsubjectrulesreviews`, (body, user) => authzReviews.selfSubjectRulesReview(body, user, deps()));
+    handlers.set(`${authz}/localsubjectaccessreviews`, (body, user, namespace) => authzReviews.localSubjectAccessReview(body, user, namespace ?? "", deps()));
+    handlers.set("/serviceaccounts/token", (body, _user, namespace, name) => this.tokenRequest(body, namespace ?? "", name ?? ""));
+    return handlers;
+  }
+
+  private async tokenRequest(body: JsonObject, namespace: string, name: string): Promise<JsonObject> {
+    const sa = this.authn.serviceAccountTokens;
+    const catalog = this.catalog();
+    if (!sa || !catalog) throw new Error("service account tokens are not configured (no signing key)");
+    const accounts = catalog.lookup("", "v1", "serviceaccounts");
+    if (!accounts) throw new Error("serviceaccounts are not served");
+    const account = await accounts.registry.get(namespace, name, undefined);
+    const spec = (body.spec ?? {}) as { audiences?: string[]; expirationSeconds?: number; boundObjectRef?: { kind?: string; name?: string; uid?: string; apiVersion?: string } };
+    const audiences = spec.audiences && spec.audiences.length > 0 ? spec.audiences : this.authn.apiAudiences;
+    const ref = spec.boundObjectRef;
+    const bound = ref?.name ? { name: ref.name, uid: ref.uid ?? "" } : undefined;
+    const minted = await sa.mint({
+      serviceAccount: { namespace, name, uid: String((account.metadata as { uid?: string }).uid ?? "") },
+      audiences,
+      expirationSeconds: spec.expirationSeconds ?? 3600,
+      pod: ref?.kind === "Pod" ? bound : undefined,
+      secret: ref?.kind === "Secret" ? bound : undefined,
+      node: ref?.kind === "Node" ? bound : undefined,
+    } as Parameters<typeof sa.mint>[0]);
+    return {
+      apiVersion: this.profile.apiVersion("authentication", "v1"),
+      kind: "TokenRequest",
+      metadata: { name, namespace, creationTimestamp: null },
+      spec: { audiences, expirationSeconds: spec.expirationSeconds ?? 3600, boundObjectRef: ref ?? null },
+      status: { token: minted.token, expirationTimestamp: minted.expirationTimestamp },
+    };
+  }
+
+  close(): void {
+    this.aggregation?.stop();
+    this.authz?.close();
+    void this.authn.close?.();
+  }
+}
+
+export type { UserInfo };
