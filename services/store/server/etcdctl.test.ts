@@ -217,7 +217,10 @@ function etcdctlSuite(size: number): void {
       const old = await etcdctl(ep, ["get", "cmp", `--rev=${rev - 1}`]);
       expect(old.code).not.toBe(0);
       expect(old.stderr).toContain("etcdserver: mvcc: required revision has been compacted");
-      // The value comes from stdin (an argument this long exceeds the exec limit).
+      // Values come from stdin (an argument this long exceeds the exec limit). Just under
+      // the limit is accepted and replicated; over it is refused.
+      expect(await ok(ep, ["put", "nearly"], "y".repeat(1_400_000))).toBe("OK\n");
+      expect((await ok([ep[ep.length - 1]], ["get", "nearly", "--print-value-only"])).length).toBe(1_400_001);
       const tooLarge = await etcdctl(ep, ["put", "big"], "x".repeat(1_600_000));
       expect(tooLarge.code).not.toBe(0);
       expect(tooLarge.stderr).toContain("etcdserver: request is too large");

@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { StoreBackend } from "./backend.ts";
+import { LocalBackend } from "./local-backend.ts";
 import { b, startTestServer, str, type TestServer } from "./test-support.ts";
 import type { PbWatchResponse } from "./wire.ts";
 
@@ -133,5 +135,22 @@ describe("Watch service", () => {
     expect((await w.next()).created).toBe(true);
     await put("a", "ok");
     expect(summary(await w.next())).toEqual(["PUT a@2=ok"]);
+  });
+});
+
+describe("Watch service without applied-change notifications", () => {
+  it("catches watchers up when the state advanced silently (as after a snapshot install)", async () => {
+    const local = new LocalBackend();
+    const silent: StoreBackend = { mvcc: local.mvcc, propose: (r) => local.propose(r), readBarrier: () => local.readBarrier(), onApplied: () => () => {}, status: () => local.status() };
+    const t = await startTestServer({}, silent);
+    try {
+      const w = t.watch();
+      w.create({ key: b("s") });
+      await w.next();
+      local.mvcc.apply({ type: "put", request: { key: b("s"), value: b("1") } });
+      expect(summary(await w.next(3000))).toEqual(["PUT s@2=1"]);
+    } finally {
+      await t.close();
+    }
   });
 });

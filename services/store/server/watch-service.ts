@@ -12,6 +12,10 @@
  *
  * A client that does not read its stream is disconnected (UNAVAILABLE) once the
  * stream's buffer holds too many responses; clients resume from their last revision.
+ *
+ * A state change without `onApplied` calls (a follower installing a snapshot) is
+ * noticed by a once-a-second check (`next <= currentRevision` on a synced watcher),
+ * which catches the watcher up from the history (or cancels it as compacted).
  */
 import { status, type ServerDuplexStream } from "@grpc/grpc-js";
 import { intervalContains, keyId, toInterval, type KeyInterval } from "../mvcc/keys.ts";
@@ -50,6 +54,7 @@ class WatchStream {
   private progressPending = false;
   private readonly unsubscribe: () => void;
   private readonly progressTimer: NodeJS.Timeout;
+  private readonly resyncTimer: NodeJS.Timeout;
 
   constructor(
     private readonly ctx: ServerContext,
@@ -58,6 +63,8 @@ class WatchStream {
     this.unsubscribe = ctx.backend.onApplied((change) => this.onApplied(change));
     this.progressTimer = setInterval(() => this.notifyProgress(), ctx.options.progressNotifyIntervalMs);
     this.progressTimer.unref();
+    this.resyncTimer = setInterval(() => this.guard(() => this.resync()), 1000);
+    this.resyncTimer.unref();
     call.on("data", (req: PbWatchRequest) => this.guard(() => this.onRequest(req)));
     call.on("end", () => this.close());
     call.on("cancelled", () => this.close());
@@ -84,6 +91,7 @@ class WatchStream {
     this.closed = true;
     this.unsubscribe();
     clearInterval(this.progressTimer);
+    clearInterval(this.resyncTimer);
     for (const w of this.watchers.values()) w.closed = true;
     this.watchers.clear();
     if (!this.call.writableEnded) this.call.end();
@@ -226,6 +234,16 @@ class WatchStream {
       this.call.on("drain", done);
       this.call.on("close", done);
     });
+  }
+
+  /** Catches up synced watchers that the applied-change feed did not advance. */
+  private resync(): void {
+    const current = this.ctx.backend.mvcc.currentRevision;
+    for (const w of this.watchers.values()) {
+      if (!w.synced || w.next > current) continue;
+      w.synced = false;
+      void this.catchUp(w);
+    }
   }
 
   private onApplied(change: RevisionChange): void {
