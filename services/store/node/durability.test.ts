@@ -57,6 +57,9 @@ describe("RaftNode: restart, snapshots and compaction", () => {
     leader = await c.leader();
     expect(leader.snapshotsTaken).toBeGreaterThan(0);
     const back = await c.start(lagging);
+    const seen: number[] = [];
+    const startRevision = back.mvcc.currentRevision;
+    back.onApplied((ch) => seen.push(ch.revision));
     await waitFor(() => back.stats.snapshotsInstalled > 0, "the snapshot install");
     await c.converge();
     expect(hex(back.mvcc.snapshot())).toBe(hex(leader.mvcc.snapshot()));
@@ -65,6 +68,10 @@ describe("RaftNode: restart, snapshots and compaction", () => {
     await put(leader, "later", "x");
     await c.converge();
     expect(get(back, "later")).toBe("x");
+    // The applied feed stayed contiguous across the install.
+    expect(seen[0]).toBe(startRevision + 1);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]).toBe(seen[i - 1] + 1);
+    expect(seen[seen.length - 1]).toBe(back.mvcc.currentRevision);
     await c.stop(lagging);
     const again = await c.start(lagging);
     await c.converge();

@@ -478,8 +478,10 @@ export class RaftNode implements StoreBackend {
   private installSnapshot(snap: Snapshot): void {
     this.disk.storage.applySnapshot(snap);
     const d = decodeSnapshotData(snap.data);
+    const revisionBefore = this.mvcc.currentRevision;
     this.mvcc.restore(d.mvcc);
     this.membership.restore(d.members);
+    this.replayChanges(revisionBefore);
     this.applied = snap.metadata.index;
     this.confState = snap.metadata.confState;
     this.snapshots.installed(snap.metadata.index);
@@ -487,6 +489,34 @@ export class RaftNode implements StoreBackend {
     this.leases.resync();
     this.opts.publisher?.notify();
     this.log("info", "store node: installed snapshot", { id: this.id, index: snap.metadata.index, term: snap.metadata.term });
+  }
+
+  /**
+   * Keeps the onApplied feed contiguous across a snapshot install: the
+   * revisions the snapshot skipped are delivered from the restored history.
+   * If that history was compacted past them, listeners cannot be made whole;
+   * that is logged, and they must relist (as after any compaction).
+   */
+  private replayChanges(revisionBefore: number): void {
+    if (this.listeners.size === 0 || this.mvcc.currentRevision <= revisionBefore) return;
+    let changes: RevisionChange[];
+    try {
+      changes = this.mvcc.changesSince(revisionBefore + 1);
+    } catch (e) {
+      this.log("warn", "store node: revisions skipped by a snapshot are compacted; applied listeners miss them", { from: revisionBefore + 1, error: String(e) });
+      changes = this.mvcc.changesSince(this.mvcc.compactRevision);
+    }
+    for (const ch of changes) if (ch.revision > revisionBefore) this.emit(ch);
+  }
+
+  private emit(change: RevisionChange): void {
+    for (const l of this.listeners) {
+      try {
+        l(change);
+      } catch (err) {
+        this.log("warn", "store node: onApplied listener threw", { error: String(err) });
+      }
+    }
   }
 
   private applyEntry(e: Entry): void {
@@ -500,13 +530,7 @@ export class RaftNode implements StoreBackend {
     if (!decoded) return;
     const res = this.mvcc.apply(decoded.request);
     if (res.change) {
-      for (const l of this.listeners) {
-        try {
-          l(res.change);
-        } catch (err) {
-          this.log("warn", "store node: onApplied listener threw", { error: String(err) });
-        }
-      }
+      this.emit(res.change);
       this.opts.publisher?.notify();
     }
     this.leases.onApplied(decoded.request, res);
