@@ -13,6 +13,7 @@ import { respond } from "../encode.ts";
 import { writeContext, type RequestScope } from "../scope.ts";
 import { checkFields, parseDryRun, parseFieldValidation } from "../write-options.ts";
 import { checkTypeMeta } from "./decode-object.ts";
+import { applyPatchTypes, recordWrite } from "../field-manager.ts";
 import { strategicMergePatch, StrategicMergeError } from "../../../../shared/schema/strategic-merge.ts";
 import { withTypeMeta } from "./read.ts";
 
@@ -23,6 +24,8 @@ export interface PatchType {
   patch: Patcher;
   /** Creates the object when absent (server-side apply). */
   createsWhenAbsent?: boolean;
+  /** Server-side apply: the patcher records managedFields itself. */
+  isApply?: boolean;
 }
 
 export const JSON_PATCH = "application/json-patch+json";
@@ -89,8 +92,10 @@ export const PATCH_TYPES: Map<string, PatchType> = new Map([
   [STRATEGIC_MERGE_PATCH, { patch: strategicPatcher }],
 ]);
 
-export async function handlePatch(s: RequestScope, patchTypes: Map<string, PatchType> = PATCH_TYPES): Promise<Response> {
+export async function handlePatch(s: RequestScope): Promise<Response> {
   const contentType = (s.request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  const patchTypes = new Map(PATCH_TYPES);
+  for (const [name, t] of applyPatchTypes(s.cbor)) patchTypes.set(name, t);
   const type = patchTypes.get(contentType);
   if (!type) throw unsupportedMediaType([...patchTypes.keys()]);
   const dryRun = parseDryRun(s.query);
@@ -104,7 +109,7 @@ export async function handlePatch(s: RequestScope, patchTypes: Map<string, Patch
       const patched = await type.patch(s, body, current);
       const checked = checkFields(s, s.resource.def.schema, patched, [], mode);
       checkTypeMeta(checked, s);
-      return checked;
+      return type.isApply ? checked : recordWrite(s, current, checked);
     },
     writeContext(s, dryRun),
     { forceAllowCreate: type.createsWhenAbsent },

@@ -6,13 +6,14 @@ import { respond } from "../encode.ts";
 import { writeContext, type RequestScope } from "../scope.ts";
 import { parseDryRun } from "../write-options.ts";
 import { readObject } from "./decode-object.ts";
+import { recordWrite } from "../field-manager.ts";
 import { withTypeMeta } from "./read.ts";
 
 export async function handleCreate(s: RequestScope): Promise<Response> {
   const dryRun = parseDryRun(s.query);
   const obj = await readObject(s);
   if (s.name) throw badRequest("create is not allowed on a named resource; use PUT");
-  const created = await s.registry.create(obj, writeContext(s, dryRun));
+  const created = await s.registry.create(recordWrite(s, undefined, obj), writeContext(s, dryRun));
   return respond(s, withTypeMeta(created, s), 201, "object");
 }
 
@@ -24,7 +25,7 @@ export async function handleUpdate(s: RequestScope): Promise<Response> {
   if (bodyName !== undefined && bodyName !== name) {
     throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
   }
-  const { object, created } = await s.registry.update(s.namespace, name, () => obj, writeContext(s, dryRun));
+  const { object, created } = await s.registry.update(s.namespace, name, (current) => recordWrite(s, current, obj), writeContext(s, dryRun));
   const finished = await finishDeletionIfDone(s.registry, s.namespace, object, dryRun);
   return respond(s, withTypeMeta(finished ?? object, s), created ? 201 : 200, "object");
 }
