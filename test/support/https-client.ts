@@ -19,12 +19,15 @@ export interface HttpResponse {
 
 export class HttpsClient {
   private readonly agent: Agent;
+  /** Watches use their own connections: a long-lived stream never lands on a stale keep-alive socket. */
+  private readonly watchAgent: Agent;
 
   constructor(
     readonly baseUrl: string,
     private readonly id: ClientIdentity,
   ) {
     this.agent = new Agent({ ca: id.ca, cert: id.cert, key: id.key, keepAlive: true, maxSockets: Infinity });
+    this.watchAgent = new Agent({ ca: id.ca, cert: id.cert, key: id.key, keepAlive: false, maxSockets: Infinity });
   }
 
   withIdentity(id: Partial<ClientIdentity>): HttpsClient {
@@ -78,12 +81,13 @@ export class HttpsClient {
   watch(path: string): WatchStream {
     const url = new URL(path, this.baseUrl);
     const events: Array<{ type: string; object: Record<string, unknown> }> = [];
+    const arrivals: number[] = [];
     let waiter: (() => void) | undefined;
     let ended = false;
     let status = 0;
     const headers: Record<string, string> = {};
     if (this.id.token) headers.authorization = `Bearer ${this.id.token}`;
-    const req = httpsRequest(url, { method: "GET", agent: this.agent, headers }, (res) => {
+    const req = httpsRequest(url, { method: "GET", agent: this.watchAgent, headers }, (res) => {
       status = res.statusCode ?? 0;
       let buf = "";
       res.setEncoding("utf8");
@@ -93,7 +97,10 @@ export class HttpsClient {
         while ((nl = buf.indexOf("\n")) >= 0) {
           const line = buf.slice(0, nl).trim();
           buf = buf.slice(nl + 1);
-          if (line) events.push(JSON.parse(line) as { type: string; object: Record<string, unknown> });
+          if (line) {
+            events.push(JSON.parse(line) as { type: string; object: Record<string, unknown> });
+            arrivals.push(Date.now());
+          }
         }
         waiter?.();
       });
@@ -109,6 +116,7 @@ export class HttpsClient {
     req.end();
     return {
       events,
+      arrivals,
       get status() {
         return status;
       },
@@ -133,11 +141,14 @@ export class HttpsClient {
 
   close(): void {
     this.agent.destroy();
+    this.watchAgent.destroy();
   }
 }
 
 export interface WatchStream {
   events: Array<{ type: string; object: Record<string, unknown> }>;
+  /** Arrival time (ms) of each event, same order as `events`. */
+  arrivals: number[];
   readonly status: number;
   readonly ended: boolean;
   waitFor(n: number, timeoutMs?: number): Promise<Array<{ type: string; object: Record<string, unknown> }>>;

@@ -1,0 +1,120 @@
+/**
+ * API benchmark (`npm run bench -- api`): GET of one object, lists of 10,000 small
+ * objects (whole and in chunks of 500), create throughput, and event delivery latency
+ * to 1,000 concurrent watchers at 100 writes/s; beside it a bare @hono/node-server
+ * route returning the same JSON over the same TLS, the ceiling for GET. All figures
+ * come from one run on this machine; compare the ratios, not the absolute numbers.
+ */
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import { startTestApiserver } from "../support/apiserver.ts";
+import { HttpsClient } from "../support/https-client.ts";
+import { ensurePki } from "../../services/apiserver/server/certs.ts";
+
+async function measure(label: string, durationMs: number, concurrency: number, op: () => Promise<void>): Promise<number> {
+  let done = 0;
+  const end = Date.now() + durationMs;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < end) {
+        await op();
+        done++;
+      }
+    }),
+  );
+  const rate = done / (durationMs / 1000);
+  process.stdout.write(`${label}: ${rate.toFixed(0)} req/s\n`);
+  return rate;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+export async function benchApi(): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  const api = await startTestApiserver({ bookmarkIntervalMs: 60_000 });
+  try {
+    const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "bench" }, data: { payload: "x".repeat(700) } };
+    const created = await api.admin.post("/api/v1/namespaces/default/configmaps", cm);
+    const body = created.text;
+
+    // Ceiling: bare hono route with the same TLS and the same JSON.
+    const pki = await ensurePki(api.dir);
+    const bare = new Hono();
+    bare.get("/obj", () => new Response(body, { headers: { "content-type": "application/json" } }));
+    const server = serve({ fetch: bare.fetch, createServer: createHttpsServer, serverOptions: { key: pki.serving.keyPem, cert: pki.serving.certPem }, hostname: "127.0.0.1", port: 0 });
+    await new Promise((r) => setTimeout(r, 100));
+    const barePort = (server.address() as AddressInfo).port;
+    const bareClient = new HttpsClient(`https://127.0.0.1:${barePort}`, { ca: pki.ca.certPem });
+
+    out.get_ceiling_rps = await measure("GET bare hono ceiling", 4000, 32, async () => void (await bareClient.get("/obj")));
+    out.get_rps = await measure("GET one object (apiserver)", 4000, 32, async () => void (await api.admin.get("/api/v1/namespaces/default/configmaps/bench")));
+    out.get_ratio = out.get_rps / out.get_ceiling_rps;
+    process.stdout.write(`GET ratio apiserver/ceiling: ${out.get_ratio.toFixed(2)}\n`);
+    bareClient.close();
+    server.close();
+
+    let n = 0;
+    out.create_rps = await measure("create (POST) configmaps", 4000, 16, async () => {
+      const i = n++;
+      await api.admin.post("/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `c-${i}` }, data: { i: String(i) } });
+    });
+
+    await api.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "big" } });
+    const fill = Array.from({ length: 10_000 }, (_, i) => i);
+    for (let i = 0; i < fill.length; i += 64) {
+      await Promise.all(fill.slice(i, i + 64).map((j) => api.admin.post("/api/v1/namespaces/big/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `o-${j}` }, data: { j: String(j) } })));
+    }
+    let t = Date.now();
+    const whole = await api.admin.get("/api/v1/namespaces/big/configmaps");
+    out.list_10k_whole_ms = Date.now() - t;
+    t = Date.now();
+    let token: string | undefined;
+    let items = 0;
+    do {
+      const res = await api.admin.get(`/api/v1/namespaces/big/configmaps?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ""}`);
+      const page = res.json<{ items: unknown[]; metadata: { continue?: string } }>();
+      items += page.items.length;
+      token = page.metadata.continue;
+    } while (token);
+    out.list_10k_chunked_500_ms = Date.now() - t;
+    process.stdout.write(`list 10k whole: ${out.list_10k_whole_ms} ms (${whole.body.length} bytes); in chunks of 500: ${out.list_10k_chunked_500_ms} ms (${items} items)\n`);
+
+    // 1,000 watchers, 100 writes/s: delay from write acknowledgement to event receipt.
+    const start = (await api.admin.get("/api/v1/namespaces/default/configmaps?limit=1")).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
+    const watchers = Array.from({ length: 1000 }, () => api.admin.watch(`/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${start}&labelSelector=bench%3Dwatch`));
+    await new Promise((r) => setTimeout(r, 2000));
+    const writes = 200;
+    const sentAt = new Map<string, number>();
+    for (let i = 0; i < writes; i++) {
+      const name = `w-${i}`;
+      sentAt.set(name, Date.now());
+      await api.admin.post("/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { bench: "watch" } } });
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await Promise.all(watchers.map((w) => w.waitFor(writes, 30_000)));
+    // Latency of each event: its arrival at a watcher minus the time its write was sent.
+    const latencies: number[] = [];
+    let delivered = 0;
+    for (const w of watchers) {
+      w.events.forEach((ev, i) => {
+        const sent = sentAt.get((ev.object.metadata as { name: string }).name);
+        if (sent !== undefined) latencies.push(w.arrivals[i] - sent);
+      });
+      delivered += w.events.length;
+    }
+    out.watch_events_delivered = delivered;
+    out.watch_events_expected = writes * watchers.length;
+    out.watch_latency_p50_ms = percentile(latencies, 50);
+    out.watch_latency_p99_ms = percentile(latencies, 99);
+    process.stdout.write(`1000 watchers × ${writes} writes at ~100/s: ${delivered}/${writes * 1000} events; latency p50 ${out.watch_latency_p50_ms} ms, p99 ${out.watch_latency_p99_ms} ms\n`);
+    for (const w of watchers) w.stop();
+  } finally {
+    await api.close();
+  }
+  return out;
+}

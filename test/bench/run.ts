@@ -1,0 +1,45 @@
+/** `npm run bench -- <name...>`: runs the named benchmarks (all when none is named) and prints their figures. */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+type Bench = () => Promise<Record<string, number>>;
+
+const BENCHES: Record<string, Bench> = {
+  raft: async () => {
+    const { benchRaft } = await import("../../services/store/raft/bench.ts");
+    const { benchWal } = await import("../../services/store/wal/bench.ts");
+    const dir = await mkdtemp(join(tmpdir(), "bench-wal-"));
+    try {
+      return { ...(await benchRaft()), ...(await benchWal(dir)) };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+  node: async () => {
+    const { benchNode } = await import("../../services/store/node/bench.ts");
+    return benchNode();
+  },
+  api: async () => {
+    const { benchApi } = await import("./api.ts");
+    return benchApi();
+  },
+};
+
+async function main(): Promise<void> {
+  const names = process.argv.slice(2).filter((a) => a !== "--");
+  const selected = names.length > 0 ? names : Object.keys(BENCHES);
+  for (const name of selected) {
+    const bench = BENCHES[name];
+    if (!bench) {
+      process.stderr.write(`unknown benchmark "${name}"; known: ${Object.keys(BENCHES).join(", ")}\n`);
+      process.exit(2);
+    }
+    process.stdout.write(`== ${name}\n`);
+    const figures = await bench();
+    process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
+  }
+  process.exit(0);
+}
+
+void main();
