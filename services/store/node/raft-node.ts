@@ -18,16 +18,12 @@
 
 import { randomInt } from "node:crypto";
 import {
-  EntryType,
   MessageType,
   None,
   ProposalDroppedError,
   RawNode,
   SeededRandom,
   StateType,
-  emptyConfState,
-  type ConfState,
-  type Entry,
   type HardState,
   type Message,
   type Ready,
@@ -39,7 +35,8 @@ import type { BackendStatus, StoreBackend } from "../server/backend.ts";
 import type { Transport } from "../transport/types.ts";
 import type { WalLogger } from "../wal/index.ts";
 import { bootstrap, openDisk, type OpenedDisk } from "./disk.ts";
-import { decodeRequestEntry, encodeRequestEntry } from "./entry-data.ts";
+import { encodeRequestEntry } from "./entry-data.ts";
+import { Applier } from "./apply.ts";
 import { NodeError, noLeader, notLeader, stopped } from "./errors.ts";
 import { LeaseKeeper } from "./leases.ts";
 import type { Member } from "./members.ts";
@@ -47,7 +44,6 @@ import { Membership, type MembershipHost } from "./membership.ts";
 import { computeClusterId, resolveTimers, type RaftNodeOptions, type ResolvedTimers } from "./options.ts";
 import { PendingRequests } from "./pending.ts";
 import { ReadIndexQueue } from "./read-index.ts";
-import { decodeSnapshotData, encodeSnapshotData } from "./snapshot-data.ts";
 import { SnapshotScheduler } from "./snapshots.ts";
 
 const defaultLog: WalLogger = (level, msg, fields) => {
@@ -76,10 +72,8 @@ export class RaftNode implements StoreBackend {
   private readonly reads: ReadIndexQueue;
   private readonly leases: LeaseKeeper;
   private readonly snapshots: SnapshotScheduler;
-  private readonly listeners = new Set<(change: RevisionChange) => void>();
   private queued: { seq: number; data: Uint8Array }[] = [];
-  private applied: number;
-  private confState: ConfState;
+  private readonly applier: Applier;
   private lead = None;
   private leading = false;
   private looping = false;
@@ -129,30 +123,24 @@ export class RaftNode implements StoreBackend {
     this.confChanges = new PendingRequests(timers.requestTimeoutMs, this.now, "membership change");
     this.membership = new Membership(this.membershipHost(), this.confChanges);
     this.clusterId = opts.clusterId ?? computeClusterId(opts.initialMembers ?? []);
-    if (disk.snapshot) {
-      const d = decodeSnapshotData(disk.snapshot.data);
-      this.mvcc.restore(d.mvcc);
-      this.membership.members.replace(d.members);
-    }
-    this.applied = disk.snapshot?.metadata.index ?? 0;
-    this.confState = disk.snapshot?.metadata.confState ?? emptyConfState();
+    this.proposals = new PendingRequests(timers.requestTimeoutMs, this.now);
+    this.leases = new LeaseKeeper(this.mvcc, this.now, (r) => this.propose(r));
+    this.applier = new Applier({ id: this.id, nonce: this.nonce, mvcc: this.mvcc, membership: this.membership, leases: this.leases, proposals: this.proposals, publisher: opts.publisher, log });
+    if (disk.snapshot) this.applier.load(disk.snapshot);
     this.rn = new RawNode({
       id: opts.id,
       storage: disk.storage,
       electionTick: timers.electionTick,
       heartbeatTick: 1,
-      applied: this.applied,
+      applied: this.applier.applied,
       checkQuorum: true,
       preVote: true,
       maxSizePerMsg: opts.maxSizePerMsg ?? 1024 * 1024,
       maxInflightMsgs: opts.maxInflightMsgs ?? 256,
       random: new SeededRandom(randomInt(1, 2 ** 31)),
     });
-    this.proposals = new PendingRequests(timers.requestTimeoutMs, this.now);
-
     this.reads = new ReadIndexQueue(this.nonce, timers.requestTimeoutMs, Math.max(timers.heartbeatMs * 3, 50), this.now);
-    this.leases = new LeaseKeeper(this.mvcc, this.now, (r) => this.propose(r));
-    this.snapshots = new SnapshotScheduler(disk, timers, this.applied, (e) => this.fail(e));
+    this.snapshots = new SnapshotScheduler(disk, timers, this.applier.applied, (e) => this.fail(e));
   }
 
   private membershipHost(): MembershipHost {
@@ -183,7 +171,8 @@ export class RaftNode implements StoreBackend {
     // Apply what the log already holds (bootstrap entries, or the committed tail after a restart).
     this.schedule();
     await this.loopDone;
-    if (this.confState.voters.length === 1 && this.confState.voters[0] === this.id && this.confState.votersOutgoing.length === 0) {
+    const cs = this.applier.confState;
+    if (cs.voters.length === 1 && cs.voters[0] === this.id && cs.votersOutgoing.length === 0) {
       this.rn.campaign(); // a group of one needs no election timeout
       this.schedule();
     }
@@ -211,14 +200,14 @@ export class RaftNode implements StoreBackend {
     return p;
   }
 
+  /** Every applied write revision, in order (see apply.ts for the contract). */
   onApplied(listener: (change: RevisionChange) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.applier.onApplied(listener);
   }
 
   status(): BackendStatus {
     const hs = this.rn.raft.hardState();
-    return { memberId: BigInt(this.id), clusterId: this.clusterId, term: hs.term, leader: BigInt(this.rn.raft.lead), raftIndex: hs.commit, appliedIndex: this.applied };
+    return { memberId: BigInt(this.id), clusterId: this.clusterId, term: hs.term, leader: BigInt(this.rn.raft.lead), raftIndex: hs.commit, appliedIndex: this.applier.applied };
   }
 
   // ---- more of the node ---------------------------------------------------
@@ -238,7 +227,7 @@ export class RaftNode implements StoreBackend {
   }
 
   get appliedIndex(): number {
-    return this.applied;
+    return this.applier.applied;
   }
 
   /** Snapshots this node took itself. */
@@ -434,13 +423,13 @@ export class RaftNode implements StoreBackend {
     // 3. send
     if (rd.messages.length > 0) this.transport.send(rd.messages.map((m) => (m.type === MessageType.Snap ? this.freshSnapshot(m) : m)));
     // 4. apply
-    for (const e of rd.committedEntries) this.applyEntry(e);
+    for (const e of rd.committedEntries) this.applier.apply(e);
     // 5. reads
     for (const rs of rd.readStates) this.reads.onReadState(rs);
-    this.reads.release(this.applied);
+    this.reads.release(this.applier.applied);
     // 6. advance
     this.rn.advance();
-    this.snapshots.maybeSnapshot(this.applied, () => ({ confState: this.confState, members: this.membership.members.list(), mvcc: this.mvcc.snapshot() }));
+    this.snapshots.maybeSnapshot(this.applier.applied, () => this.applier.capture());
   }
 
   /**
@@ -450,10 +439,10 @@ export class RaftNode implements StoreBackend {
    * it is committed, and its config and members are current.
    */
   private freshSnapshot(m: Message): Message {
-    const term = this.rn.raft.log.term(this.applied);
-    if (!m.snapshot || term === undefined || this.applied <= m.snapshot.metadata.index) return m;
-    const data = encodeSnapshotData(this.membership.members.list(), this.mvcc.snapshot());
-    return { ...m, snapshot: { data, metadata: { index: this.applied, term, confState: this.confState } } };
+    const applied = this.applier.applied;
+    const term = this.rn.raft.log.term(applied);
+    if (!m.snapshot || term === undefined || applied <= m.snapshot.metadata.index) return m;
+    return { ...m, snapshot: { data: this.applier.snapshotData(), metadata: { index: applied, term, confState: this.applier.confState } } };
   }
 
   private setLeadership(lead: number, leading: boolean): void {
@@ -477,65 +466,10 @@ export class RaftNode implements StoreBackend {
 
   private installSnapshot(snap: Snapshot): void {
     this.disk.storage.applySnapshot(snap);
-    const d = decodeSnapshotData(snap.data);
-    const revisionBefore = this.mvcc.currentRevision;
-    this.mvcc.restore(d.mvcc);
-    this.membership.restore(d.members);
-    this.replayChanges(revisionBefore);
-    this.applied = snap.metadata.index;
-    this.confState = snap.metadata.confState;
+    this.applier.install(snap);
     this.snapshots.installed(snap.metadata.index);
     this.stats.snapshotsInstalled++;
-    this.leases.resync();
-    this.opts.publisher?.notify();
     this.log("info", "store node: installed snapshot", { id: this.id, index: snap.metadata.index, term: snap.metadata.term });
-  }
-
-  /**
-   * Keeps the onApplied feed contiguous across a snapshot install: the
-   * revisions the snapshot skipped are delivered from the restored history.
-   * If that history was compacted past them, listeners cannot be made whole;
-   * that is logged, and they must relist (as after any compaction).
-   */
-  private replayChanges(revisionBefore: number): void {
-    if (this.listeners.size === 0 || this.mvcc.currentRevision <= revisionBefore) return;
-    let changes: RevisionChange[];
-    try {
-      changes = this.mvcc.changesSince(revisionBefore + 1);
-    } catch (e) {
-      this.log("warn", "store node: revisions skipped by a snapshot are compacted; applied listeners miss them", { from: revisionBefore + 1, error: String(e) });
-      changes = this.mvcc.changesSince(this.mvcc.compactRevision);
-    }
-    for (const ch of changes) if (ch.revision > revisionBefore) this.emit(ch);
-  }
-
-  private emit(change: RevisionChange): void {
-    for (const l of this.listeners) {
-      try {
-        l(change);
-      } catch (err) {
-        this.log("warn", "store node: onApplied listener threw", { error: String(err) });
-      }
-    }
-  }
-
-  private applyEntry(e: Entry): void {
-    if (e.type === EntryType.ConfChange) this.confState = this.membership.applyEntry(e) ?? this.confState;
-    else this.applyRequestEntry(e);
-    this.applied = e.index;
-  }
-
-  private applyRequestEntry(e: Entry): void {
-    const decoded = decodeRequestEntry(e.data);
-    if (!decoded) return;
-    const res = this.mvcc.apply(decoded.request);
-    if (res.change) {
-      this.emit(res.change);
-      this.opts.publisher?.notify();
-    }
-    this.leases.onApplied(decoded.request, res);
-    const { tag } = decoded;
-    if (tag.proposer === this.id && tag.nonce === this.nonce) this.proposals.resolve(tag.seq, res);
   }
 
   private fail(e: unknown): void {
