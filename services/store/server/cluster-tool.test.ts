@@ -1,7 +1,8 @@
 /**
  * The local cluster tool (deploy/local/cluster.ts) end to end: up starts redis-server
  * and the store nodes as processes, status reports them, the leader publishes to the
- * revision stream, down stops every process and removes the state file.
+ * revision stream (and its successor continues after it is killed), down stops every
+ * process and removes the state file.
  */
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -11,7 +12,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, stopPid } from "./node-process.ts";
+import { REPO_ROOT, stopPid, storeStatus } from "./node-process.ts";
 
 const run = promisify(execFile);
 const CLUSTER = join(REPO_ROOT, "deploy", "local", "cluster.ts");
@@ -32,7 +33,7 @@ describe.skipIf(!existsSync("/usr/bin/redis-server"))("local cluster tool", () =
   afterAll(async () => {
     // Whatever happened, no process outlives the test.
     for (const p of state?.processes ?? []) await stopPid(p.pid, 2000);
-    if (dir) await rm(dir, { recursive: true, force: true });
+    if (dir && !process.env.KEEP_CLUSTER_DIR) await rm(dir, { recursive: true, force: true });
   });
 
   it("brings a cluster up, reports status, publishes revisions and brings it down", async () => {
@@ -47,20 +48,43 @@ describe.skipIf(!existsSync("/usr/bin/redis-server"))("local cluster tool", () =
     expect(status.match(/ leader version/g)).toHaveLength(1);
     expect(status).toMatch(/redis .* running/);
 
-    const { stdout } = await run("/usr/bin/etcdctl", [`--endpoints=${state.outputs.storeEndpoints.join(",")}`, "put", "k", "v"], { env: { ...process.env, ETCDCTL_API: "3" } });
-    expect(stdout).toBe("OK\n");
+    const endpoints = state.outputs.storeEndpoints;
+    const put = async (key: string) => {
+      const { stdout } = await run("/usr/bin/etcdctl", [`--endpoints=${endpoints.join(",")}`, "--command-timeout=15s", "put", key, "v"], { env: { ...process.env, ETCDCTL_API: "3" } });
+      expect(stdout).toBe("OK\n");
+    };
     const redis = new Redis(state.outputs.redisUrl, { lazyConnect: true });
     redis.on("error", () => {});
     await redis.connect();
-    let ids: Array<[string, string[]]> = [];
-    for (let i = 0; i < 50 && ids.length === 0; i++) {
-      ids = (await redis.xrange("revisions", "-", "+")) as Array<[string, string[]]>;
-      if (ids.length === 0) await new Promise((r) => setTimeout(r, 100));
-    }
-    redis.disconnect();
-    expect(ids.map(([id]) => id)).toEqual(["2-0"]);
+    const streamIds = async (n: number): Promise<string[]> => {
+      let ids: string[] = [];
+      for (let i = 0; i < 100 && ids.length < n; i++) {
+        ids = ((await redis.xrange("revisions", "-", "+")) as Array<[string, string[]]>).map(([id]) => id);
+        if (ids.length < n) await new Promise((r) => setTimeout(r, 100));
+      }
+      return ids;
+    };
+    await put("k1");
+    expect(await streamIds(1)).toEqual(["2-0"]);
 
-    expect(await cluster("down", "--dir", dir)).toMatch(/stopped store-1/);
+    // The leader dies: the new leader resumes publishing after the stream's last id.
+    const statuses = await Promise.all(endpoints.map((e) => storeStatus(e)));
+    const leaderAt = statuses.findIndex((s) => s.leader === s.header.member_id);
+    const leaderPid = state.processes.filter((p) => p.role === "store")[leaderAt].pid;
+    process.kill(leaderPid, "SIGKILL");
+    // Wait for the survivors to elect a leader (a write forwarded to the dead leader would time out, as with etcd).
+    const survivors = endpoints.filter((_, i) => i !== leaderAt);
+    for (let i = 0; i < 100; i++) {
+      const s = await Promise.all(survivors.map((e) => storeStatus(e).catch(() => undefined)));
+      if (s.some((x) => x !== undefined && x.leader !== "0" && x.leader === x.header.member_id && x.leader !== statuses[leaderAt].leader)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await put("k2");
+    await put("k3");
+    expect(await streamIds(3)).toEqual(["2-0", "3-0", "4-0"]);
+    redis.disconnect();
+
+    expect(await cluster("down", "--dir", dir)).toMatch(/stopped redis/);
     expect(existsSync(join(dir, "state.json"))).toBe(false);
     for (const p of state.processes) expect(() => process.kill(p.pid, 0)).toThrow();
   });

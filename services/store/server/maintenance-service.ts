@@ -8,16 +8,19 @@ import type { PbHeader } from "./wire.ts";
 
 /** etcd's default backend quota (2 GiB). */
 const DB_SIZE_QUOTA = 2 * 1024 * 1024 * 1024;
-/** Without a backend-reported size, the snapshot length is measured at most this often. */
-const SIZE_CACHE_MS = 10_000;
+/** Without a backend-reported size, the snapshot length is measured again after a change, at most this often. */
+const SIZE_CACHE_MS = 1000;
 
 export function maintenanceHandlers(ctx: ServerContext) {
-  let sized: { at: number; bytes: number } | undefined;
+  let sized: { at: number; revision: number; bytes: number } | undefined;
   const dbSize = (): number => {
     const backend = sizedOf(ctx.backend);
     if (backend !== undefined) return backend.dbSize();
     const now = ctx.options.now();
-    if (sized === undefined || now - sized.at > SIZE_CACHE_MS) sized = { at: now, bytes: ctx.backend.mvcc.snapshot().length };
+    const revision = ctx.backend.mvcc.currentRevision;
+    if (sized === undefined || (sized.revision !== revision && now - sized.at > SIZE_CACHE_MS)) {
+      sized = { at: now, revision, bytes: ctx.backend.mvcc.snapshot().length };
+    }
     return sized.bytes;
   };
   return {
