@@ -5,8 +5,10 @@
 //
 // One loop handles the core's Ready batches, strictly in the order rawnode.ts
 // requires: (1) persist the snapshot, entries and hard state with one WAL save
-// (one group-commit fsync for the whole batch; skipped waiting when the core
-// says no sync is needed), (2) install the snapshot, (3) send the messages,
+// (one group-commit fsync for the whole batch; a Ready that only moves the
+// commit index needs no sync: its hard state rides along with the next save,
+// or is written after a tick without one), (2) install the snapshot, (3) send
+// the messages,
 // (4) apply the committed entries, (5) serve read states, (6) advance().
 // Proposals made while a Ready is being persisted are queued and go into the
 // next Ready together (many propose() calls, one append, one fsync).
@@ -14,7 +16,8 @@
 // A proposal carries a tag (node id, process nonce, sequence) in its entry;
 // the proposer resolves it when it applies the entry, on leader and follower
 // alike (a follower's proposal reaches the leader through the core's
-// forwarding). Snapshots, restart and bootstrap: see snapshots.ts and disk.ts.
+// forwarding). Applying: apply.ts; snapshots: snapshots.ts; restart and
+// bootstrap: disk.ts; membership: membership.ts; leases: leases.ts.
 
 import { randomInt } from "node:crypto";
 import {
