@@ -63,8 +63,9 @@ function signatures(name: string): string[] {
 }
 
 describe("proto files", () => {
-  it("every .proto under shared/proto is listed and loads", () => {
-    expect(protoFiles(PROTO_ROOT).sort()).toEqual([...ALL_PROTOS].sort());
+  it("every service .proto under shared/proto is listed and loads", () => {
+    // api/ holds the generated object messages; shared/codec/protobuf checks them against the generator.
+    expect(protoFiles(PROTO_ROOT).filter((f) => !f.startsWith("api/")).sort()).toEqual([...ALL_PROTOS].sort());
   });
 
   it("carry no gogoproto, gateway or version annotations", () => {
