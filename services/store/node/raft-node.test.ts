@@ -134,6 +134,45 @@ describe("RaftNode: 3 nodes over the in-memory network with real WALs", () => {
     expect(get(leader, "p")).toBe("1");
   });
 
+  it("keeps every acknowledged write through message loss and partitions, and converges", async () => {
+    c = await NodeCluster.create(3, { requestTimeoutMs: 500 });
+    const cluster = c;
+    const acked = new Set<string>();
+    let stop = false;
+    const writer = async (w: number): Promise<void> => {
+      for (let i = 0; !stop; i++) {
+        const nodes = cluster.running();
+        const key = `c${w}-${i}`;
+        try {
+          await put(nodes[i % nodes.length], key, key);
+          acked.add(key);
+        } catch {
+          await sleep(10);
+        }
+      }
+    };
+    const writers = [1, 2, 3, 4].map(writer);
+    c.net.setDropRate(0.2);
+    await sleep(400);
+    const l = c.running().find((n) => n.isLeader);
+    if (l) c.net.isolate(l.id, [1, 2, 3]);
+    await sleep(400);
+    c.net.heal();
+    c.net.partition([1], [2, 3]);
+    await sleep(300);
+    c.net.heal();
+    await c.leader();
+    const before = acked.size;
+    await waitFor(() => acked.size > before + 10, "writes after healing");
+    stop = true;
+    await Promise.all(writers);
+    await c.converge();
+    await waitFor(() => new Set(c!.running().map((n) => n.appliedIndex)).size === 1, "equal applied indexes");
+    expect(new Set(c.running().map((n) => Buffer.from(n.mvcc.snapshot()).toString("hex"))).size).toBe(1);
+    for (const n of c.running()) for (const key of acked) expect(get(n, key)).toBe(key);
+    expect(acked.size).toBeGreaterThan(10);
+  });
+
   it("a group of one elects itself at once and serves writes and reads", async () => {
     c = await NodeCluster.create(1, { electionMs: 1000, heartbeatMs: 100 });
     const n = c.node(1);
