@@ -154,3 +154,33 @@ describe("Watch service without applied-change notifications", () => {
     }
   });
 });
+
+describe("Watch fragments", () => {
+  it("splits a large revision into fragments only for watchers that ask for them", async () => {
+    const t = await startTestServer({ maxRequestBytes: 16 * 1024 });
+    try {
+      const w = t.watch();
+      for (let i = 0; i < 6; i++) await t.call("KV", "Put", { key: b(`f/${i}`), value: b("v".repeat(4000)) });
+      w.create({ key: b("f/"), range_end: b("f0"), fragment: true, prev_kv: true });
+      w.create({ key: b("f/"), range_end: b("f0"), prev_kv: true });
+      await w.next();
+      await w.next();
+      // One small request, one revision whose events (with previous values) exceed the limit.
+      await t.call("KV", "DeleteRange", { key: b("f/"), range_end: b("f0") });
+      const parts: PbWatchResponse[] = [];
+      let whole: PbWatchResponse | undefined;
+      while (whole === undefined || parts.length === 0 || parts[parts.length - 1].fragment) {
+        const r = await w.next();
+        if (r.watch_id === "0") parts.push(r);
+        else whole = r;
+      }
+      expect(parts.length).toBeGreaterThan(1);
+      expect(parts.slice(0, -1).every((p) => p.fragment)).toBe(true);
+      expect(parts.flatMap((p) => p.events ?? []).map((e) => str(e.kv.key))).toEqual(["f/0", "f/1", "f/2", "f/3", "f/4", "f/5"]);
+      expect(whole.events).toHaveLength(6);
+      expect(whole.fragment).toBe(false);
+    } finally {
+      await t.close();
+    }
+  });
+});
