@@ -15,6 +15,7 @@ import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { spawnStoreNode, waitForMembers, waitForStore } from "../../services/store/server/node-process.ts";
 import type { ProcessRecord } from "./state.ts";
+import { apiserverComponent, haproxyComponent } from "./apiserver-components.ts";
 
 export interface ClusterOptions {
   dir: string;
@@ -126,5 +127,5 @@ export const storeComponent: ClusterComponent = {
   },
 };
 
-/** Started in this order by `up`; append apiserver and haproxy components here. */
-export const COMPONENTS: ClusterComponent[] = [redisComponent, storeComponent];
+/** Started in this order by `up`. */
+export const COMPONENTS: ClusterComponent[] = [redisComponent, storeComponent, apiserverComponent, haproxyComponent];

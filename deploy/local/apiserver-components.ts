@@ -1,0 +1,113 @@
+/**
+ * The front half of the local topology: two apiserver replicas over the store
+ * cluster and the revision stream, and haproxy balancing TLS connections between
+ * them (TCP mode: TLS is end to end, client certificates reach the replicas).
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, openSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPO_ROOT } from "../../services/store/server/node-process.ts";
+import type { ClusterComponent, ComponentContext } from "./components.ts";
+import type { ProcessRecord } from "./state.ts";
+
+const APISERVER_MAIN = join(REPO_ROOT, "services", "apiserver", "main.ts");
+export const APISERVER_REPLICAS = 2;
+
+function logFd(dir: string, name: string): { fd: number; path: string } {
+  const path = join(dir, "logs", `${name}.log`);
+  mkdirSync(join(dir, "logs"), { recursive: true });
+  return { fd: openSync(path, "a"), path };
+}
+
+async function waitForTls(host: string, port: number, timeoutMs: number): Promise<void> {
+  const { connect } = await import("node:tls");
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const sock = connect({ host, port, rejectUnauthorized: false }, () => {
+        sock.end();
+        resolve(true);
+      });
+      sock.on("error", () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`no TLS listener on ${host}:${port} after ${timeoutMs} ms`);
+}
+
+export const apiserverComponent: ClusterComponent = {
+  name: "apiserver",
+  async up(ctx: ComponentContext) {
+    const { dir, host, nodes, stream } = ctx.opts;
+    const endpoints = ctx.outputs.storeEndpoints as string[];
+    const redisUrl = ctx.outputs.redisUrl as string;
+    const records: ProcessRecord[] = [];
+    const dataDir = join(dir, "apiserver");
+    for (let i = 0; i < APISERVER_REPLICAS; i++) {
+      const port = await ctx.port(2 * nodes + 1 + i);
+      const name = `apiserver-${i + 1}`;
+      const out = logFd(dir, name);
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", APISERVER_MAIN, "--data-dir", dataDir, "--bind-address", host, "--secure-port", String(port), "--store-endpoints", endpoints.join(","), "--redis-url", redisUrl, "--revision-stream", stream],
+        { cwd: REPO_ROOT, detached: true, stdio: ["ignore", out.fd, out.fd] },
+      );
+      child.unref();
+      if (child.pid === undefined) throw new Error(`${name} did not start`);
+      records.push({ role: "apiserver", name, pid: child.pid, endpoint: `https://${host}:${port}`, log: out.path, match: dataDir });
+      // The first replica writes the shared certificates; the next ones reuse them.
+      try {
+        await waitForTls(host, port, 90_000);
+      } catch (err) {
+        throw Object.assign(err instanceof Error ? err : new Error(String(err)), { records });
+      }
+    }
+    ctx.outputs.apiserverEndpoints = records.map((r) => r.endpoint);
+    ctx.outputs.adminKubeconfig = join(dataDir, "admin.kubeconfig");
+    for (const r of records) ctx.log(`${r.name.padEnd(11)} ${r.endpoint}`);
+    return records;
+  },
+};
+
+export const haproxyComponent: ClusterComponent = {
+  name: "haproxy",
+  async up(ctx: ComponentContext) {
+    const { dir, host, nodes } = ctx.opts;
+    const port = await ctx.port(2 * nodes + 1 + APISERVER_REPLICAS);
+    const backends = (ctx.outputs.apiserverEndpoints as string[]).map((e, i) => `  server apiserver-${i + 1} ${e.replace(/^https:\/\//, "")} check`);
+    const config = join(dir, "haproxy.cfg");
+    writeFileSync(
+      config,
+      [
+        "global",
+        "  maxconn 4096",
+        "defaults",
+        "  mode tcp",
+        "  timeout connect 5s",
+        "  timeout client 1h",
+        "  timeout server 1h",
+        "frontend apiserver",
+        `  bind ${host}:${port}`,
+        "  default_backend replicas",
+        "backend replicas",
+        "  balance roundrobin",
+        ...backends,
+        "",
+      ].join("\n"),
+    );
+    const out = logFd(dir, "haproxy");
+    const child = spawn("haproxy", ["-f", config, "-db"], { detached: true, stdio: ["ignore", out.fd, out.fd] });
+    child.unref();
+    if (child.pid === undefined) throw new Error("haproxy did not start (is it installed?)");
+    const record: ProcessRecord = { role: "haproxy", name: "haproxy", pid: child.pid, endpoint: `https://${host}:${port}`, log: out.path, match: config };
+    try {
+      await waitForTls(host, port, 10_000);
+    } catch (err) {
+      throw Object.assign(err instanceof Error ? err : new Error(String(err)), { records: [record] });
+    }
+    ctx.outputs.loadBalancer = record.endpoint;
+    ctx.log(`haproxy     ${record.endpoint}  (admin client configuration: ${ctx.outputs.adminKubeconfig as string}, point its server here)`);
+    return [record];
+  },
+};
