@@ -14,6 +14,7 @@ import {
   type StoreResponse,
 } from "../../store/mvcc/index.ts";
 import type { StoreBackend } from "../../store/server/backend.ts";
+import { stringKeyChanges } from "../../store/mvcc/key-changes.ts";
 import { FanoutFeed } from "./fanout-feed.ts";
 import {
   CompactedError,
@@ -38,18 +39,7 @@ function toKv(kv: MvccKeyValue): KeyValue {
 
 /** Converts a store change into the apiserver's revision change (previous values included). */
 export function toRevisionChange(change: MvccChange): RevisionChange {
-  return {
-    revision: change.revision,
-    changes: change.events.map((e) => ({
-      type: e.type,
-      key: dec.decode(e.kv.key),
-      value: e.type === "PUT" ? e.kv.value : undefined,
-      prevValue: e.prevKv?.value,
-      createRevision: e.kv.createRevision,
-      modRevision: e.kv.modRevision,
-      version: e.kv.version,
-    })),
-  };
+  return { revision: change.revision, changes: stringKeyChanges(change) };
 }
 
 function mapError(err: unknown, requested: number, current: number): unknown {

@@ -10,6 +10,7 @@
 import { Redis } from "ioredis";
 import { encodeEntry, ENTRY_FIELD, revisionOfId, streamId } from "../../../shared/stream/revision-entry.ts";
 import type { MvccStore, RevisionChange } from "../mvcc/index.ts";
+import { stringKeyChanges } from "../mvcc/key-changes.ts";
 
 export interface PublisherOptions {
   url: string;
@@ -20,20 +21,6 @@ export interface PublisherOptions {
   batch?: number;
   now?: () => number;
   log?: (level: "info" | "warn", msg: string, fields?: Record<string, unknown>) => void;
-}
-
-const dec = new TextDecoder();
-
-export function toStreamChanges(change: RevisionChange) {
-  return change.events.map((e) => ({
-    type: e.type,
-    key: dec.decode(e.kv.key),
-    value: e.type === "PUT" ? e.kv.value : undefined,
-    prevValue: e.prevKv?.value,
-    createRevision: e.kv.createRevision,
-    modRevision: e.kv.modRevision,
-    version: e.kv.version,
-  }));
 }
 
 export class RevisionPublisher {
@@ -132,7 +119,7 @@ export class RevisionPublisher {
       const minId = this.minRetainedRevision();
       const pipeline = this.redis.pipeline();
       for (const c of slice) {
-        const data = encodeEntry({ revision: c.revision, changes: toStreamChanges(c) });
+        const data = encodeEntry({ revision: c.revision, changes: stringKeyChanges(c) });
         if (minId !== undefined) pipeline.xadd(this.opts.stream, "MINID", "~", streamId(minId), streamId(c.revision), ENTRY_FIELD, data);
         else pipeline.xadd(this.opts.stream, streamId(c.revision), ENTRY_FIELD, data);
       }
