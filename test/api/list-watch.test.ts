@@ -15,16 +15,16 @@ const cm = (name: string, labels: Record<string, string> = {}) => ({ apiVersion:
 const base = "/api/v1/namespaces/lw/configmaps";
 
 describe("chunked lists", () => {
-  it("returns every object exactly once at one resourceVersion while writes go on", async () => {
-    for (let i = 0; i < 120; i++) {
+  it("returns each of 1,000 objects exactly once at one resourceVersion while writes go on", async () => {
+    for (let i = 0; i < 1000; i++) {
       const r = await api.admin.post(base, cm(`item-${String(i).padStart(4, "0")}`, { parity: i % 2 === 0 ? "even" : "odd" }));
       expect(r.status).toBe(201);
     }
     const seen: string[] = [];
-    let res = await api.admin.get(`${base}?limit=25`);
+    let res = await api.admin.get(`${base}?limit=100`);
     let page = res.json<List>();
     const rv = page.metadata.resourceVersion;
-    expect(page.metadata.remainingItemCount).toBe(95);
+    expect(page.metadata.remainingItemCount).toBe(900);
     let i = 0;
     while (true) {
       seen.push(...page.items.map((o) => o.metadata.name));
@@ -32,12 +32,12 @@ describe("chunked lists", () => {
       // Concurrent writes between chunks are not visible in this list.
       await api.admin.post(base, cm(`late-${i++}`));
       if (!page.metadata.continue) break;
-      res = await api.admin.get(`${base}?limit=25&continue=${encodeURIComponent(page.metadata.continue)}`);
+      res = await api.admin.get(`${base}?limit=100&continue=${encodeURIComponent(page.metadata.continue)}`);
       expect(res.status, res.text).toBe(200);
       page = res.json<List>();
     }
-    expect(seen).toHaveLength(120);
-    expect(new Set(seen).size).toBe(120);
+    expect(seen).toHaveLength(1000);
+    expect(new Set(seen).size).toBe(1000);
     expect(seen.some((n) => n.startsWith("late-"))).toBe(false);
   });
 
@@ -123,11 +123,11 @@ describe("watch over HTTPS", () => {
 
   it("sends initial events then a bookmark with sendInitialEvents", async () => {
     const w = api.admin.watch(`${base}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&labelSelector=parity%3Dodd`);
-    const evs = await w.waitFor(61);
+    const evs = await w.waitFor(501);
     w.stop();
-    expect(evs.slice(0, 60).every((e) => e.type === "ADDED")).toBe(true);
-    expect(evs[60].type).toBe("BOOKMARK");
-    const annotations = (evs[60].object.metadata as { annotations?: Record<string, string> }).annotations;
+    expect(evs.slice(0, 500).every((e) => e.type === "ADDED")).toBe(true);
+    expect(evs[500].type).toBe("BOOKMARK");
+    const annotations = (evs[500].object.metadata as { annotations?: Record<string, string> }).annotations;
     expect(annotations?.[api.profile.annotations.initialEventsEnd]).toBe("true");
   });
 

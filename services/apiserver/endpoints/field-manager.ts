@@ -8,6 +8,7 @@ import { applyPatch, fieldPaths, recordUpdate, type KindContext } from "../field
 import { badRequest } from "../../../shared/api/status.ts";
 import { decodeCbor } from "../../../shared/codec/cbor.ts";
 import { parseBool } from "./list-options.ts";
+import { deepEqual } from "../../../shared/schema/values.ts";
 import type { JsonObject } from "../storage/object.ts";
 import { decodeBody } from "./body.ts";
 import type { Patcher, PatchType } from "./handlers/patch.ts";
@@ -25,8 +26,22 @@ function kindContext(s: RequestScope): KindContext {
   return { schema: s.resource.def.schema, apiVersion: s.resource.apiVersion, kind: s.resource.kind, subresource: s.subresource, resetFields };
 }
 
-/** The object to store after a non-apply write, with managedFields recording it. */
+function withoutManagedFields(obj: JsonObject): JsonObject {
+  const { metadata, ...rest } = obj;
+  const { managedFields: _mf, resourceVersion: _rv, ...meta } = (metadata ?? {}) as Record<string, unknown>;
+  return { ...rest, metadata: meta };
+}
+
+/**
+ * The object to store after a non-apply write, with managedFields recording it.
+ * A write that changes nothing keeps the stored managedFields, so it stays a no-op.
+ */
 export function recordWrite(s: RequestScope, live: JsonObject | undefined, object: JsonObject): JsonObject {
+  const requested = (object.metadata as Record<string, unknown> | undefined)?.managedFields;
+  const liveManaged = live ? (live.metadata as Record<string, unknown>).managedFields : undefined;
+  if (live && (requested === undefined || deepEqual(requested, liveManaged)) && deepEqual(withoutManagedFields(live), withoutManagedFields(object))) {
+    return { ...object, metadata: { ...(object.metadata as Record<string, unknown>), managedFields: liveManaged } };
+  }
   const manager = parseFieldManager(s.query, s.request.headers.get("user-agent"), false, s.profile.metaGroup) ?? "unknown";
   return recordUpdate({ kind: kindContext(s), live, object, manager, now: new Date() }) as JsonObject;
 }
