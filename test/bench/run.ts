@@ -24,6 +24,10 @@ const BENCHES: Record<string, Bench> = {
     const { benchApi } = await import("./api.ts");
     return benchApi();
   },
+  store: async () => {
+    const { benchStore } = await import("./store.ts");
+    return benchStore();
+  },
 };
 
 async function main(): Promise<void> {
