@@ -135,3 +135,14 @@ describe("discovery", () => {
     expect(version.json<{ major: string }>().major).toBe("1");
   });
 });
+
+describe("metrics", () => {
+  it("exposes the platform's request metrics with stability classes", async () => {
+    await api.admin.get("/api/v1/namespaces/default/configmaps");
+    const res = await api.admin.get("/metrics");
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("# HELP apiserver_request_total [STABLE]");
+    expect(res.text).toMatch(/apiserver_request_total\{verb="LIST",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="200"\} \d+/);
+    expect(res.text).toContain("apiserver_request_duration_seconds_bucket");
+  });
+});

@@ -17,6 +17,7 @@ import { parseRequestInfo, type RequestInfo } from "./request-info.ts";
 import { InFlightLimiter } from "./max-in-flight.ts";
 import type { VirtualHandler } from "../endpoints/virtual.ts";
 import { maybeCompress } from "./compression.ts";
+import type { ApiserverMetrics } from "../../../shared/observability/metrics.ts";
 
 export type NodeEnv = { incoming: IncomingMessage };
 
@@ -39,9 +40,33 @@ export interface AppConfig {
   cbor?: boolean;
   /** Gzip get and list responses (the APIResponseCompression gate). */
   compression?: boolean;
+  /** Request metrics (apiserver_request_total, apiserver_request_duration_seconds, inflight gauges). */
+  metrics?: ApiserverMetrics;
   maxRequestsInFlight?: number;
   maxMutatingRequestsInFlight?: number;
   log?: (level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) => void;
+}
+
+/** Request verbs as the platform's metrics spell them. */
+const METRIC_VERBS: Readonly<Record<string, string>> = { create: "POST", update: "PUT", patch: "PATCH", delete: "DELETE", deletecollection: "DELETE", get: "GET", list: "LIST", watch: "WATCH" };
+
+/** The platform's request metrics; scope is `resource` (one object), `namespace` or `cluster` (collections). */
+function recordRequest(m: ApiserverMetrics, info: RequestInfo, code: number, seconds: number, limiter: InFlightLimiter): void {
+  const scope = !info.isResourceRequest ? "" : info.name ? "resource" : info.namespace ? "namespace" : "cluster";
+  const labels = {
+    verb: (info.isResourceRequest ? METRIC_VERBS[info.verb] : undefined) ?? info.verb.toUpperCase(),
+    group: info.apiGroup,
+    version: info.apiVersion,
+    resource: info.resource,
+    subresource: info.subresource,
+    scope,
+    component: "apiserver",
+  };
+  m.requestTotal.inc({ ...labels, code: String(code) });
+  if (info.verb !== "watch") m.requestDuration.observe(labels, seconds);
+  const counts = limiter.counts;
+  m.currentInflightRequests.set({ request_kind: "readOnly" }, counts.readOnly);
+  m.currentInflightRequests.set({ request_kind: "mutating" }, counts.mutating);
 }
 
 export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
@@ -52,17 +77,19 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
     const url = new URL(req.url);
     const started = Date.now();
     let response: Response;
+    let info: RequestInfo | undefined;
     try {
-      const info = parseRequestInfo(req.method, url);
+      info = parseRequestInfo(req.method, url);
       const user = await cfg.authenticate(req, c.env?.incoming);
       const identity = user ?? { username: "system:anonymous", groups: ["system:unauthenticated"] };
       const release = limiter.acquire(info);
+      const requestInfo = info;
       try {
-        await cfg.authorize(identity, info, req);
-        response = info.isResourceRequest
-          ? await dispatchResource(cfg, info, req, url, identity)
-          : await dispatchNonResource(cfg.nonResource, info, req, url, identity);
-        if (cfg.compression && info.isResourceRequest) response = await maybeCompress(req, response, info.verb);
+        await cfg.authorize(identity, requestInfo, req);
+        response = requestInfo.isResourceRequest
+          ? await dispatchResource(cfg, requestInfo, req, url, identity)
+          : await dispatchNonResource(cfg.nonResource, requestInfo, req, url, identity);
+        if (cfg.compression && requestInfo.isResourceRequest) response = await maybeCompress(req, response, requestInfo.verb);
       } finally {
         release();
       }
@@ -74,6 +101,7 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
       response = statusResponse(status, { headers });
     }
     cfg.log?.("info", "request", { method: req.method, path: url.pathname, code: response.status, ms: Date.now() - started });
+    if (cfg.metrics && info) recordRequest(cfg.metrics, info, response.status, (Date.now() - started) / 1000, limiter);
     return response;
   });
   return app;

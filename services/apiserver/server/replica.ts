@@ -27,6 +27,8 @@ import { HealthRegistry, healthRoutes } from "../endpoints/health.ts";
 import { openapiRoutes } from "../endpoints/openapi-routes.ts";
 import { buildApp, type Authenticate, type Authorize } from "./app.ts";
 import { FeatureGates } from "./feature-gates.ts";
+import { declareApiserverMetrics, MetricsRegistry } from "../../../shared/observability/metrics.ts";
+import { SERVER_VERSION } from "../endpoints/version.ts";
 import { Security, type SecurityOptions } from "./security.ts";
 
 export interface ReplicaOptions {
@@ -140,6 +142,9 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   healthRoutes(healthApp, health);
   const serveHealth: NonResourceHandler = (req) => healthApp.fetch(req);
   const openapi = openapiRoutes(opts.kinds, profile);
+  const metricsRegistry = new MetricsRegistry({ currentVersion: `${SERVER_VERSION.major}.${SERVER_VERSION.minor}`, defaultMetrics: false });
+  const metrics = declareApiserverMetrics(metricsRegistry);
+  const serveMetrics: NonResourceHandler = async () => new Response(await metricsRegistry.text(), { status: 200, headers: { "content-type": metricsRegistry.contentType } });
 
   let boundAddress = "127.0.0.1:0";
   const app = buildApp({
@@ -148,6 +153,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5000,
     compression: gates.enabled("APIResponseCompression"),
+    metrics,
     cbor: gates.enabled("CBORServingAndStorage"),
     authenticate: security?.authenticate ?? opts.authenticate ?? (async (_req, incoming) => userFromClientCertificate(incoming)),
     authorize: security?.authorize ?? opts.authorize ?? (async () => {}),
@@ -155,7 +161,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     nonResource: discoveryRoutes(
       catalog,
       () => boundAddress,
-      [...openapi.exact, ...["/livez", "/readyz", "/healthz"].map((p): [string, NonResourceHandler] => [p, serveHealth]), ...(opts.extraRoutes ?? [])],
+      [...openapi.exact, ["/metrics", serveMetrics], ...["/livez", "/readyz", "/healthz"].map((p): [string, NonResourceHandler] => [p, serveHealth]), ...(opts.extraRoutes ?? [])],
       [openapi.prefix, ["/livez/", serveHealth], ["/readyz/", serveHealth], ["/healthz/", serveHealth]],
     ),
     log: opts.log,
