@@ -1,5 +1,7 @@
 /** DELETE of one object and of a collection, with DeleteOptions from the body or the query. */
 import { badRequest } from "../../../../shared/api/status.ts";
+import { deleteOptions as deleteOptionsSchema } from "../../../../shared/api/groups/meta-v1.ts";
+import { decodeEnvelope, decodeMessage, messageLayout } from "../../../../shared/codec/protobuf/index.ts";
 import { deleteObject, type DeleteRequest } from "../../registry/deletion.ts";
 import { isObject, meta, type JsonObject } from "../../storage/object.ts";
 import { decodeBody, readBody } from "../body.ts";
@@ -10,11 +12,25 @@ import { writeContext, type RequestScope } from "../scope.ts";
 import { parseDryRun } from "../write-options.ts";
 import { withTypeMeta } from "./read.ts";
 
+/** The DeleteOptions body as JSON, YAML or (from clients that prefer it) a protobuf envelope. */
+function decodeDeleteOptions(s: RequestScope, bytes: Uint8Array): unknown {
+  const base = (s.request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  if (base === s.profile.protobufMediaType) {
+    try {
+      const env = decodeEnvelope(bytes);
+      return decodeMessage(messageLayout(deleteOptionsSchema, "DeleteOptions", { group: "meta", version: "v1" }), env.raw);
+    } catch (err) {
+      throw badRequest(`protobuf: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return decodeBody(bytes, base === "application/yaml" ? "yaml" : "json").value;
+}
+
 async function deleteOptions(s: RequestScope): Promise<DeleteRequest> {
   const opts: DeleteRequest = {};
   const bytes = await readBody(s.request, s.maxBodyBytes);
   if (bytes.byteLength > 0 && new TextDecoder().decode(bytes).trim() !== "") {
-    const { value } = decodeBody(bytes, "json");
+    const value = decodeDeleteOptions(s, bytes);
     if (!isObject(value)) throw badRequest("the DeleteOptions body must be an object");
     const body = value as JsonObject;
     if (typeof body.gracePeriodSeconds === "number") opts.gracePeriodSeconds = body.gracePeriodSeconds;
