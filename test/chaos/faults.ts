@@ -6,9 +6,13 @@
 import { pick, type Rng } from "./rng.ts";
 import type { StoreCluster } from "./store-cluster.ts";
 
-export type Fault = "kill-leader" | "pause-follower" | "restart-node" | "restart-redis";
+export type Fault = "kill-leader" | "pause-follower" | "pause-leader" | "restart-node" | "restart-redis";
 
-export const ALL_FAULTS: readonly Fault[] = ["kill-leader", "pause-follower", "restart-node", "restart-redis"];
+/**
+ * pause-leader is etcd's "stale read after a pause" case: the stopped leader is
+ * replaced, and when it continues it must not answer reads or writes as leader.
+ */
+export const ALL_FAULTS: readonly Fault[] = ["kill-leader", "pause-follower", "pause-leader", "restart-node", "restart-redis"];
 
 /** Every fault once per round; the first round in the listed order, later rounds shuffled. */
 export function faultSchedule(rng: Rng, rounds: number): Fault[] {
@@ -56,6 +60,15 @@ export async function inject(cluster: StoreCluster, fault: Fault, rng: Rng, t: F
       await sleep(t.pauseMs);
       cluster.resume(f);
       log(`SIGCONT s${f}`);
+      return;
+    }
+    case "pause-leader": {
+      const l = await cluster.waitForLeader();
+      log(`SIGSTOP leader s${l} for ${t.pauseMs} ms`);
+      cluster.pause(l);
+      await sleep(t.pauseMs);
+      cluster.resume(l);
+      log(`SIGCONT s${l}; leader now s${await cluster.waitForLeader()}`);
       return;
     }
     case "restart-node": {

@@ -3,8 +3,8 @@
  * services/store/main.ts publishing to a real redis-server, under concurrent
  * client load (put / get / cas / delete on a few keys, each operation to a random
  * endpoint), while faults are injected in turn: SIGKILL of the leader (restarted
- * with its data), SIGSTOP of a follower then SIGCONT, a node restart, a Redis
- * restart. Afterwards:
+ * with its data), SIGSTOP of a follower then SIGCONT, the same for the leader, a
+ * node restart, a Redis restart. Afterwards:
  * - the recorded history (pending operations as such) is linearizable;
  * - no acknowledged write is lost (final reads; MVCC history at the acked revision);
  * - the revision stream holds each committed revision once, in order, without a
