@@ -33,7 +33,8 @@ export class StoreCallError extends Error {
   }
 }
 
-const NOT_PROPOSED = /no leader|ECONNREFUSED|No connection established|failed to connect|Connection dropped|connect ECONN/i;
+// "Connection dropped" is not here: the request may have reached the leader before the connection closed.
+const NOT_PROPOSED = /no leader|ECONNREFUSED|No connection established|failed to connect|connect ECONN/i;
 
 function retryable(err: StoreCallError, idempotent: boolean): boolean {
   if (err.code === status.UNAVAILABLE) return idempotent || NOT_PROPOSED.test(err.details);
