@@ -29,7 +29,8 @@ export async function kubectlEnv(bin: string): Promise<KubectlEnv> {
   const home = await mkdtemp(join(tmpdir(), "e2e-kubectl-home-"));
   const kubeconfig = join(home, "config");
   await copyFile(server.kubeconfig, kubeconfig);
-  const env = { HOME: home, KUBECONFIG: kubeconfig, KUBECTL_EXTERNAL_DIFF: "", KUBE_EDITOR: "false" };
+  // TMPDIR too: kubectl edit and diff leave their files there.
+  const env = { HOME: home, TMPDIR: home, KUBECONFIG: kubeconfig, KUBECTL_EXTERNAL_DIFF: "", KUBE_EDITOR: "false" };
   const run = (args: string[], opts: RunOptions = {}) => runClient(bin, args, { ...opts, env: { ...env, ...opts.env } });
   return {
     server,
