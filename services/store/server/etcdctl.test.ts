@@ -182,7 +182,8 @@ function etcdctlSuite(size: number): void {
       }
     });
 
-    it.skipIf(size === 1)("adds a learner that joins with state existing, promotes it, writes through it and removes it", async () => {
+    // Membership changes need a multi-member cluster: the case exists only for the 3-node suite.
+    if (size > 1) it("adds a learner that joins with state existing, promotes it, writes through it and removes it", async () => {
       const [clientPort, peerPort] = [await freePort(), await freePort()];
       const peerUrl = `http://127.0.0.1:${peerPort}`;
       const added = await ok(ep, ["member", "add", "n9", `--peer-urls=${peerUrl}`, "--learner"]);
@@ -228,6 +229,7 @@ function etcdctlSuite(size: number): void {
   });
 }
 
+if (!existsSync(ETCDCTL)) process.stdout.write(`etcdctl interoperability tests skipped: ${ETCDCTL} is not installed (apt-get install etcd-client)\n`);
 describe.skipIf(!existsSync(ETCDCTL))("etcdctl interoperability", () => {
   etcdctlSuite(1);
   if (REPLICATED_BACKEND_AVAILABLE) etcdctlSuite(3);
