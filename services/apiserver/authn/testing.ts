@@ -5,12 +5,10 @@
  * HTTPS calls with optional client certificates and repeated headers, and a
  * local HTTPS server with its own CA.
  */
-import { createServer as createHttpsServer, request, type Server } from "node:https";
+import { call as httpsCall, TempDir as BaseTempDir, type CallOptions, type HttpResult } from "../../../test/support/https-call.ts";
+import { createServer as createHttpsServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { kinds as coreKinds } from "../../../shared/api/groups/core-v1.ts";
 import { getProfile, type PlatformProfile } from "../../../shared/platform/index.ts";
 import { LocalBackend } from "../../store/server/local-backend.ts";
@@ -24,63 +22,15 @@ import type { AuthenticationOptions } from "./options.ts";
 
 export const profile: PlatformProfile = getProfile();
 
-export interface HttpResult {
-  status: number;
-  body: Record<string, unknown>;
-  text: string;
-}
-
-export interface CallOptions {
-  method?: string;
-  path?: string;
-  headers?: Record<string, string | string[]>;
-  body?: unknown;
-  client?: KeyPairPem;
-}
+export { type HttpResult, type CallOptions } from "../../../test/support/https-call.ts";
 
 export function call(url: string, ca: string, o: CallOptions = {}): Promise<HttpResult> {
-  return new Promise((resolve, reject) => {
-    const data = o.body === undefined ? undefined : JSON.stringify(o.body);
-    const req = request(
-      new URL(o.path ?? "/whoami", url),
-      {
-        method: o.method ?? (data ? "POST" : "GET"),
-        ca,
-        cert: o.client?.certPem,
-        key: o.client?.keyPem,
-        agent: false,
-        headers: { accept: "application/json", ...(data ? { "content-type": "application/json" } : {}), ...(o.headers ?? {}) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let body: Record<string, unknown> = {};
-          try {
-            body = JSON.parse(text) as Record<string, unknown>;
-          } catch {
-            // not JSON
-          }
-          resolve({ status: res.statusCode ?? 0, body, text });
-        });
-      },
-    );
-    req.on("error", reject);
-    if (data) req.write(data);
-    req.end();
-  });
+  return httpsCall(url, ca, o, "/whoami");
 }
 
-export class TempDir {
-  readonly path = mkdtempSync(join(tmpdir(), "authn-test-"));
-  write(name: string, text: string): string {
-    const p = join(this.path, name);
-    writeFileSync(p, text);
-    return p;
-  }
-  remove(): void {
-    rmSync(this.path, { recursive: true, force: true });
+export class TempDir extends BaseTempDir {
+  constructor() {
+    super("authn-test-");
   }
 }
 

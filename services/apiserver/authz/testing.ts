@@ -4,12 +4,10 @@
  * escalation and NodeRestriction checks, HTTPS calls as users identified by
  * client certificates, and a local HTTPS server with its own CA.
  */
+import { call as httpsCall, TempDir as BaseTempDir, type CallOptions, type HttpResult } from "../../../test/support/https-call.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createServer as createHttpsServer, request, type Server } from "node:https";
+import { createServer as createHttpsServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { coreV1Kinds } from "../../../shared/api/groups/core-v1.ts";
 import { kinds as coordinationKinds } from "../../../shared/api/groups/coordination-v1.ts";
 import { makeKinds as rbacKinds } from "../../../shared/api/groups/rbac-v1.ts";
@@ -26,63 +24,15 @@ import { rbacAdmission } from "./rbac/admission.ts";
 
 export const profile: PlatformProfile = getProfile();
 
-export interface HttpResult {
-  status: number;
-  body: Record<string, unknown>;
-  text: string;
-}
-
-export interface CallOptions {
-  method?: string;
-  path: string;
-  body?: unknown;
-  client?: KeyPairPem;
-  contentType?: string;
-}
+export { type HttpResult, type CallOptions } from "../../../test/support/https-call.ts";
 
 export function call(url: string, ca: string, o: CallOptions): Promise<HttpResult> {
-  return new Promise((resolve, reject) => {
-    const data = o.body === undefined ? undefined : JSON.stringify(o.body);
-    const req = request(
-      new URL(o.path, url),
-      {
-        method: o.method ?? (data ? "POST" : "GET"),
-        ca,
-        cert: o.client?.certPem,
-        key: o.client?.keyPem,
-        agent: false,
-        headers: { accept: "application/json", ...(data ? { "content-type": o.contentType ?? "application/json" } : {}) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let body: Record<string, unknown> = {};
-          try {
-            body = JSON.parse(text) as Record<string, unknown>;
-          } catch {
-            // not JSON
-          }
-          resolve({ status: res.statusCode ?? 0, body, text });
-        });
-      },
-    );
-    req.on("error", reject);
-    if (data) req.write(data);
-    req.end();
-  });
+  return httpsCall(url, ca, o);
 }
 
-export class TempDir {
-  readonly path = mkdtempSync(join(tmpdir(), "authz-test-"));
-  write(name: string, text: string): string {
-    const p = join(this.path, name);
-    writeFileSync(p, text);
-    return p;
-  }
-  remove(): void {
-    rmSync(this.path, { recursive: true, force: true });
+export class TempDir extends BaseTempDir {
+  constructor() {
+    super("authz-test-");
   }
 }
 
