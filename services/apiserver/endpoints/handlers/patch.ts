@@ -48,13 +48,14 @@ function requireCurrent(s: RequestScope, current: JsonObject | undefined): JsonO
   return current;
 }
 
-const jsonPatch: Patcher = (s, body, current) => {
-  const cur = requireCurrent(s, current);
-  const { value } = decodeBody(body, "json");
-  if (!Array.isArray(value)) throw badRequest("the JSON patch must be an array of operations");
+/**
+ * RFC 6902 on a copy: every operation is validated, and a failed `test` (or any
+ * failing operation) leaves the document unchanged and throws a Status.
+ */
+export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
+  if (!Array.isArray(ops)) throw badRequest("the JSON patch must be an array of operations");
   try {
-    const res = fastJsonPatch.applyPatch(cur, value as fastJsonPatch.Operation[], true, false);
-    return res.newDocument as JsonObject;
+    return fastJsonPatch.applyPatch(doc, ops as fastJsonPatch.Operation[], true, false).newDocument;
   } catch (err) {
     const e = err as { name?: string; message?: string; operation?: { op?: string; path?: string } };
     if (e.name === "TEST_OPERATION_FAILED") {
@@ -62,6 +63,12 @@ const jsonPatch: Patcher = (s, body, current) => {
     }
     throw badRequest(`the server rejected our request due to an error in our request: ${(e.message ?? String(err)).split("\n")[0]}`);
   }
+}
+
+const jsonPatch: Patcher = (s, body, current) => {
+  const cur = requireCurrent(s, current);
+  const { value } = decodeBody(body, "json");
+  return applyJsonPatch(cur, value) as JsonObject;
 };
 
 const mergePatcher: Patcher = (s, body, current) => {
