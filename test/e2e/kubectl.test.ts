@@ -5,7 +5,7 @@
  * patch, edit, label/annotate/scale, watches, wait, explain, auth, tokens, deletion
  * with each cascade policy, and the config commands.
  */
-import { readFile, rm } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -484,6 +484,49 @@ describe("kubectl 1.34: auth and tokens", () => {
     const pods = await k.run(["--kubeconfig=/dev/null", `--server=${k.server.url}`, `--certificate-authority=${join(k.server.dir, "pki", "ca.crt")}`, `--token=${token}`, "-n", NS, "get", "pods", "-o", "name"]);
     expect(pods.code, pods.stderr).toBe(0);
     expect(pods.stdout.trim()).toBe("pod/solo");
+  });
+
+  it("an exec credential plugin supplies the token (ExecCredential in, ExecCredential out)", async () => {
+    // Independent of earlier tests: the namespace and service account may already exist.
+    await k.run(["create", "namespace", NS]);
+    await k.run(["-n", NS, "create", "serviceaccount", "bot"]);
+    const token = (await k.ok(["-n", NS, "create", "token", "bot", "--duration=10m"])).trim();
+    const apiVersion = profile.apiVersion("clientAuthentication", "v1");
+    const plugin = join(k.home, "token-plugin.sh");
+    // The plugin refuses to answer unless the client handed it the ExecCredential in the profile's variable.
+    await writeFile(
+      plugin,
+      `#!/bin/sh\ncase "$${profile.execInfoEnv}" in *ExecCredential*) ;; *) echo "no exec info" >&2; exit 3;; esac\nprintf '%s' '${JSON.stringify({ apiVersion, kind: "ExecCredential", status: { token } })}'\n`,
+      { mode: 0o755 },
+    );
+    const config = join(k.home, "exec.kubeconfig");
+    await writeFile(
+      config,
+      [
+        "apiVersion: v1",
+        "kind: Config",
+        "clusters:",
+        "- name: c",
+        "  cluster:",
+        `    server: ${k.server.url}`,
+        `    certificate-authority: ${join(k.server.dir, "pki", "ca.crt")}`,
+        "users:",
+        "- name: u",
+        "  user:",
+        "    exec:",
+        `      apiVersion: ${apiVersion}`,
+        `      command: ${plugin}`,
+        "      interactiveMode: Never",
+        "contexts:",
+        "- name: x",
+        "  context: {cluster: c, user: u}",
+        "current-context: x",
+        "",
+      ].join("\n"),
+    );
+    const r = await k.run([`--kubeconfig=${config}`, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`system:serviceaccount:${NS}:bot`);
   });
 });
 
