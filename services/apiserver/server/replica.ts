@@ -16,6 +16,7 @@ import { discoveryRoutes } from "../endpoints/routes.ts";
 import { Catalog } from "../registry/catalog.ts";
 import { strategyFor } from "../registry/kind-strategies.ts";
 import { NamespaceController } from "../../controller-manager/namespace-controller.ts";
+import { GarbageCollector } from "../../controller-manager/garbage-collector.ts";
 import type { RegistryOptions, WriteContext } from "../registry/registry.ts";
 import { CachedStorage } from "../storage/cached-storage.ts";
 import type { KvStore, RevisionFeed } from "../storage/kv.ts";
@@ -129,6 +130,8 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   await security?.attach(catalog, opts.log);
   const namespaceController = new NamespaceController(catalog, profile, { log: (level, msg, fields) => opts.log?.(level, msg, fields ?? {}) });
   namespaceController.start();
+  const garbageCollector = new GarbageCollector(catalog, { log: (level, msg, fields) => opts.log?.(level, msg, fields ?? {}) });
+  garbageCollector.start();
 
   const gates = opts.gates ?? new FeatureGates();
   const health = HealthRegistry.withDefaults({ livezGracePeriodMs: opts.livezGracePeriodMs ?? 0, shutdownDelayMs: opts.shutdownDelayMs ?? 0 });
@@ -203,6 +206,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       clearInterval(bookmarks);
       namespaceController.stop();
+      garbageCollector.stop();
       security?.close();
       if (compaction) clearInterval(compaction);
       cache.stop();
