@@ -146,3 +146,20 @@ describe("metrics", () => {
     expect(res.text).toContain("apiserver_request_duration_seconds_bucket");
   });
 });
+
+describe("graceful deletion of pods", () => {
+  const pod = (name: string, nodeName?: string) => ({ apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: "c", image: "nginx:1.27" }] } });
+
+  it("removes an unscheduled pod at once and keeps a bound one until its grace period is cut to zero", async () => {
+    expect((await api.admin.post("/api/v1/namespaces/default/pods", pod("loose"))).status).toBe(201);
+    expect((await api.admin.delete("/api/v1/namespaces/default/pods/loose")).status).toBe(200);
+    expect((await api.admin.get("/api/v1/namespaces/default/pods/loose")).status).toBe(404);
+
+    expect((await api.admin.post("/api/v1/namespaces/default/pods", pod("bound", "node-a"))).status).toBe(201);
+    const del = await api.admin.delete("/api/v1/namespaces/default/pods/bound");
+    expect(del.json<{ metadata: { deletionGracePeriodSeconds: number; deletionTimestamp: string } }>().metadata).toMatchObject({ deletionGracePeriodSeconds: 30 });
+    expect((await api.admin.get("/api/v1/namespaces/default/pods/bound")).status).toBe(200);
+    expect((await api.admin.delete("/api/v1/namespaces/default/pods/bound?gracePeriodSeconds=0")).status).toBe(200);
+    expect((await api.admin.get("/api/v1/namespaces/default/pods/bound")).status).toBe(404);
+  });
+});

@@ -1,8 +1,8 @@
 /**
  * Deletion with the platform's states: the first delete of an object with finalizers
  * (or a propagation policy that adds one) sets `deletionTimestamp` and keeps it
- * (Terminating); it is removed when the last finalizer goes. Pods bound to a node are
- * deleted gracefully (the node agent confirms); everything else is removed at once.
+ * (Terminating); it is removed when the last finalizer goes. Kinds whose strategy
+ * gives a grace period (pods bound to a node) wait for it; everything else goes at once.
  */
 import { conflict, invalid } from "../../../shared/api/status.ts";
 import { StorageError } from "../storage/interface.ts";
@@ -60,14 +60,9 @@ function wantsFinalizer(opts: DeleteRequest): string | undefined {
   return undefined;
 }
 
-/** Default grace period of a kind, or undefined when it has no graceful deletion. */
+/** Default grace period of the object's kind, or undefined when deletion is immediate (strategy decides). */
 function gracePeriodFor(obj: JsonObject, registry: Registry): number | undefined {
-  if (registry.resource.plural !== "pods" || registry.resource.group !== "") return undefined;
-  const spec = obj.spec as Record<string, unknown> | undefined;
-  if (!spec?.nodeName) return undefined; // never scheduled: nothing to wait for
-  const status = obj.status as Record<string, unknown> | undefined;
-  if (status?.phase === "Succeeded" || status?.phase === "Failed") return undefined;
-  return typeof spec.terminationGracePeriodSeconds === "number" ? spec.terminationGracePeriodSeconds : 30;
+  return registry.strategy.gracePeriodSeconds?.(obj);
 }
 
 export async function deleteObject(registry: Registry, namespace: string | undefined, name: string, opts: DeleteRequest, ctx: Omit<WriteContext, "resource" | "name">): Promise<DeleteResult> {

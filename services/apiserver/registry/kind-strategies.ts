@@ -58,6 +58,15 @@ function podStrategy(def: KindDefinition): Strategy {
       base.prepareForCreate(obj);
       obj.status = initialPodStatus(obj);
     },
+    // A pod bound to a node waits for its node agent to confirm termination; an
+    // unscheduled or finished pod has nothing to wait for.
+    gracePeriodSeconds(obj) {
+      const spec = isObject(obj.spec) ? obj.spec : {};
+      if (!spec.nodeName) return undefined;
+      const status = isObject(obj.status) ? obj.status : {};
+      if (status.phase === "Succeeded" || status.phase === "Failed") return undefined;
+      return typeof spec.terminationGracePeriodSeconds === "number" ? spec.terminationGracePeriodSeconds : 30;
+    },
   };
 }
 

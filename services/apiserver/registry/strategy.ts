@@ -24,6 +24,8 @@ export interface Strategy {
   readonly hasStatus: boolean;
   /** Update through a kind-specific subresource (namespaces: finalize); returns the object to store. */
   prepareForSubresource?(subresource: string, obj: JsonObject, old: JsonObject): JsonObject | undefined;
+  /** Grace period of a graceful deletion, or undefined when the object is removed at once. */
+  gracePeriodSeconds?(obj: JsonObject): number | undefined;
   /** True while something other than metadata.finalizers keeps a deleted object (namespaces: spec.finalizers). */
   deletionBlocked?(obj: JsonObject): boolean;
   /** Changes made when the object becomes Terminating (namespaces: status.phase). */

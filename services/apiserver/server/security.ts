@@ -5,6 +5,7 @@
  * `buildAuthentication` before the catalog, `attach` once it exists.
  */
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
+import { notFound, serviceUnavailable } from "../../../shared/api/status.ts";
 import { buildAuthenticator, catalogObjectGetter, type BuiltAuthentication } from "../authn/build.ts";
 import type { ImpersonationAuthorize } from "../authn/impersonation.ts";
 import type { AuthenticationOptions } from "../authn/options.ts";
@@ -106,7 +107,7 @@ export class Security {
   };
 
   readonly authorize: Authorize = async (user, info, req) => {
-    if (!this.authz) throw new Error("authorizer not ready");
+    if (!this.authz) throw serviceUnavailable("the authorizer is starting; retry shortly", 1);
     await this.authz.authorize(user, info, req);
   };
 
@@ -130,9 +131,9 @@ export class Security {
   private async tokenRequest(body: JsonObject, namespace: string, name: string): Promise<JsonObject> {
     const sa = this.authn.serviceAccountTokens;
     const catalog = this.catalog();
-    if (!sa || !catalog) throw new Error("service account tokens are not configured (no signing key)");
+    if (!sa || !catalog) throw serviceUnavailable("service account tokens are not configured: no signing key (--service-account-signing-key-file)");
     const accounts = catalog.lookup("", "v1", "serviceaccounts");
-    if (!accounts) throw new Error("serviceaccounts are not served");
+    if (!accounts) throw notFound("serviceaccounts", name);
     const account = await accounts.registry.get(namespace, name, undefined);
     const spec = (body.spec ?? {}) as { audiences?: string[]; expirationSeconds?: number; boundObjectRef?: { kind?: string; name?: string; uid?: string; apiVersion?: string } };
     const audiences = spec.audiences && spec.audiences.length > 0 ? spec.audiences : this.authn.apiAudiences;

@@ -39,9 +39,27 @@ function combineNameSelector(fieldSelector: string | null, name: string): string
   return fieldSelector ? `${fieldSelector},${byName}` : byName;
 }
 
+/**
+ * Encoded frames of change events, per event object and encoding: the watch cache hands
+ * every watcher the same (never mutated) object, so an event is serialized once per
+ * encoding, not once per watcher. Table output depends on the watcher (headers) and is
+ * not shared.
+ */
+const sharedFrames = new WeakMap<object, Map<string, Uint8Array>>();
+
 function frame(ev: WatchEvent, s: RequestScope, first: boolean): Uint8Array {
+  const shareable = !s.target && (ev.type === "ADDED" || ev.type === "MODIFIED" || ev.type === "DELETED");
+  const key = shareable ? `${ev.type}|${s.encoding}|${s.mediaType}|${s.resource.apiVersion}` : "";
+  const cached = shareable ? sharedFrames.get(ev.object)?.get(key) : undefined;
+  if (cached) return cached;
   const object = ev.type === "ERROR" || ev.type === "BOOKMARK" ? bookmarkOrStatus(ev, s) : withTypeMeta(ev.object, s);
-  return encodeWatchFrame(s, renderEvent(s, { type: ev.type, object }, first));
+  const bytes = encodeWatchFrame(s, renderEvent(s, { type: ev.type, object }, first));
+  if (shareable) {
+    let byKey = sharedFrames.get(ev.object);
+    if (!byKey) sharedFrames.set(ev.object, (byKey = new Map()));
+    byKey.set(key, bytes);
+  }
+  return bytes;
 }
 
 function bookmarkOrStatus(ev: WatchEvent, s: RequestScope) {
