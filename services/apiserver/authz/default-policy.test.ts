@@ -27,7 +27,7 @@ describe("default policy", () => {
 
     it(`${id}: user-facing, discovery and controller roles exist`, () => {
       const names = roles.map((r) => r.metadata.name);
-      for (const n of ["cluster-admin", "admin", "edit", "view", "system:basic-user", "system:discovery", "system:public-info-viewer", "system:monitoring", "system:node", "system:node-bootstrapper", "system:node-proxier", "system:controller:namespace-controller", "system:controller:generic-garbage-collector", "system:controller:clusterrole-aggregation-controller"]) {
+      for (const n of ["cluster-admin", "admin", "edit", "view", "cluster-status", "system:basic-user", "system:discovery", "system:public-info-viewer", "system:monitoring", "system:node", "system:node-bootstrapper", "system:node-proxier", "system:controller:namespace-controller", "system:controller:generic-garbage-collector", "system:controller:clusterrole-aggregation-controller"]) {
         expect(names).toContain(n);
       }
       const view = roles.find((r) => r.metadata.name === "view");
@@ -62,5 +62,48 @@ describe("default policy", () => {
     expect(authz.authorize(ssar).decision).toBe("Allow");
     const masters: Attributes = { ...ssar, user: { username: "root", groups: ["system:masters"] }, verb: "delete", resource: "anything" };
     expect(authz.authorize(masters).decision).toBe("Allow");
+  });
+
+  it("cluster-status reads cluster infrastructure and health, nothing inside workloads", () => {
+    const profile = getProfile("plat");
+    const binding = {
+      apiVersion: profile.apiVersion("rbac", "v1"),
+      kind: "ClusterRoleBinding",
+      metadata: { name: "ops-status" },
+      subjects: [{ kind: "Group", name: "ops", apiGroup: profile.group("rbac") }],
+      roleRef: { kind: "ClusterRole", name: "cluster-status", apiGroup: profile.group("rbac") },
+    };
+    const authz = new RbacAuthorizer(new StaticRbacSource([], defaultClusterRoles(profile), [], [binding]));
+    const user = { username: "o", groups: ["ops"] };
+    const res = (verb: string, group: string, resource: string, namespace = "", subresource = ""): Attributes => ({
+      user,
+      verb,
+      isResourceRequest: true,
+      path: "",
+      namespace,
+      apiGroup: group,
+      apiVersion: "v1",
+      resource,
+      subresource,
+      name: "",
+    });
+    const url = (p: string): Attributes => ({ ...res("get", "", ""), isResourceRequest: false, path: p });
+    const table: Array<[Attributes, "Allow" | "NoOpinion"]> = [
+      [res("list", "", "nodes"), "Allow"],
+      [res("get", "", "nodes", "", "status"), "Allow"],
+      [res("watch", "", "namespaces"), "Allow"],
+      [res("list", "", "persistentvolumes"), "Allow"],
+      [res("list", profile.group("storage"), "storageclasses"), "Allow"],
+      [res("list", profile.group("coordination"), "leases", "node-lease"), "Allow"],
+      [url("/readyz/etcd"), "Allow"],
+      [url("/version"), "Allow"],
+      [res("update", "", "nodes"), "NoOpinion"],
+      [res("delete", "", "namespaces"), "NoOpinion"],
+      [res("list", "", "secrets", "default"), "NoOpinion"],
+      [res("list", "", "pods"), "NoOpinion"],
+      [res("get", "", "configmaps", "default"), "NoOpinion"],
+      [url("/metrics"), "NoOpinion"],
+    ];
+    for (const [attrs, want] of table) expect([attrs.resource || attrs.path, attrs.verb, authz.authorize(attrs).decision]).toEqual([attrs.resource || attrs.path, attrs.verb, want]);
   });
 });

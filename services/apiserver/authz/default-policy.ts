@@ -6,10 +6,14 @@
  * carry the profile's component prefix (`kube-scheduler` in the kubernetes
  * profile, `plat-scheduler` in the plat one).
  *
+ * `cluster-status` is named by the specification as the user-facing role meant
+ * for cluster-wide bindings, without its rules. Ours is read-only: the state of
+ * the cluster's infrastructure (nodes, namespaces, volumes, storage and runtime
+ * classes, leases of node heartbeats) and the health and version paths. It
+ * grants nothing inside workloads (no pods, secrets or config maps) and no
+ * metrics (that is `system:monitoring`).
+ *
  * Left out on purpose:
- * - `cluster-status` (listed by the specification as a user-facing role, but its
- *   rules are not shown and the platform's bootstrap policy has no such role to
- *   confirm them against);
  * - roles whose rules name certificate signers (`approve`/`sign` on `signers`):
  *   signer names are domain-qualified and the profile has no name for them yet;
  * - roles behind feature gates that are off by default, and the namespaced
@@ -75,6 +79,7 @@ interface Groups {
   networking: string;
   events: string;
   node: string;
+  scheduling: string;
   admissionregistration: string;
   resourceMetrics: string;
   customMetrics: string;
@@ -100,6 +105,7 @@ function groups(profile: PlatformProfile): Groups {
     networking: profile.group("networking"),
     events: profile.group("events"),
     node: profile.group("node"),
+    scheduling: profile.group("scheduling"),
     admissionregistration: profile.group("admissionregistration"),
     resourceMetrics: `metrics.${profile.groupDomain}`,
     customMetrics: `custom.metrics.${profile.groupDomain}`,
@@ -140,6 +146,18 @@ export function nodeRules(profile: PlatformProfile): PolicyRule[] {
   ];
 }
 
+/** Read-only view of cluster-scoped infrastructure and server health: the `cluster-status` role. */
+function clusterStatusRules(g: Groups): PolicyRule[] {
+  return [
+    rule(READ, [g.core], ["nodes", "nodes/status", "namespaces", "namespaces/status", "persistentvolumes", "persistentvolumes/status", "componentstatuses"]),
+    rule(READ, [g.storage], ["storageclasses", "csinodes", "csidrivers", "volumeattachments"]),
+    rule(READ, [g.node], ["runtimeclasses"]),
+    rule(READ, [g.scheduling], ["priorityclasses"]),
+    rule(READ, [g.coordination], ["leases"]),
+    urls(["get"], ["/healthz", "/healthz/*", "/livez", "/livez/*", "/readyz", "/readyz/*", "/version", "/version/"]),
+  ];
+}
+
 interface RoleSpec {
   name: string;
   rules?: PolicyRule[];
@@ -165,6 +183,7 @@ function clusterRoleSpecs(profile: PlatformProfile): RoleSpec[] {
       name: "system:basic-user",
       rules: [rule(["create"], [g.authorization], ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]), rule(["create"], [g.authentication], ["selfsubjectreviews"])],
     },
+    { name: "cluster-status", rules: clusterStatusRules(g) },
     { name: "system:public-info-viewer", rules: [urls(["get"], ["/livez", "/readyz", "/healthz", "/version", "/version/"])] },
     { name: "admin", aggregateFrom: L.aggregateToAdmin },
     { name: "edit", labels: { [L.aggregateToAdmin]: "true" }, aggregateFrom: L.aggregateToEdit },

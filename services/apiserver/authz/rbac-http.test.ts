@@ -91,6 +91,38 @@ describe("RBAC over HTTPS", () => {
     expect((await s.call(someone, "GET", "/metrics")).status).toBe(403);
   });
 
+  it("cluster-status bound cluster-wide reads nodes, namespaces and health but no workload data, and is restored after deletion", async () => {
+    const a = await admin();
+    await ok(
+      s.call(a, "POST", "/api/v1/nodes", { apiVersion: "v1", kind: "Node", metadata: { name: "status-node" } }),
+    );
+    await ok(
+      s.call(a, "POST", `${rbacPath}/clusterrolebindings`, {
+        apiVersion: rbacVersion,
+        kind: "ClusterRoleBinding",
+        metadata: { name: "ops-cluster-status" },
+        subjects: [{ kind: "Group", name: "ops", apiGroup: rbac }],
+        roleRef: { kind: "ClusterRole", name: "cluster-status", apiGroup: rbac },
+      }),
+    );
+    const ops = await s.as("olga", ["ops"]);
+    await eventually(async () => (await s.call(ops, "GET", "/api/v1/nodes")).status === 200);
+    expect((await s.call(ops, "GET", "/api/v1/nodes/status-node/status")).status).toBe(200);
+    expect((await s.call(ops, "GET", "/api/v1/namespaces")).status).toBe(200);
+    expect((await s.call(ops, "GET", "/readyz?verbose")).status).toBe(200);
+    const secrets = await s.call(ops, "GET", "/api/v1/namespaces/team-a/secrets");
+    expect(secrets.status).toBe(403);
+    expect(secrets.body.message).toBe('secrets is forbidden: User "olga" cannot list resource "secrets" in API group "" in the namespace "team-a"');
+    expect((await s.call(ops, "DELETE", "/api/v1/nodes/status-node")).status).toBe(403);
+    expect((await s.call(ops, "GET", "/metrics")).status).toBe(403);
+
+    await ok(s.call(a, "DELETE", `${rbacPath}/clusterroles/cluster-status`));
+    await eventually(async () => (await s.call(ops, "GET", "/api/v1/nodes")).status === 403);
+    const result = await reconcile(rbacRegistries(s.replica.catalog, profile), profile);
+    expect(result.created).toContain("clusterrole/cluster-status");
+    await eventually(async () => (await s.call(ops, "GET", "/api/v1/nodes")).status === 200);
+  });
+
   it("aggregated ClusterRoles follow label changes", async () => {
     const a = await admin();
     await ok(
