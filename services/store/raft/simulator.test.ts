@@ -52,6 +52,14 @@ describe("raft simulator", () => {
     expect(runSchedule(4243).trace).toEqual([]);
   });
 
+  it("digests a schedule's Readies reproducibly, and only when asked", () => {
+    const a = runSchedule(77, { digest: true });
+    expect(a.digest).toMatch(/^[0-9a-f]{16}$/);
+    expect(runSchedule(77, { digest: true }).digest).toBe(a.digest);
+    expect(runSchedule(78, { digest: true }).digest).not.toBe(a.digest);
+    expect(runSchedule(77).digest).toBe("");
+  });
+
   it("catches a broken application that sends before persisting, naming the seed", () => {
     const caught: string[] = [];
     for (let seed = 1; seed <= 300 && caught.length === 0; seed++) {

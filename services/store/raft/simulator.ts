@@ -22,6 +22,7 @@ import { SeededRandom } from "./rand.ts";
 import { ProposalDroppedError } from "./errors.ts";
 import { contextKey } from "./read-only.ts";
 import { noLimit } from "./log.ts";
+import { Digest, digestReady } from "./digest.ts";
 
 export interface SimOptions {
   /** Actions in the fault phase (default 2500). */
@@ -34,6 +35,8 @@ export interface SimOptions {
    * invariant checks must catch this.
    */
   unsafeSendBeforePersist?: boolean;
+  /** Fold every Ready and proposal outcome into SimResult.digest (for refactor checks). */
+  digest?: boolean;
 }
 
 export interface SimResult {
@@ -49,6 +52,8 @@ export interface SimResult {
   snapshotsInstalled: number;
   messagesDelivered: number;
   trace: string[];
+  /** Digest of every Ready handed out (empty unless SimOptions.digest). */
+  digest: string;
 }
 
 export class SimulationError extends Error {
@@ -141,12 +146,16 @@ class Simulation {
   private calm = false;
   private action = 0;
   readonly stats = { crashes: 0, snapshotsInstalled: 0, delivered: 0 };
+  /** Running digest of the core's outputs, when requested. */
+  readonly digest: Digest | undefined;
 
   constructor(
     readonly seed: number,
     tracing: boolean,
     private readonly unsafe = false,
+    digest = false,
   ) {
+    this.digest = digest ? new Digest() : undefined;
     this.rng = new SeededRandom(seed);
     this.tracing = tracing;
     this.n = seed % 2 === 0 ? 3 : 5;
@@ -246,6 +255,7 @@ class Simulation {
     const rn = node.rn;
     if (!rn || !rn.hasReady()) return;
     const rd = rn.ready();
+    if (this.digest) digestReady(this.digest, node.id, rd);
     const raftLog = rn.raft.log;
     if (crashAfterPersist && this.unsafe) {
       this.log(`crash ${node.id} after sending, before persisting (unsafe)`);
@@ -343,8 +353,10 @@ class Simulation {
     try {
       (node.rn as RawNode).propose(new TextEncoder().encode(key));
       this.log(`propose ${key} at ${node.id}`);
+      this.digest?.string("accepted");
     } catch (e) {
       if (!(e instanceof ProposalDroppedError)) throw e;
+      this.digest?.string(e.reason);
       this.log(`propose ${key} at ${node.id} dropped: ${e.reason}`);
     }
   }
@@ -564,6 +576,7 @@ class Simulation {
       snapshotsInstalled: this.stats.snapshotsInstalled,
       messagesDelivered: this.stats.delivered,
       trace: this.trace,
+      digest: this.digest?.hex() ?? "",
     };
   }
 }
@@ -571,7 +584,7 @@ class Simulation {
 /** Runs one schedule; throws SimulationError naming the seed on any violation. */
 export function runSchedule(seed: number, opts: SimOptions = {}): SimResult {
   const steps = opts.steps ?? defaultSteps;
-  const sim = new Simulation(seed, opts.trace ?? false, opts.unsafeSendBeforePersist ?? false);
+  const sim = new Simulation(seed, opts.trace ?? false, opts.unsafeSendBeforePersist ?? false, opts.digest ?? false);
   try {
     sim.runChaos(steps);
     const calmSteps = sim.runCalm();
