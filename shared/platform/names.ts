@@ -34,6 +34,7 @@ export const GROUP_KEYS = [
   "abac",
   "clientAuthentication",
   "internalApiserver",
+  "apidiscovery",
 ] as const;
 export type GroupKey = (typeof GROUP_KEYS)[number];
 
@@ -158,6 +159,7 @@ export const PLAT_NAMES: ProfileNames = {
     abac: "abac.authorization.plat.io",
     clientAuthentication: "client.authentication.plat.io",
     internalApiserver: "internal.apiserver.plat.io",
+    apidiscovery: "apidiscovery.plat.io",
   },
   extensionPrefix: "x-plat-",
   protobufMediaType: "application/vnd.plat.protobuf",
@@ -257,6 +259,7 @@ export const KUBERNETES_NAMES: ProfileNames = {
     abac: "abac.authorization.kubernetes.io",
     clientAuthentication: "client.authentication.k8s.io",
     internalApiserver: "internal.apiserver.k8s.io",
+    apidiscovery: "apidiscovery.k8s.io",
   },
   extensionPrefix: "x-kubernetes-",
   protobufMediaType: "application/vnd.kubernetes.protobuf",

@@ -3,25 +3,7 @@
  * (APIVersions, APIGroupList, APIGroup, APIResourceList) built from the catalog.
  */
 import type { Catalog, GroupVersionEntry } from "../registry/catalog.ts";
-
-const STORED_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
-
-const SUBRESOURCE_VERBS: Record<string, string[]> = {
-  status: ["get", "patch", "update"],
-  scale: ["get", "patch", "update"],
-  token: ["create"],
-  eviction: ["create"],
-  binding: ["create"],
-  approval: ["get", "patch", "update"],
-  finalize: ["update"],
-  ephemeralcontainers: ["get", "patch", "update"],
-  resize: ["get", "patch", "update"],
-  log: ["get"],
-  exec: ["create", "get"],
-  attach: ["create", "get"],
-  portforward: ["create", "get"],
-  proxy: ["create", "delete", "get", "patch", "update"],
-};
+import { resourceVerbs, subresourceKind, subresourceVerbs } from "./discovery-subresources.ts";
 
 export function apiVersions(serverAddress: string) {
   return { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress }] };
@@ -40,7 +22,7 @@ export function apiGroup(catalog: Catalog, group: string) {
   return { kind: "APIGroup", apiVersion: "v1", ...groupDoc(catalog, group) };
 }
 
-export function apiResourceList(gv: GroupVersionEntry) {
+export function apiResourceList(gv: GroupVersionEntry, catalog: Catalog) {
   const resources: Array<Record<string, unknown>> = [];
   for (const { resource } of gv.resources) {
     const def = resource.def;
@@ -49,14 +31,17 @@ export function apiResourceList(gv: GroupVersionEntry) {
       singularName: def.singular,
       namespaced: def.namespaced,
       kind: def.kind,
-      verbs: def.verbs ?? (def.virtual ? ["create"] : STORED_VERBS),
+      verbs: resourceVerbs(def),
     };
     if (def.shortNames?.length) entry.shortNames = def.shortNames;
     if (def.categories?.length) entry.categories = def.categories;
     resources.push(entry);
     for (const sub of def.subresources ?? []) {
-      const kind = sub === "scale" ? "Scale" : sub === "token" ? "TokenRequest" : sub === "eviction" ? "Eviction" : sub === "binding" ? "Binding" : def.kind;
-      resources.push({ name: `${def.plural}/${sub}`, singularName: "", namespaced: def.namespaced, kind, verbs: SUBRESOURCE_VERBS[sub] ?? ["get"] });
+      const gvk = subresourceKind(def, sub, catalog.profile);
+      const subEntry: Record<string, unknown> = { name: `${def.plural}/${sub}`, singularName: "", namespaced: def.namespaced };
+      // group and version only when the subresource answers in another group version (scale, token, eviction).
+      if (gvk.group !== gv.group || gvk.version !== gv.version) Object.assign(subEntry, { group: gvk.group, version: gvk.version });
+      resources.push({ ...subEntry, kind: gvk.kind, verbs: subresourceVerbs(sub) });
     }
   }
   return { kind: "APIResourceList", apiVersion: "v1", groupVersion: gv.group ? `${gv.group}/${gv.version}` : gv.version, resources };
