@@ -226,7 +226,8 @@ describe("aggregated discovery: fallback to the plain documents", () => {
   });
 
   it("serves APIVersions and APIGroupList to plain, absent or unsupported Accept headers", async () => {
-    for (const headers of [{ accept: "application/json" }, {}, { accept: `${aggAccept("v1")},application/json;q=0.5` }, { accept: aggAccept("v9") }, { accept: `${aggAccept("v2")};q=0.2,application/json` }]) {
+    const cases: Array<Record<string, string>> = [{ accept: "application/json" }, {}, { accept: `${aggAccept("v1")},application/json;q=0.5` }, { accept: aggAccept("v9") }, { accept: `${aggAccept("v2")};q=0.2,application/json` }];
+    for (const headers of cases) {
       const apiRes = await api.admin.get("/api", headers);
       expect(apiRes.status).toBe(200);
       expect(apiRes.headers["content-type"]).toBe("application/json");
