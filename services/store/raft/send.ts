@@ -1,0 +1,116 @@
+// Outgoing messages of a node: the send queue, and the leader's appends,
+// snapshots, heartbeats and TimeoutNow.
+//
+// Contract: messages are only queued (in r.msgs); the application sends them
+// after persisting the Ready that carries them. send() stamps the sender and,
+// except for campaign messages (which carry their own term) and forwarded
+// proposals and read requests (which carry none), the current term.
+//
+// Invariants kept with the progress tracker: a MsgApp to a follower in
+// Replicate state advances pr.next optimistically and takes an inflight slot;
+// one in Probe state pauses the follower until it answers; a follower whose
+// entries were compacted away gets a snapshot (and Snapshot state) instead.
+// A heartbeat never carries a commit index past what the follower holds.
+
+import type { Entry, Message, Snapshot } from "./types.ts";
+import { MessageType, None, newMessage } from "./types.ts";
+import type { Progress } from "./progress.ts";
+import { ProgressState } from "./progress.ts";
+import { RaftError } from "./errors.ts";
+import type { Raft } from "./raft.ts";
+
+/** Queues m to be sent after the current unstable state is persisted. m is owned by the queue. */
+export function send(r: Raft, m: Message): void {
+  if (m.from === None) m.from = r.id;
+  const t = m.type;
+  if (t === MessageType.Vote || t === MessageType.VoteResp || t === MessageType.PreVote || t === MessageType.PreVoteResp) {
+    // Campaign messages carry an explicit term: the (pre-)candidate's next term or the vote's term.
+    if (m.term === 0) throw new Error(`raft: term should be set when sending ${t}`);
+  } else {
+    if (m.term !== 0) throw new Error(`raft: term should not be set when sending ${t} (was ${m.term})`);
+    // Proposals and read requests are forwarded like local messages: no term.
+    if (t !== MessageType.Prop && t !== MessageType.ReadIndex) m.term = r.term;
+  }
+  r.msgs.push(m);
+}
+
+export function sendAppend(r: Raft, to: number): void {
+  maybeSendAppend(r, to, true);
+}
+
+/**
+ * Sends a MsgApp with new entries (if any) and the commit index to `to`,
+ * or a snapshot if the entries it needs were compacted. Returns whether a
+ * message was sent; with sendIfEmpty=false, empty appends are not sent.
+ */
+export function maybeSendAppend(r: Raft, to: number, sendIfEmpty: boolean): boolean {
+  const pr = r.trk.progress.get(to);
+  if (!pr || pr.isPaused()) return false;
+  const prevIndex = pr.next - 1;
+  const prevTerm = r.log.term(prevIndex);
+  let ents: Entry[] | undefined;
+  if (prevTerm !== undefined) {
+    try {
+      ents = r.log.entries(pr.next, r.maxMsgSize);
+    } catch (e) {
+      if (!(e instanceof RaftError && e.code === "ErrCompacted")) throw e;
+    }
+  }
+  if (prevTerm === undefined || ents === undefined) return maybeSendSnapshot(r, to, pr);
+  if (ents.length === 0 && !sendIfEmpty) return false;
+  send(r, newMessage({ type: MessageType.App, to, index: prevIndex, logTerm: prevTerm, entries: ents, commit: r.log.committed }));
+  if (ents.length > 0) {
+    const last = ents[ents.length - 1].index;
+    if (pr.state === ProgressState.Replicate) {
+      pr.optimisticUpdate(last);
+      pr.inflights.add(last);
+    } else if (pr.state === ProgressState.Probe) {
+      pr.probeSent = true;
+    }
+  }
+  return true;
+}
+
+function maybeSendSnapshot(r: Raft, to: number, pr: Progress): boolean {
+  if (!pr.recentActive) return false;
+  let snap: Snapshot;
+  try {
+    snap = r.log.snapshot();
+  } catch (e) {
+    if (e instanceof RaftError && e.code === "ErrSnapshotTemporarilyUnavailable") return false;
+    throw e;
+  }
+  if (snap.metadata.index === 0) throw new Error("raft: need a non-empty snapshot (create one before compacting)");
+  pr.becomeSnapshot(snap.metadata.index);
+  send(r, newMessage({ type: MessageType.Snap, to, snapshot: snap }));
+  return true;
+}
+
+function sendHeartbeat(r: Raft, to: number, ctx: Uint8Array | undefined): void {
+  const pr = r.trk.progress.get(to);
+  // Never tell a follower to commit past what it is known to hold.
+  const commit = Math.min(pr ? pr.match : 0, r.log.committed);
+  send(r, newMessage({ type: MessageType.Heartbeat, to, commit, context: ctx }));
+}
+
+/** Sends an append (or snapshot) to every other member, in tracker order. */
+export function bcastAppend(r: Raft): void {
+  r.trk.visit((id) => {
+    if (id !== r.id) sendAppend(r, id);
+  });
+}
+
+/** Heartbeats every other member, carrying the context of the newest pending read (if any). */
+export function bcastHeartbeat(r: Raft): void {
+  bcastHeartbeatWithCtx(r, r.readOnly.lastPendingRequestCtx());
+}
+
+export function bcastHeartbeatWithCtx(r: Raft, ctx: Uint8Array | undefined): void {
+  r.trk.visit((id) => {
+    if (id !== r.id) sendHeartbeat(r, id, ctx);
+  });
+}
+
+export function sendTimeoutNow(r: Raft, to: number): void {
+  send(r, newMessage({ type: MessageType.TimeoutNow, to }));
+}
