@@ -1,47 +1,36 @@
 /**
  * CEL for the authentication configuration: expressions over `claims` (the
  * verified token's claims) and over `user` (the mapped user: username, uid,
- * groups, extra). The evaluator's integers are BigInt, so JSON integers are
- * converted first; its errors are reported without claim values.
+ * groups, extra), compiled and evaluated by the shared CEL module (JSON
+ * conversion, cost budget, RE2 regular expressions, errors without claim values).
  */
-import { Environment } from "@marcbachmann/cel-js";
+import { createEnvironment, toCel as jsonToCel, type CelEnvironment } from "../../../shared/cel/index.ts";
 
 const LIMITS = { maxAstNodes: 2000, maxDepth: 50, maxListElements: 1000, maxMapEntries: 1000, maxCallArguments: 32 };
 
-function environment(variable: "claims" | "user"): Environment {
-  return new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false, limits: LIMITS }).registerVariable(variable, "map");
+function environment(variable: "claims" | "user"): CelEnvironment {
+  return createEnvironment({ variables: { [variable]: "map" }, limits: LIMITS, optionalTypes: true, mixedTypeLiterals: true });
 }
 
 const ENVS = { claims: environment("claims"), user: environment("user") };
 
 /** JSON value → CEL value: integers become BigInt, nested arrays and objects are converted. */
-export function toCel(v: unknown): unknown {
-  if (typeof v === "number") return Number.isInteger(v) ? BigInt(v) : v;
-  if (Array.isArray(v)) return v.map(toCel);
-  if (v && typeof v === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = toCel(x);
-    return out;
-  }
-  return v;
-}
+export const toCel = jsonToCel;
 
 export interface CompiledExpression {
   source: string;
+  /** The result as a JSON-shaped value; throws with a one-line error text. */
   evaluate(input: Record<string, unknown>): unknown;
 }
 
 /** Compiles an expression over `claims` or `user`; throws with the parse or type error. */
 export function compileExpression(source: string, variable: "claims" | "user"): CompiledExpression {
   if (source.trim() === "") throw new Error("expression must not be empty");
-  const env = ENVS[variable];
-  const parsed = env.parse(source);
-  const check = parsed.check();
-  if (!check.valid) throw new Error(`compilation failed: ${check.error?.message.split("\n")[0] ?? "invalid expression"}`);
+  const program = ENVS[variable].compile(source);
   return {
     source,
     evaluate(input) {
-      return parsed({ [variable]: toCel(input) });
+      return program.evaluate({ [variable]: input }).value;
     },
   };
 }

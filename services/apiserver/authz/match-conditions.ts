@@ -3,7 +3,7 @@
  * over `request` (the v1 SubjectAccessReview spec). All true: call the webhook;
  * any false: skip it; an error (and none false): the failure policy decides.
  */
-import { Environment } from "@marcbachmann/cel-js";
+import { createEnvironment, type CelProgram } from "../../../shared/cel/index.ts";
 
 export const MAX_MATCH_CONDITIONS = 64;
 
@@ -11,21 +11,19 @@ export interface MatchCondition {
   expression: string;
 }
 
-type Program = (ctx: Record<string, unknown>) => unknown;
-
 export interface CompiledMatchConditions {
   readonly count: number;
   /** `match` (call), `skip`, or an error text. */
   evaluate(request: Record<string, unknown>): { result: "match" | "skip" } | { result: "error"; error: string };
 }
 
-const env = new Environment().registerVariable("request", "map");
+const env = createEnvironment({ variables: { request: "map" } });
 
 /** Compiles and type-checks the expressions; throws with every problem listed. */
 export function compileMatchConditions(conditions: readonly MatchCondition[], field = "matchConditions"): CompiledMatchConditions {
   const errors: string[] = [];
   if (conditions.length > MAX_MATCH_CONDITIONS) errors.push(`${field}: Too many: ${conditions.length}: must have at most ${MAX_MATCH_CONDITIONS} items`);
-  const programs: Program[] = [];
+  const programs: CelProgram[] = [];
   const seen = new Set<string>();
   conditions.forEach((c, i) => {
     const expr = typeof c?.expression === "string" ? c.expression : "";
@@ -36,19 +34,14 @@ export function compileMatchConditions(conditions: readonly MatchCondition[], fi
     if (seen.has(expr)) errors.push(`${field}[${i}].expression: Duplicate value: ${JSON.stringify(expr)}`);
     seen.add(expr);
     try {
-      const parsed = env.parse(expr);
-      const checked = parsed.check();
-      if (!checked.valid) {
-        errors.push(`${field}[${i}].expression: Invalid value: ${JSON.stringify(expr)}: compilation failed: ${checked.error?.message.split("\n")[0] ?? "type error"}`);
-        return;
-      }
-      if (checked.type !== "bool" && checked.type !== "dyn") {
+      const program = env.compile(expr);
+      if (program.resultType !== "bool" && program.resultType !== "dyn") {
         errors.push(`${field}[${i}].expression: Invalid value: ${JSON.stringify(expr)}: must evaluate to bool`);
         return;
       }
-      programs.push(parsed as unknown as Program);
+      programs.push(program);
     } catch (err) {
-      errors.push(`${field}[${i}].expression: Invalid value: ${JSON.stringify(expr)}: compilation failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+      errors.push(`${field}[${i}].expression: Invalid value: ${JSON.stringify(expr)}: ${err instanceof Error ? err.message : String(err)}`);
     }
   });
   if (errors.length > 0) throw new Error(errors.join("; "));
@@ -58,11 +51,11 @@ export function compileMatchConditions(conditions: readonly MatchCondition[], fi
       let firstError: string | undefined;
       for (const p of programs) {
         try {
-          const v = p({ request });
+          const v = p.evaluate({ request }).value;
           if (v === false) return { result: "skip" };
           if (v !== true) firstError ??= `expression evaluated to ${typeof v}, not bool`;
         } catch (err) {
-          firstError ??= err instanceof Error ? err.message.split("\n")[0] : String(err);
+          firstError ??= err instanceof Error ? err.message : String(err);
         }
       }
       return firstError === undefined ? { result: "match" } : { result: "error", error: firstError };

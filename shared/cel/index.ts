@@ -1,0 +1,10 @@
+/**
+ * CEL for the API server: one environment factory with declared variables and
+ * parse limits, JSON ↔ CEL value conversion, deterministic runtime cost
+ * accounting with a per-evaluation budget, and linear-time (RE2) regular
+ * expressions. Pure: no I/O.
+ */
+export { createEnvironment, DEFAULT_LIMITS, type CelEnvironment, type CelEnvironmentOptions, type CelEvaluation, type CelProgram, type ParseLimits } from "./environment.ts";
+export { CelCompileError, CelCostLimitError, CelEvaluationError, COST_LIMIT_EXCEEDED } from "./errors.ts";
+export { PER_CALL_LIMIT, LIST_LITERAL_COST, MAP_LITERAL_COST, SELECT_COST, ITERATION_COST, TRAVERSAL_FACTOR, REGEX_LENGTH_FACTOR } from "./cost-model.ts";
+export { fromCel, toCel } from "./values.ts";

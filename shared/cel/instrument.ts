@@ -1,0 +1,66 @@
+/**
+ * The visitor shown each node before it is evaluated: it charges the node's
+ * fixed cost, and the first time it sees a node it prepares it: operators and
+ * calls get a wrapper around their evaluator handle that charges the cost of
+ * the evaluated operands (and applies the library's overrides), and the step
+ * of a comprehension macro is marked so that each iteration is charged.
+ */
+import { callCost, ITERATION_COST, nodeCost, operatorCost, PRICED_BY_RESULT, SELECT_COST } from "./cost-model.ts";
+import { OVERRIDES } from "./library.ts";
+import type { CostMeter } from "./meter.ts";
+import { currentMeter, type EvalNode } from "./metering.ts";
+
+type Handle = (...operands: unknown[]) => unknown;
+
+const BINARY = new Set(["==", "!=", "<", "<=", ">", ">=", "in", "+", "-", "*", "/", "%"]);
+
+/** Fixed cost per prepared node; steps of comprehensions also pay per iteration. */
+const fixedCost = new WeakMap<EvalNode, number>();
+const iterationSteps = new WeakSet<EvalNode>();
+
+function wrapOperator(node: EvalNode, handle: Handle): Handle {
+  const op = node.op;
+  return function (this: unknown, left: unknown, right: unknown, ...rest: unknown[]): unknown {
+    currentMeter()?.charge(operatorCost(op, left, right));
+    return handle.call(this, left, right, ...rest);
+  };
+}
+
+function wrapCall(node: EvalNode, handle: Handle): Handle {
+  const args = node.args as unknown[];
+  const name = String(args[0]);
+  const arity = (node.op === "call" ? (args[1] as unknown[]) : (args[2] as unknown[])).length;
+  const override = OVERRIDES.get(`${node.op}:${name}:${arity}`);
+  const byResult = PRICED_BY_RESULT.has(name);
+  return function (this: unknown, values: unknown, ...rest: unknown[]): unknown {
+    const operands = Array.isArray(values) ? values : [];
+    const meter = currentMeter();
+    if (meter && !byResult) meter.charge(callCost(name, operands));
+    const builtin = (): unknown => handle.call(this, values, ...rest);
+    const result = override ? override(operands, builtin) : builtin();
+    if (meter && byResult) meter.charge(callCost(name, operands, result));
+    return result;
+  };
+}
+
+function prepare(node: EvalNode): number {
+  let cost = nodeCost(node.op);
+  const meta = node.meta;
+  if (meta?.alternate?.op === "comprehension") {
+    const step = (meta.alternate.args as { step?: EvalNode }).step;
+    if (step) iterationSteps.add(step);
+  } else if (meta?.macro && (node.args as unknown[])[0] === "has") {
+    cost += SELECT_COST;
+  } else if (typeof node.handle === "function") {
+    if (BINARY.has(node.op)) node.handle = wrapOperator(node, node.handle);
+    else if (node.op === "call" || node.op === "rcall") node.handle = wrapCall(node, node.handle);
+  }
+  fixedCost.set(node, cost);
+  return cost;
+}
+
+/** Charges `node` to `meter`, preparing it on first sight. */
+export function visit(node: EvalNode, meter: CostMeter): void {
+  const cost = fixedCost.get(node) ?? prepare(node);
+  meter.charge(iterationSteps.has(node) ? cost + ITERATION_COST : cost);
+}

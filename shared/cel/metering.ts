@@ -1,0 +1,81 @@
+/**
+ * The one hook into the evaluator. @marcbachmann/cel-js has no cost API, but
+ * it evaluates every sub-expression through `Evaluator#run` (macros are
+ * documented to do the same). This file finds the evaluator class once, by a
+ * private probe environment whose function receives the evaluator as `this`,
+ * and wraps `run` so that, while `runMetered` is active, each node is shown to
+ * a visitor before it is evaluated. Outside `runMetered` the wrapper only
+ * forwards. Evaluation is synchronous (no async functions are registered), so
+ * one active slot suffices; nested calls save and restore it.
+ */
+import { Environment } from "@marcbachmann/cel-js";
+import type { CostMeter } from "./meter.ts";
+
+/** The parts of a checked cel-js 8 AST node this module relies on. */
+export interface EvalNode {
+  readonly op: string;
+  readonly args: unknown;
+  /** Set by the type checker on operators and calls; called with the evaluated operands. */
+  handle?: (...operands: unknown[]) => unknown;
+  /** Macro expansion: `alternate` (all/exists/map/filter) or `macro` (has, cel.bind). */
+  readonly meta?: { readonly alternate?: EvalNode; readonly macro?: unknown };
+}
+
+export type Visitor = (node: EvalNode, meter: CostMeter) => void;
+
+type Run = (this: unknown, node: EvalNode, ctx: unknown) => unknown;
+
+interface Active {
+  meter: CostMeter;
+  visit: Visitor;
+}
+
+let active: Active | undefined;
+
+const PATCHED = Symbol.for("shared/cel: metered run");
+
+function evaluatorPrototype(): { run: Run; [PATCHED]?: true } {
+  const seen: unknown[] = [];
+  new Environment()
+    .registerFunction(
+      "probe(): bool",
+      function (this: unknown) {
+        seen.push(this);
+        return true;
+      },
+      { async: false },
+    )
+    .evaluate("probe()");
+  const proto: unknown = seen[0] && Object.getPrototypeOf(seen[0]);
+  if (!proto || typeof (proto as { run?: unknown }).run !== "function") throw new Error("cel: evaluator without run(); unsupported @marcbachmann/cel-js version");
+  return proto as { run: Run; [PATCHED]?: true };
+}
+
+function install(): void {
+  const proto = evaluatorPrototype();
+  if (proto[PATCHED]) return;
+  const run = proto.run;
+  proto.run = function meteredRun(this: unknown, node: EvalNode, ctx: unknown): unknown {
+    if (active) active.visit(node, active.meter);
+    return run.call(this, node, ctx);
+  };
+  proto[PATCHED] = true;
+}
+
+install();
+
+/** Runs `fn` with every evaluated node shown to `visit` (with `meter`). */
+export function runMetered<T>(meter: CostMeter, visit: Visitor, fn: () => T): T {
+  const saved = active;
+  active = { meter, visit };
+  try {
+    return fn();
+  } finally {
+    active = saved;
+  }
+}
+
+/** The meter of the evaluation in progress, if any. */
+export function currentMeter(): CostMeter | undefined {
+  return active?.meter;
+}
