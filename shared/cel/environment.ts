@@ -1,7 +1,7 @@
 /**
  * The environment factory: declared variables with their CEL types, parse
  * limits, the module's function library; `compile` parses and type-checks an
- * expression into a program whose `evaluate` converts the JSON activation,
+ * expression (and validates literal regular expressions) into a program whose `evaluate` converts the JSON activation,
  * meters the evaluation against a cost budget and converts the result back.
  * Compile errors are CelCompileError, runtime errors CelEvaluationError (a
  * budget overrun CelCostLimitError); neither quotes activation values.
@@ -13,6 +13,7 @@ import { visit } from "./instrument.ts";
 import { registerLibrary } from "./library.ts";
 import { CostMeter } from "./meter.ts";
 import { runMetered, type EvalNode } from "./metering.ts";
+import { checkLiteralRegexes } from "./static-checks.ts";
 import { fromCel, toCel } from "./values.ts";
 
 /** Structural limits enforced while parsing. */
@@ -108,6 +109,7 @@ export function createEnvironment(opts: CelEnvironmentOptions): CelEnvironment {
       }
       const checked = parsed.check();
       if (!checked.valid) throw compileError(checked.error, source);
+      checkLiteralRegexes(parsed.ast, source);
       return program(parsed, source, checked.type ?? "dyn", names, budget);
     },
   };

@@ -75,6 +75,17 @@ describe("regex functions in expressions", () => {
     expect(env.compile(source).evaluate(activation).value).toEqual(want);
   });
 
+  const literals: [string, RegExp][] = [
+    ["s.matches('(a')", /^compilation failed: invalid regular expression "\(a" at 1:11$/],
+    ["s.find('(?=x)')", /^compilation failed: invalid regular expression "\(\?=x\)" at 1:8$/],
+    ["s.findAll('a{1001}', 2)", /^compilation failed: invalid regular expression/],
+    ["matches(s, '[')", /^compilation failed: invalid regular expression/],
+    ["[s].exists(i, i.matches(')'))", /^compilation failed: invalid regular expression/],
+  ];
+  it.each(literals)("rejects the invalid literal pattern of %s at compile time", (source, want) => {
+    expect(() => env.compile(source)).toThrow(want);
+  });
+
   it("refuses matches on a dynamic non-string receiver", () => {
     expect(() => env.compile("x.matches('a')").evaluate({ x: 5 })).toThrow(/no matching overload for 'matches'/);
   });

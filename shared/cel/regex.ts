@@ -9,6 +9,8 @@ import { RE2JS } from "re2js";
 import { CelEvaluationError } from "./errors.ts";
 
 const CACHE_LIMIT = 256;
+/** Longer patterns are compiled per call and not kept, so the cache stays small. */
+const CACHE_PATTERN_LIMIT = 1024;
 const cache = new Map<string, RE2JS | CelEvaluationError>();
 
 /** The compiled pattern; throws CelEvaluationError for invalid syntax. */
@@ -20,8 +22,10 @@ export function compileRegex(pattern: string): RE2JS {
     } catch {
       re = new CelEvaluationError("invalid regular expression");
     }
-    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
-    cache.set(pattern, re);
+    if (pattern.length <= CACHE_PATTERN_LIMIT) {
+      if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+      cache.set(pattern, re);
+    }
   }
   if (re instanceof CelEvaluationError) throw re;
   return re;
