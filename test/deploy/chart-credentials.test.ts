@@ -1,0 +1,83 @@
+/**
+ * The credentials the chart generates work with the real server: the apiserver process
+ * is started with the Deployment's own security flags (TLS files, client CA, token file,
+ * service account key, authorization mode) pointing at the rendered Secrets' contents
+ * (embedded store instead of the store members). Then the chart's CA verifies the serving
+ * certificate under the Service's DNS name, health is readable without credentials (the
+ * probes), the admin token is a cluster admin and the metrics token may read /metrics only.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServerProcess, type ServerProcess } from "../support/server-process.ts";
+import { chartClients, NAMESPACE, one, podSpec, RELEASE, renderChart, type Manifest } from "./support/chart.ts";
+
+const clients = chartClients();
+const missing = "missing" in clients ? clients.missing : undefined;
+if (missing) console.log(`skipping the chart credentials test: ${missing}`);
+
+const SERVICE_DNS = `${RELEASE}-plat-control-plane-apiserver.${NAMESPACE}.svc`;
+// Flags about where the replica listens and which store it uses: the test process sets its own.
+const TOPOLOGY_FLAGS = ["bind-address", "secure-port", "data-dir", "store-endpoints", "redis-url"];
+
+let server: ServerProcess;
+let work: string;
+let secrets: Record<string, Record<string, string>>;
+
+function decode(s: Manifest): Record<string, string> {
+  return Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, "base64").toString("utf8")]));
+}
+
+function get(path: string, token?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: "127.0.0.1", port: server.port, path, method: "GET", ca: secrets.tls["ca.crt"], servername: SERVICE_DNS, headers: token ? { Authorization: `Bearer ${token}` } : {} },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe.skipIf(missing !== undefined)("the chart's generated credentials on the apiserver process", () => {
+  beforeAll(async () => {
+    if ("missing" in clients) return;
+    const r = await renderChart(clients.helm, { profile: "kubernetes", apiserver: { shutdownDelay: "0" } });
+    if (r.code !== 0) throw new Error(r.stderr);
+    work = mkdtempSync(join(tmpdir(), "chart-credentials-"));
+    secrets = { tls: decode(one(r.objects, "Secret", "-tls")), auth: decode(one(r.objects, "Secret", "-auth")) };
+    for (const [dir, data] of Object.entries(secrets)) for (const [key, value] of Object.entries(data)) writeFileSync(join(work, `${dir}-${key}`), value, { mode: 0o600 });
+    const args = (podSpec(one(r.objects, "Deployment", "-apiserver")).containers[0].args ?? [])
+      .filter((a) => !TOPOLOGY_FLAGS.some((f) => a.startsWith(`--${f}=`)))
+      .map((a) => a.replace(/\/etc\/apiserver\/(tls|auth)\//, (_m, dir: string) => join(work, `${dir}-`)));
+    server = await startServerProcess(args);
+  });
+  afterAll(async () => {
+    await server?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("serves a certificate the chart's CA verifies for the Service's DNS name", async () => {
+    expect(await get("/version")).toBe(200);
+  });
+
+  it("answers the probes' health endpoints without credentials", async () => {
+    expect(await get("/readyz")).toBe(200);
+    expect(await get("/livez")).toBe(200);
+  });
+
+  it("accepts the admin token as a cluster admin", async () => {
+    expect(await get("/api/v1/namespaces", secrets.auth["admin-token"])).toBe(200);
+    expect(await get("/api/v1/namespaces", "not-a-token")).toBe(401);
+  });
+
+  it("lets the metrics token read /metrics and nothing else", async () => {
+    expect(await get("/metrics", secrets.auth["metrics-token"])).toBe(200);
+    expect(await get("/api/v1/namespaces", secrets.auth["metrics-token"])).toBe(403);
+  });
+});
