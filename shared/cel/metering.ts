@@ -32,9 +32,7 @@ interface Active {
 
 let active: Active | undefined;
 
-const PATCHED = Symbol.for("shared/cel: metered run");
-
-function evaluatorPrototype(): { run: Run; [PATCHED]?: true } {
+function evaluatorPrototype(): { run: Run } {
   const seen: unknown[] = [];
   new Environment()
     .registerFunction(
@@ -48,18 +46,17 @@ function evaluatorPrototype(): { run: Run; [PATCHED]?: true } {
     .evaluate("probe()");
   const proto: unknown = seen[0] && Object.getPrototypeOf(seen[0]);
   if (!proto || typeof (proto as { run?: unknown }).run !== "function") throw new Error("cel: evaluator without run(); unsupported @marcbachmann/cel-js version");
-  return proto as { run: Run; [PATCHED]?: true };
+  return proto as { run: Run };
 }
 
+/** Wraps `run`; a second copy of this module wraps the first copy's wrapper, so each sees its own evaluations. */
 function install(): void {
   const proto = evaluatorPrototype();
-  if (proto[PATCHED]) return;
   const run = proto.run;
   proto.run = function meteredRun(this: unknown, node: EvalNode, ctx: unknown): unknown {
     if (active) active.visit(node, active.meter);
     return run.call(this, node, ctx);
   };
-  proto[PATCHED] = true;
 }
 
 install();
