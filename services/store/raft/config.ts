@@ -33,7 +33,11 @@ export interface Config {
   readOnlyOption?: ReadOnlyOption;
   /** Followers drop proposals instead of forwarding them to the leader. */
   disableProposalForwarding?: boolean;
-  /** A leader removed from (or demoted in) the config steps down. Default true. */
+  /**
+   * A leader removed from (or demoted in) the config hands leadership to the
+   * most caught-up voter and steps down (refusing proposals meanwhile).
+   * Default true; with false it keeps leading the group but refuses proposals.
+   */
   stepDownOnRemoval?: boolean;
   /** Source of randomness for election timeouts. Default: a PRNG seeded with the node id. */
   random?: RandomSource;

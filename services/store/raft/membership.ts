@@ -8,8 +8,9 @@
 // snapshot's last entry.
 //
 // Invariants: after a config switch, isLearner reflects this node's role; a
-// leader removed from the config (or demoted to learner) steps down when
-// stepDownOnRemoval is set; a leader that stays recomputes its commit index
+// leader removed from the config (or demoted to learner) hands leadership
+// over and steps down when stepDownOnRemoval is set (see handOverLeadership);
+// a leader that stays recomputes its commit index
 // under the new quorum rules and probes new members at once; a transfer to a
 // node that is no longer a voter is aborted. A snapshot at or below the
 // commit index is never installed (committed entries are never replaced).
@@ -20,7 +21,7 @@ import type { ProgressMap, TrackerConfig } from "./tracker.ts";
 import { ProgressTracker } from "./tracker.ts";
 import { Changer, applyChange, restoreConfState } from "./confchange.ts";
 import { maybeCommit } from "./append-commit.ts";
-import { bcastAppend, maybeSendAppend } from "./send.ts";
+import { bcastAppend, maybeSendAppend, sendAppend, sendTimeoutNow } from "./send.ts";
 import { abortLeaderTransfer, becomeFollower } from "./transitions.ts";
 import type { Raft } from "./raft.ts";
 
@@ -38,7 +39,7 @@ export function switchToConfig(r: Raft, config: TrackerConfig, progress: Progres
   const pr = r.trk.progress.get(r.id);
   r.isLearner = pr !== undefined && pr.isLearner;
   if ((!pr || r.isLearner) && r.state === StateType.Leader) {
-    if (r.stepDownOnRemoval) becomeFollower(r, r.term, None);
+    if (r.stepDownOnRemoval) handOverLeadership(r);
     return cs;
   }
   if (r.state !== StateType.Leader || cs.voters.length === 0) return cs;
@@ -55,6 +56,45 @@ export function switchToConfig(r: Raft, config: TrackerConfig, progress: Progres
     abortLeaderTransfer(r);
   }
   return cs;
+}
+
+/** Whether this node is a voter (incoming or outgoing) of its current config. */
+export function isVoter(r: Raft): boolean {
+  return r.trk.config.voters.incoming.has(r.id) || r.trk.config.voters.outgoing.has(r.id);
+}
+
+/**
+ * A leader that is no longer a voter steps down, but not before one voter of
+ * the new config holds its whole log and learns a commit index that includes
+ * the conf change. Stepping down at once could leave the group without any
+ * electable node: a voter that does not know the change committed still uses
+ * the old config, whose quorum may need this node's vote, which it refuses to
+ * a candidate with a shorter log. So: transfer leadership to the most caught
+ * up voter (MsgTimeoutNow carries the commit index), and become a follower
+ * when sending it. Until then proposals are refused (transfer in progress);
+ * a transfer that does not finish in an election timeout is retried.
+ */
+export function handOverLeadership(r: Raft): void {
+  let target = None;
+  let targetMatch = -1;
+  for (const id of r.trk.voterNodes()) {
+    const pr = r.trk.progress.get(id);
+    if (id === r.id || !pr || pr.match <= targetMatch) continue;
+    target = id;
+    targetMatch = pr.match;
+  }
+  if (target === None) {
+    becomeFollower(r, r.term, None);
+    return;
+  }
+  r.electionElapsed = 0;
+  r.leadTransferee = target;
+  if (targetMatch === r.log.lastIndex()) {
+    sendTimeoutNow(r, target);
+    becomeFollower(r, r.term, None);
+  } else {
+    sendAppend(r, target);
+  }
 }
 
 /** Installs a snapshot from the leader. Returns false if it was ignored (stale, or the log already has it). */

@@ -111,6 +111,9 @@ export function bcastHeartbeatWithCtx(r: Raft, ctx: Uint8Array | undefined): voi
   });
 }
 
+/** Asks `to` to campaign now; carries the commit index, capped (like a heartbeat's) at what `to` holds. */
 export function sendTimeoutNow(r: Raft, to: number): void {
-  send(r, newMessage({ type: MessageType.TimeoutNow, to }));
+  const pr = r.trk.progress.get(to);
+  const commit = Math.min(pr ? pr.match : 0, r.log.committed);
+  send(r, newMessage({ type: MessageType.TimeoutNow, to, commit }));
 }

@@ -50,6 +50,9 @@ export function stepFollower(r: Raft, m: Message): void {
       send(r, { ...m, to: r.lead, term: 0 });
       return;
     case MessageType.TimeoutNow:
+      // The leader's commit index first: a leader handing over because it was
+      // removed relies on it (see handOverLeadership).
+      r.log.commitTo(m.commit);
       // A transfer skips pre-vote: the leader asked for it, nobody is partitioned.
       hup(r, "Transfer");
       return;

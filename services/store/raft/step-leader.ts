@@ -25,6 +25,7 @@ import { appendEntry, maybeCommit } from "./append-commit.ts";
 import { bcastAppend, bcastHeartbeat, maybeSendAppend, sendAppend, sendTimeoutNow } from "./send.ts";
 import { leaderReadIndex, readIndexAck, releasePendingReadIndexMessages } from "./read-index.ts";
 import { abortLeaderTransfer, becomeFollower } from "./transitions.ts";
+import { isVoter } from "./membership.ts";
 import type { Raft } from "./raft.ts";
 
 export function stepLeader(r: Raft, m: Message): void {
@@ -152,7 +153,11 @@ function handleAppendResponse(r: Raft, m: Message, pr: Progress): void {
   while (maybeSendAppend(r, m.from, false)) {
     // keep sending
   }
-  if (m.from === r.leadTransferee && pr.match === r.log.lastIndex()) sendTimeoutNow(r, m.from);
+  if (m.from === r.leadTransferee && pr.match === r.log.lastIndex()) {
+    sendTimeoutNow(r, m.from);
+    // A leader that is no longer a voter was only handing over.
+    if (!isVoter(r) && r.stepDownOnRemoval) becomeFollower(r, r.term, None);
+  }
 }
 
 function handleHeartbeatResponse(r: Raft, m: Message, pr: Progress): void {

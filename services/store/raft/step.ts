@@ -7,15 +7,15 @@
 //     request within the leader lease (checkQuorum) is ignored unless it comes
 //     from a leadership transfer, and pre-vote traffic never moves the term;
 //   - lower: ignored, except that a stale leader's append or heartbeat gets
-//     an answer carrying our term (so it steps down) when checkQuorum or
-//     pre-vote could otherwise leave the two stuck, and a stale pre-vote is
-//     rejected with our term.
+//     an answer carrying our term (so it steps down) when checkQuorum,
+//     pre-vote or our being unable to campaign could otherwise leave the two
+//     stuck, and a stale pre-vote is rejected with our term.
 // Invariant: a node's term never decreases, and it adopts a higher term
 // before acting on any message of that term.
 
 import type { Message } from "./types.ts";
 import { MessageType, None, StateType, newMessage } from "./types.ts";
-import { handleVoteRequest, hup, isTransferContext } from "./election.ts";
+import { handleVoteRequest, hup, isTransferContext, promotable } from "./election.ts";
 import { send } from "./send.ts";
 import { becomeFollower } from "./transitions.ts";
 import { stepLeader } from "./step-leader.ts";
@@ -75,10 +75,12 @@ function adoptTerm(r: Raft, m: Message): boolean {
     return true;
   }
   if (m.term < r.term) {
-    if ((r.checkQuorum || r.preVote) && (m.type === MessageType.Heartbeat || m.type === MessageType.App)) {
+    if ((r.checkQuorum || r.preVote || !promotable(r)) && (m.type === MessageType.Heartbeat || m.type === MessageType.App)) {
       // A stale leader (e.g. after a partition healed) learns the new term
       // from this response and steps down; without it, check-quorum or
-      // pre-vote could leave it and this node stuck.
+      // pre-vote could leave it and this node stuck. So could a node that may
+      // not campaign (a learner that got a higher term from a vote request):
+      // it has no other way to bring the group to its term.
       send(r, newMessage({ type: MessageType.AppResp, to: m.from }));
     } else if (m.type === MessageType.PreVote) {
       // Reject so that a pre-candidate with a stale term learns it.

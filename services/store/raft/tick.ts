@@ -10,6 +10,7 @@
 import { MessageType, None, StateType, newMessage } from "./types.ts";
 import { promotable } from "./election.ts";
 import { abortLeaderTransfer } from "./transitions.ts";
+import { handOverLeadership, isVoter } from "./membership.ts";
 import type { Raft } from "./raft.ts";
 
 export function tick(r: Raft): void {
@@ -35,8 +36,12 @@ function tickHeartbeat(r: Raft): void {
   if (r.electionElapsed >= r.electionTimeout) {
     r.electionElapsed = 0;
     if (r.checkQuorum) r.step(newMessage({ type: MessageType.CheckQuorum, from: r.id }));
-    // A transfer that did not finish within an election timeout is abandoned.
-    if (r.state === StateType.Leader && r.leadTransferee !== None) abortLeaderTransfer(r);
+    // A transfer that did not finish within an election timeout is abandoned
+    // (and retried, by a leader that is no longer a voter and hands over).
+    if (r.state === StateType.Leader && r.leadTransferee !== None) {
+      abortLeaderTransfer(r);
+      if (!isVoter(r) && r.stepDownOnRemoval) handOverLeadership(r);
+    }
   }
   if (r.state !== StateType.Leader) return;
   if (r.heartbeatElapsed >= r.heartbeatTimeout) {
