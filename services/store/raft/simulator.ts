@@ -1,7 +1,13 @@
 // A deterministic randomized simulator of a Raft group, for safety and
 // liveness testing. One seed fixes everything: the group size and options,
 // the network's behaviour (drops, duplicates, reordering, partitions), node
-// crashes and restarts, proposals, snapshots, reads and leadership transfers.
+// crashes and restarts, proposals, snapshots, reads, leadership transfers and
+// membership changes (see sim-membership.ts).
+//
+// Membership model (as in etcd): spare nodes run from the start, bootstrapped
+// with the initial configuration, and take part once a conf change adds them.
+// A node that applies its own removal shuts down for good, and a node drops
+// messages from ids it has seen removed. Removed ids are never added again.
 //
 // Persistence model: each node's MemoryStorage is its disk. A node's Ready is
 // handled as a separate scheduled action: persist (snapshot, entries,
@@ -9,19 +15,23 @@
 // RawNode and everything not yet persisted; a restart builds a new RawNode
 // over the same storage and restores the state machine from its snapshot.
 //
-// Invariants are checked after every action (see checkInvariants); a failure
-// throws SimulationError whose message names the seed. replaySeed(seed)
-// reruns one schedule with a trace of its actions.
+// Invariants are checked after every action (see sim-checks.ts, and the
+// conf change ledger of sim-membership.ts); a failure throws SimulationError
+// whose message names the seed. replaySeed(seed) reruns one schedule with a
+// trace of its actions.
 
 import type { ConfState, Entry, Message } from "./types.ts";
 import { EntryType, MessageType, StateType, messageTypeName } from "./types.ts";
+import type { MembershipStats } from "./sim-membership.ts";
+import { ConfLedger, confKey, describeConfChange, members, planConfChange } from "./sim-membership.ts";
+import { SafetyChecker } from "./sim-checks.ts";
+import { decodeConfChange } from "./confchange.ts";
 import { MemoryStorage } from "./storage.ts";
 import { RawNode } from "./rawnode.ts";
 import type { Config } from "./raft.ts";
 import { SeededRandom } from "./rand.ts";
 import { ProposalDroppedError } from "./errors.ts";
 import { contextKey } from "./read-only.ts";
-import { noLimit } from "./log.ts";
 import { Digest, digestReady } from "./digest.ts";
 
 export interface SimOptions {
@@ -37,6 +47,12 @@ export interface SimOptions {
   unsafeSendBeforePersist?: boolean;
   /** Fold every Ready and proposal outcome into SimResult.digest (for refactor checks). */
   digest?: boolean;
+  /**
+   * Change membership during the schedule (default true). With false, the
+   * group is fixed and the schedule is the one of the simulator before
+   * membership changes were added (same seeds, same digests).
+   */
+  membership?: boolean;
 }
 
 export interface SimResult {
@@ -51,6 +67,7 @@ export interface SimResult {
   crashes: number;
   snapshotsInstalled: number;
   messagesDelivered: number;
+  membership: MembershipStats & { leadersRemoved: number };
   trace: string[];
   /** Digest of every Ready handed out (empty unless SimOptions.digest). */
   digest: string;
@@ -75,21 +92,22 @@ interface SmState {
 interface SimNode {
   id: number;
   storage: MemoryStorage;
+  /** The running node; undefined while crashed, and for good once retired. */
   rn: RawNode | undefined;
   sm: SmState;
+  /** The configuration after the last conf change (or snapshot) applied. */
   confState: ConfState;
+  /** Log index of the last conf change or snapshot applied in this incarnation. */
+  confCursor: number;
+  /** Ids this node saw removed; their messages are dropped (kept across restarts, like etcd's membership store). */
+  removedSeen: Set<number>;
+  /** Applied its own removal and shut down; never restarted. */
+  retired: boolean;
   /** Highest commit index observed in this incarnation. */
   commitSeen: number;
   /** Term and vote last persisted. */
   persisted: { term: number; vote: number; commit: number };
   sawLive: boolean;
-}
-
-interface CommittedRecord {
-  term: number;
-  data: string;
-  /** The observing node's term when the commit was first seen. */
-  obsTerm: number;
 }
 
 
@@ -117,6 +135,9 @@ function decodeSm(b: Uint8Array): SmState {
 /** Actions of the fault phase of one schedule, by default. */
 export const defaultSteps = 2500;
 
+/** Nodes that are not members at first and may be added, with membership changes. */
+const spareNodes = 2;
+
 class Simulation {
   readonly rng: SeededRandom;
   readonly n: number;
@@ -138,14 +159,12 @@ class Simulation {
   readonly tracing: boolean;
   private partition: Set<number> | undefined;
   private proposalCounter = 0;
-  private readonly committedRec = new Map<number, CommittedRecord>();
-  private readonly appliedHash = new Map<number, number>();
-  private readonly leaderOfTerm = new Map<number, number>();
-  private readonly entryIds = new Map<string, { data: string; prevTerm: number | undefined }>();
+  private readonly checker: SafetyChecker;
+  private readonly ledger: ConfLedger;
   private readonly liveKeys = new Set<string>();
   private calm = false;
   private action = 0;
-  readonly stats = { crashes: 0, snapshotsInstalled: 0, delivered: 0 };
+  readonly stats = { crashes: 0, snapshotsInstalled: 0, delivered: 0, leadersRemoved: 0 };
   /** Running digest of the core's outputs, when requested. */
   readonly digest: Digest | undefined;
 
@@ -154,8 +173,13 @@ class Simulation {
     tracing: boolean,
     private readonly unsafe = false,
     digest = false,
+    private readonly membership = true,
   ) {
     this.digest = digest ? new Digest() : undefined;
+    this.checker = new SafetyChecker(
+      (detail) => this.fail(detail),
+      (line) => this.log(line),
+    );
     this.rng = new SeededRandom(seed);
     this.tracing = tracing;
     this.n = seed % 2 === 0 ? 3 : 5;
@@ -174,13 +198,27 @@ class Simulation {
     };
     const voters = Array.from({ length: this.n }, (_, i) => i + 1);
     const cs: ConfState = { voters, learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false };
-    for (const id of voters) {
+    this.ledger = new ConfLedger(cs);
+    const total = this.n + (membership ? spareNodes : 0);
+    for (let id = 1; id <= total; id++) {
       const storage = new MemoryStorage(cs);
-      const node: SimNode = { id, storage, rn: undefined, sm: { applied: 0, hash: 0 }, confState: cs, commitSeen: 0, persisted: { term: 0, vote: 0, commit: 0 }, sawLive: false };
+      const node: SimNode = {
+        id,
+        storage,
+        rn: undefined,
+        sm: { applied: 0, hash: 0 },
+        confState: cs,
+        confCursor: 0,
+        removedSeen: new Set(),
+        retired: false,
+        commitSeen: 0,
+        persisted: { term: 0, vote: 0, commit: 0 },
+        sawLive: false,
+      };
       this.nodes.push(node);
       this.start(node);
     }
-    this.log(`seed=${seed} n=${this.n} ${JSON.stringify(this.options)}`);
+    this.log(`seed=${seed} n=${this.n} nodes=${total} ${JSON.stringify(this.options)}`);
   }
 
   private log(s: string): void {
@@ -210,9 +248,18 @@ class Simulation {
     // Entries up to the snapshot are in the state machine already.
     node.rn = new RawNode({ ...this.config(node), applied: snap.metadata.index });
     node.sm = decodeSm(snap.data);
-    node.confState = snap.metadata.confState;
     node.commitSeen = node.rn.raft.log.committed;
     if (node.sm.applied !== snap.metadata.index) this.fail(`node ${node.id}: snapshot state machine at ${node.sm.applied}, snapshot index ${snap.metadata.index}`);
+    this.restoreMembership(node, snap.metadata.index, snap.metadata.confState);
+  }
+
+  /** Membership from a snapshot (own, at restart, or installed): it must be the configuration at its index. */
+  private restoreMembership(node: SimNode, index: number, cs: ConfState): void {
+    const expected = this.ledger.configAt(index);
+    if (confKey(cs) !== confKey(expected)) this.fail(`node ${node.id}: snapshot at ${index} holds config ${confKey(cs)}, committed config there is ${confKey(expected)}`);
+    node.confState = cs;
+    node.confCursor = index;
+    for (const id of this.ledger.removedUpTo(index)) node.removedSeen.add(id);
   }
 
   private alive(): SimNode[] {
@@ -232,7 +279,7 @@ class Simulation {
     const m = this.net.splice(idx, 1)[0];
     const to = this.nodes[m.to - 1];
     const from = this.nodes[m.from - 1];
-    const dropped = !to.rn || !this.connected(m.from, m.to) || (!this.calm && this.rng.chance(this.options.dropRate));
+    const dropped = !to.rn || to.removedSeen.has(m.from) || !this.connected(m.from, m.to) || (!this.calm && this.rng.chance(this.options.dropRate));
     if (dropped) {
       this.log(`drop ${messageTypeName(m.type)} ${m.from}->${m.to}`);
       if (from.rn) {
@@ -270,7 +317,7 @@ class Simulation {
     if (rd.entries.length > 0) {
       let prevTerm = raftLog.term(rd.entries[0].index - 1);
       for (const e of rd.entries) {
-        this.checkEntryIdentity(node, e, prevTerm);
+        this.checker.checkEntryIdentity(node.id, e, prevTerm);
         prevTerm = e.term;
       }
       node.storage.append(rd.entries);
@@ -290,52 +337,71 @@ class Simulation {
       return;
     }
     // Send.
-    for (const m of rd.messages) this.net.push(m);
+    for (const m of rd.messages) this.net.push(m.type === MessageType.Snap && this.membership ? this.freshSnapshot(node, rn, m) : m);
     // Apply.
     if (rd.snapshot) {
       const sm = decodeSm(rd.snapshot.data);
       if (sm.applied !== rd.snapshot.metadata.index) this.fail(`snapshot at ${rd.snapshot.metadata.index} holds state at ${sm.applied}`);
-      this.recordAppliedHash(node, sm.applied, sm.hash);
+      this.checker.recordAppliedHash(node.id, sm.applied, sm.hash);
       node.sm = sm;
-      node.confState = rd.snapshot.metadata.confState;
+      this.restoreMembership(node, rd.snapshot.metadata.index, rd.snapshot.metadata.confState);
       this.stats.snapshotsInstalled++;
       this.log(`node ${node.id} installed snapshot ${sm.applied}`);
     }
-    for (const e of rd.committedEntries) this.apply(node, e);
+    let removedItself = false;
+    for (const e of rd.committedEntries) removedItself = this.apply(node, rn, e) || removedItself;
     rn.advance();
+    if (removedItself) {
+      this.log(`node ${node.id} applied its removal and shuts down`);
+      node.rn = undefined;
+      node.retired = true;
+    }
   }
 
-  private apply(node: SimNode, e: Entry): void {
+  /**
+   * The core sends the storage's latest snapshot, which may predate a member
+   * that joined since (the receiver ignores a snapshot whose config does not
+   * name it). Like etcd and the store's node shell, the application sends
+   * its state at the applied index instead: committed, with the current config.
+   */
+  private freshSnapshot(node: SimNode, rn: RawNode, m: Message): Message {
+    const applied = node.sm.applied;
+    const term = rn.raft.log.term(applied);
+    if (!m.snapshot || term === undefined || applied <= m.snapshot.metadata.index) return m;
+    return { ...m, snapshot: { data: encodeSm(node.sm), metadata: { index: applied, term, confState: node.confState } } };
+  }
+
+  /** Applies one committed entry; returns whether it was a conf change that removed this node. */
+  private apply(node: SimNode, rn: RawNode, e: Entry): boolean {
     if (e.index !== node.sm.applied + 1) this.fail(`node ${node.id}: applied ${e.index} after ${node.sm.applied}`);
-    const key = contextKey(e.data);
-    const rec = this.committedRec.get(e.index);
-    if (rec && (rec.term !== e.term || rec.data !== key)) this.fail(`node ${node.id}: applied entry ${e.index} differs from the committed one`);
-    if (e.type === EntryType.ConfChange) this.fail("unexpected conf change entry");
+    this.checker.checkApplied(node.id, e);
+    const removedItself = e.type === EntryType.ConfChange && this.applyConfChange(node, rn, e);
     node.sm = { applied: e.index, hash: mix(node.sm.hash, e) };
-    this.recordAppliedHash(node, e.index, node.sm.hash);
-    if (this.liveKeys.has(key)) node.sawLive = true;
+    this.checker.recordAppliedHash(node.id, e.index, node.sm.hash);
+    if (this.liveKeys.has(contextKey(e.data))) node.sawLive = true;
+    return removedItself;
   }
 
-  private recordAppliedHash(node: SimNode, index: number, hash: number): void {
-    const h = this.appliedHash.get(index);
-    if (h === undefined) this.appliedHash.set(index, hash);
-    else if (h !== hash) this.fail(`state machine safety: node ${node.id} state at ${index} differs from another node's`);
-  }
-
-  /** Log matching via entry identity: (index, term) names one entry with one predecessor term. */
-  private checkEntryIdentity(node: SimNode, e: Entry, prevTerm: number | undefined): void {
-    const id = `${e.index}:${e.term}`;
-    const data = contextKey(e.data);
-    const rec = this.entryIds.get(id);
-    if (!rec) {
-      this.entryIds.set(id, { data, prevTerm });
-      return;
-    }
-    if (rec.data !== data) this.fail(`log matching: node ${node.id} holds a different entry ${id}`);
-    if (prevTerm !== undefined && rec.prevTerm !== undefined && rec.prevTerm !== prevTerm) {
-      this.fail(`log matching: node ${node.id} entry ${id} follows term ${prevTerm}, elsewhere term ${rec.prevTerm}`);
-    }
-    if (rec.prevTerm === undefined) rec.prevTerm = prevTerm;
+  /**
+   * Applies a committed conf change, checking it against every other node's
+   * application of it. Returns whether it removed this node.
+   */
+  private applyConfChange(node: SimNode, rn: RawNode, e: Entry): boolean {
+    if (!this.membership) this.fail("unexpected conf change entry");
+    const cc = decodeConfChange(e.data);
+    const wasLeader = rn.raft.state === StateType.Leader;
+    const before = members(node.confState);
+    const cs = rn.applyConfChange(cc);
+    const change = describeConfChange(cc);
+    const violation = this.ledger.recordApply(node.confCursor, e.index, change, cs);
+    if (violation !== undefined) this.fail(`conf change order: node ${node.id} ${violation}`);
+    const after = members(cs);
+    for (const id of before) if (!after.has(id)) node.removedSeen.add(id);
+    if (wasLeader && before.has(node.id) && !after.has(node.id)) this.stats.leadersRemoved++;
+    node.confState = cs;
+    node.confCursor = e.index;
+    this.log(`node ${node.id} applied conf change ${e.index} ${change} -> ${confKey(cs)}`);
+    return before.has(node.id) && !after.has(node.id);
   }
 
   crash(node: SimNode): void {
@@ -388,15 +454,41 @@ class Simulation {
         this.log(`tick ${ticked.map((n) => n.id).join(",")}`);
         for (const n of ticked) (n.rn as RawNode).tick();
       }
+    } else if (this.membership && r.chance(0.15)) {
+      this.changeMembership();
     } else {
       if (alive.length > 0) this.propose(r.pick(alive));
+    }
+  }
+
+  /** The administrator: proposes a conf change at the leader of the highest term, if there is one. */
+  private changeMembership(): void {
+    let leader: SimNode | undefined;
+    for (const n of this.nodes) {
+      const raft = n.rn?.raft;
+      if (raft?.state !== StateType.Leader) continue;
+      if (!leader || raft.term > (leader.rn as RawNode).raft.term) leader = n;
+    }
+    if (!leader) return;
+    const raft = (leader.rn as RawNode).raft;
+    const unused = this.nodes.filter((n) => !this.ledger.removedAt.has(n.id) && !members(this.ledger.latest()).has(n.id) && !raft.trk.progress.has(n.id)).map((n) => n.id);
+    const cc = planConfChange(this.rng, raft.trk, raft.log.lastIndex(), leader.id, unused);
+    if (!cc) return;
+    try {
+      (leader.rn as RawNode).proposeConfChange(cc);
+      this.log(`propose conf change ${describeConfChange(cc)} at ${leader.id}`);
+      this.digest?.string("accepted");
+    } catch (e) {
+      if (!(e instanceof ProposalDroppedError)) throw e;
+      this.log(`propose conf change ${describeConfChange(cc)} at ${leader.id} dropped: ${e.reason}`);
+      this.digest?.string(e.reason);
     }
   }
 
   private fault(): void {
     const r = this.rng;
     const alive = this.alive();
-    const dead = this.nodes.filter((n) => !n.rn);
+    const dead = this.nodes.filter((n) => !n.rn && !n.retired);
     switch (r.intn(8)) {
       case 0:
         if (alive.length > 0) {
@@ -425,7 +517,7 @@ class Simulation {
       case 5:
         if (alive.length > 0) {
           const n = r.pick(alive);
-          const to = 1 + r.intn(this.n);
+          const to = 1 + r.intn(this.nodes.length);
           this.log(`transfer leader at ${n.id} to ${to}`);
           (n.rn as RawNode).transferLeader(to);
         }
@@ -453,47 +545,7 @@ class Simulation {
 
   checkInvariants(): void {
     for (const node of this.nodes) {
-      const rn = node.rn;
-      if (!rn) continue;
-      const r = rn.raft;
-      if (r.state === StateType.Leader) {
-        const prev = this.leaderOfTerm.get(r.term);
-        if (prev === undefined) {
-          this.leaderOfTerm.set(r.term, node.id);
-          this.log(`leader ${node.id} term ${r.term}`);
-          this.checkLeaderCompleteness(node);
-        } else if (prev !== node.id) {
-          this.fail(`election safety: nodes ${prev} and ${node.id} are both leaders of term ${r.term}`);
-        }
-      }
-      const committed = r.log.committed;
-      if (committed < node.commitSeen) this.fail(`node ${node.id}: commit index went back ${node.commitSeen} -> ${committed}`);
-      if (committed > node.commitSeen) {
-        const lo = Math.max(node.commitSeen + 1, r.log.firstIndex());
-        if (lo <= committed) {
-          const ents = r.log.slice(lo, committed + 1, noLimit);
-          for (const e of ents) {
-            const key = contextKey(e.data);
-            const rec = this.committedRec.get(e.index);
-            if (!rec) this.committedRec.set(e.index, { term: e.term, data: key, obsTerm: r.term });
-            else if (rec.term !== e.term || rec.data !== key) {
-              this.fail(`committed entry ${e.index} changed: was term ${rec.term}, node ${node.id} has term ${e.term}`);
-            }
-          }
-        }
-        node.commitSeen = committed;
-      }
-    }
-  }
-
-  /** A new leader holds every entry committed before its term (§5.4.3). */
-  private checkLeaderCompleteness(node: SimNode): void {
-    const r = (node.rn as RawNode).raft;
-    const first = r.log.firstIndex();
-    for (const [index, rec] of this.committedRec) {
-      if (rec.obsTerm >= r.term || index < first) continue;
-      const t = r.log.term(index);
-      if (t !== rec.term) this.fail(`leader completeness: leader ${node.id} of term ${r.term} lacks committed entry ${index} (term ${rec.term}, has ${t})`);
+      if (node.rn) node.commitSeen = this.checker.checkNode(node.id, node.rn.raft, node.commitSeen);
     }
   }
 
@@ -510,15 +562,18 @@ class Simulation {
   runCalm(): number {
     this.calm = true;
     this.partition = undefined;
-    for (const n of this.nodes) if (!n.rn) this.restart(n);
+    for (const n of this.nodes) if (!n.rn && !n.retired) this.restart(n);
     this.log("calm phase");
     const maxRounds = 40 * this.options.electionTick;
     let lastProposal = -Infinity;
     for (let round = 0; round < maxRounds; round++) {
-      for (const n of this.nodes) (n.rn as RawNode).tick();
+      for (const n of this.nodes) n.rn?.tick();
       this.settle();
-      const leader = this.nodes.find((n) => n.rn?.raft.state === StateType.Leader && this.nodes.every((o) => (o.rn as RawNode).raft.term <= (n.rn as RawNode).raft.term));
-      if (this.nodes.every((n) => n.sawLive)) return round;
+      // The goal concerns the members of the last committed configuration.
+      const current = members(this.ledger.latest());
+      const group = this.nodes.filter((n) => current.has(n.id));
+      const leader = group.find((n) => n.rn?.raft.state === StateType.Leader && group.every((o) => (o.rn as RawNode).raft.term <= (n.rn as RawNode).raft.term));
+      if (group.every((n) => n.sawLive)) return round;
       if (leader && round - lastProposal >= 3 * this.options.electionTick) {
         const key = `live${this.seed}-${round}`;
         this.liveKeys.add(key);
@@ -532,7 +587,9 @@ class Simulation {
         this.settle();
       }
     }
-    const states = this.nodes.map((n) => `${n.id}:${(n.rn as RawNode).status().state}@${(n.rn as RawNode).raft.term} commit=${(n.rn as RawNode).raft.log.committed} applied=${n.sm.applied} live=${n.sawLive}`);
+    const states = this.nodes.map((n) =>
+      n.rn ? `${n.id}:${n.rn.status().state}@${n.rn.raft.term} commit=${n.rn.raft.log.committed} applied=${n.sm.applied} live=${n.sawLive} config=${confKey(n.confState)}` : `${n.id}:retired`,
+    );
     this.fail(`liveness: no committed proposal on every node after ${maxRounds} calm rounds [${states.join(" ")}]`);
   }
 
@@ -570,11 +627,12 @@ class Simulation {
       steps,
       calmSteps,
       maxTerm,
-      leadersElected: this.leaderOfTerm.size,
+      leadersElected: this.checker.leadersElected,
       committed,
       crashes: this.stats.crashes,
       snapshotsInstalled: this.stats.snapshotsInstalled,
       messagesDelivered: this.stats.delivered,
+      membership: { ...this.ledger.stats, leadersRemoved: this.stats.leadersRemoved },
       trace: this.trace,
       digest: this.digest?.hex() ?? "",
     };
@@ -584,7 +642,7 @@ class Simulation {
 /** Runs one schedule; throws SimulationError naming the seed on any violation. */
 export function runSchedule(seed: number, opts: SimOptions = {}): SimResult {
   const steps = opts.steps ?? defaultSteps;
-  const sim = new Simulation(seed, opts.trace ?? false, opts.unsafeSendBeforePersist ?? false, opts.digest ?? false);
+  const sim = new Simulation(seed, opts.trace ?? false, opts.unsafeSendBeforePersist ?? false, opts.digest ?? false, opts.membership ?? true);
   try {
     sim.runChaos(steps);
     const calmSteps = sim.runCalm();
