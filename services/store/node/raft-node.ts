@@ -3,13 +3,14 @@
 // snapshot files), the network (a Transport) and the state machine
 // (MvccStore).
 //
-// One loop handles the core's Ready batches, strictly in the order rawnode.ts
-// requires: (1) persist the snapshot, entries and hard state with one WAL save
-// (one group-commit fsync for the whole batch; a Ready that only moves the
-// commit index needs no sync: its hard state rides along with the next save,
-// or is written after a tick without one), (2) install the snapshot, (3) send
-// the messages,
-// (4) apply the committed entries, (5) serve read states, (6) advance().
+// One loop handles the core's Ready batches in the order rawnode.ts requires:
+// (1) persist the snapshot, entries and hard state with one WAL save (one
+// group-commit fsync for the whole batch; a Ready that only moves the commit
+// index needs no sync: its hard state rides along with the next save, or is
+// written after a tick without one), (2) install the snapshot, (3) send the
+// messages, (4) apply the committed entries, (5) serve read states,
+// (6) advance(). The one exception is etcd's: a leader sends (3) before it
+// persists (1), see handleReady.
 // Proposals made while a Ready is being persisted are queued and go into the
 // next Ready together (many propose() calls, one append, one fsync).
 //
@@ -404,7 +405,36 @@ export class RaftNode implements StoreBackend {
   private async handleReady(rd: Ready): Promise<void> {
     this.stats.readies++;
     if (rd.softState) this.setLeadership(rd.softState.lead, rd.softState.raftState === StateType.Leader);
-    // 1. persist
+    // Leader: send before persisting, so that the followers' fsyncs overlap its
+    // own (etcd's order, Raft thesis §10.2.1). Safe because nothing of this
+    // Ready is acknowledged or applied before the save below resolves: the
+    // leader counts its own entries toward a quorum as soon as it appends
+    // them, but an entry committed that way reaches committedEntries only in a
+    // later Ready, and the loop asks for that one only after this Ready's
+    // fsync (ready() may not be called before advance()). A Ready that changes
+    // term or vote is persisted first even on a leader, and followers always
+    // persist before they answer.
+    const sendFirst = this.leading && !this.changesTermOrVote(rd);
+    if (sendFirst) this.send(rd.messages);
+    await this.persist(rd);
+    if (rd.snapshot) this.installSnapshot(rd.snapshot);
+    this.disk.storage.append(rd.entries);
+    if (rd.hardState) this.disk.storage.setHardState(rd.hardState);
+    if (!sendFirst) this.send(rd.messages);
+    for (const e of rd.committedEntries) this.applier.apply(e);
+    for (const rs of rd.readStates) this.reads.onReadState(rs);
+    this.reads.release(this.applier.applied);
+    this.rn.advance();
+    this.snapshots.maybeSnapshot(this.applier.applied, () => this.applier.capture());
+  }
+
+  /**
+   * Saves the snapshot, entries and hard state of a Ready with one WAL save
+   * (one group-commit fsync). A Ready that only moves the commit index needs no
+   * sync: the commit index may be lost (it is learned again from the leader),
+   * so it rides along with the next save, or is written after a tick.
+   */
+  private async persist(rd: Ready): Promise<void> {
     const wal = this.disk.wal;
     if (rd.snapshot) {
       await this.snapshots.idle();
@@ -415,24 +445,19 @@ export class RaftNode implements StoreBackend {
       await wal.save(rd.hardState ?? this.lazyHardState, rd.entries);
       this.lazyHardState = undefined;
     } else if (rd.hardState) {
-      // Only the commit index moved: it may be lost (it is learned again from the
-      // leader), so it rides along with the next sync instead of costing one.
       this.lazyHardState = rd.hardState;
     }
-    // 2. install
-    if (rd.snapshot) this.installSnapshot(rd.snapshot);
-    this.disk.storage.append(rd.entries);
-    if (rd.hardState) this.disk.storage.setHardState(rd.hardState);
-    // 3. send
-    if (rd.messages.length > 0) this.transport.send(rd.messages.map((m) => (m.type === MessageType.Snap ? this.freshSnapshot(m) : m)));
-    // 4. apply
-    for (const e of rd.committedEntries) this.applier.apply(e);
-    // 5. reads
-    for (const rs of rd.readStates) this.reads.onReadState(rs);
-    this.reads.release(this.applier.applied);
-    // 6. advance
-    this.rn.advance();
-    this.snapshots.maybeSnapshot(this.applier.applied, () => this.applier.capture());
+  }
+
+  /** Whether the Ready's hard state differs in term or vote from the one in storage (the last one persisted). */
+  private changesTermOrVote(rd: Ready): boolean {
+    if (!rd.hardState) return false;
+    const saved = this.disk.storage.initialState().hardState;
+    return rd.hardState.term !== saved.term || rd.hardState.vote !== saved.vote;
+  }
+
+  private send(messages: Message[]): void {
+    if (messages.length > 0) this.transport.send(messages.map((m) => (m.type === MessageType.Snap ? this.freshSnapshot(m) : m)));
   }
 
   /**

@@ -1,3 +1,4 @@
+import { writeSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 
 /** Makes creations, renames and unlinks in `dir` durable. */
@@ -15,6 +16,20 @@ export async function writeFully(fh: FileHandle, buf: Uint8Array, position: numb
   let done = 0;
   while (done < buf.length) {
     const { bytesWritten } = await fh.write(buf, done, buf.length - done, position + done);
+    if (bytesWritten <= 0) throw new Error("write made no progress");
+    done += bytesWritten;
+  }
+}
+
+/**
+ * writeFully without leaving the thread: a write into the page cache takes
+ * microseconds, less than the hop to the thread pool and back. The fsync that
+ * follows is what takes time, and stays asynchronous.
+ */
+export function writeFullySync(fd: number, buf: Uint8Array, position: number): void {
+  let done = 0;
+  while (done < buf.length) {
+    const bytesWritten = writeSync(fd, buf, done, buf.length - done, position + done);
     if (bytesWritten <= 0) throw new Error("write made no progress");
     done += bytesWritten;
   }

@@ -22,7 +22,9 @@
 //
 // Durability: save() resolves only after the fdatasync covering its records.
 // Saves issued while a write+fsync is in flight are queued and all written by
-// the next single write+fsync (group commit). Within a batch, entries precede
+// the next single write+fsync (group commit). The write into the page cache is
+// synchronous (microseconds, cheaper than a thread-pool round trip); the
+// fdatasync runs in the thread pool. Within a batch, entries precede
 // the hard state, so a torn batch never keeps a commit index beyond the
 // entries that survived.
 
@@ -39,7 +41,7 @@ import {
   encodeSnapshotMeta,
 } from "./codec.ts";
 import { DecodeError, WalCorruptError } from "./errors.ts";
-import { fsyncDir, hex16, isNotFound, writeFully } from "./fsutil.ts";
+import { fsyncDir, hex16, isNotFound, writeFully, writeFullySync } from "./fsutil.ts";
 import { LogShape } from "./log-shape.ts";
 import {
   encodeSegmentHeader,
@@ -195,7 +197,8 @@ export class Wal {
   private writtenLastIndex: number;
 
   private constructor(
-    private readonly dir: string,
+    /** The directory of the segments. */
+    readonly dir: string,
     private readonly segments: SegmentRef[],
     private current: OpenSegment,
     /** Shape of the log including queued saves. */
@@ -442,7 +445,7 @@ export class Wal {
           if (records.length > 0) {
             const cur = this.current;
             const buf = frameBatch(records, cur.seed, cur.nextBatch);
-            await writeFully(cur.fh, buf, cur.size);
+            writeFullySync(cur.fh.fd, buf, cur.size);
             cur.size += buf.length;
             cur.nextBatch++;
             this.counters.records += records.length;

@@ -1,0 +1,113 @@
+// The order of a Ready's steps around the WAL's fsync (see handleReady):
+// a leader sends its appends before its own save resolves, yet answers no
+// request and applies nothing of them before it; a follower answers an
+// append only after its save resolved. A save is "held" by resolving it to
+// the node only when the test says so (its bytes are written at once, as an
+// fsync still in flight would leave them).
+
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { StoreResponse } from "../mvcc/index.ts";
+import { Wal } from "../wal/index.ts";
+import type { Entry, HardState } from "../wal/index.ts";
+import { NodeCluster, put, sleep, waitFor } from "./test-cluster.ts";
+import type { RaftNode } from "./raft-node.ts";
+
+interface Hold {
+  /** Last index of the held save, once the node issued it. */
+  index?: number;
+  release(): void;
+}
+
+/** Holds the first save with entries into `walDir`: it resolves only after release(). */
+function holdNextAppend(walDir: string): Hold {
+  const original = Wal.prototype.save;
+  let open: () => void = () => {};
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const hold: Hold = {
+    release: () => {
+      spy.mockRestore();
+      open();
+    },
+  };
+  const spy = vi.spyOn(Wal.prototype, "save").mockImplementation(function (this: Wal, hs: HardState | undefined, entries: readonly Entry[]) {
+    const saved = original.call(this, hs, entries);
+    if (this.dir !== walDir || entries.length === 0 || hold.index !== undefined) return saved;
+    hold.index = entries[entries.length - 1].index;
+    return gate.then(() => saved);
+  });
+  return hold;
+}
+
+function matchOf(leader: RaftNode, id: number): number {
+  return leader.raftStatus().progress?.[id]?.match ?? 0;
+}
+
+function track(p: Promise<StoreResponse>): { settled: boolean } {
+  const state = { settled: false };
+  p.then(
+    () => (state.settled = true),
+    () => (state.settled = true),
+  );
+  return state;
+}
+
+describe("RaftNode: Ready order around the fsync", () => {
+  let c: NodeCluster | undefined;
+  let hold: Hold | undefined;
+  afterEach(async () => {
+    hold?.release();
+    hold = undefined;
+    await c?.close();
+    c = undefined;
+  });
+
+  it("a leader sends its entries before its own fsync completes, but answers and applies them only after it", async () => {
+    // A long election timeout: a held leader sends no heartbeats.
+    c = await NodeCluster.create(3, { electionMs: 2000 });
+    const leader = await c.leader();
+    const followers = c.running().filter((n) => n !== leader);
+    await put(leader, "warm", "up");
+
+    const h = holdNextAppend(join(c.dataDir(leader.id), "wal"));
+    hold = h;
+    const request = put(leader, "k", "v");
+    const answered = track(request);
+    await waitFor(() => h.index !== undefined, "the leader's save of the new entry");
+    const index = h.index as number;
+    // Both followers got the entry, made it durable and acknowledged it: the
+    // leader sent it while its own save was still held.
+    await waitFor(() => followers.every((f) => matchOf(leader, f.id) >= index), "both followers to acknowledge the entry");
+    // A quorum of followers alone commits it, but it stays unapplied and unanswered here.
+    expect(leader.raftStatus().hardState.commit).toBeGreaterThanOrEqual(index);
+    await sleep(20); // a few event-loop turns in which a wrong order would show
+    expect(leader.appliedIndex).toBeLessThan(index);
+    expect(answered.settled).toBe(false);
+
+    h.release();
+    const res = await request;
+    expect(res.result.type).toBe("put");
+    expect(leader.appliedIndex).toBeGreaterThanOrEqual(index);
+  });
+
+  it("a follower acknowledges an append only after its own fsync completes", async () => {
+    c = await NodeCluster.create(3, { electionMs: 2000 });
+    const leader = await c.leader();
+    const [held, other] = c.running().filter((n) => n !== leader);
+    await put(leader, "warm", "up");
+
+    const h = holdNextAppend(join(c.dataDir(held.id), "wal"));
+    hold = h;
+    const request = put(leader, "k", "v");
+    await waitFor(() => h.index !== undefined, "the follower's save of the new entry");
+    const index = h.index as number;
+    // The other follower's answer arrived; the held one's must not have.
+    await waitFor(() => matchOf(leader, other.id) >= index, "the other follower to acknowledge the entry");
+    await sleep(20);
+    expect(matchOf(leader, held.id)).toBeLessThan(index);
+
+    h.release();
+    await request;
+    await waitFor(() => matchOf(leader, held.id) >= index, "the released follower to acknowledge the entry");
+  });
+});
