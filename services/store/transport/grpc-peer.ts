@@ -3,22 +3,29 @@
 // - One long-lived bidirectional Stream per peer, opened on first use.
 // - Messages queued in one turn of the event loop are written as one
 //   PeerBatch (up to maxBatchBytes each); at most MAX_UNACKED batches are
-//   written before their acks arrive; beyond MAX_QUEUED queued messages new
+//   written before an ack covers them; beyond MAX_QUEUED queued messages new
 //   ones are dropped and the peer reported unreachable (Raft retransmits).
+// - Acks are cumulative (an ack of seq s covers every batch up to s). The
+//   sender asks the receiver, in the call metadata, to ack only every
+//   ACK_EVERY-th batch (see ackInterval in grpc-server.ts): half of the
+//   stream's messages were acks, each costing CPU on both sides. A receiver
+//   that ignores the request acks every batch, which is still correct.
 // - A failed stream (connection refused, reset, refusal ack) drops what is
 //   queued, reports the peer unreachable and blocks the peer for a backoff
-//   (100 ms doubling to 3 s, reset by the first ack of a new stream); while
+//   (100 ms doubling to 3 s, reset by the first ack of a stream); while
 //   blocked, messages are dropped and reported. The next send after the
 //   backoff reconnects.
 // - A MsgSnap goes through SendSnapshot in 1 MiB chunks, outside the
 //   stream; its outcome is reported through onSnapshot.
 
-import type * as grpc from "@grpc/grpc-js";
+import * as grpc from "@grpc/grpc-js";
 import { MessageType, SnapshotStatus, type Message } from "../raft/index.ts";
 import { encodeMessage } from "./codec.ts";
-import { type PeerAckMsg, type PeerBatchMsg, type PeerClient } from "./grpc-proto.ts";
+import { ACK_EVERY_METADATA, type PeerAckMsg, type PeerBatchMsg, type PeerClient } from "./grpc-proto.ts";
 
 const MAX_UNACKED = 64;
+/** Requested ack interval, in batches; well below MAX_UNACKED so that a sender never waits for an ack. */
+export const ACK_EVERY = 16;
 const MAX_QUEUED = 8192;
 const SNAPSHOT_CHUNK = 1024 * 1024;
 const BACKOFF_MIN_MS = 100;
@@ -32,14 +39,15 @@ export interface PeerSenderEvents {
 export class PeerSender {
   private stream: grpc.ClientDuplexStream<PeerBatchMsg, PeerAckMsg> | undefined;
   private queue: Uint8Array[] = [];
-  private unacked = 0;
+  /** Seq of the last batch written, and of the last one an ack covered (on the current stream). */
   private seq = 0;
+  private ackedSeq = 0;
   private flushScheduled = false;
   private blockedUntil = 0;
   private backoffMs = BACKOFF_MIN_MS;
   private closed = false;
   /** Counters for tests and metrics. */
-  readonly stats = { batches: 0, messages: 0, dropped: 0, reconnects: 0 };
+  readonly stats = { batches: 0, messages: 0, dropped: 0, reconnects: 0, acks: 0 };
 
   constructor(
     readonly peerId: number,
@@ -73,16 +81,19 @@ export class PeerSender {
   }
 
   private openStream(): grpc.ClientDuplexStream<PeerBatchMsg, PeerAckMsg> {
-    const s = this.client.Stream();
+    const md = new grpc.Metadata();
+    md.set(ACK_EVERY_METADATA, String(ACK_EVERY));
+    const s = this.client.Stream(md);
     this.stats.reconnects++;
-    this.unacked = 0;
+    this.ackedSeq = this.seq;
     s.on("data", (ack: PeerAckMsg) => {
       if (this.stream !== s) return;
       if (ack.error) {
         this.fail(s, ack.error);
         return;
       }
-      this.unacked = Math.max(0, this.unacked - 1);
+      this.stats.acks++;
+      this.ackedSeq = Math.min(this.seq, Math.max(this.ackedSeq, Number(ack.seq)));
       this.backoffMs = BACKOFF_MIN_MS;
       this.flush();
     });
@@ -95,12 +106,11 @@ export class PeerSender {
     if (this.closed || this.queue.length === 0) return;
     this.stream ??= this.openStream();
     const s = this.stream;
-    while (this.queue.length > 0 && this.unacked < MAX_UNACKED) {
+    while (this.queue.length > 0 && this.seq - this.ackedSeq < MAX_UNACKED) {
       let n = 0;
       let bytes = 0;
       while (n < this.queue.length && (n === 0 || bytes + this.queue[n].byteLength <= this.maxBatchBytes)) bytes += this.queue[n++].byteLength;
       const messages = this.queue.splice(0, n);
-      this.unacked++;
       this.stats.batches++;
       this.stats.messages += n;
       s.write({ cluster_id: this.clusterId.toString(), from: this.selfId, to: this.peerId, seq: ++this.seq, messages });
@@ -113,7 +123,6 @@ export class PeerSender {
     s.cancel();
     this.stats.dropped += this.queue.length;
     this.queue = [];
-    this.unacked = 0;
     this.blockedUntil = Date.now() + this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, BACKOFF_MAX_MS);
     if (!this.closed) this.events.unreachable(this.peerId);

@@ -37,8 +37,11 @@ export interface SnapshotAckMsg {
   error: string;
 }
 
+/** Call metadata key of Stream: the sender's requested ack interval in batches (see grpc-server.ts). */
+export const ACK_EVERY_METADATA = "x-peer-ack-every";
+
 export interface PeerClient extends grpc.Client {
-  Stream(options?: grpc.CallOptions): grpc.ClientDuplexStream<PeerBatchMsg, PeerAckMsg>;
+  Stream(metadata?: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<PeerBatchMsg, PeerAckMsg>;
   SendSnapshot(callback: grpc.requestCallback<SnapshotAckMsg>): grpc.ClientWritableStream<SnapshotChunkMsg>;
 }
 

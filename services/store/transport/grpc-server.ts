@@ -1,9 +1,12 @@
 // Receiving side of the gRPC peer transport.
 //
-// Stream: batches from one sender, handed to the node in order, each
-// acknowledged with its seq. A batch from another cluster, addressed to
-// another node, from a removed member or that does not decode is refused
-// with an error ack and the stream is ended (the sender reconnects later).
+// Stream: batches from one sender, handed to the node in order. Acks are
+// cumulative: by default every batch is acknowledged with its seq; a sender
+// that asks for it in the call metadata (ACK_EVERY_METADATA = n) gets an ack
+// only for batches whose seq is a multiple of n. A batch from another
+// cluster, addressed to another node, from a removed member or that does not
+// decode is refused with an error ack and the stream is ended (the sender
+// reconnects later).
 // SendSnapshot: chunks in order without gaps; the first carries the MsgSnap
 // encoded without its data; after the last chunk the message is handed to
 // the node and acknowledged with the byte count.
@@ -13,7 +16,16 @@
 import * as grpc from "@grpc/grpc-js";
 import type { Message } from "../raft/index.ts";
 import { decodeMessage } from "./codec.ts";
-import type { PeerAckMsg, PeerBatchMsg, SnapshotAckMsg, SnapshotChunkMsg } from "./grpc-proto.ts";
+import { ACK_EVERY_METADATA, type PeerAckMsg, type PeerBatchMsg, type SnapshotAckMsg, type SnapshotChunkMsg } from "./grpc-proto.ts";
+
+const MAX_ACK_EVERY = 1024;
+
+/** The ack interval a sender asked for (1 when absent or invalid). */
+export function ackInterval(metadata: grpc.Metadata): number {
+  const v = metadata.get(ACK_EVERY_METADATA)[0];
+  const n = typeof v === "string" ? Number(v) : NaN;
+  return Number.isInteger(n) && n >= 1 && n <= MAX_ACK_EVERY ? n : 1;
+}
 
 export interface ReceiverContext {
   readonly id: number;
@@ -32,6 +44,7 @@ function refuse(ctx: ReceiverContext, clusterId: string | number, to: string | n
 
 export function peerHandlers(ctx: ReceiverContext): grpc.UntypedServiceImplementation {
   const stream = (call: grpc.ServerDuplexStream<PeerBatchMsg, PeerAckMsg>): void => {
+    const every = ackInterval(call.metadata);
     call.on("data", (batch: PeerBatchMsg) => {
       let error = refuse(ctx, batch.cluster_id, batch.to, batch.from);
       if (!error) {
@@ -42,8 +55,12 @@ export function peerHandlers(ctx: ReceiverContext): grpc.UntypedServiceImplement
           error = `malformed batch: ${String(e)}`;
         }
       }
-      call.write({ seq: batch.seq, error: error ?? "" });
-      if (error) call.end();
+      if (error) {
+        call.write({ seq: batch.seq, error });
+        call.end();
+      } else if (every === 1 || Number(batch.seq) % every === 0) {
+        call.write({ seq: batch.seq, error: "" });
+      }
     });
     call.on("end", () => call.end());
     call.on("error", () => undefined);

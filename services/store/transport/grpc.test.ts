@@ -1,6 +1,11 @@
+import * as grpc from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
 import { MessageType, SnapshotStatus, newMessage, type Message } from "../raft/index.ts";
+import { encodeMessage } from "./codec.ts";
 import { GrpcTransport } from "./grpc.ts";
+import { ACK_EVERY } from "./grpc-peer.ts";
+import { ACK_EVERY_METADATA, newPeerClient, type PeerAckMsg } from "./grpc-proto.ts";
+import { ackInterval } from "./grpc-server.ts";
 
 async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
@@ -94,5 +99,64 @@ describe("gRPC peer transport", () => {
     a.send([newMessage({ type: MessageType.Heartbeat, from: 1, to: 3, term: 1 })]);
     await until(() => unreachable.includes(3), "refusal of a removed member");
     expect(gotC).toHaveLength(0);
+  });
+
+  it("acks every ACK_EVERY-th batch of a sender that asks so, and the sender never waits beyond its window", async () => {
+    const a = await start(1);
+    const b = await start(2);
+    a.addPeer(2, [`127.0.0.1:${b.port}`]);
+    const got: Message[] = [];
+    b.onMessage((m) => got.push(m));
+    // More single-message batches than the sender's window of unacked batches (64).
+    const total = 100;
+    for (let i = 0; i < total; i++) {
+      a.send([newMessage({ type: MessageType.Heartbeat, from: 1, to: 2, term: 1, commit: i })]);
+      await new Promise((r) => setImmediate(r));
+    }
+    await until(() => got.length === total, "every message");
+    expect(got.map((m) => m.commit)).toEqual(Array.from({ length: total }, (_, i) => i));
+    const st = a.stats()[2];
+    expect(st.batches).toBe(total);
+    const expected = Math.floor(total / ACK_EVERY);
+    await until(() => a.stats()[2].acks >= expected, "the acks of batches 16, 32, ...");
+    await new Promise((r) => setTimeout(r, 20)); // room for any further ack to arrive
+    expect(a.stats()[2].acks).toBe(expected);
+  });
+
+  it("acks every batch of a sender that does not ask otherwise", async () => {
+    const b = await start(2);
+    const client = newPeerClient(`127.0.0.1:${b.port}`, grpc.credentials.createInsecure());
+    try {
+      const call = client.Stream();
+      const acks: string[] = [];
+      call.on("data", (ack: PeerAckMsg) => acks.push(`${ack.seq}:${ack.error}`));
+      call.on("error", () => undefined);
+      for (let seq = 1; seq <= 3; seq++) {
+        const m = encodeMessage(newMessage({ type: MessageType.Heartbeat, from: 1, to: 2, term: 1 }));
+        call.write({ cluster_id: "7", from: 1, to: 2, seq, messages: [m] });
+      }
+      await until(() => acks.length === 3, "three acks");
+      expect(acks).toEqual(["1:", "2:", "3:"]);
+      call.cancel();
+    } finally {
+      client.close();
+    }
+  });
+
+  it.each([
+    [undefined, 1],
+    ["16", 16],
+    ["1", 1],
+    ["1024", 1024],
+    ["1025", 1],
+    ["0", 1],
+    ["-4", 1],
+    ["2.5", 1],
+    ["x", 1],
+    ["", 1],
+  ])("reads the requested ack interval %j as %i", (value, expected) => {
+    const md = new grpc.Metadata();
+    if (value !== undefined) md.set(ACK_EVERY_METADATA, value);
+    expect(ackInterval(md)).toBe(expected);
   });
 });
