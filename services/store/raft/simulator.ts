@@ -103,6 +103,8 @@ interface SimNode {
   removedSeen: Set<number>;
   /** Applied its own removal and shut down; never restarted. */
   retired: boolean;
+  /** Ticks since this node applied its own removal (undefined while a member). */
+  ticksSinceRemoval: number | undefined;
   /** Highest commit index observed in this incarnation. */
   commitSeen: number;
   /** Term and vote last persisted. */
@@ -211,6 +213,7 @@ class Simulation {
         confCursor: 0,
         removedSeen: new Set(),
         retired: false,
+        ticksSinceRemoval: undefined,
         commitSeen: 0,
         persisted: { term: 0, vote: 0, commit: 0 },
         sawLive: false,
@@ -351,11 +354,24 @@ class Simulation {
     let removedItself = false;
     for (const e of rd.committedEntries) removedItself = this.apply(node, rn, e) || removedItself;
     rn.advance();
-    if (removedItself) {
-      this.log(`node ${node.id} applied its removal and shuts down`);
-      node.rn = undefined;
-      node.retired = true;
-    }
+    if (removedItself && node.ticksSinceRemoval === undefined) node.ticksSinceRemoval = 0;
+  }
+
+  /**
+   * A node that applied its own removal shuts down once it no longer leads
+   * (a removed leader hands over first) and two election timeouts have
+   * passed: until then, members that have not yet learned that the change
+   * committed may still need its vote under the old configuration.
+   */
+  private tickNode(node: SimNode): void {
+    const rn = node.rn as RawNode;
+    rn.tick();
+    if (node.ticksSinceRemoval === undefined) return;
+    node.ticksSinceRemoval++;
+    if (rn.raft.state === StateType.Leader || node.ticksSinceRemoval < 2 * this.options.electionTick) return;
+    this.log(`node ${node.id} applied its removal and shuts down`);
+    node.rn = undefined;
+    node.retired = true;
   }
 
   /**
@@ -452,7 +468,7 @@ class Simulation {
         // Mostly a global clock tick; sometimes one node's clock runs ahead.
         const ticked = r.chance(0.8) ? alive : [r.pick(alive)];
         this.log(`tick ${ticked.map((n) => n.id).join(",")}`);
-        for (const n of ticked) (n.rn as RawNode).tick();
+        for (const n of ticked) this.tickNode(n);
       }
     } else if (this.membership && r.chance(0.15)) {
       this.changeMembership();
@@ -567,7 +583,7 @@ class Simulation {
     const maxRounds = 40 * this.options.electionTick;
     let lastProposal = -Infinity;
     for (let round = 0; round < maxRounds; round++) {
-      for (const n of this.nodes) n.rn?.tick();
+      for (const n of this.nodes) if (n.rn) this.tickNode(n);
       this.settle();
       // The goal concerns the members of the last committed configuration.
       const current = members(this.ledger.latest());
