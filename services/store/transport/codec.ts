@@ -28,18 +28,18 @@ const MAX_TYPE = 18;
 const LIMIT = 2 ** 52;
 
 function writeConfState(w: Writer, cs: ConfState): void {
-  w.list(cs.voters);
-  w.list(cs.learners);
-  w.list(cs.votersOutgoing);
-  w.list(cs.learnersNext);
+  w.uvarints(cs.voters);
+  w.uvarints(cs.learners);
+  w.uvarints(cs.votersOutgoing);
+  w.uvarints(cs.learnersNext);
   w.u8(cs.autoLeave ? 1 : 0);
 }
 
 function readConfState(r: Reader): ConfState {
-  const voters = r.list();
-  const learners = r.list();
-  const votersOutgoing = r.list();
-  const learnersNext = r.list();
+  const voters = r.uvarints();
+  const learners = r.uvarints();
+  const votersOutgoing = r.uvarints();
+  const learnersNext = r.uvarints();
   const b = r.u8();
   if (b > 1) throw new CodecError(`bad boolean ${b}`);
   return { voters, learners, votersOutgoing, learnersNext, autoLeave: b === 1 };
