@@ -2,7 +2,9 @@
  * Store benchmark (`npm run bench -- store`): our store service against etcd, each as a
  * 3-node cluster of real processes on loopback random ports with data in temp dirs,
  * measured by the same gRPC client (etcd v3 API) in this process:
- * - put throughput with 1 and with 64 concurrent clients (~5 s each), p50/p99 latency;
+ * - put throughput with 1 and with 64 concurrent clients (~5 s each), p50/p99 latency,
+ *   and with 1 client the CPU time per put of the leader and of the followers (on a
+ *   machine with few cores, CPU per message is latency);
  * - linearizable single-key range throughput with 64 clients;
  * - time from SIGKILL of the leader (found via Maintenance Status) to the next
  *   successful write on a surviving member, 3 times (the median is reported).
@@ -261,6 +263,11 @@ async function withCpu<T>(cluster: Cluster, leader: Member, fn: () => Promise<T>
   return { ...res, cpu: { client: (client.user + client.system) / 1e6 / secs, leader: (after.leader - before.leader) / secs, followers: (after.followers - before.followers) / secs } };
 }
 
+/** CPU milliseconds per operation from cores used and operations per second. */
+function cpuMsPerOp(cores: number, rps: number): number {
+  return rps > 0 ? (cores * 1000) / rps : 0;
+}
+
 async function preload(client: KvClient): Promise<void> {
   for (let i = 0; i < PRELOAD_KEYS; i += CONCURRENCY) {
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, PRELOAD_KEYS - i) }, (_, j) => put(client, i + j)));
@@ -326,7 +333,7 @@ async function measureLoad(cluster: Cluster, out: Record<string, number>): Promi
   try {
     await preload(clients[0]);
     const k = cluster.kind;
-    const put1 = await runLoad(clients, 1, LOAD_MS, (c, n) => put(c, PRELOAD_KEYS + (n % PUT_KEYS)));
+    const put1 = await withCpu(cluster, leader, () => runLoad(clients, 1, LOAD_MS, (c, n) => put(c, PRELOAD_KEYS + (n % PUT_KEYS))));
     const put64 = await withCpu(cluster, leader, () => runLoad(clients, CONCURRENCY, LOAD_MS, (c, n) => put(c, PRELOAD_KEYS + (n % PUT_KEYS))));
     const get64 = await withCpu(cluster, leader, () => runLoad(clients, CONCURRENCY, LOAD_MS, (c, n) => get(c, n % PRELOAD_KEYS)));
     Object.assign(out, {
@@ -340,6 +347,8 @@ async function measureLoad(cluster: Cluster, out: Record<string, number>): Promi
       [`${k}_get64_p50_ms`]: get64.p50,
       [`${k}_get64_p99_ms`]: get64.p99,
       [`${k}_errors`]: put1.errors + put64.errors + get64.errors,
+      [`${k}_put1_cpu_ms_leader`]: cpuMsPerOp(put1.cpu.leader, put1.rps),
+      [`${k}_put1_cpu_ms_followers`]: cpuMsPerOp(put1.cpu.followers, put1.rps),
       [`${k}_put64_cores_client`]: put64.cpu.client,
       [`${k}_put64_cores_leader`]: put64.cpu.leader,
       [`${k}_put64_cores_followers`]: put64.cpu.followers,
@@ -380,6 +389,8 @@ const ROWS: Array<[string, string]> = [
   ["get64_p50_ms", "get p50 ms, 64 clients"],
   ["get64_p99_ms", "get p99 ms, 64 clients"],
   ["failover_ms", "leader SIGKILL -> write ms (median of 3)"],
+  ["put1_cpu_ms_leader", "CPU ms per put, 1 client: leader"],
+  ["put1_cpu_ms_followers", "CPU ms per put, 1 client: both followers"],
   ["errors", "failed calls under load"],
   ["put64_cores_client", "cores used, put 64: bench client"],
   ["put64_cores_leader", "cores used, put 64: leader"],
