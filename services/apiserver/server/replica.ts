@@ -9,7 +9,6 @@ import { serve, type ServerType } from "@hono/node-server";
 import { isStatusError, notFound, statusError } from "../../../shared/api/status.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
-import { userFromClientCertificate } from "../authn/x509.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../endpoints/body.ts";
 import type { NonResourceHandler } from "../endpoints/non-resource.ts";
 import { discoveryRoutes } from "../endpoints/routes.ts";
@@ -31,6 +30,7 @@ import { FeatureGates } from "./feature-gates.ts";
 import { declareApiserverMetrics, MetricsRegistry } from "../../../shared/observability/metrics.ts";
 import { SERVER_VERSION } from "../endpoints/version.ts";
 import { Security, type SecurityOptions } from "./security.ts";
+import { connectionCertificateUser, NO_RENEGOTIATION_SECURE_OPTIONS } from "./peer-identity.ts";
 
 export interface ReplicaOptions {
   profile: PlatformProfile;
@@ -158,7 +158,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     compression: gates.enabled("APIResponseCompression"),
     metrics,
     cbor: gates.enabled("CBORServingAndStorage"),
-    authenticate: security?.authenticate ?? opts.authenticate ?? (async (_req, incoming) => userFromClientCertificate(incoming)),
+    authenticate: security?.authenticate ?? opts.authenticate ?? (async (_req, incoming) => connectionCertificateUser(incoming)),
     authorize: security?.authorize ?? opts.authorize ?? (async () => {}),
     virtual: security?.virtualHandlers(),
     nonResource: discoveryRoutes(
@@ -170,7 +170,8 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     log: opts.log,
   });
 
-  const serverOptions: ServerOptions = { key: opts.tls.key, cert: opts.tls.cert, requestCert: true, rejectUnauthorized: false };
+  // No renegotiation: a connection keeps the certificate of its handshake (peer-identity.ts relies on it).
+  const serverOptions: ServerOptions = { key: opts.tls.key, cert: opts.tls.cert, requestCert: true, rejectUnauthorized: false, secureOptions: NO_RENEGOTIATION_SECURE_OPTIONS };
   if (opts.tls.clientCa) serverOptions.ca = opts.tls.clientCa;
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
