@@ -46,6 +46,13 @@ export interface RaftNodeOptions {
   maxSizePerMsg?: number;
   /** In-flight append messages per follower. Default 256. */
   maxInflightMsgs?: number;
+  /**
+   * Upper bound on how long a member that applied its own removal keeps
+   * running as a non-campaigning voter before it stops even if members may
+   * still need its vote (see raft/retirement.ts). Default 20 election
+   * timeouts (20 s with the default electionMs).
+   */
+  removedLingerMaxMs?: number;
   /** The state machine; default a new MvccStore. Must be empty: its state comes from disk and the log. */
   mvcc?: MvccStore;
   publisher?: LeaderPublisher;
@@ -62,6 +69,7 @@ export interface ResolvedTimers {
   snapshotThreshold: number;
   snapshotCatchUpEntries: number;
   leaseCheckMs: number;
+  removedLingerMaxMs: number;
 }
 
 export function resolveTimers(o: RaftNodeOptions): ResolvedTimers {
@@ -70,6 +78,8 @@ export function resolveTimers(o: RaftNodeOptions): ResolvedTimers {
   if (!(heartbeatMs > 0)) throw new RangeError("store node: heartbeatMs must be positive");
   const electionTick = Math.round(electionMs / heartbeatMs);
   if (electionTick < 2) throw new RangeError("store node: electionMs must be at least twice heartbeatMs");
+  const removedLingerMaxMs = o.removedLingerMaxMs ?? 20 * electionMs;
+  if (!(removedLingerMaxMs >= 0)) throw new RangeError("store node: removedLingerMaxMs must not be negative");
   const snapshotThreshold = o.snapshotThreshold ?? 10_000;
   if (!(snapshotThreshold >= 1)) throw new RangeError("store node: snapshotThreshold must be at least 1");
   return {
@@ -79,6 +89,7 @@ export function resolveTimers(o: RaftNodeOptions): ResolvedTimers {
     snapshotThreshold,
     snapshotCatchUpEntries: o.snapshotCatchUpEntries ?? 5000,
     leaseCheckMs: o.leaseCheckMs ?? 500,
+    removedLingerMaxMs,
   };
 }
 

@@ -26,6 +26,7 @@ import {
   None,
   ProposalDroppedError,
   RawNode,
+  Retirement,
   SeededRandom,
   StateType,
   type HardState,
@@ -68,6 +69,9 @@ export class RaftNode implements StoreBackend {
   private readonly transport: Transport;
   private readonly timers: ResolvedTimers;
   private readonly membership: Membership;
+  /** When this member, once removed, may stop (raft/retirement.ts), and since when it is removed. */
+  private readonly retirement: Retirement;
+  private removedAtMs: number | undefined;
   private readonly nonce = randomInt(1, 2 ** 31);
   private readonly now: () => number;
   private readonly log: WalLogger;
@@ -126,6 +130,7 @@ export class RaftNode implements StoreBackend {
     this.mvcc = opts.mvcc ?? new MvccStore();
     this.confChanges = new PendingRequests(timers.requestTimeoutMs, this.now, "membership change");
     this.membership = new Membership(this.membershipHost(), this.confChanges);
+    this.retirement = new Retirement(timers.electionTick);
     this.clusterId = opts.clusterId ?? computeClusterId(opts.initialMembers ?? []);
     this.proposals = new PendingRequests(timers.requestTimeoutMs, this.now);
     this.leases = new LeaseKeeper(this.mvcc, this.now, (r) => this.propose(r));
@@ -153,7 +158,7 @@ export class RaftNode implements StoreBackend {
       nonce: this.nonce,
       transport: this.transport,
       log: this.log,
-      isRunning: () => this.state === "running",
+      isRunning: () => this.serving(),
       leaderId: () => this.rn.raft.lead,
       isLeader: () => this.leading,
       progress: (id) => {
@@ -190,7 +195,7 @@ export class RaftNode implements StoreBackend {
   // ---- StoreBackend ---------------------------------------------------------
 
   propose(request: StoreRequest): Promise<StoreResponse> {
-    if (this.state !== "running") return Promise.reject(stopped());
+    if (!this.serving()) return Promise.reject(stopped());
     const { seq, promise } = this.proposals.register();
     this.queued.push({ seq, data: encodeRequestEntry({ proposer: this.id, nonce: this.nonce, seq }, request) });
     this.schedule();
@@ -198,7 +203,7 @@ export class RaftNode implements StoreBackend {
   }
 
   readBarrier(): Promise<void> {
-    if (this.state !== "running") return Promise.reject(stopped());
+    if (!this.serving()) return Promise.reject(stopped());
     const p = this.reads.wait();
     this.schedule();
     return p;
@@ -251,6 +256,16 @@ export class RaftNode implements StoreBackend {
 
   get isStopped(): boolean {
     return this.state !== "running";
+  }
+
+  /** Removed from the cluster but still answering votes and appends until it may stop (raft/retirement.ts). */
+  get isRetiring(): boolean {
+    return this.state === "running" && this.membership.removedSelf;
+  }
+
+  /** Whether client and membership requests are accepted: running, and not removed. */
+  private serving(): boolean {
+    return this.state === "running" && !this.membership.removedSelf;
   }
 
   /** Members in id order. */
@@ -336,12 +351,15 @@ export class RaftNode implements StoreBackend {
 
   private receive(m: Message): void {
     if (m.to !== this.id) return;
+    this.retirement.observe(m);
     this.guard(() => this.rn.step(m));
   }
 
   private tick(): void {
     if (this.state !== "running") return;
     this.rn.tick();
+    this.retirement.tick();
+    this.maybeRetire();
     // A commit index that stayed unwritten for a whole tick (no sync came along) is written now.
     if (this.lazyHardState !== undefined && this.lazyHardState === this.lazySeenAtTick) void this.flushLazyHardState();
     this.lazySeenAtTick = this.lazyHardState;
@@ -375,16 +393,32 @@ export class RaftNode implements StoreBackend {
         this.reads.flush({ readIndex: (ctx) => this.rn.readIndex(ctx), hasLeader: () => this.rn.raft.lead !== None });
         if (!this.rn.hasReady()) return;
         await this.handleReady(this.rn.ready());
-        if (this.membership.removedSelf) {
-          this.log("info", "store node: this member was removed from the cluster; stopping", { id: this.id });
-          void this.stop();
-        }
+        this.maybeRetire();
       }
     } catch (e) {
       this.fail(e);
     } finally {
       this.looping = false;
     }
+  }
+
+  /**
+   * A member that applied its own removal keeps running as a voter that does
+   * not campaign (it still answers vote requests and appends, and a removed
+   * leader hands over) until raft/retirement.ts lets it stop, or for at most
+   * removedLingerMaxMs; then it stops.
+   */
+  private maybeRetire(): void {
+    if (!this.membership.removedSelf || this.state !== "running") return;
+    if (this.removedAtMs === undefined) {
+      this.removedAtMs = this.now();
+      this.retirement.markRemoved(this.rn.raft);
+      this.log("info", "store node: this member was removed from the cluster; answering votes until the group no longer needs it", { id: this.id });
+    }
+    const reason = this.retirement.reason(this.rn.raft) ?? (this.now() - this.removedAtMs >= this.timers.removedLingerMaxMs ? "upper bound" : undefined);
+    if (reason === undefined) return;
+    this.log("info", "store node: this member was removed from the cluster; stopping", { id: this.id, reason });
+    void this.stop();
   }
 
   private flushProposals(): void {

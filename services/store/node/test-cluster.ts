@@ -7,11 +7,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { StoreResponse } from "../mvcc/index.ts";
 import { MemoryNetwork } from "../transport/memory.ts";
+import type { Transport } from "../transport/types.ts";
 import type { Member } from "./members.ts";
 import type { RaftNodeOptions } from "./options.ts";
 import { RaftNode } from "./raft-node.ts";
 
 export type NodeOverrides = Partial<Omit<RaftNodeOptions, "id" | "dataDir" | "transport">>;
+
+/** Wraps a node's endpoint of the memory network (to filter or observe its traffic). */
+export type TransportWrap = (t: Transport) => Transport;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -46,13 +50,14 @@ export class NodeCluster {
     readonly dir: string,
     ids: number[],
     readonly overrides: NodeOverrides,
+    private readonly wrap: TransportWrap,
   ) {
     this.members = ids.map(memberOf);
   }
 
-  static async create(size: number, overrides: NodeOverrides = {}): Promise<NodeCluster> {
+  static async create(size: number, overrides: NodeOverrides = {}, wrap: TransportWrap = (t) => t): Promise<NodeCluster> {
     const dir = await mkdtemp(join(tmpdir(), "store-node-"));
-    const c = new NodeCluster(dir, Array.from({ length: size }, (_, i) => i + 1), { ...FAST, ...overrides });
+    const c = new NodeCluster(dir, Array.from({ length: size }, (_, i) => i + 1), { ...FAST, ...overrides }, wrap);
     try {
       await Promise.all(c.members.map((m) => c.start(m.id)));
     } catch (e) {
@@ -67,7 +72,7 @@ export class NodeCluster {
   }
 
   async start(id: number, extra: NodeOverrides = {}): Promise<RaftNode> {
-    const node = await RaftNode.start({ ...this.overrides, initialMembers: this.members, ...extra, id, dataDir: this.dataDir(id), transport: this.net.endpoint(id) });
+    const node = await RaftNode.start({ ...this.overrides, initialMembers: this.members, ...extra, id, dataDir: this.dataDir(id), transport: this.wrap(this.net.endpoint(id)) });
     this.nodes.set(id, node);
     return node;
   }

@@ -11,13 +11,21 @@
 // and only to a candidate whose log is at least as up to date as its own
 // (§5.4.1). A granted vote is recorded in the HardState, which is persisted
 // before the response leaves the node.
+//
+// Commit hint: every vote response carries the voter's commit index and the
+// term of that entry (commit, logTerm). A receiver whose log holds the same
+// term at that index holds the same entries up to it (Log Matching), so they
+// are committed and it commits them. Configurations take effect when applied,
+// so without this a candidate that never learned that a conf change committed
+// would keep campaigning under the old configuration, whose quorum may need a
+// voter that refuses it (a longer log) or that is gone (removed).
 
 import type { Message } from "./types.ts";
 import { EntryType, MessageType, None, StateType, newMessage } from "./types.ts";
 import { noLimit } from "./log.ts";
 import { VoteResult } from "./quorum.ts";
 import { send } from "./send.ts";
-import { becomeCandidate, becomeLeader, becomePreCandidate } from "./transitions.ts";
+import { becomeCandidate, becomeFollower, becomeLeader, becomePreCandidate } from "./transitions.ts";
 import type { Raft } from "./raft.ts";
 
 export type CampaignType = "PreElection" | "Election" | "Transfer";
@@ -103,12 +111,31 @@ export function handleVoteRequest(r: Raft, m: Message): void {
   // ...and only for a candidate whose log is at least as up to date (§5.4.1).
   if (canVote && r.log.isUpToDate(m.index, m.logTerm)) {
     // Reply with the message's term: a pre-vote's term is in our future.
-    send(r, newMessage({ type: voteRespType(m.type), to: m.from, term: m.term }));
+    send(r, newMessage({ type: voteRespType(m.type), to: m.from, term: m.term, ...commitHint(r) }));
     if (m.type === MessageType.Vote) {
       r.electionElapsed = 0;
       r.vote = m.from;
     }
   } else {
-    send(r, newMessage({ type: voteRespType(m.type), to: m.from, term: r.term, reject: true }));
+    send(r, newMessage({ type: voteRespType(m.type), to: m.from, term: r.term, reject: true, ...commitHint(r) }));
   }
+}
+
+/** This node's commit index and the term of its entry, for a vote response. */
+export function commitHint(r: Raft): { commit: number; logTerm: number } {
+  const logTerm = r.log.term(r.log.committed);
+  return logTerm === undefined ? { commit: 0, logTerm: 0 } : { commit: r.log.committed, logTerm };
+}
+
+/**
+ * Commits up to a vote response's commit hint when our log holds that entry.
+ * A (pre-)candidate that thereby commits a conf change abandons its campaign
+ * (keeping its vote): the change may alter who votes, and a node campaigns
+ * only with every committed conf change applied (see hup).
+ */
+export function learnCommitHint(r: Raft, m: Message): void {
+  if (m.commit <= r.log.committed || m.logTerm === 0 || !r.log.matchTerm(m.commit, m.logTerm)) return;
+  r.log.commitTo(m.commit);
+  const campaigning = r.state === StateType.Candidate || r.state === StateType.PreCandidate;
+  if (campaigning && hasUnappliedConfChanges(r)) becomeFollower(r, r.term, None);
 }

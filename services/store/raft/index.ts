@@ -9,3 +9,5 @@ export { RawNode } from "./rawnode.ts";
 export { encodeConfChange, decodeConfChange } from "./confchange.ts";
 export type { RandomSource } from "./rand.ts";
 export { SeededRandom } from "./rand.ts";
+export type { RetirementReason } from "./retirement.ts";
+export { Retirement, defaultQuietTimeouts } from "./retirement.ts";

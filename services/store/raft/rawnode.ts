@@ -13,6 +13,14 @@
 //      d. serve rd.readStates once applied >= their index;
 //      e. advance().
 //
+// Followers and candidates must persist (a) before sending (b): their
+// messages acknowledge entries and grant votes. A leader may send (b) before
+// or while it persists (a) (etcd's order, Raft thesis §10.2.1), unless the
+// Ready changes term or vote. That is safe because the leader counts its own
+// new entries toward a quorum at once, but an entry committed that way
+// reaches committedEntries (and commit indexes sent) only in a later Ready,
+// which ready() hands out only after advance(), so after (a) completed.
+//
 // ready() may not be called again before advance().
 
 import type { ConfChange, ConfState, Entry, HardState, Message, ReadState, Snapshot, SoftState } from "./types.ts";
@@ -28,17 +36,17 @@ import { describeConfig } from "./tracker.ts";
 export interface Ready {
   /** Present when the leader or the role changed. */
   softState?: SoftState;
-  /** Present when term, vote or commit changed; persist before sending messages. */
+  /** Present when term, vote or commit changed; persist before sending messages (a leader: see the loop above). */
   hardState?: HardState;
   /** Read requests that can be served once the state machine applied up to their index. */
   readStates: ReadState[];
-  /** Entries to append to stable storage before sending messages. */
+  /** Entries to append to stable storage before sending messages (a leader: see the loop above). */
   entries: Entry[];
   /** A snapshot to persist and install. */
   snapshot?: Snapshot;
   /** Committed entries to apply, in order (after persisting `entries`). */
   committedEntries: Entry[];
-  /** Messages to send after persisting; MsgSnap senders report via reportSnapshot(). */
+  /** Messages to send after persisting (a leader: see the loop above); MsgSnap senders report via reportSnapshot(). */
   messages: Message[];
   /** Whether the writes of this Ready must be synced to disk (vs. merely written). */
   mustSync: boolean;

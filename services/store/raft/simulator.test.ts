@@ -6,6 +6,13 @@
 // that must elect a leader and commit a proposal on every member. A smaller
 // batch runs the fixed-membership schedules.
 //
+// The calm phase's goal is waived only where it cannot be fair: some live
+// voter's configuration lacks a quorum of live voters because a removed
+// member shut down before the others learned of its removal (the case
+// retirement.ts documents as not guaranteed). Such seeds are printed, and
+// they must stay rare: a retirement policy that lets removed members leave
+// too early would show up here.
+//
 // LONG=1 runs ten times more schedules. A failure names its seed:
 // replaySeed(seed) reruns it with a trace.
 import { describe, expect, it } from "vitest";
@@ -32,11 +39,15 @@ interface Totals {
   jointEntered: number;
   jointLeft: number;
   leadersRemoved: number;
+  retiredEstablished: number;
+  retiredUnneeded: number;
+  /** Seeds whose liveness goal was waived (see above). */
+  waived: number[];
 }
 
 function runMany(first: number, count: number, opts: SimOptions): { totals: Totals; failures: string[] } {
   const failures: string[] = [];
-  const totals: Totals = { three: 0, five: 0, leaders: 0, committed: 0, crashes: 0, snapshots: 0, maxTerm: 0, calm: 0, confChanges: 0, added: 0, removed: 0, promoted: 0, jointEntered: 0, jointLeft: 0, leadersRemoved: 0 };
+  const totals: Totals = { three: 0, five: 0, leaders: 0, committed: 0, crashes: 0, snapshots: 0, maxTerm: 0, calm: 0, confChanges: 0, added: 0, removed: 0, promoted: 0, jointEntered: 0, jointLeft: 0, leadersRemoved: 0, retiredEstablished: 0, retiredUnneeded: 0, waived: [] };
   const started = performance.now();
   for (let seed = first; seed < first + count && failures.length < 3; seed++) {
     try {
@@ -56,6 +67,12 @@ function runMany(first: number, count: number, opts: SimOptions): { totals: Tota
       totals.jointEntered += r.membership.jointEntered;
       totals.jointLeft += r.membership.jointLeft;
       totals.leadersRemoved += r.membership.leadersRemoved;
+      totals.retiredEstablished += r.retired.established;
+      totals.retiredUnneeded += r.retired.unneeded;
+      if (r.livenessWaived !== undefined) {
+        totals.waived.push(seed);
+        console.log(`raft simulator: seed ${seed}: liveness goal waived: ${r.livenessWaived}`);
+      }
     } catch (e) {
       if (!(e instanceof SimulationError)) throw e;
       failures.push(e.message);
@@ -84,12 +101,15 @@ describe("raft simulator", () => {
     expect(totals.jointEntered).toBeGreaterThan(SCHEDULES / 5);
     expect(totals.jointLeft).toBeGreaterThan(SCHEDULES / 5);
     expect(totals.leadersRemoved).toBeGreaterThan(SCHEDULES / 20);
+    expect(totals.retiredUnneeded).toBeGreaterThan(SCHEDULES / 20);
+    expect(totals.waived.length).toBeLessThanOrEqual(Math.ceil(SCHEDULES / 2000));
   }, 600_000);
 
   it(`keeps every invariant over ${STATIC_SCHEDULES} seeded schedules with a fixed membership`, () => {
     const { totals, failures } = runMany(1, STATIC_SCHEDULES, { membership: false });
     expect(failures, failures.join("\n")).toEqual([]);
     expect(totals.confChanges).toBe(0);
+    expect(totals.waived).toEqual([]);
     expect(totals.leaders).toBeGreaterThan(2 * STATIC_SCHEDULES);
     expect(totals.committed).toBeGreaterThan(10 * STATIC_SCHEDULES);
   }, 600_000);

@@ -6,6 +6,7 @@
 //   - higher: become a follower of the new term first, except that a vote
 //     request within the leader lease (checkQuorum) is ignored unless it comes
 //     from a leadership transfer, and pre-vote traffic never moves the term;
+//   - any vote response may move our commit index (election.ts, commit hint);
 //   - lower: ignored, except that a stale leader's append or heartbeat gets
 //     an answer carrying our term (so it steps down) when checkQuorum,
 //     pre-vote or our being unable to campaign could otherwise leave the two
@@ -15,7 +16,7 @@
 
 import type { Message } from "./types.ts";
 import { MessageType, None, StateType, newMessage } from "./types.ts";
-import { handleVoteRequest, hup, isTransferContext, promotable } from "./election.ts";
+import { commitHint, handleVoteRequest, hup, isTransferContext, learnCommitHint, promotable } from "./election.ts";
 import { send } from "./send.ts";
 import { becomeFollower } from "./transitions.ts";
 import { stepLeader } from "./step-leader.ts";
@@ -26,6 +27,7 @@ import type { Raft } from "./raft.ts";
 /** Processes one message. Throws ProposalDroppedError when a proposal cannot be accepted. */
 export function stepRaft(r: Raft, m: Message): void {
   if (!adoptTerm(r, m)) return;
+  if (m.type === MessageType.VoteResp || m.type === MessageType.PreVoteResp) learnCommitHint(r, m);
   switch (m.type) {
     case MessageType.Hup:
       hup(r, r.preVote ? "PreElection" : "Election");
@@ -84,7 +86,7 @@ function adoptTerm(r: Raft, m: Message): boolean {
       send(r, newMessage({ type: MessageType.AppResp, to: m.from }));
     } else if (m.type === MessageType.PreVote) {
       // Reject so that a pre-candidate with a stale term learns it.
-      send(r, newMessage({ type: MessageType.PreVoteResp, to: m.from, term: r.term, reject: true }));
+      send(r, newMessage({ type: MessageType.PreVoteResp, to: m.from, term: r.term, reject: true, ...commitHint(r) }));
     }
     return false;
   }
