@@ -11,7 +11,6 @@ import { encodeFrame, encodeList, encodeObject, encodeWatchEvent } from "../../.
 import type { Status } from "../../../shared/api/status.ts";
 import { toJSONText } from "../../../shared/schema/values.ts";
 import type { JsonObject } from "../storage/object.ts";
-import type { Encoding } from "../server/negotiation.ts";
 import type { RequestScope } from "./scope.ts";
 
 export type ResponseMediaType = string;
@@ -45,24 +44,35 @@ export function statusResponse(status: Status, opts: { mediaType?: string; prett
   return jsonResponse(status, status.code ?? 500, opts);
 }
 
+/** Protobuf has messages for objects and lists of the endpoint's kind only, and none for conversions. */
+function usesProtobuf(s: RequestScope, shape: BodyShape): boolean {
+  return s.encoding === "protobuf" && shape !== "other" && !s.target;
+}
+
+/** Content-Type of a handler's result in the scope's negotiated encoding. */
+export function bodyContentType(s: RequestScope, shape: BodyShape): string {
+  if (usesProtobuf(s, shape) || s.encoding === "cbor") return s.mediaType;
+  return s.mediaType === "application/yaml" ? "application/yaml" : "application/json";
+}
+
+/** A handler's result in the scope's negotiated encoding (text for JSON and YAML). */
+export function encodeBody(s: RequestScope, value: JsonObject, shape: BodyShape): string | Uint8Array {
+  if (usesProtobuf(s, shape)) return shape === "object" ? encodeObject(s.resource.def, value, s.profile) : encodeList(s.resource.def, value, s.profile);
+  if (s.encoding === "cbor") return encodeCbor(value);
+  return encodeText(value, bodyContentType(s, shape), s.pretty);
+}
+
+/** A response with an encoded body; `warning` carries the scope's warnings. */
+export function bodyResponse(s: RequestScope, body: string | Uint8Array, contentType: string, status: number, extraHeaders: Record<string, string> = {}): Response {
+  const headers: Record<string, string> = { ...extraHeaders };
+  if (s.warnings.length > 0) headers.warning = s.warnings.join(", ");
+  headers["content-type"] = contentType;
+  return new Response(body, { status, headers });
+}
+
 /** Encodes a handler's result for the scope's negotiated encoding. */
 export function respond(s: RequestScope, value: JsonObject, status: number, shape: BodyShape, extraHeaders: Record<string, string> = {}): Response {
-  const headers = new Headers(extraHeaders);
-  if (s.warnings.length > 0) headers.set("warning", s.warnings.join(", "));
-  let body: string | Uint8Array;
-  const encoding: Encoding = s.encoding;
-  if (encoding === "protobuf" && shape !== "other" && !s.target) {
-    body = shape === "object" ? encodeObject(s.resource.def, value, s.profile) : encodeList(s.resource.def, value, s.profile);
-    headers.set("content-type", s.mediaType);
-  } else if (encoding === "cbor") {
-    body = encodeCbor(value);
-    headers.set("content-type", s.mediaType);
-  } else {
-    const mediaType = s.mediaType === "application/yaml" ? "application/yaml" : "application/json";
-    body = encodeText(value, mediaType, s.pretty);
-    headers.set("content-type", mediaType);
-  }
-  return new Response(body, { status, headers });
+  return bodyResponse(s, encodeBody(s, value, shape), bodyContentType(s, shape), status, extraHeaders);
 }
 
 const utf8 = new TextEncoder();

@@ -66,10 +66,19 @@ export class CachedStorage implements ObjectStorage {
   }
 
   async get(key: string, options: GetOptions = {}): Promise<JsonObject> {
+    return structuredClone(await this.getShared(key, options));
+  }
+
+  /**
+   * `get` without the copy: the watch cache's own object, with the same read semantics.
+   * Callers must not mutate it (nor anything under it); the cache never does either —
+   * a change stores a new object — which is what lets callers key encoded bytes by it.
+   */
+  async getShared(key: string, options: GetOptions = {}): Promise<Readonly<JsonObject>> {
     await this.freshEnough(options.resourceVersion);
     const obj = this.cache.getObject(key);
     if (!obj) throw new StorageError("NotFound", key, `key ${key} not found`, this.cache.revision);
-    return structuredClone(obj);
+    return obj;
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {

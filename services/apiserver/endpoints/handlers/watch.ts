@@ -11,6 +11,7 @@ import type { RequestScope } from "../scope.ts";
 import { withTypeMeta } from "./read.ts";
 import { renderEvent } from "../render.ts";
 import { encodeWatchFrame, watchContentType } from "../encode.ts";
+import { encodedOnce } from "../encoded-cache.ts";
 
 const DEFAULT_MIN_TIMEOUT_S = 1800;
 
@@ -40,26 +41,18 @@ function combineNameSelector(fieldSelector: string | null, name: string): string
 }
 
 /**
- * Encoded frames of change events, per event object and encoding: the watch cache hands
- * every watcher the same (never mutated) object, so an event is serialized once per
- * encoding, not once per watcher. Table output depends on the watcher (headers) and is
- * not shared.
+ * Frame of an event. Change events are encoded once per event object and variant and
+ * shared by all watchers (encoded-cache.ts): the watch cache hands every watcher the same
+ * (never mutated) object. Table output depends on the watcher (headers) and is not shared.
  */
-const sharedFrames = new WeakMap<object, Map<string, Uint8Array>>();
-
 function frame(ev: WatchEvent, s: RequestScope, first: boolean): Uint8Array {
+  const encode = (): Uint8Array => {
+    const object = ev.type === "ERROR" || ev.type === "BOOKMARK" ? bookmarkOrStatus(ev, s) : withTypeMeta(ev.object, s);
+    return encodeWatchFrame(s, renderEvent(s, { type: ev.type, object }, first));
+  };
   const shareable = !s.target && (ev.type === "ADDED" || ev.type === "MODIFIED" || ev.type === "DELETED");
-  const key = shareable ? `${ev.type}|${s.encoding}|${s.mediaType}|${s.resource.apiVersion}` : "";
-  const cached = shareable ? sharedFrames.get(ev.object)?.get(key) : undefined;
-  if (cached) return cached;
-  const object = ev.type === "ERROR" || ev.type === "BOOKMARK" ? bookmarkOrStatus(ev, s) : withTypeMeta(ev.object, s);
-  const bytes = encodeWatchFrame(s, renderEvent(s, { type: ev.type, object }, first));
-  if (shareable) {
-    let byKey = sharedFrames.get(ev.object);
-    if (!byKey) sharedFrames.set(ev.object, (byKey = new Map()));
-    byKey.set(key, bytes);
-  }
-  return bytes;
+  if (!shareable) return encode();
+  return encodedOnce(ev.object, `watch|${ev.type}|${s.encoding}|${s.mediaType}|${s.resource.apiVersion}|${s.resource.kind}`, encode);
 }
 
 function bookmarkOrStatus(ev: WatchEvent, s: RequestScope) {
