@@ -18,7 +18,9 @@
 // the proposer resolves it when it applies the entry, on leader and follower
 // alike (a follower's proposal reaches the leader through the core's
 // forwarding). Applying: apply.ts; snapshots: snapshots.ts; restart and
-// bootstrap: disk.ts; membership: membership.ts; leases: leases.ts.
+// bootstrap: disk.ts; membership: membership.ts; leases: leases.ts. A member
+// that applied its own removal stops only once raft/retirement.ts lets it
+// (or after removedLingerMaxMs), see maybeRetire.
 
 import { randomInt } from "node:crypto";
 import {

@@ -20,6 +20,9 @@
 //     vote either follow a leader that contacts it, or campaign and ask it,
 //     within two election timeouts while the network delivers.
 // Never while it leads: a removed leader hands over first (membership.ts).
+// Its vote responses carry its commit index (election.ts, commit hint), so
+// a member that asks for its vote learns that the removal committed and
+// from then on campaigns under the new configuration.
 // An application may add an upper bound (the store's node shell does).
 //
 // Not guaranteed (the case etcd documents for removing one member of a

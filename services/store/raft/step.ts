@@ -6,11 +6,12 @@
 //   - higher: become a follower of the new term first, except that a vote
 //     request within the leader lease (checkQuorum) is ignored unless it comes
 //     from a leadership transfer, and pre-vote traffic never moves the term;
-//   - any vote response may move our commit index (election.ts, commit hint);
 //   - lower: ignored, except that a stale leader's append or heartbeat gets
 //     an answer carrying our term (so it steps down) when checkQuorum,
 //     pre-vote or our being unable to campaign could otherwise leave the two
 //     stuck, and a stale pre-vote is rejected with our term.
+// A vote response of our term or a higher one may then move our commit index
+// (election.ts, commit hint).
 // Invariant: a node's term never decreases, and it adopts a higher term
 // before acting on any message of that term.
 
