@@ -18,6 +18,7 @@ import { InFlightLimiter } from "./max-in-flight.ts";
 import type { VirtualHandler } from "../endpoints/virtual.ts";
 import { maybeCompress } from "./compression.ts";
 import type { ApiserverMetrics } from "../../../shared/observability/metrics.ts";
+import { RequestMetrics } from "./request-metrics.ts";
 
 export type NodeEnv = { incoming: IncomingMessage };
 
@@ -47,31 +48,10 @@ export interface AppConfig {
   log?: (level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) => void;
 }
 
-/** Request verbs as the platform's metrics spell them. */
-const METRIC_VERBS: Readonly<Record<string, string>> = { create: "POST", update: "PUT", patch: "PATCH", delete: "DELETE", deletecollection: "DELETE", get: "GET", list: "LIST", watch: "WATCH" };
-
-/** The platform's request metrics; scope is `resource` (one object), `namespace` or `cluster` (collections). */
-function recordRequest(m: ApiserverMetrics, info: RequestInfo, code: number, seconds: number, limiter: InFlightLimiter): void {
-  const scope = !info.isResourceRequest ? "" : info.name ? "resource" : info.namespace ? "namespace" : "cluster";
-  const labels = {
-    verb: (info.isResourceRequest ? METRIC_VERBS[info.verb] : undefined) ?? info.verb.toUpperCase(),
-    group: info.apiGroup,
-    version: info.apiVersion,
-    resource: info.resource,
-    subresource: info.subresource,
-    scope,
-    component: "apiserver",
-  };
-  m.requestTotal.inc({ ...labels, code: String(code) });
-  if (info.verb !== "watch") m.requestDuration.observe(labels, seconds);
-  const counts = limiter.counts;
-  m.currentInflightRequests.set({ request_kind: "readOnly" }, counts.readOnly);
-  m.currentInflightRequests.set({ request_kind: "mutating" }, counts.mutating);
-}
-
 export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
   const app = new Hono<{ Bindings: NodeEnv }>();
   const limiter = new InFlightLimiter(cfg.maxRequestsInFlight ?? 400, cfg.maxMutatingRequestsInFlight ?? 200);
+  const metrics = cfg.metrics && new RequestMetrics(cfg.metrics);
   app.all("*", async (c) => {
     const req = c.req.raw;
     const url = new URL(req.url);
@@ -79,7 +59,7 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
     let response: Response;
     let info: RequestInfo | undefined;
     try {
-      info = parseRequestInfo(req.method, url);
+      info = parseRequestInfo(req.method, url, url.searchParams);
       const user = await cfg.authenticate(req, c.env?.incoming);
       const identity = user ?? { username: "system:anonymous", groups: ["system:unauthenticated"] };
       const release = limiter.acquire(info);
@@ -101,7 +81,7 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
       response = statusResponse(status, { headers });
     }
     cfg.log?.("info", "request", { method: req.method, path: url.pathname, code: response.status, ms: Date.now() - started });
-    if (cfg.metrics && info) recordRequest(cfg.metrics, info, response.status, (Date.now() - started) / 1000, limiter);
+    if (metrics && info) metrics.record(info, response.status, (Date.now() - started) / 1000, limiter.counts);
     return response;
   });
   return app;

@@ -8,6 +8,8 @@ import type { RequestInfo } from "./request-info.ts";
 
 const MUTATING = new Set(["create", "update", "patch", "delete", "deletecollection"]);
 const LONG_RUNNING = new Set(["watch", "proxy"]);
+const LONG_RUNNING_SUBRESOURCES = new Set(["log", "exec", "attach", "portforward"]);
+const NOTHING_TO_RELEASE = (): void => {};
 
 export class InFlightLimiter {
   private readOnly = 0;
@@ -20,7 +22,7 @@ export class InFlightLimiter {
 
   /** Takes a slot or throws 429; returns the release function. */
   acquire(info: RequestInfo): () => void {
-    if (LONG_RUNNING.has(info.verb) || (info.isResourceRequest && ["log", "exec", "attach", "portforward"].includes(info.subresource))) return () => {};
+    if (LONG_RUNNING.has(info.verb) || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource))) return NOTHING_TO_RELEASE;
     const isMutating = MUTATING.has(info.verb);
     if (isMutating) {
       if (this.maxMutating > 0 && this.mutating >= this.maxMutating) throw tooManyRequests();

@@ -226,3 +226,29 @@ describe("patch types", () => {
     ]);
   });
 });
+
+describe("negotiateOutput memos", () => {
+  it("answers a repeated Accept header per endpoint's options", () => {
+    const header = `application/json;as=Table;g=${META};v=v1, ${PB}, application/json`;
+    expect(negotiateOutput(header, base)).toMatchObject({ encoding: "json", target: { kind: "Table" } });
+    expect(negotiateOutput(header, { profile: plat })).toMatchObject({ encoding: "protobuf", mediaType: PB });
+    expect(negotiateOutput(header, { profile: plat, protobuf: false }).encoding).toBe("json");
+    expect(negotiateOutput(header, { profile: plat, protobuf: false }).target).toBeUndefined();
+    // The header names this profile's protobuf type, which the other profile does not offer.
+    expect(negotiateOutput(header, { profile: kube }).mediaType).toBe("application/json");
+    expect(negotiateOutput(`${kube.protobufMediaType}, application/json`, { profile: kube }).mediaType).toBe(kube.protobufMediaType);
+    expect(negotiateOutput(`${kube.protobufMediaType}, application/json`, { profile: plat }).mediaType).toBe("application/json");
+    expect(negotiateOutput(header, { profile: plat, watch: true })).toMatchObject({ encoding: "protobuf" });
+  });
+
+  it("keeps answering right past the memo's capacity", () => {
+    for (let i = 0; i < 600; i++) {
+      const q = (i % 9) / 10 + 0.1;
+      const n = negotiateOutput(`application/yaml;q=${q.toFixed(1)}, application/json;x=${i}`, base);
+      expect(n.encoding).toBe("json");
+      expect(n.unrecognized).toEqual(["x"]);
+    }
+    expect(statusOf(() => negotiateOutput("text/html", base)).code).toBe(406);
+    expect(statusOf(() => negotiateOutput("text/html", base)).code).toBe(406);
+  });
+});

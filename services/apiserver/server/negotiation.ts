@@ -254,16 +254,40 @@ function accept(range: MediaRange, offered: OfferedType, opts: NegotiationOption
   return out;
 }
 
+// Per-request memos: clients send a handful of distinct `Accept` headers and endpoints
+// differ in a few options, so both are parsed or built once and only read afterwards.
+// The header memo is capped (the text is the client's) and starts over when full.
+const MAX_MEMO_ACCEPT = 256;
+const acceptMemo = new Map<string, readonly MediaRange[]>();
+const offeredMemo = new Map<string, readonly OfferedType[]>();
+
+function memoParseAccept(header: string): readonly MediaRange[] {
+  let ranges = acceptMemo.get(header);
+  if (!ranges) {
+    ranges = parseAccept(header);
+    if (acceptMemo.size >= MAX_MEMO_ACCEPT) acceptMemo.clear();
+    acceptMemo.set(header, ranges);
+  }
+  return ranges;
+}
+
+function memoOfferedTypes(opts: NegotiationOptions): readonly OfferedType[] {
+  const key = `${opts.protobuf !== false}|${!!opts.cbor}|${!!opts.watch}|${opts.profile.protobufMediaType}`;
+  let types = offeredMemo.get(key);
+  if (!types) offeredMemo.set(key, (types = offeredTypes(opts)));
+  return types;
+}
+
 /**
  * Chooses the response type for an `Accept` header (absent or empty: JSON).
  * Throws a 406 NotAcceptable `StatusError` when nothing offered is acceptable.
  */
 export function negotiateOutput(acceptHeader: string | undefined | null, opts: NegotiationOptions): Negotiated {
-  const offered = offeredTypes(opts);
+  const offered = memoOfferedTypes(opts);
   if (!acceptHeader || acceptHeader.trim() === "") {
     return { encoding: offered[0].encoding, mediaType: offered[0].mediaType, stream: false, pretty: false, unrecognized: [] };
   }
-  for (const range of parseAccept(acceptHeader)) {
+  for (const range of memoParseAccept(acceptHeader)) {
     for (const t of offered) {
       if (!typeMatches(range, t)) continue;
       const n = accept(range, t, opts);

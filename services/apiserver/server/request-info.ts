@@ -57,6 +57,8 @@ const SPECIAL_VERBS_NO_SUBRESOURCES = new Set(["proxy"]);
 /** Subresources of a namespace, told apart from namespaced resources. */
 const NAMESPACE_SUBRESOURCES = new Set(["status", "finalize"]);
 const VERBS_WITH_SELECTORS = new Set(["list", "watch", "deletecollection"]);
+const DEFAULT_API_PREFIXES: ReadonlySet<string> = new Set(["api", "apis"]);
+const DEFAULT_GROUPLESS_PREFIXES: ReadonlySet<string> = new Set(["api"]);
 
 const METHOD_VERBS: Readonly<Record<string, string>> = {
   POST: "create",
@@ -120,8 +122,8 @@ function nameFromSelectors(query: URLSearchParams): string | undefined {
 export function parseRequestInfo(method: string, target: string | URL, query?: URLSearchParams, options: RequestInfoOptions = {}): RequestInfo {
   const { pathname, search } = splitTarget(target);
   const params = query ?? new URLSearchParams(search);
-  const apiPrefixes = new Set(options.apiPrefixes ?? ["api", "apis"]);
-  const groupless = new Set(options.grouplessApiPrefixes ?? ["api"]);
+  const apiPrefixes = options.apiPrefixes ? new Set(options.apiPrefixes) : DEFAULT_API_PREFIXES;
+  const groupless = options.grouplessApiPrefixes ? new Set(options.grouplessApiPrefixes) : DEFAULT_GROUPLESS_PREFIXES;
   const path = decodePath(pathname);
 
   const info: RequestInfo = {
