@@ -1,10 +1,12 @@
 /**
- * API benchmark (`npm run bench -- api`): GET of one object, lists of 10,000 small
- * objects (whole and in chunks of 500), create throughput, and event delivery latency
- * to 1,000 concurrent watchers at 100 writes/s (the watchers run in a child process,
- * watch-clients.ts, so the delay is the server's and not the client's backlog); beside it a bare @hono/node-server
- * route returning the same JSON over the same TLS, the ceiling for GET. All figures
- * come from one run on this machine; compare the ratios, not the absolute numbers.
+ * API benchmark (`npm run bench -- api`), all figures from one run on this machine
+ * (compare the ratios, not the absolute numbers):
+ * - GET of one object against a bare @hono/node-server route returning the same JSON
+ *   over the same TLS (the ceiling), with the clients in this process and again in a
+ *   child process (get-clients.ts);
+ * - creates/s with 16 clients; a list of 10,000 small objects, whole and in chunks of 500;
+ * - event delivery delay to 1,000 watchers at ~100 writes/s, the watchers in a child
+ *   process (watch-clients.ts) so the delay is the server's, not the clients' backlog.
  */
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -14,6 +16,8 @@ import { startTestApiserver } from "../support/apiserver.ts";
 import { HttpsClient } from "../support/https-client.ts";
 import { ensurePki } from "../../services/apiserver/server/certs.ts";
 import { WatchClientsProcess } from "./watch-process.ts";
+import { ChildChannel } from "./child-channel.ts";
+import type { LoadReply, LoadRequest } from "./get-clients.ts";
 
 async function measure(label: string, durationMs: number, concurrency: number, op: () => Promise<void>): Promise<number> {
   let done = 0;
@@ -52,6 +56,31 @@ export async function benchApi(): Promise<Record<string, number>> {
     out.get_rps = await measure("GET one object (apiserver)", 4000, 32, async () => void (await api.admin.get("/api/v1/namespaces/default/configmaps/bench")));
     out.get_ratio = out.get_rps / out.get_ceiling_rps;
     process.stdout.write(`GET ratio apiserver/ceiling: ${out.get_ratio.toFixed(2)}\n`);
+    // The same pair with the clients in a child process (get-clients.ts), alternating
+    // 2-second rounds so that both sides see the same machine load: the server's cost alone.
+    const load = new ChildChannel<LoadRequest, LoadReply>(new URL("./get-clients.ts", import.meta.url));
+    try {
+      const ours = { url: api.replica.url, ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem };
+      const ceiling = { url: `https://127.0.0.1:${barePort}`, ca: pki.ca.certPem };
+      const totals = { bare: 0, ours: 0, failures: 0 };
+      const rounds = 3;
+      const roundMs = 2000;
+      for (let r = 0; r < rounds; r++) {
+        const b = await load.ask({ type: "load", target: ceiling, path: "/obj", durationMs: roundMs, concurrency: 32 }, "loaded");
+        const o = await load.ask({ type: "load", target: ours, path: "/api/v1/namespaces/default/configmaps/bench", durationMs: roundMs, concurrency: 32 }, "loaded");
+        totals.bare += b.requests;
+        totals.ours += o.requests;
+        totals.failures += b.failures + o.failures;
+      }
+      out.get_split_ceiling_rps = totals.bare / ((rounds * roundMs) / 1000);
+      out.get_split_rps = totals.ours / ((rounds * roundMs) / 1000);
+      out.get_split_ratio = out.get_split_rps / out.get_split_ceiling_rps;
+      process.stdout.write(
+        `GET, clients in a child process: bare ${out.get_split_ceiling_rps.toFixed(0)} req/s, apiserver ${out.get_split_rps.toFixed(0)} req/s, ratio ${out.get_split_ratio.toFixed(2)}${totals.failures ? ` (${totals.failures} failed)` : ""}\n`,
+      );
+    } finally {
+      load.kill();
+    }
     bareClient.close();
     server.close();
 
