@@ -5,7 +5,10 @@
  * the Redis stream (--redis-url, --revision-stream).
  *
  * Logs are pino JSON lines on stdout; the line "store node ready" carries the
- * bound client URLs. SIGINT/SIGTERM stop it gracefully.
+ * bound client URLs. SIGINT/SIGTERM stop it gracefully. A member removed from the
+ * cluster stops its node once the retirement policy lets it, logs "this member was
+ * removed from the cluster; exiting" and exits with status 0 (a restart would only
+ * hear again that it was removed).
  */
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -55,7 +58,10 @@ async function main(): Promise<void> {
         });
   // The node drives the publisher: setLeader on leadership changes, notify on applies.
   publisher?.start();
-  const opened = await openBackend(config, log, { mvcc, publisher });
+  // The node may stop on its own (removed from the cluster) before the server runs: remember why.
+  let removedEarly: string | undefined;
+  let onRemoved = (reason: string): void => void (removedEarly = reason);
+  const opened = await openBackend(config, log, { mvcc, publisher, onRemoved: (reason) => onRemoved(reason) });
   const { backend } = opened;
   const server = new StoreGrpcServer(backend, {
     maxRequestBytes: config.maxRequestBytes,
@@ -86,6 +92,11 @@ async function main(): Promise<void> {
     await publisher?.stop();
     process.exit(0);
   };
+  onRemoved = (reason) => {
+    log.warn({ reason }, "this member was removed from the cluster; exiting");
+    void stop("removed");
+  };
+  if (removedEarly !== undefined) onRemoved(removedEarly);
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
 }

@@ -44,7 +44,7 @@ export class Applier {
   load(snap: Snapshot): void {
     const data = decodeSnapshotData(snap.data);
     this.d.mvcc.restore(data.mvcc);
-    this.d.membership.members.replace(data.members);
+    this.d.membership.load(data.members, data.removed);
     this.applied = snap.metadata.index;
     this.confState = snap.metadata.confState;
   }
@@ -79,7 +79,7 @@ export class Applier {
     const data = decodeSnapshotData(snap.data);
     const revisionBefore = this.d.mvcc.currentRevision;
     this.d.mvcc.restore(data.mvcc);
-    this.d.membership.restore(data.members);
+    this.d.membership.restore(data.members, data.removed);
     this.replay(revisionBefore);
     this.applied = snap.metadata.index;
     this.confState = snap.metadata.confState;
@@ -89,13 +89,14 @@ export class Applier {
 
   /** The state at the applied index, for a snapshot. */
   capture(): Capture {
-    return { confState: this.confState, members: this.d.membership.members.list(), mvcc: this.d.mvcc.snapshot() };
+    const members = this.d.membership.members;
+    return { confState: this.confState, members: members.list(), removed: members.removed(), mvcc: this.d.mvcc.snapshot() };
   }
 
   /** Snapshot data of the state at the applied index. */
   snapshotData(): Uint8Array {
     const c = this.capture();
-    return encodeSnapshotData(c.members, c.mvcc);
+    return encodeSnapshotData(c.members, c.mvcc, c.removed);
   }
 
   private replay(revisionBefore: number): void {

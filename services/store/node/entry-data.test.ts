@@ -37,6 +37,25 @@ describe("node entry and snapshot data", () => {
     const d = decodeSnapshotData(encodeSnapshotData([member(1), member(2, true)], mvcc));
     expect(d.members).toEqual([member(1), member(2, true)]);
     expect([...d.mvcc]).toEqual([9, 8, 7, 6]);
+    expect(d.removed).toEqual([]);
+  });
+
+  it("writes snapshot data version 1 until an id is removed, then version 2 with the removed ids", () => {
+    const mvcc = new Uint8Array([9, 8]);
+    const v1 = encodeSnapshotData([member(1)], mvcc);
+    expect(v1[0]).toBe(1);
+    expect(encodeSnapshotData([member(1)], mvcc, [])).toEqual(v1);
+    const removed = [
+      { id: 2, index: 17, term: 3 },
+      { id: 300, index: 2 ** 40, term: 9 },
+    ];
+    const v2 = encodeSnapshotData([member(1)], mvcc, removed);
+    expect(v2[0]).toBe(2);
+    const d = decodeSnapshotData(v2);
+    expect(d).toEqual({ members: [member(1)], removed, mvcc: d.mvcc });
+    expect([...d.mvcc]).toEqual([9, 8]);
+    expect(() => decodeSnapshotData(Uint8Array.of(3, 0))).toThrow(CodecError);
+    expect(() => decodeSnapshotData(v2.subarray(0, v2.byteLength - 4))).toThrow(CodecError);
   });
 
   it("applies conf changes to the member list", () => {
@@ -49,7 +68,13 @@ describe("node entry and snapshot data", () => {
     expect(list.get(2)?.name).toBe("renamed");
     list.apply({ type: ConfChangeType.UpdateNode, nodeId: 9 }, member(9));
     expect(list.has(9)).toBe(false);
-    list.apply({ type: ConfChangeType.RemoveNode, nodeId: 1 }, undefined);
+    list.apply({ type: ConfChangeType.RemoveNode, nodeId: 1 }, undefined, { index: 12, term: 4 });
     expect(list.list().map((m) => m.id)).toEqual([2, 3]);
+    expect(list.removal(1)).toEqual({ id: 1, index: 12, term: 4 });
+    expect(list.removed()).toEqual([{ id: 1, index: 12, term: 4 }]);
+    // Adding the id again (a member replaced at the same peer URLs) clears its removal.
+    list.apply({ type: ConfChangeType.AddLearnerNode, nodeId: 1 }, member(1, true));
+    expect(list.removal(1)).toBeUndefined();
+    expect(list.has(1)).toBe(true);
   });
 });

@@ -6,13 +6,21 @@
 //
 // One change at a time: the leader turns a second conf change proposed
 // before the first is applied into an empty entry; its caller then times out.
+//
+// The transport refuses the messages of removed ids (members.ts), answering
+// with the removal notice (index of the removing conf change and this node's
+// term when it applied it). Unlike etcd, an id may be added again: ids derive
+// from peer URLs, so a member replaced at the same address gets its old id;
+// the add (applied later in the log) clears the removal. removedSelf is set
+// when this node applies its own removal, or loads or installs a state that
+// records it.
 
 import { ConfChangeTransition, ConfChangeType, decodeConfChange, type ConfChange, type ConfChangeSingle, type ConfState, type Entry } from "../raft/index.ts";
 import type { Transport } from "../transport/types.ts";
 import type { WalLogger } from "../wal/index.ts";
 import { decodeConfContext, encodeConfContext } from "./entry-data.ts";
 import { NodeError, noLeader, stopped } from "./errors.ts";
-import { MemberList, type Member } from "./members.ts";
+import { MemberList, type Member, type RemovedMember } from "./members.ts";
 import type { PendingRequests } from "./pending.ts";
 
 /** What membership needs from the node. */
@@ -24,6 +32,8 @@ export interface MembershipHost {
   isRunning(): boolean;
   leaderId(): number;
   isLeader(): boolean;
+  /** The core's current term. */
+  term(): number;
   /** The leader's view of a follower's match index, and its own last index. */
   progress(id: number): { match: number; last: number } | undefined;
   /** Proposes to the core (throws ProposalDroppedError). */
@@ -101,11 +111,12 @@ export class Membership {
       if (mine) this.pending.reject(tag.seq, new NodeError("invalid-member", `store: membership change refused: ${String(err)}`));
       return undefined;
     }
+    const at = { index: e.index, term: h.term() };
     for (const ch of cc.changes) {
-      this.members.apply(ch, member && member.id === ch.nodeId ? member : undefined);
+      this.members.apply(ch, member && member.id === ch.nodeId ? member : undefined, at);
       if (ch.type === ConfChangeType.RemoveNode) {
         if (ch.nodeId === h.id) this.removedSelf = true;
-        else h.transport.removePeer(ch.nodeId);
+        else h.transport.removePeer(ch.nodeId, at);
       }
     }
     this.syncPeers();
@@ -113,15 +124,23 @@ export class Membership {
     return cs;
   }
 
+  /** Replaces the list with a snapshot's, read at startup (the peers are synced when the node begins). */
+  load(members: readonly Member[], removed: readonly RemovedMember[]): void {
+    this.members.replace(members, removed);
+    if (this.members.removal(this.host.id)) this.removedSelf = true;
+  }
+
   /** Replaces the list (snapshot installed). */
-  restore(members: readonly Member[]): void {
-    this.members.replace(members);
+  restore(members: readonly Member[], removed: readonly RemovedMember[]): void {
+    this.load(members, removed);
     this.syncPeers();
   }
 
-  /** Tells the transport every member's peer URLs. */
+  /** Tells the transport every member's peer URLs, and the removed ids with their notices. */
   syncPeers(): void {
-    for (const m of this.members.list()) if (m.id !== this.host.id) this.host.transport.addPeer(m.id, m.peerUrls);
+    const t = this.host.transport;
+    for (const m of this.members.list()) if (m.id !== this.host.id) t.addPeer(m.id, m.peerUrls);
+    for (const r of this.members.removed()) if (r.id !== this.host.id) t.removePeer(r.id, { index: r.index, term: r.term });
   }
 }
 

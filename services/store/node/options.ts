@@ -53,6 +53,12 @@ export interface RaftNodeOptions {
    * timeouts (20 s with the default electionMs).
    */
   removedLingerMaxMs?: number;
+  /**
+   * Called once the node stopped on its own because it was removed from the
+   * cluster (after stop() completed), with the reason it logged: a reason of
+   * raft/retirement.ts, "upper bound", or "removed by peers".
+   */
+  onRemoved?: (reason: string) => void;
   /** The state machine; default a new MvccStore. Must be empty: its state comes from disk and the log. */
   mvcc?: MvccStore;
   publisher?: LeaderPublisher;

@@ -19,8 +19,9 @@
 // alike (a follower's proposal reaches the leader through the core's
 // forwarding). Applying: apply.ts; snapshots: snapshots.ts; restart and
 // bootstrap: disk.ts; membership: membership.ts; leases: leases.ts. A member
-// that applied its own removal stops only once raft/retirement.ts lets it
-// (or after removedLingerMaxMs), see maybeRetire.
+// that applied its own removal, or heard from a member that applied it (the
+// transport's removal notice, see heardRemoved), stops only once
+// raft/retirement.ts lets it (or after removedLingerMaxMs), see maybeRetire.
 
 import { randomInt } from "node:crypto";
 import {
@@ -39,7 +40,7 @@ import {
 } from "../raft/index.ts";
 import { MvccStore, type LeaseId, type RevisionChange, type StoreRequest, type StoreResponse } from "../mvcc/index.ts";
 import type { BackendStatus, StoreBackend } from "../server/backend.ts";
-import type { Transport } from "../transport/types.ts";
+import type { RemovalNotice, Transport } from "../transport/types.ts";
 import type { WalLogger } from "../wal/index.ts";
 import { bootstrap, openDisk, type OpenedDisk } from "./disk.ts";
 import { encodeRequestEntry } from "./entry-data.ts";
@@ -74,6 +75,8 @@ export class RaftNode implements StoreBackend {
   /** When this member, once removed, may stop (raft/retirement.ts), and since when it is removed. */
   private readonly retirement: Retirement;
   private removedAtMs: number | undefined;
+  /** Set when a member that applied this node's removal said so before this node applied it (heardRemoved). */
+  private removedBy: (RemovalNotice & { peer: number }) | undefined;
   private readonly nonce = randomInt(1, 2 ** 31);
   private readonly now: () => number;
   private readonly log: WalLogger;
@@ -163,6 +166,7 @@ export class RaftNode implements StoreBackend {
       isRunning: () => this.serving(),
       leaderId: () => this.rn.raft.lead,
       isLeader: () => this.leading,
+      term: () => this.rn.raft.term,
       progress: (id) => {
         const pr = this.rn.status().progress?.[id];
         return pr ? { match: pr.match, last: this.rn.raft.log.lastIndex() } : undefined;
@@ -179,6 +183,7 @@ export class RaftNode implements StoreBackend {
     this.transport.onMessage((m) => this.receive(m));
     this.transport.onUnreachable((peer) => this.guard(() => this.rn.reportUnreachable(peer)));
     this.transport.onSnapshotStatus((peer, status) => this.guard(() => this.rn.reportSnapshot(peer, status)));
+    this.transport.onRemoved((peer, notice) => this.heardRemoved(peer, notice));
     // Apply what the log already holds (bootstrap entries, or the committed tail after a restart).
     this.schedule();
     await this.loopDone;
@@ -262,12 +267,17 @@ export class RaftNode implements StoreBackend {
 
   /** Removed from the cluster but still answering votes and appends until it may stop (raft/retirement.ts). */
   get isRetiring(): boolean {
-    return this.state === "running" && this.membership.removedSelf;
+    return this.state === "running" && this.removed();
   }
 
   /** Whether client and membership requests are accepted: running, and not removed. */
   private serving(): boolean {
-    return this.state === "running" && !this.membership.removedSelf;
+    return this.state === "running" && !this.removed();
+  }
+
+  /** Applied its own removal, or heard from a member that applied it. */
+  private removed(): boolean {
+    return this.membership.removedSelf || this.removedBy !== undefined;
   }
 
   /** Members in id order. */
@@ -408,19 +418,43 @@ export class RaftNode implements StoreBackend {
    * A member that applied its own removal keeps running as a voter that does
    * not campaign (it still answers vote requests and appends, and a removed
    * leader hands over) until raft/retirement.ts lets it stop, or for at most
-   * removedLingerMaxMs; then it stops.
+   * removedLingerMaxMs; then it stops. A member that only heard of its
+   * removal (heardRemoved) follows the same policy; it still uses its old
+   * configuration, so it may campaign, and it never stops while it leads.
+   * The logged reason is the policy's, or "removed by peers" for the latter.
    */
   private maybeRetire(): void {
-    if (!this.membership.removedSelf || this.state !== "running") return;
+    if (!this.removed() || this.state !== "running") return;
     if (this.removedAtMs === undefined) {
       this.removedAtMs = this.now();
-      this.retirement.markRemoved(this.rn.raft);
+      // The teller's term is at least the one the removal committed in: a
+      // commit of a later term means a leader that knows the removal.
+      this.retirement.markRemoved(this.rn.raft, this.removedBy?.term ?? 0);
       this.log("info", "store node: this member was removed from the cluster; answering votes until the group no longer needs it", { id: this.id });
     }
-    const reason = this.retirement.reason(this.rn.raft) ?? (this.now() - this.removedAtMs >= this.timers.removedLingerMaxMs ? "upper bound" : undefined);
-    if (reason === undefined) return;
-    this.log("info", "store node: this member was removed from the cluster; stopping", { id: this.id, reason });
-    void this.stop();
+    const policy = this.retirement.reason(this.rn.raft) ?? (this.now() - this.removedAtMs >= this.timers.removedLingerMaxMs ? "upper bound" : undefined);
+    if (policy === undefined) return;
+    const reason = this.membership.removedSelf ? policy : "removed by peers";
+    this.log("info", "store node: this member was removed from the cluster; stopping", { id: this.id, reason, policy, ...(this.removedBy ? { by: this.removedBy.peer, removalIndex: this.removedBy.index } : {}) });
+    void this.stop().then(() => this.opts.onRemoved?.(reason));
+  }
+
+  /**
+   * A member that applied the conf change removing this node (at
+   * notice.index) refused its message. The removal is committed. Believed
+   * only while this node has not applied that far itself: its configuration
+   * is then older than the teller's. A node that applied past the index has
+   * applied the removal itself, or a later add of its id (the teller lags).
+   * A node added again under a removed id (same peer URLs) is not misled
+   * while it catches up: before it applies its own addition it is no voter
+   * in its own configuration, so it sends only to leaders, which have
+   * applied that addition and do not refuse it.
+   */
+  private heardRemoved(peer: number, notice: RemovalNotice): void {
+    if (this.state !== "running" || this.removed() || notice.index <= this.applier.applied) return;
+    this.removedBy = { ...notice, peer };
+    this.log("warn", "store node: a member says this member was removed from the cluster", { id: this.id, by: peer, removalIndex: notice.index, applied: this.applier.applied });
+    this.maybeRetire();
   }
 
   private flushProposals(): void {

@@ -24,8 +24,9 @@ function filtered(inner: Transport, drop: (m: Message) => boolean, sent: Message
     onMessage: (h) => inner.onMessage(h),
     onUnreachable: (h) => inner.onUnreachable(h),
     onSnapshotStatus: (h) => inner.onSnapshotStatus(h),
+    onRemoved: (h) => inner.onRemoved(h),
     addPeer: (id, urls) => inner.addPeer(id, urls),
-    removePeer: (id) => inner.removePeer(id),
+    removePeer: (id, notice) => inner.removePeer(id, notice),
     close: () => inner.close(),
   };
 }

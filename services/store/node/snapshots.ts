@@ -13,13 +13,14 @@
 
 import type { ConfState } from "../raft/index.ts";
 import type { OpenedDisk } from "./disk.ts";
-import type { Member } from "./members.ts";
+import type { Member, RemovedMember } from "./members.ts";
 import type { ResolvedTimers } from "./options.ts";
 import { encodeSnapshotData } from "./snapshot-data.ts";
 
 export interface Capture {
   confState: ConfState;
   members: Member[];
+  removed: RemovedMember[];
   mvcc: Uint8Array;
 }
 
@@ -49,7 +50,7 @@ export class SnapshotScheduler {
     if (this.inFlight || applied - this.snapshotIndex < this.timers.snapshotThreshold) return;
     const c = capture();
     const storage = this.disk.storage;
-    const snap = storage.createSnapshot(applied, c.confState, encodeSnapshotData(c.members, c.mvcc));
+    const snap = storage.createSnapshot(applied, c.confState, encodeSnapshotData(c.members, c.mvcc, c.removed));
     this.snapshotIndex = applied;
     this.taken++;
     const compactTo = applied - this.timers.snapshotCatchUpEntries;

@@ -108,6 +108,22 @@ describe("retirement of a removed member", () => {
     expect(c.raft(3).log.term(c.raft(3).log.committed)).toBe(c.raft(2).term);
     expect(g.reason(c.raft(3))).toBe("established");
   });
+
+  it("marked with a teller's term, is established only by a commit of a term above it", () => {
+    const c = new TestCluster([1, 2, 3]);
+    c.campaign(1);
+    const term = c.raft(3).term;
+    const told = new Retirement(10);
+    told.markRemoved(c.raft(3), term + 1); // the teller was one term ahead
+    const plain = new Retirement(10);
+    plain.markRemoved(c.raft(3));
+    c.campaign(2); // term + 1; its empty entry commits
+    expect(c.raft(3).log.term(c.raft(3).log.committed)).toBe(term + 1);
+    expect(plain.reason(c.raft(3))).toBe("established");
+    expect(told.reason(c.raft(3))).toBeUndefined();
+    c.campaign(1); // term + 2
+    expect(told.reason(c.raft(3))).toBe("established");
+  });
 });
 
 describe("commit hint of vote responses", () => {

@@ -24,6 +24,12 @@
 // a member that asks for its vote learns that the removal committed and
 // from then on campaigns under the new configuration.
 // An application may add an upper bound (the store's node shell does).
+// An application may also apply the policy to a member that learned of its
+// removal without applying it (the store's members tell a removed sender so,
+// once they applied its removal): it still uses its old configuration and
+// may campaign, so it stops only when not leading, and markRemoved takes the
+// teller's term so that "established" still means a leader that knows the
+// removal committed.
 //
 // Not guaranteed (the case etcd documents for removing one member of a
 // two-member cluster): if the removed member is cut off for longer than the
@@ -75,10 +81,15 @@ export class Retirement {
     return this.removedTerm !== undefined;
   }
 
-  /** Records that the node applied its own removal (idempotent: the first call counts). */
-  markRemoved(r: Raft): void {
+  /**
+   * Records that the node applied its own removal (idempotent: the first call
+   * counts). An application that learned of the removal otherwise (a member
+   * that applied it said so) passes that member's term then as `atLeastTerm`:
+   * "established" then needs a commit of a term above both.
+   */
+  markRemoved(r: Raft, atLeastTerm = 0): void {
     if (this.removedTerm !== undefined) return;
-    this.removedTerm = r.term;
+    this.removedTerm = Math.max(r.term, atLeastTerm);
     this.quietTicks = 0;
   }
 

@@ -16,6 +16,10 @@ export const STORE_FLAGS: Record<string, FlagSpec> = {
   "election-timeout": { kind: "number", default: 1000, help: "Raft election timeout in milliseconds" },
   "heartbeat-interval": { kind: "number", default: 100, help: "Raft heartbeat interval in milliseconds" },
   "snapshot-count": { kind: "number", default: 100_000, help: "applied entries between snapshots" },
+  "removed-member-linger-max": {
+    kind: "duration",
+    help: "how long a removed member may keep answering votes before it exits even if the group may still need it, e.g. 30s or 1500ms (default: 20 election timeouts)",
+  },
   "redis-url": { kind: "string", help: "Redis URL of the revision stream (the leader publishes to it); none: no publishing" },
   "revision-stream": { kind: "string", default: "revisions", help: "name of the revision stream" },
   "max-request-bytes": { kind: "number", default: 1.5 * 1024 * 1024, help: "largest client write accepted" },
@@ -40,6 +44,8 @@ export interface NodeConfig {
   electionTimeoutMs: number;
   heartbeatIntervalMs: number;
   snapshotCount: number;
+  /** Upper bound of a removed member's lingering (RaftNodeOptions.removedLingerMaxMs); undefined: the node's default. */
+  removedMemberLingerMaxMs: number | undefined;
   redisUrl: string | undefined;
   revisionStream: string;
   maxRequestBytes: number;
@@ -91,6 +97,9 @@ export function nodeConfig(flags: FlagValues): NodeConfig {
   const electionTimeoutMs = positive("election-timeout");
   const heartbeatIntervalMs = positive("heartbeat-interval");
   if (electionTimeoutMs < 5 * heartbeatIntervalMs) throw new FlagError("--election-timeout must be at least 5 times --heartbeat-interval");
+  // parseFlags gives a duration in milliseconds (never negative); sub-millisecond parts are dropped.
+  const linger = flags["removed-member-linger-max"];
+  const removedMemberLingerMaxMs = linger === undefined ? undefined : Math.floor(Number(linger));
   return {
     name,
     dataDir: String(flags["data-dir"]),
@@ -103,6 +112,7 @@ export function nodeConfig(flags: FlagValues): NodeConfig {
     electionTimeoutMs,
     heartbeatIntervalMs,
     snapshotCount: positive("snapshot-count"),
+    removedMemberLingerMaxMs,
     redisUrl: flags["redis-url"] === undefined || flags["redis-url"] === "" ? undefined : String(flags["redis-url"]),
     revisionStream: String(flags["revision-stream"]),
     maxRequestBytes: positive("max-request-bytes"),

@@ -25,6 +25,7 @@ export interface StoreNodeSpec {
   revisionStream?: string;
   electionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
+  removedMemberLingerMaxMs?: number;
   extraArgs?: string[];
 }
 
@@ -42,6 +43,7 @@ export function storeNodeArgs(s: StoreNodeSpec): string[] {
   if (s.revisionStream !== undefined) args.push(`--revision-stream=${s.revisionStream}`);
   if (s.electionTimeoutMs !== undefined) args.push(`--election-timeout=${s.electionTimeoutMs}`);
   if (s.heartbeatIntervalMs !== undefined) args.push(`--heartbeat-interval=${s.heartbeatIntervalMs}`);
+  if (s.removedMemberLingerMaxMs !== undefined) args.push(`--removed-member-linger-max=${s.removedMemberLingerMaxMs}ms`);
   return [...args, ...(s.extraArgs ?? [])];
 }
 

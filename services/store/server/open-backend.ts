@@ -26,6 +26,8 @@ export interface OpenedBackend {
 export interface BackendParts {
   mvcc: MvccStore;
   publisher?: LeaderPublisher;
+  /** Called once the node stopped on its own because it was removed from the cluster (RaftNodeOptions.onRemoved). */
+  onRemoved?: (reason: string) => void;
 }
 
 export async function openBackend(config: NodeConfig, log: Logger, parts: BackendParts): Promise<OpenedBackend> {
@@ -53,6 +55,8 @@ export async function openBackend(config: NodeConfig, log: Logger, parts: Backen
     heartbeatMs: config.heartbeatIntervalMs,
     electionMs: config.electionTimeoutMs,
     snapshotThreshold: config.snapshotCount,
+    removedLingerMaxMs: config.removedMemberLingerMaxMs,
+    onRemoved: parts.onRemoved,
     mvcc: parts.mvcc,
     publisher: parts.publisher,
     onLeaderChange: (leading, leader) => {

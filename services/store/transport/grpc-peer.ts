@@ -10,6 +10,9 @@
 //   ACK_EVERY-th batch (see ackInterval in grpc-server.ts): half of the
 //   stream's messages were acks, each costing CPU on both sides. A receiver
 //   that ignores the request acks every batch, which is still correct.
+// - A refusal ack that carries a removal notice (this node was removed from
+//   the cluster, see peer.proto) is reported through events.removed before
+//   the stream fails as below.
 // - A failed stream (connection refused, reset, refusal ack) drops what is
 //   queued, reports the peer unreachable and blocks the peer for a backoff
 //   (100 ms doubling to 3 s, reset by the first ack of a stream); while
@@ -21,6 +24,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { MessageType, SnapshotStatus, type Message } from "../raft/index.ts";
 import { encodeMessage } from "./codec.ts";
+import type { RemovalNotice } from "./types.ts";
 import { ACK_EVERY_METADATA, type PeerAckMsg, type PeerBatchMsg, type PeerClient } from "./grpc-proto.ts";
 
 const MAX_UNACKED = 64;
@@ -34,6 +38,14 @@ const BACKOFF_MAX_MS = 3000;
 export interface PeerSenderEvents {
   unreachable(peerId: number): void;
   snapshot(peerId: number, status: SnapshotStatus): void;
+  removed(peerId: number, notice: RemovalNotice): void;
+}
+
+/** The removal notice of an ack, if it carries one. */
+export function ackNotice(ack: PeerAckMsg): RemovalNotice | undefined {
+  const index = Number(ack.removed_index ?? 0);
+  const term = Number(ack.removed_term ?? 0);
+  return ack.error !== "" && Number.isSafeInteger(index) && index > 0 && Number.isSafeInteger(term) && term >= 0 ? { index, term } : undefined;
 }
 
 export class PeerSender {
@@ -89,6 +101,8 @@ export class PeerSender {
     s.on("data", (ack: PeerAckMsg) => {
       if (this.stream !== s) return;
       if (ack.error) {
+        const notice = ackNotice(ack);
+        if (notice && !this.closed) this.events.removed(this.peerId, notice);
         this.fail(s, ack.error);
         return;
       }

@@ -20,6 +20,9 @@ export interface PeerBatchMsg {
 export interface PeerAckMsg {
   seq: U64;
   error: string;
+  /** With a refusal of a removed sender: the removal's index and the receiver's term then (see peer.proto); absent or 0 otherwise. */
+  removed_index?: U64;
+  removed_term?: U64;
 }
 
 export interface SnapshotChunkMsg {

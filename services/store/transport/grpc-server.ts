@@ -6,7 +6,8 @@
 // only for batches whose seq is a multiple of n. A batch from another
 // cluster, addressed to another node, from a removed member or that does not
 // decode is refused with an error ack and the stream is ended (the sender
-// reconnects later).
+// reconnects later). The refusal of a removed member carries its removal
+// notice (removed_index, removed_term) when the node gave one.
 // SendSnapshot: chunks in order without gaps; the first carries the MsgSnap
 // encoded without its data; after the last chunk the message is handed to
 // the node and acknowledged with the byte count.
@@ -16,6 +17,7 @@
 import * as grpc from "@grpc/grpc-js";
 import type { Message } from "../raft/index.ts";
 import { decodeMessage } from "./codec.ts";
+import type { RemovalNotice } from "./types.ts";
 import { ACK_EVERY_METADATA, type PeerAckMsg, type PeerBatchMsg, type SnapshotAckMsg, type SnapshotChunkMsg } from "./grpc-proto.ts";
 
 const MAX_ACK_EVERY = 1024;
@@ -30,16 +32,22 @@ export function ackInterval(metadata: grpc.Metadata): number {
 export interface ReceiverContext {
   readonly id: number;
   readonly clusterId: bigint;
-  /** Whether messages from this peer are refused (removed member). */
-  isRemoved(peerId: number): boolean;
+  /** Whether messages from this peer are refused (removed member), with the notice to answer them with if any. */
+  removal(peerId: number): { notice: RemovalNotice | undefined } | undefined;
   deliver(m: Message): void;
 }
 
 function refuse(ctx: ReceiverContext, clusterId: string | number, to: string | number, from: string | number): string | undefined {
   if (BigInt(clusterId) !== ctx.clusterId) return `cluster id mismatch: got ${clusterId}, this is ${ctx.clusterId}`;
   if (Number(to) !== ctx.id) return `wrong receiver: message for ${to}, this is ${ctx.id}`;
-  if (ctx.isRemoved(Number(from))) return `member ${from} was removed from the cluster`;
+  if (ctx.removal(Number(from))) return `member ${from} was removed from the cluster`;
   return undefined;
+}
+
+/** The error ack of a refused batch; a removed sender's carries its removal notice. */
+function refusal(ctx: ReceiverContext, batch: PeerBatchMsg, error: string): PeerAckMsg {
+  const notice = ctx.removal(Number(batch.from))?.notice;
+  return notice ? { seq: batch.seq, error, removed_index: notice.index, removed_term: notice.term } : { seq: batch.seq, error };
 }
 
 export function peerHandlers(ctx: ReceiverContext): grpc.UntypedServiceImplementation {
@@ -56,7 +64,7 @@ export function peerHandlers(ctx: ReceiverContext): grpc.UntypedServiceImplement
         }
       }
       if (error) {
-        call.write({ seq: batch.seq, error });
+        call.write(refusal(ctx, batch, error));
         call.end();
       } else if (every === 1 || Number(batch.seq) % every === 0) {
         call.write({ seq: batch.seq, error: "" });

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MessageType, SnapshotStatus, newMessage, type Message } from "../raft/index.ts";
 import { encodeMessage } from "./codec.ts";
 import { GrpcTransport } from "./grpc.ts";
-import { ACK_EVERY } from "./grpc-peer.ts";
+import { ACK_EVERY, ackNotice } from "./grpc-peer.ts";
 import { ACK_EVERY_METADATA, newPeerClient, type PeerAckMsg } from "./grpc-proto.ts";
 import { ackInterval } from "./grpc-server.ts";
 
@@ -99,6 +99,46 @@ describe("gRPC peer transport", () => {
     a.send([newMessage({ type: MessageType.Heartbeat, from: 1, to: 3, term: 1 })]);
     await until(() => unreachable.includes(3), "refusal of a removed member");
     expect(gotC).toHaveLength(0);
+  });
+
+  it("answers a removed member with the removal notice it was given, and others with a plain refusal", async () => {
+    const a = await start(1);
+    const b = await start(2);
+    const c = await start(3);
+    b.removePeer(1, { index: 42, term: 3 });
+    c.removePeer(1);
+    a.addPeer(2, [`127.0.0.1:${b.port}`]);
+    a.addPeer(3, [`127.0.0.1:${c.port}`]);
+    const notices: unknown[] = [];
+    const unreachable: number[] = [];
+    a.onRemoved((peer, notice) => notices.push([peer, notice]));
+    a.onUnreachable((id) => unreachable.push(id));
+    const got: Message[] = [];
+    b.onMessage((m) => got.push(m));
+    c.onMessage((m) => got.push(m));
+    a.send([newMessage({ type: MessageType.PreVote, from: 1, to: 2, term: 5 }), newMessage({ type: MessageType.PreVote, from: 1, to: 3, term: 5 })]);
+    await until(() => unreachable.includes(2) && unreachable.includes(3), "both refusals");
+    expect(notices).toEqual([[2, { index: 42, term: 3 }]]);
+    expect(got).toHaveLength(0);
+
+    // Added again (the log added the id back): accepted, no notice.
+    b.addPeer(1, [`127.0.0.1:${a.port}`]);
+    await until(
+      () => {
+        a.send([newMessage({ type: MessageType.PreVote, from: 1, to: 2, term: 5 })]);
+        return got.length > 0;
+      },
+      "delivery once added again",
+      8000,
+    );
+    expect(notices).toHaveLength(1);
+  });
+
+  it("reads a removal notice only from a refusal with a positive index", () => {
+    expect(ackNotice({ seq: "1", error: "member 1 was removed from the cluster", removed_index: "42", removed_term: "3" })).toEqual({ index: 42, term: 3 });
+    expect(ackNotice({ seq: "1", error: "member 1 was removed from the cluster", removed_index: "0", removed_term: "0" })).toBeUndefined();
+    expect(ackNotice({ seq: "1", error: "member 1 was removed from the cluster" })).toBeUndefined();
+    expect(ackNotice({ seq: "1", error: "", removed_index: "42", removed_term: "3" })).toBeUndefined();
   });
 
   it("acks every ACK_EVERY-th batch of a sender that asks so, and the sender never waits beyond its window", async () => {

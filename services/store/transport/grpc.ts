@@ -9,7 +9,7 @@ import type { Message, SnapshotStatus } from "../raft/index.ts";
 import { MAX_GRPC_MESSAGE_BYTES, grpcAddress, newPeerClient, peerServiceDefinition } from "./grpc-proto.ts";
 import { PeerSender } from "./grpc-peer.ts";
 import { peerHandlers } from "./grpc-server.ts";
-import type { Transport } from "./types.ts";
+import type { RemovalNotice, Transport } from "./types.ts";
 
 export interface GrpcTransportOptions {
   id: number;
@@ -37,10 +37,12 @@ export class GrpcTransport implements Transport {
   readonly id: number;
   private readonly senders = new Map<number, PeerSender>();
   private readonly urls = new Map<number, string>();
-  private readonly removed = new Set<number>();
+  /** Removed peers, whose messages are refused, with the notice to answer them with. */
+  private readonly removed = new Map<number, { notice: RemovalNotice | undefined }>();
   private messageHandler: (m: Message) => void = () => {};
   private unreachableHandler: (peerId: number) => void = () => {};
   private snapshotHandler: (peerId: number, status: SnapshotStatus) => void = () => {};
+  private removedHandler: (peerId: number, notice: RemovalNotice) => void = () => {};
   private closed = false;
 
   private constructor(
@@ -62,7 +64,7 @@ export class GrpcTransport implements Transport {
       peerHandlers({
         id: opts.id,
         clusterId: opts.clusterId,
-        isRemoved: (peer) => ref.transport?.removed.has(peer) ?? false,
+        removal: (peer) => ref.transport?.removed.get(peer),
         deliver: (m) => {
           const t = ref.transport;
           if (t && !t.closed) t.messageHandler(m);
@@ -99,6 +101,7 @@ export class GrpcTransport implements Transport {
       {
         unreachable: (peer) => this.unreachableHandler(peer),
         snapshot: (peer, status) => this.snapshotHandler(peer, status),
+        removed: (peer, notice) => this.removedHandler(peer, notice),
       },
       this.opts.maxBatchBytes ?? 4 * 1024 * 1024,
     );
@@ -118,6 +121,10 @@ export class GrpcTransport implements Transport {
     this.snapshotHandler = handler;
   }
 
+  onRemoved(handler: (peerId: number, notice: RemovalNotice) => void): void {
+    this.removedHandler = handler;
+  }
+
   addPeer(id: number, urls: readonly string[]): void {
     if (id === this.id || urls.length === 0) return;
     this.removed.delete(id);
@@ -127,8 +134,8 @@ export class GrpcTransport implements Transport {
     this.senders.delete(id);
   }
 
-  removePeer(id: number): void {
-    this.removed.add(id);
+  removePeer(id: number, notice?: RemovalNotice): void {
+    this.removed.set(id, { notice });
     this.urls.delete(id);
     this.senders.get(id)?.close();
     this.senders.delete(id);

@@ -1,5 +1,5 @@
 // Public surface of the peer transport.
-export type { Transport } from "./types.ts";
+export type { RemovalNotice, Transport } from "./types.ts";
 export { encodeMessage, decodeMessage, CodecError } from "./codec.ts";
 export { MemoryNetwork, MemoryTransport } from "./memory.ts";
 export { GrpcTransport, type GrpcTransportOptions } from "./grpc.ts";

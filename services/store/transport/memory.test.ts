@@ -70,6 +70,29 @@ describe("memory transport", () => {
     expect(got).toHaveLength(1);
   });
 
+  it("refuses a removed peer's messages, with its removal notice when given", async () => {
+    const net = new MemoryNetwork();
+    const { a, b, got, unreachable } = pair(net);
+    const notices: unknown[] = [];
+    a.onRemoved((peer, notice) => notices.push([peer, notice]));
+    b.removePeer(1, { index: 9, term: 2 });
+    a.send([newMessage({ type: MessageType.PreVote, from: 1, to: 2, term: 3 })]);
+    await tick();
+    expect(got).toHaveLength(0);
+    expect(unreachable).toEqual([2]);
+    expect(notices).toEqual([[2, { index: 9, term: 2 }]]);
+    b.removePeer(1);
+    a.send([newMessage({ type: MessageType.PreVote, from: 1, to: 2, term: 3 })]);
+    await tick();
+    expect(unreachable).toEqual([2, 2]);
+    expect(notices).toHaveLength(1);
+    b.addPeer(1);
+    a.send([newMessage({ type: MessageType.PreVote, from: 1, to: 2, term: 3 })]);
+    await tick();
+    expect(got).toHaveLength(1);
+    expect(net.stats.refused).toBe(2);
+  });
+
   it("drops a seeded fraction of messages", async () => {
     const net = new MemoryNetwork(3);
     const { a, got } = pair(net);

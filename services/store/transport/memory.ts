@@ -8,11 +8,14 @@
 // A message to an endpoint that is not attached (stopped node) or to an
 // unknown peer is reported unreachable; a message lost to a cut or a drop is
 // lost silently, as on a real network. A MsgSnap reports Failure when it is
-// lost and Finish when it was handed to the receiver.
+// lost and Finish when it was handed to the receiver. A message from a peer
+// the receiver removed is refused like the gRPC transport refuses it:
+// reported unreachable, and the removal notice (if given) handed to the
+// sender's removed handler.
 
 import { MessageType, SeededRandom, SnapshotStatus, type Message } from "../raft/index.ts";
 import { decodeMessage, encodeMessage } from "./codec.ts";
-import type { Transport } from "./types.ts";
+import type { RemovalNotice, Transport } from "./types.ts";
 
 export class MemoryNetwork {
   private readonly endpoints = new Map<number, MemoryTransport>();
@@ -20,7 +23,7 @@ export class MemoryNetwork {
   private dropRate = 0;
   private readonly rng: SeededRandom;
   /** Messages delivered and lost, for assertions. */
-  readonly stats = { delivered: 0, lost: 0, unreachable: 0 };
+  readonly stats = { delivered: 0, lost: 0, unreachable: 0, refused: 0 };
 
   constructor(seed = 1) {
     this.rng = new SeededRandom(seed);
@@ -76,6 +79,13 @@ export class MemoryNetwork {
       if (m.type === MessageType.Snap) from.snapshotStatus(m.to, SnapshotStatus.Failure);
       return;
     }
+    const removal = target.removal(from.id);
+    if (removal) {
+      this.stats.refused++;
+      if (removal.notice) from.removedBy(m.to, removal.notice);
+      from.unreachable(m);
+      return;
+    }
     this.stats.delivered++;
     target.deliver(buf);
     if (m.type === MessageType.Snap) from.snapshotStatus(m.to, SnapshotStatus.Finish);
@@ -88,6 +98,8 @@ export class MemoryTransport implements Transport {
   private messageHandler: (m: Message) => void = () => {};
   private unreachableHandler: (peerId: number) => void = () => {};
   private snapshotHandler: (peerId: number, status: SnapshotStatus) => void = () => {};
+  private removedHandler: (peerId: number, notice: RemovalNotice) => void = () => {};
+  private readonly removed = new Map<number, { notice: RemovalNotice | undefined }>();
   private outbox: { m: Message; buf: Uint8Array }[] = [];
   private inbox: Uint8Array[] = [];
   private flushScheduled = false;
@@ -127,12 +139,28 @@ export class MemoryTransport implements Transport {
     this.snapshotHandler = handler;
   }
 
-  addPeer(id: number): void {
-    this.peers.add(id);
+  onRemoved(handler: (peerId: number, notice: RemovalNotice) => void): void {
+    this.removedHandler = handler;
   }
 
-  removePeer(id: number): void {
+  addPeer(id: number): void {
+    this.peers.add(id);
+    this.removed.delete(id);
+  }
+
+  removePeer(id: number, notice?: RemovalNotice): void {
     this.peers.delete(id);
+    this.removed.set(id, { notice });
+  }
+
+  /** @internal Whether messages from `id` are refused, with the notice to answer them with. */
+  removal(id: number): { notice: RemovalNotice | undefined } | undefined {
+    return this.removed.get(id);
+  }
+
+  /** @internal A receiver refused this node's message with a removal notice. */
+  removedBy(peerId: number, notice: RemovalNotice): void {
+    if (!this.closed) this.removedHandler(peerId, notice);
   }
 
   async close(): Promise<void> {
