@@ -37,34 +37,40 @@ export interface ReceiverContext {
   deliver(m: Message): void;
 }
 
-function refuse(ctx: ReceiverContext, clusterId: string | number, to: string | number, from: string | number): string | undefined {
-  if (BigInt(clusterId) !== ctx.clusterId) return `cluster id mismatch: got ${clusterId}, this is ${ctx.clusterId}`;
-  if (Number(to) !== ctx.id) return `wrong receiver: message for ${to}, this is ${ctx.id}`;
-  if (ctx.removal(Number(from))) return `member ${from} was removed from the cluster`;
+interface Refusal {
+  error: string;
+  /** Only when refused because the sender was removed (same cluster, this receiver). */
+  notice?: RemovalNotice;
+}
+
+function refuse(ctx: ReceiverContext, clusterId: string | number, to: string | number, from: string | number): Refusal | undefined {
+  if (BigInt(clusterId) !== ctx.clusterId) return { error: `cluster id mismatch: got ${clusterId}, this is ${ctx.clusterId}` };
+  if (Number(to) !== ctx.id) return { error: `wrong receiver: message for ${to}, this is ${ctx.id}` };
+  const removal = ctx.removal(Number(from));
+  if (removal) return { error: `member ${from} was removed from the cluster`, notice: removal.notice };
   return undefined;
 }
 
 /** The error ack of a refused batch; a removed sender's carries its removal notice. */
-function refusal(ctx: ReceiverContext, batch: PeerBatchMsg, error: string): PeerAckMsg {
-  const notice = ctx.removal(Number(batch.from))?.notice;
-  return notice ? { seq: batch.seq, error, removed_index: notice.index, removed_term: notice.term } : { seq: batch.seq, error };
+function refusalAck(seq: PeerBatchMsg["seq"], r: Refusal): PeerAckMsg {
+  return r.notice ? { seq, error: r.error, removed_index: r.notice.index, removed_term: r.notice.term } : { seq, error: r.error };
 }
 
 export function peerHandlers(ctx: ReceiverContext): grpc.UntypedServiceImplementation {
   const stream = (call: grpc.ServerDuplexStream<PeerBatchMsg, PeerAckMsg>): void => {
     const every = ackInterval(call.metadata);
     call.on("data", (batch: PeerBatchMsg) => {
-      let error = refuse(ctx, batch.cluster_id, batch.to, batch.from);
-      if (!error) {
+      let refused = refuse(ctx, batch.cluster_id, batch.to, batch.from);
+      if (!refused) {
         try {
           const msgs = batch.messages.map((b) => decodeMessage(b));
           for (const m of msgs) ctx.deliver(m);
         } catch (e) {
-          error = `malformed batch: ${String(e)}`;
+          refused = { error: `malformed batch: ${String(e)}` };
         }
       }
-      if (error) {
-        call.write(refusal(ctx, batch, error));
+      if (refused) {
+        call.write(refusalAck(batch.seq, refused));
         call.end();
       } else if (every === 1 || Number(batch.seq) % every === 0) {
         call.write({ seq: batch.seq, error: "" });
@@ -87,8 +93,8 @@ export function peerHandlers(ctx: ReceiverContext): grpc.UntypedServiceImplement
     call.on("data", (chunk: SnapshotChunkMsg) => {
       if (done) return;
       if (!head) {
-        const error = refuse(ctx, chunk.cluster_id, chunk.to, chunk.from);
-        if (error) return finish(error);
+        const refused = refuse(ctx, chunk.cluster_id, chunk.to, chunk.from);
+        if (refused) return finish(refused.error);
         try {
           head = decodeMessage(chunk.metadata);
         } catch (e) {

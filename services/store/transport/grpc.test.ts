@@ -121,6 +121,17 @@ describe("gRPC peer transport", () => {
     expect(notices).toEqual([[2, { index: 42, term: 3 }]]);
     expect(got).toHaveLength(0);
 
+    // A node of another cluster with the removed id gets a plain refusal.
+    const stranger = await start(1, 8n);
+    const strangerNotices: unknown[] = [];
+    const strangerUnreachable: number[] = [];
+    stranger.onRemoved((peer, notice) => strangerNotices.push([peer, notice]));
+    stranger.onUnreachable((id) => strangerUnreachable.push(id));
+    stranger.addPeer(2, [`127.0.0.1:${b.port}`]);
+    stranger.send([newMessage({ type: MessageType.PreVote, from: 1, to: 2, term: 5 })]);
+    await until(() => strangerUnreachable.includes(2), "the other cluster's refusal");
+    expect(strangerNotices).toEqual([]);
+
     // Added again (the log added the id back): accepted, no notice.
     b.addPeer(1, [`127.0.0.1:${a.port}`]);
     await until(
