@@ -22,6 +22,12 @@ const resourceCases: Array<[string, string, Expect]> = [
   ],
   ["GET", "/api/v1/namespaces/ns/pods/name/proxy/a/b", { verb: "get", resource: "pods", name: "name", subresource: "proxy", parts: ["pods", "name", "proxy", "a", "b"] }],
   ["HEAD", "/api/v1/namespaces/ns/pods/name", { verb: "get", name: "name" }],
+  // Leading and trailing slashes are dropped, inner empty segments kept; percent-escapes decoded before splitting.
+  ["GET", "///api/v1/namespaces/ns/pods/name//", { verb: "get", resource: "pods", namespace: "ns", name: "name", parts: ["pods", "name"] }],
+  ["GET", "/api/v1/namespaces/ns//pods", { verb: "get", resource: "", namespace: "ns", name: "pods", parts: ["", "pods"] }],
+  ["GET", "/api/v1/namespaces/ns/pods/a%2Db", { verb: "get", name: "a-b", path: "/api/v1/namespaces/ns/pods/a-b" }],
+  ["GET", "/api/v1/namespaces/ns/pods/a%2Fb", { verb: "get", name: "a", subresource: "b", path: "/api/v1/namespaces/ns/pods/a/b" }],
+  ["GET", "/api/v1/namespaces/ns/pods/a%zz", { verb: "get", name: "a%zz", path: "/api/v1/namespaces/ns/pods/a%zz" }],
   ["GET", "/api/v1/pods", { verb: "list", resource: "pods", namespace: "" }],
   ["GET", "/api/v1/nodes/n1", { verb: "get", resource: "nodes", name: "n1", namespace: "" }],
   ["POST", "/api/v1/namespaces/ns/pods", { verb: "create", resource: "pods", namespace: "ns" }],

@@ -69,12 +69,19 @@ const METHOD_VERBS: Readonly<Record<string, string>> = {
   DELETE: "delete",
 };
 
+const SLASH = 47;
+
+/** Segments of a path without its leading and trailing slashes. */
 function splitPath(path: string): string[] {
-  const trimmed = path.replace(/^\/+|\/+$/g, "");
-  return trimmed === "" ? [] : trimmed.split("/");
+  let start = 0;
+  let end = path.length;
+  while (start < end && path.charCodeAt(start) === SLASH) start++;
+  while (end > start && path.charCodeAt(end - 1) === SLASH) end--;
+  return start === end ? [] : path.slice(start, end).split("/");
 }
 
 function decodePath(path: string): string {
+  if (!path.includes("%")) return path;
   try {
     return decodeURIComponent(path);
   } catch {
