@@ -90,6 +90,11 @@ export interface ProfileNames {
     readonly serviceAccountUid: string;
     readonly authorizationDecision: string;
     readonly authorizationReason: string;
+    /** HorizontalPodAutoscaler v1 round-trip annotations (JSON of the v2-only data). */
+    readonly hpaMetrics: string;
+    readonly hpaCurrentMetrics: string;
+    readonly hpaConditions: string;
+    readonly hpaBehavior: string;
   };
   /** Well-known taints. */
   readonly taints: {
@@ -195,6 +200,10 @@ export const PLAT_NAMES: ProfileNames = {
     serviceAccountUid: "plat.io/service-account.uid",
     authorizationDecision: "authorization.plat.io/decision",
     authorizationReason: "authorization.plat.io/reason",
+    hpaMetrics: "autoscaling.alpha.plat.io/metrics",
+    hpaCurrentMetrics: "autoscaling.alpha.plat.io/current-metrics",
+    hpaConditions: "autoscaling.alpha.plat.io/conditions",
+    hpaBehavior: "autoscaling.alpha.plat.io/behavior",
   },
   taints: {
     unreachable: "node.plat.io/unreachable",
@@ -295,6 +304,10 @@ export const KUBERNETES_NAMES: ProfileNames = {
     serviceAccountUid: "kubernetes.io/service-account.uid",
     authorizationDecision: "authorization.k8s.io/decision",
     authorizationReason: "authorization.k8s.io/reason",
+    hpaMetrics: "autoscaling.alpha.kubernetes.io/metrics",
+    hpaCurrentMetrics: "autoscaling.alpha.kubernetes.io/current-metrics",
+    hpaConditions: "autoscaling.alpha.kubernetes.io/conditions",
+    hpaBehavior: "autoscaling.alpha.kubernetes.io/behavior",
   },
   taints: {
     unreachable: "node.kubernetes.io/unreachable",

@@ -5,7 +5,9 @@
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
 import type { ObjectStorage } from "../storage/interface.ts";
-import { Registry, type RegistryOptions } from "./registry.ts";
+import { conversionKey, VersionView, type KindConversion } from "./conversion.ts";
+import { kindConversions } from "./kind-conversions.ts";
+import { Registry, type RegistryConversion, type RegistryOptions } from "./registry.ts";
 import { resourceInfo, type ResourceInfo } from "./resource.ts";
 import { genericStrategy, type Strategy } from "./strategy.ts";
 
@@ -33,6 +35,24 @@ export function compareVersions(a: string, b: string): number {
   return la - lb || ma - mb || na - nb || a.localeCompare(b);
 }
 
+/**
+ * The conversion of a served kind version whose kind has a storage version among the
+ * served kinds: that version's strategy, and the converter (the served version's own
+ * strategy validates its requests first when it is not the storage version).
+ */
+function conversionOf(
+  def: KindDefinition,
+  kinds: KindDefinition[],
+  conversions: ReadonlyMap<string, KindConversion>,
+  strategyFor: (def: KindDefinition) => Strategy,
+): { storageStrategy: Strategy; registry: RegistryConversion } | undefined {
+  const conversion = conversions.get(conversionKey(def.group, def.kind));
+  const converter = conversion?.versions[def.version];
+  const storageDef = conversion && kinds.find((k) => k.group === def.group && k.kind === def.kind && k.version === conversion.storageVersion);
+  if (!converter || !storageDef) return undefined;
+  return { storageStrategy: strategyFor(storageDef), registry: { view: new VersionView(converter), requestStrategy: storageDef === def ? undefined : strategyFor(def) } };
+}
+
 export class Catalog {
   private readonly byPath = new Map<string, ServedResource>();
   private readonly groupVersions = new Map<string, GroupVersionEntry>();
@@ -43,10 +63,13 @@ export class Catalog {
     storage: ObjectStorage,
     options: RegistryOptions = {},
     strategyFor: (def: KindDefinition) => Strategy = genericStrategy,
+    conversions: ReadonlyMap<string, KindConversion> = kindConversions(profile),
   ) {
     for (const def of kinds) {
       const resource = resourceInfo(def, profile);
-      const registry = new Registry(resource, strategyFor(def), storage, options);
+      const conversion = conversionOf(def, kinds, conversions, strategyFor);
+      const strategy = conversion?.storageStrategy ?? strategyFor(def);
+      const registry = new Registry(resource, strategy, storage, options, conversion?.registry);
       const served = { resource, registry };
       this.byPath.set(`${resource.group}/${resource.version}/${resource.plural}`, served);
       const gvKey = `${resource.group}/${resource.version}`;

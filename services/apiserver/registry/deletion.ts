@@ -25,6 +25,7 @@ export interface DeleteRequest {
 }
 
 export interface DeleteResult {
+  /** In the registry's version. */
   object: JsonObject;
   /** True when the object is gone from the store; false when it is now Terminating. */
   deleted: boolean;
@@ -69,7 +70,7 @@ export async function deleteObject(registry: Registry, namespace: string | undef
   validateDeleteOptions(opts, registry.resource.kind, name);
   const key = registry.key(namespace, name);
   const wctx: WriteContext = { ...ctx, resource: registry.resource, name };
-  const current = await registry.get(namespace, name, undefined);
+  const current = await registry.getStored(namespace, name, undefined);
   if (opts.preconditions?.uid && opts.preconditions.uid !== meta(current).uid) {
     registry.fail(new StorageError("PreconditionFailed", key, `Precondition failed: UID in precondition: ${opts.preconditions.uid}, UID in object meta: ${meta(current).uid ?? ""}`), name);
   }
@@ -106,11 +107,11 @@ export async function deleteObject(registry: Registry, namespace: string | undef
         { dryRun: ctx.dryRun },
       )
       .catch((err: unknown) => registry.fail(err, name));
-    if (!becameDeletable) return { object: updated, deleted: false };
+    if (!becameDeletable) return { object: registry.toRequest(updated), deleted: false };
   }
   try {
     const object = await registry.storage.delete(key, { preconditions: opts.preconditions, dryRun: ctx.dryRun });
-    return { object, deleted: true };
+    return { object: registry.toRequest(object), deleted: true };
   } catch (err) {
     registry.fail(err, name);
   }
@@ -118,14 +119,15 @@ export async function deleteObject(registry: Registry, namespace: string | undef
 
 /**
  * After a write: a Terminating object whose finalizers are all gone (and whose grace
- * period is not pending on a node) is removed from the store.
+ * period is not pending on a node) is removed from the store. `obj` and the result are
+ * in the registry's version (kinds with deletion hooks in their strategy have one version).
  */
 export async function finishDeletionIfDone(registry: Registry, namespace: string | undefined, obj: JsonObject, dryRun: boolean): Promise<JsonObject | undefined> {
   const m = meta(obj);
   if (!m.deletionTimestamp || (m.finalizers ?? []).length > 0 || registry.strategy.deletionBlocked?.(obj)) return undefined;
   if (gracePeriodFor(obj, registry) !== undefined && (m.deletionGracePeriodSeconds ?? 0) > 0) return undefined;
   try {
-    return await registry.storage.delete(registry.key(namespace, m.name ?? ""), { preconditions: { resourceVersion: m.resourceVersion }, dryRun });
+    return registry.toRequest(await registry.storage.delete(registry.key(namespace, m.name ?? ""), { preconditions: { resourceVersion: m.resourceVersion }, dryRun }));
   } catch {
     return undefined; // changed again meanwhile: the next write decides
   }

@@ -2,6 +2,10 @@
  * The generic registry: create, get, list, update, delete, deletecollection and watch
  * for any kind, joining a storage (direct or cached) to a per-kind strategy.
  * It knows nothing about HTTP; handlers translate requests into these calls.
+ *
+ * A kind served in several versions (conversion.ts) keeps one storage form: the
+ * strategy is the storage version's; objects in and out of every public method are
+ * in this registry's version, converted at the boundary.
  */
 import { badRequest, conflict, invalid, type StatusError } from "../../../shared/api/status.ts";
 import type { FieldError } from "../../../shared/schema/types.ts";
@@ -10,6 +14,8 @@ import { meta, type JsonObject } from "../storage/object.ts";
 import { toResourceError } from "./errors.ts";
 import { collectionPrefix, objectKey, type ResourceInfo } from "./resource.ts";
 import type { Strategy } from "./strategy.ts";
+import type { VersionView } from "./conversion.ts";
+import { sameInVersion, validateInRequestVersion } from "./version-checks.ts";
 import { generateName, newUid, timestamp } from "./system-meta.ts";
 
 /** Hooks run between defaulting and storage (admission). Throwing rejects the request. */
@@ -57,16 +63,59 @@ export interface RegistryOptions {
   generateNameAttempts?: number;
 }
 
+/** How a registry of a converted kind turns its version into the storage form and back. */
+export interface RegistryConversion {
+  view: VersionView;
+  /** The served version's own strategy when it is not the storage version: requests are validated by it first. */
+  requestStrategy?: Strategy;
+}
+
 export class Registry {
   readonly now: () => number;
 
+  /** `strategy` is the storage version's (the served version's own when the kind has one version). */
   constructor(
     readonly resource: ResourceInfo,
     readonly strategy: Strategy,
     readonly storage: ObjectStorage,
     readonly options: RegistryOptions = {},
+    readonly conversion?: RegistryConversion,
   ) {
     this.now = options.now ?? Date.now;
+  }
+
+  /** A stored object in this registry's version (the object itself when there is no conversion). */
+  toRequest(obj: JsonObject): JsonObject {
+    return this.conversion ? this.conversion.view.fromStorage(obj) : obj;
+  }
+
+  /** `toRequest` of an object that is never mutated (watch cache); the result must not be mutated either. */
+  toRequestShared(obj: Readonly<JsonObject>): Readonly<JsonObject> {
+    return this.conversion ? this.conversion.view.fromShared(obj) : obj;
+  }
+
+  /**
+   * The storage form of a request object. A version other than the storage version is
+   * first prepared, defaulted and validated by its own strategy, so errors name its
+   * fields; `current` is the stored object for updates.
+   */
+  private intoStorage(obj: JsonObject, current: JsonObject | undefined, ctx: WriteContext): JsonObject {
+    if (!this.conversion) return obj;
+    const strategy = this.conversion.requestStrategy;
+    if (strategy) {
+      const errors = validateInRequestVersion(strategy, obj, current && this.toRequest(current), ctx.subresource);
+      if (errors.length > 0) throw this.invalid(ctx.name || (meta(obj).name ?? ""), errors);
+    }
+    return this.conversion.view.toStorage(obj);
+  }
+
+  /**
+   * True when a converted update changes nothing visible in this registry's version:
+   * the stored object is then kept as it is (a round trip through another version
+   * may reorder the storage form, e.g. the v1 cpu metric goes last).
+   */
+  private unchangedInRequestVersion(next: JsonObject, current: JsonObject): boolean {
+    return !!this.conversion && sameInVersion((o) => this.toRequest(o), next, current);
   }
 
   key(namespace: string | undefined, name: string): string {
@@ -95,6 +144,7 @@ export class Registry {
     if (!m.namespace) m.namespace = namespace;
   }
 
+  /** Creates `input` (in this registry's version); returns the stored object in this version. */
   async create(input: JsonObject, ctx: Omit<WriteContext, "resource" | "name">): Promise<JsonObject> {
     let obj = structuredClone(input);
     this.scope(obj, ctx.namespace);
@@ -111,7 +161,7 @@ export class Registry {
       const wctx: WriteContext = { ...ctx, resource: this.resource, name };
       const prepared = await this.beforeCreate(obj, wctx);
       try {
-        return await this.storage.create(this.key(namespace, name), prepared, { dryRun: ctx.dryRun });
+        return this.toRequest(await this.storage.create(this.key(namespace, name), prepared, { dryRun: ctx.dryRun }));
       } catch (err) {
         if (err instanceof StorageError && err.code === "KeyExists" && generated && attempt + 1 < attempts) {
           obj = structuredClone(input);
@@ -123,9 +173,12 @@ export class Registry {
     }
   }
 
-  /** System metadata, strategy, defaulting, admission and validation of a new object. */
+  /**
+   * System metadata, strategy, defaulting, admission and validation of a new object:
+   * `input` in this registry's version, the result in the storage form.
+   */
   async beforeCreate(input: JsonObject, ctx: WriteContext): Promise<JsonObject> {
-    const obj = structuredClone(input);
+    const obj = this.intoStorage(structuredClone(input), undefined, ctx);
     const m = meta(obj);
     delete m.resourceVersion;
     delete m.deletionTimestamp;
@@ -144,6 +197,11 @@ export class Registry {
   }
 
   async get(namespace: string | undefined, name: string, resourceVersion?: string): Promise<JsonObject> {
+    return this.toRequest(await this.getStored(namespace, name, resourceVersion));
+  }
+
+  /** `get` in the storage form. */
+  async getStored(namespace: string | undefined, name: string, resourceVersion?: string): Promise<JsonObject> {
     try {
       return await this.storage.get(this.key(namespace, name), { resourceVersion });
     } catch (err) {
@@ -153,7 +211,7 @@ export class Registry {
 
   async list(req: ListRequest): Promise<{ items: JsonObject[]; resourceVersion: string; continueToken?: string; remainingItemCount?: number }> {
     try {
-      return await this.storage.list(collectionPrefix(this.resource, req.namespace), {
+      const res = await this.storage.list(collectionPrefix(this.resource, req.namespace), {
         resourceVersion: req.resourceVersion,
         resourceVersionMatch: req.resourceVersionMatch,
         limit: req.limit,
@@ -161,6 +219,7 @@ export class Registry {
         predicate: req.predicate,
         hasSelector: req.hasSelector,
       });
+      return this.conversion ? { ...res, items: res.items.map((o) => this.toRequest(o)) } : res;
     } catch (err) {
       this.fail(err, "");
     }
@@ -168,13 +227,14 @@ export class Registry {
 
   async watch(req: WatchRequest): Promise<Watcher> {
     try {
-      return await this.storage.watch(collectionPrefix(this.resource, req.namespace), {
+      const watcher = await this.storage.watch(collectionPrefix(this.resource, req.namespace), {
         resourceVersion: req.resourceVersion,
         resourceVersionMatch: req.resourceVersionMatch,
         sendInitialEvents: req.sendInitialEvents,
         allowWatchBookmarks: req.allowWatchBookmarks,
         predicate: req.predicate,
       });
+      return this.conversion ? this.conversion.view.watcher(watcher) : watcher;
     } catch (err) {
       this.fail(err, "");
     }
@@ -184,6 +244,7 @@ export class Registry {
    * Update (PUT) or any write computed from the current object (`compute`): the new
    * object must carry the current resourceVersion unless the kind allows unconditional
    * updates. Creates the object when absent and the kind allows create on update.
+   * `compute` receives and returns objects in this registry's version, and so does the result.
    */
   async update(
     namespace: string | undefined,
@@ -200,7 +261,7 @@ export class Registry {
       const object = await this.storage.guaranteedUpdate(
         key,
         async (current) => {
-          const next = structuredClone(await compute(current));
+          const next = structuredClone(await compute(current && this.toRequest(current)));
           this.scope(next, namespace);
           const m = meta(next);
           if (m.name !== undefined && m.name !== name) {
@@ -214,28 +275,33 @@ export class Registry {
             return this.beforeCreate(next, wctx);
           }
           created = false;
-          return this.beforeUpdate(next, current, wctx);
+          const out = await this.beforeUpdate(next, current, wctx);
+          return this.unchangedInRequestVersion(out, current) ? undefined : out;
         },
         { ignoreNotFound: allowCreate, dryRun: ctx.dryRun },
       );
-      return { object, created };
+      return { object: this.toRequest(object), created };
     } catch (err) {
       this.fail(err, name);
     }
   }
 
-  /** Resource version check, system metadata carry-over, strategy, admission, validation. */
+  /**
+   * Resource version check, system metadata carry-over, strategy, admission, validation:
+   * `input` in this registry's version, `current` and the result in the storage form.
+   */
   async beforeUpdate(input: JsonObject, current: JsonObject, ctx: WriteContext): Promise<JsonObject> {
-    const obj = structuredClone(input);
-    const m = meta(obj);
     const cm = meta(current);
-    if (!m.resourceVersion) {
+    const rv = meta(input).resourceVersion;
+    if (!rv) {
       if (!this.strategy.allowUnconditionalUpdate) {
         throw this.invalid(ctx.name, [{ type: "FieldValueInvalid", field: "metadata.resourceVersion", value: 0, message: "must be specified for an update" }]);
       }
-    } else if (m.resourceVersion !== cm.resourceVersion) {
+    } else if (rv !== cm.resourceVersion) {
       throw conflict(this.resource.plural, ctx.name, this.resource.group);
     }
+    const obj = this.intoStorage(structuredClone(input), current, ctx);
+    const m = meta(obj);
     m.uid = cm.uid;
     m.creationTimestamp = cm.creationTimestamp;
     m.deletionTimestamp = cm.deletionTimestamp;

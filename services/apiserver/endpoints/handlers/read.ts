@@ -29,7 +29,8 @@ async function getEncodedOnce(s: RequestScope, storage: CachedStorage, resourceV
   const name = s.name as string;
   let obj: Readonly<JsonObject>;
   try {
-    obj = await storage.getShared(s.registry.key(s.namespace, name), { resourceVersion });
+    // A converted kind's object in the request's version, converted once per stored object.
+    obj = s.registry.toRequestShared(await storage.getShared(s.registry.key(s.namespace, name), { resourceVersion }));
   } catch (err) {
     s.registry.fail(err, name);
   }

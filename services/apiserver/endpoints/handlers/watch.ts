@@ -43,7 +43,9 @@ function combineNameSelector(fieldSelector: string | null, name: string): string
 /**
  * Frame of an event. Change events are encoded once per event object and variant and
  * shared by all watchers (encoded-cache.ts): the watch cache hands every watcher the same
- * (never mutated) object. Table output depends on the watcher (headers) and is not shared.
+ * (never mutated) object — for a converted kind, the registry's per-version conversion of
+ * it, made once and shared the same way. Table output depends on the watcher (headers)
+ * and is not shared.
  */
 function frame(ev: WatchEvent, s: RequestScope, first: boolean): Uint8Array {
   const encode = (): Uint8Array => {
