@@ -86,6 +86,8 @@ describe("RaftNode: membership", () => {
 
   it("updates a member's attributes", async () => {
     c = await NodeCluster.create(3);
+    // Propose once every member has applied the leader's first entry of its term.
+    await c.converge();
     const leader = await c.leader();
     await leader.updateMember(2, { clientUrls: ["https://10.0.0.2:2379"] });
     await c.converge();
