@@ -15,8 +15,12 @@ function defined(entries: Array<[string, unknown]>): Obj {
 
 const sub = (o: Obj, key: string): Obj => (isObj(o[key]) ? o[key] : {});
 
-/** v2 MetricSpec → v1 MetricSpec. */
-export function metricSpecToV1(m: Obj): Obj {
+/**
+ * v2 MetricSpec or MetricStatus → its v1 shape. The two differ only in which v2
+ * block is read (`target` or `current`) and in the v1 field prefix (`target…` or
+ * `current…`); the Object source's `averageValue` keeps its name in both.
+ */
+function metricToV1(m: Obj, side: "target" | "current"): Obj {
   const type = m.type;
   const out: Obj = { type };
   switch (type) {
@@ -24,11 +28,11 @@ export function metricSpecToV1(m: Obj): Obj {
     case "ContainerResource": {
       const field = type === "Resource" ? "resource" : "containerResource";
       const src = sub(m, field);
-      const target = sub(src, "target");
+      const values = sub(src, side);
       out[field] = defined([
         ["name", src.name],
-        ["targetAverageUtilization", target.averageUtilization],
-        ["targetAverageValue", target.averageValue],
+        [`${side}AverageUtilization`, values.averageUtilization],
+        [`${side}AverageValue`, values.averageValue],
         ["container", src.container],
       ]);
       break;
@@ -37,37 +41,43 @@ export function metricSpecToV1(m: Obj): Obj {
       const src = sub(m, "pods");
       out.pods = defined([
         ["metricName", sub(src, "metric").name],
-        ["targetAverageValue", sub(src, "target").averageValue],
+        [`${side}AverageValue`, sub(src, side).averageValue],
         ["selector", sub(src, "metric").selector],
       ]);
       break;
     }
     case "Object": {
       const src = sub(m, "object");
-      const target = sub(src, "target");
+      const values = sub(src, side);
       out.object = defined([
         ["target", src.describedObject],
         ["metricName", sub(src, "metric").name],
-        ["targetValue", target.value],
+        [`${side}Value`, values.value],
         ["selector", sub(src, "metric").selector],
-        ["averageValue", target.averageValue],
+        ["averageValue", values.averageValue],
       ]);
       break;
     }
     case "External": {
       const src = sub(m, "external");
-      const target = sub(src, "target");
+      const values = sub(src, side);
       out.external = defined([
         ["metricName", sub(src, "metric").name],
         ["metricSelector", sub(src, "metric").selector],
-        ["targetValue", target.value],
-        ["targetAverageValue", target.averageValue],
+        [`${side}Value`, values.value],
+        [`${side}AverageValue`, values.averageValue],
       ]);
       break;
     }
   }
   return out;
 }
+
+/** v2 MetricSpec → v1 MetricSpec. */
+export const metricSpecToV1 = (m: Obj): Obj => metricToV1(m, "target");
+
+/** v2 MetricStatus → v1 MetricStatus. */
+export const metricStatusToV1 = (m: Obj): Obj => metricToV1(m, "current");
 
 const identifier = (name: unknown, selector: unknown): Obj => defined([["name", name], ["selector", selector]]);
 
@@ -114,60 +124,6 @@ export function metricSpecFromV1(m: Obj): Obj {
         ["averageValue", src.targetAverageValue],
       ]);
       out.external = { metric: identifier(src.metricName, src.metricSelector), target };
-      break;
-    }
-  }
-  return out;
-}
-
-/** v2 MetricStatus → v1 MetricStatus. */
-export function metricStatusToV1(m: Obj): Obj {
-  const type = m.type;
-  const out: Obj = { type };
-  switch (type) {
-    case "Resource":
-    case "ContainerResource": {
-      const field = type === "Resource" ? "resource" : "containerResource";
-      const src = sub(m, field);
-      const current = sub(src, "current");
-      out[field] = defined([
-        ["name", src.name],
-        ["currentAverageUtilization", current.averageUtilization],
-        ["currentAverageValue", current.averageValue],
-        ["container", src.container],
-      ]);
-      break;
-    }
-    case "Pods": {
-      const src = sub(m, "pods");
-      out.pods = defined([
-        ["metricName", sub(src, "metric").name],
-        ["currentAverageValue", sub(src, "current").averageValue],
-        ["selector", sub(src, "metric").selector],
-      ]);
-      break;
-    }
-    case "Object": {
-      const src = sub(m, "object");
-      const current = sub(src, "current");
-      out.object = defined([
-        ["target", src.describedObject],
-        ["metricName", sub(src, "metric").name],
-        ["currentValue", current.value],
-        ["selector", sub(src, "metric").selector],
-        ["averageValue", current.averageValue],
-      ]);
-      break;
-    }
-    case "External": {
-      const src = sub(m, "external");
-      const current = sub(src, "current");
-      out.external = defined([
-        ["metricName", sub(src, "metric").name],
-        ["metricSelector", sub(src, "metric").selector],
-        ["currentValue", current.value],
-        ["currentAverageValue", current.averageValue],
-      ]);
       break;
     }
   }
