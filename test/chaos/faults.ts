@@ -3,7 +3,7 @@
  * while the client load runs; `inject` logs what it did (with the time since the
  * start of the run) so that a failure report can show the schedule.
  */
-import { pick, type Rng } from "./rng.ts";
+import { pick, type Rng } from "../support/seeded-rng.ts";
 import type { StoreCluster } from "./store-cluster.ts";
 
 export type Fault = "kill-leader" | "pause-follower" | "pause-leader" | "restart-node" | "restart-redis";

@@ -22,7 +22,7 @@ import { checkLinearizable, describeResult } from "../../services/store/lineariz
 import { kvModel } from "../../services/store/linearizability/kv-model.ts";
 import { faultSchedule, inject } from "./faults.ts";
 import { lostWrites } from "./lost-writes.ts";
-import { seededRng } from "./rng.ts";
+import { seededRng } from "../support/seeded-rng.ts";
 import { checkAcknowledgedWrites, checkHistory, checkStream, readStream, type StreamRecord } from "./stream-check.ts";
 import { StoreCluster, STREAM } from "./store-cluster.ts";
 import { Workload } from "./workload.ts";

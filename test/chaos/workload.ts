@@ -7,7 +7,7 @@
  */
 import type { KvInput } from "../../services/store/linearizability/kv-model.ts";
 import { History, RecordingClient } from "./recorder.ts";
-import { pick, seededRng, type Rng } from "./rng.ts";
+import { pick, seededRng, type Rng } from "../support/seeded-rng.ts";
 
 export interface WorkloadOptions {
   clients: number;

@@ -7,22 +7,13 @@
 import { describe, expect, it } from "vitest";
 import { bruteForceLinearizable } from "./brute-force.ts";
 import { checkLinearizable, describeResult } from "./checker.ts";
+import { seededRng as rng } from "../../../test/support/seeded-rng.ts";
 import { cutAt, type Operation } from "./history.ts";
 import { kvModel, type KvInput, type KvOutput } from "./kv-model.ts";
 
 type Op = Operation<KvInput, KvOutput>;
 const SEEDS = process.env.LONG === "1" ? 20_000 : 3_000;
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Planned {
   op: Op;

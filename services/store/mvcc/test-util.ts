@@ -30,14 +30,5 @@ export function changes(list: readonly RevisionChange[]): string[] {
   return list.flatMap((c) => events(c.events).map((e) => `${c.revision}: ${e}`));
 }
 
-/** Deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG (mulberry32), shared with the other seeded tests. */
+export { seededRng as rng } from "../../../test/support/seeded-rng.ts";
