@@ -5,6 +5,7 @@
  *
  * Revisions: one global, strictly increasing number per successful write txn.
  */
+import type { StreamKeyChange } from "../../../shared/stream/revision-entry.ts";
 
 export interface KeyValue {
   key: string;
@@ -83,16 +84,7 @@ export interface RevisionFeed {
 }
 
 /** One key change of a revision, as published on the revision stream. */
-export interface KeyChange {
-  type: "PUT" | "DELETE";
-  key: string;
-  /** Value after a PUT (absent for DELETE). */
-  value?: Uint8Array;
-  prevValue?: Uint8Array;
-  createRevision: number;
-  modRevision: number;
-  version: number;
-}
+export type KeyChange = StreamKeyChange;
 
 export interface RevisionChange {
   revision: number;

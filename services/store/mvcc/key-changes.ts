@@ -2,17 +2,11 @@
  * A revision's changes with string keys: the form the revision stream carries and
  * the apiserver consumes (value after a PUT, value before the change, revisions).
  */
+import type { StreamKeyChange } from "../../../shared/stream/revision-entry.ts";
 import type { RevisionChange } from "./types.ts";
 
-export interface StringKeyChange {
-  type: "PUT" | "DELETE";
-  key: string;
-  value?: Uint8Array;
-  prevValue?: Uint8Array;
-  createRevision: number;
-  modRevision: number;
-  version: number;
-}
+/** The stream entry format's key change: one definition for publisher and reader. */
+export type StringKeyChange = StreamKeyChange;
 
 const dec = new TextDecoder();
 
