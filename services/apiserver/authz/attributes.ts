@@ -7,7 +7,7 @@
  */
 import { parseFieldSelector, parseLabelSelector, type SelectorRequirement } from "../../../shared/api/selectors.ts";
 import { forbidden, type StatusError } from "../../../shared/api/status.ts";
-import type { RequestInfo } from "../server/request-info.ts";
+import type { RequestInfo } from "../endpoints/request-info.ts";
 import type { Attributes, SelectorAttributes, UserInfo } from "./types.ts";
 
 export interface AttributeOptions {

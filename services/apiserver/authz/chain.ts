@@ -15,7 +15,7 @@ import { readFile } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { Catalog } from "../registry/catalog.ts";
-import type { RequestInfo } from "../server/request-info.ts";
+import type { RequestInfo } from "../endpoints/request-info.ts";
 import { AbacAuthorizer } from "./abac.ts";
 import { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer, PrivilegedGroupsAuthorizer } from "./always.ts";
 import { attributesFor, forbiddenError } from "./attributes.ts";

@@ -16,7 +16,7 @@
  */
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { ApidiscoveryVersion } from "../../../shared/api/groups/apidiscovery-v2.ts";
-import { JSON_MEDIA_TYPE, YAML_MEDIA_TYPE, parseAccept, type MediaRange } from "../server/negotiation.ts";
+import { JSON_MEDIA_TYPE, YAML_MEDIA_TYPE, parseAccept, type MediaRange } from "./negotiation.ts";
 import { AGGREGATED_KIND } from "./discovery-aggregated.ts";
 
 export type AggregatedEncoding = "json" | "yaml" | "protobuf";

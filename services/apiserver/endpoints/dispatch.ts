@@ -4,8 +4,8 @@
  */
 import { methodNotAllowed, notFound, statusError } from "../../../shared/api/status.ts";
 import type { AppConfig } from "../server/app.ts";
-import { negotiateOutput } from "../server/negotiation.ts";
-import type { RequestInfo } from "../server/request-info.ts";
+import { negotiateOutput } from "./negotiation.ts";
+import type { RequestInfo } from "./request-info.ts";
 import { handleDelete, handleDeleteCollection } from "./handlers/delete.ts";
 import { handlePatch } from "./handlers/patch.ts";
 import { handleGet, handleList } from "./handlers/read.ts";

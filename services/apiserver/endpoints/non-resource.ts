@@ -3,7 +3,7 @@
  * OpenAPI. Each route is a function of the request; unknown paths are 404.
  */
 import { statusError } from "../../../shared/api/status.ts";
-import type { RequestInfo } from "../server/request-info.ts";
+import type { RequestInfo } from "./request-info.ts";
 import type { UserInfo } from "./scope.ts";
 
 export type NonResourceHandler = (req: Request, url: URL, info: RequestInfo, user: UserInfo) => Promise<Response> | Response;

@@ -3,7 +3,7 @@ import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { Registry, WriteContext } from "../registry/registry.ts";
 import type { ResourceInfo } from "../registry/resource.ts";
 import type { ResponseMediaType } from "./encode.ts";
-import type { ConversionTarget, Encoding } from "../server/negotiation.ts";
+import type { ConversionTarget, Encoding } from "./negotiation.ts";
 
 export interface UserInfo {
   username: string;

@@ -13,7 +13,7 @@ import { statusResponse } from "../endpoints/encode.ts";
 import { dispatchResource } from "../endpoints/dispatch.ts";
 import { dispatchNonResource, type NonResourceRoutes } from "../endpoints/non-resource.ts";
 import type { UserInfo } from "../endpoints/scope.ts";
-import { parseRequestInfo, type RequestInfo } from "./request-info.ts";
+import { parseRequestInfo, type RequestInfo } from "../endpoints/request-info.ts";
 import { InFlightLimiter } from "./max-in-flight.ts";
 import type { VirtualHandler } from "../endpoints/virtual.ts";
 import { maybeCompress } from "./compression.ts";

@@ -4,7 +4,7 @@
  * other long-running requests are not counted.
  */
 import { tooManyRequests } from "../../../shared/api/status.ts";
-import type { RequestInfo } from "./request-info.ts";
+import type { RequestInfo } from "../endpoints/request-info.ts";
 
 const MUTATING = new Set(["create", "update", "patch", "delete", "deletecollection"]);
 const LONG_RUNNING = new Set(["watch", "proxy"]);

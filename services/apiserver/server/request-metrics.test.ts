@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { declareApiserverMetrics, MetricsRegistry } from "../../../shared/observability/metrics.ts";
-import { parseRequestInfo } from "./request-info.ts";
+import { parseRequestInfo } from "../endpoints/request-info.ts";
 import { RequestMetrics } from "./request-metrics.ts";
 
 function setup() {

@@ -6,7 +6,7 @@
  * are built per request as before. In-flight gauges are written only when a count changed.
  */
 import type { ApiserverMetrics } from "../../../shared/observability/metrics.ts";
-import type { RequestInfo } from "./request-info.ts";
+import type { RequestInfo } from "../endpoints/request-info.ts";
 
 /** Request verbs as the platform's metrics spell them. */
 const METRIC_VERBS: Readonly<Record<string, string>> = { create: "POST", update: "PUT", patch: "PATCH", delete: "DELETE", deletecollection: "DELETE", get: "GET", list: "LIST", watch: "WATCH" };

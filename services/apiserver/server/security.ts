@@ -20,7 +20,7 @@ import type { Catalog } from "../registry/catalog.ts";
 import type { AdmissionHooks, AdmissionOperation, WriteContext } from "../registry/registry.ts";
 import type { JsonObject } from "../storage/object.ts";
 import type { UserInfo } from "../endpoints/scope.ts";
-import type { RequestInfo } from "./request-info.ts";
+import type { RequestInfo } from "../endpoints/request-info.ts";
 import type { Authenticate, Authorize } from "./app.ts";
 import type { VirtualHandler } from "../endpoints/virtual.ts";
 
