@@ -1,0 +1,146 @@
+/**
+ * The admission plugin contract (the platform's `admission.Interface`,
+ * `MutationInterface` and `ValidationInterface`).
+ *
+ * A write that passed authentication and authorization runs through the chain
+ * (chain.ts) before it is persisted: phase 1 calls `admit` of every enabled plugin
+ * that `handles` the operation, in the recommended order (order.ts), then the
+ * registry defaults and validates the object, then phase 2 calls `validate` of
+ * every such plugin in the same order. Reads (get, list, watch) never reach
+ * admission. A plugin rejects a request by throwing a StatusError (use
+ * `forbiddenWithReason`, `invalid`, `badRequest` from shared/api/status.ts); any
+ * other thrown error becomes a 500 InternalError naming the plugin.
+ *
+ * What a plugin sees (`Attributes`):
+ * - the object and the old object in the version and kind of the request (not the
+ *   storage form); `admit` may change `attributes.object` in place or replace it
+ *   with `setObject`; `validate` must not change it;
+ * - the operation (CREATE, UPDATE, DELETE, CONNECT), its options object
+ *   (CreateOptions, UpdateOptions, DeleteOptions; may be absent), the subresource,
+ *   name and namespace, the user, and whether the request is a dry run (a plugin
+ *   with side effects must not perform them on a dry run);
+ * - `addWarning` (a `Warning: 299` response header) and `addAnnotation` (an audit
+ *   annotation, keyed `<plugin key>/<name>` by convention, e.g.
+ *   `pod-security.<domain>/enforce-policy`).
+ *
+ * What a plugin gets at construction (`PluginContext`): the naming profile, its
+ * configuration (the `configuration` object or the parsed `path` file of its
+ * entry in `--admission-control-config-file`, undefined when none), `objects` (a
+ * narrow reader and updater over the served kinds, always the current state, no
+ * admission on its writes), the authorizer (for plugins that check permissions)
+ * and a logger. Plugins never import the registry, the catalog or HTTP code.
+ *
+ * Registration: `registerPlugin(name, factory)` in plugins.ts (names are unique;
+ * the recommended order of all names is in order.ts). A factory that rejects its
+ * configuration throws an Error whose message names the problem; start-up fails.
+ */
+import type { PlatformProfile } from "../../../shared/platform/index.ts";
+import type { JsonObject } from "../storage/object.ts";
+
+export type Operation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
+
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+export interface GroupVersionKind {
+  /** Wire group ("" for core). */
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export interface GroupVersionResource {
+  /** Wire group ("" for core). */
+  group: string;
+  version: string;
+  resource: string;
+}
+
+/** One admission request as plugins see it. */
+export interface Attributes {
+  readonly operation: Operation;
+  /** Kind of the object in the request's version. */
+  readonly kind: GroupVersionKind;
+  /** Resource of the request (group/version as requested). */
+  readonly resource: GroupVersionResource;
+  /** "" for the main resource; "status", "scale", "binding", "eviction", ... */
+  readonly subresource: string;
+  /** The object's name; "" for a create with generateName before a name is chosen. */
+  readonly name: string;
+  /** "" for cluster-scoped objects. */
+  readonly namespace: string;
+  /** The new object (create, update; the current object for delete is in `oldObject`). */
+  readonly object: JsonObject | undefined;
+  /** The stored object (update, delete). */
+  readonly oldObject: JsonObject | undefined;
+  /** CreateOptions, UpdateOptions, DeleteOptions or the connect options, as sent. */
+  readonly options: JsonObject | undefined;
+  readonly userInfo: UserInfo;
+  readonly dryRun: boolean;
+  /** True when the resource is namespaced. */
+  readonly namespaced: boolean;
+  /** Replaces the object (mutating phase only). */
+  setObject(obj: JsonObject): void;
+  /** A `Warning` header for the client. */
+  addWarning(message: string): void;
+  /** An audit annotation on the request's audit event. */
+  addAnnotation(key: string, value: string): void;
+}
+
+/** The plugin interface: `admit` mutates (phase 1), `validate` checks (phase 2). */
+export interface AdmissionPlugin {
+  readonly name: string;
+  /** Whether the plugin takes part in requests of this operation. */
+  handles(operation: Operation): boolean;
+  admit?(attributes: Attributes): Promise<void> | void;
+  validate?(attributes: Attributes): Promise<void> | void;
+  /** Stops timers and informers; called when the replica stops. */
+  close?(): void;
+}
+
+/** Reference to an object of a served kind, by wire group and plural (preferred version). */
+export interface ObjectRef {
+  group: string;
+  resource: string;
+  namespace?: string;
+  name: string;
+}
+
+/**
+ * Narrow access to stored objects for plugins. Objects come back in the preferred
+ * version of the group; `get` returns undefined when absent.
+ */
+export interface ObjectAccess {
+  get(ref: ObjectRef): Promise<JsonObject | undefined>;
+  list(group: string, resource: string, namespace?: string): Promise<JsonObject[]>;
+  /**
+   * Read-modify-write with optimistic concurrency, retried on conflicts: `mutate`
+   * gets the current object (a copy) and returns the new one, or undefined to leave
+   * it as it is. Passes no admission. Returns the stored object.
+   */
+  update(ref: ObjectRef, mutate: (current: JsonObject) => JsonObject | undefined, opts?: { subresource?: string }): Promise<JsonObject | undefined>;
+  /** Creates an object (e.g. a default ServiceAccount); AlreadyExists is an error. */
+  create(group: string, resource: string, obj: JsonObject): Promise<JsonObject>;
+}
+
+/** Asks the replica's authorizer (the same decision as a SubjectAccessReview). */
+export type AuthorizeCheck = (
+  user: UserInfo,
+  attrs: { verb: string; group: string; version?: string; resource: string; subresource?: string; namespace?: string; name?: string },
+) => Promise<boolean>;
+
+export interface PluginContext {
+  profile: PlatformProfile;
+  /** Per-plugin configuration from --admission-control-config-file, undefined when none. */
+  config: JsonObject | undefined;
+  objects: ObjectAccess;
+  /** Set once the authorizer exists; plugins call it only while admitting. */
+  authorize: AuthorizeCheck;
+  log: (level: "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void;
+}
+
+export type PluginFactory = (ctx: PluginContext) => AdmissionPlugin | Promise<AdmissionPlugin>;
