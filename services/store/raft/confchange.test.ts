@@ -9,7 +9,7 @@ import type { ChangeResult } from "./confchange.ts";
 import { describeConfig } from "./tracker.ts";
 import { MemoryStorage } from "./storage.ts";
 import { ProposalDroppedError, RaftError } from "./errors.ts";
-import { TestCluster, bytes } from "./test-cluster.ts";
+import { TestCluster, bytes } from "./sim/test-cluster.ts";
 
 const add = (nodeId: number): ConfChangeSingle => ({ type: ConfChangeType.AddNode, nodeId });
 const remove = (nodeId: number): ConfChangeSingle => ({ type: ConfChangeType.RemoveNode, nodeId });

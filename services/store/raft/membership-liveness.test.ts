@@ -2,7 +2,7 @@
 // could be left without any electable node after a membership change.
 import { describe, expect, it } from "vitest";
 import { ConfChangeTransition, ConfChangeType, MessageType, StateType, newMessage, type ConfChange } from "./types.ts";
-import { TestCluster, bytes } from "./test-cluster.ts";
+import { TestCluster, bytes } from "./sim/test-cluster.ts";
 
 const removeNode = (nodeId: number): ConfChange => ({ transition: ConfChangeTransition.Auto, changes: [{ type: ConfChangeType.RemoveNode, nodeId }] });
 

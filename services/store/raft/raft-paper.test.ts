@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "./types.ts";
 import { EntryType, MessageType, None, StateType, newMessage } from "./types.ts";
-import { TestCluster, bytes, drain, logTerms, soloNode, storageWithTerms } from "./test-cluster.ts";
+import { TestCluster, bytes, drain, logTerms, soloNode, storageWithTerms } from "./sim/test-cluster.ts";
 
 const ent = (term: number, index: number) => ({ term, index, type: EntryType.Normal, data: new Uint8Array(0) });
 const byType = (ms: Message[], t: number) => ms.filter((m) => m.type === t);

@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "./types.ts";
 import { MessageType, ReadOnlyOption, SnapshotStatus, StateType, newMessage } from "./types.ts";
 import { ProposalDroppedError } from "./errors.ts";
-import { TestCluster, bytes, drain, logTerms, soloNode, storageWithTerms, str } from "./test-cluster.ts";
-import type { Solo } from "./test-cluster.ts";
+import { TestCluster, bytes, drain, logTerms, soloNode, storageWithTerms, str } from "./sim/test-cluster.ts";
+import type { Solo } from "./sim/test-cluster.ts";
 
 const byType = (ms: Message[], t: number) => ms.filter((m) => m.type === t);
 

@@ -3,7 +3,7 @@ import { MessageType, StateType, newMessage } from "./types.ts";
 import { RaftError, isRaftError } from "./errors.ts";
 import { MemoryStorage } from "./storage.ts";
 import { RawNode } from "./rawnode.ts";
-import { bytes, drain, soloNode } from "./test-cluster.ts";
+import { bytes, drain, soloNode } from "./sim/test-cluster.ts";
 
 describe("RawNode Ready/advance", () => {
   it("hands out the HardState only when it changes, and mustSync for term, vote or entries", () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfChangeTransition, ConfChangeType, MessageType, StateType, newMessage, type ConfChange, type Message } from "./types.ts";
 import { Retirement } from "./retirement.ts";
-import { TestCluster } from "./test-cluster.ts";
+import { TestCluster } from "./sim/test-cluster.ts";
 
 const leaveJoint: ConfChange = { transition: ConfChangeTransition.Auto, changes: [] };
 

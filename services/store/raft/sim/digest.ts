@@ -3,9 +3,9 @@
 // versions of the core behave identically on these schedules iff their
 // outputs are identical, so a refactor is checked with
 //
-//   npx tsx services/store/raft/sim-digest.ts 1 500 > before.txt
+//   npx tsx services/store/raft/sim/digest.ts 1 500 > before.txt
 //   (change the core)
-//   npx tsx services/store/raft/sim-digest.ts 1 500 > after.txt
+//   npx tsx services/store/raft/sim/digest.ts 1 500 > after.txt
 //   diff before.txt after.txt
 //
 // Arguments: first seed, last seed (inclusive), and optionally "static" to
@@ -17,7 +17,7 @@ function main(argv: string[]): void {
   const first = Number(argv[0] ?? "1");
   const last = Number(argv[1] ?? String(first + 99));
   if (!Number.isSafeInteger(first) || !Number.isSafeInteger(last) || last < first) {
-    throw new RangeError("usage: sim-digest.ts <first seed> <last seed> [static]");
+    throw new RangeError("usage: digest.ts <first seed> <last seed> [static]");
   }
   const membership = argv[2] !== "static";
   for (let seed = first; seed <= last; seed++) {

@@ -13,11 +13,11 @@
 //                       goes back within one incarnation;
 //   state machines      every node's state after index i is the same.
 
-import type { Entry } from "./types.ts";
-import { StateType } from "./types.ts";
-import type { Raft } from "./raft.ts";
-import { contextKey } from "./read-only.ts";
-import { noLimit } from "./log.ts";
+import type { Entry } from "../types.ts";
+import { StateType } from "../types.ts";
+import type { Raft } from "../raft.ts";
+import { contextKey } from "../read-only.ts";
+import { noLimit } from "../log.ts";
 
 interface CommittedRecord {
   term: number;

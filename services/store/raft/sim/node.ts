@@ -11,11 +11,11 @@
 // The state machine is a running hash of the applied entries; encodeSm and
 // decodeSm are its snapshot format.
 
-import type { ConfState, Entry, Message } from "./types.ts";
-import type { Ready, RawNode } from "./rawnode.ts";
-import type { SafetyChecker } from "./sim-checks.ts";
-import type { MemoryStorage } from "./storage.ts";
-import { Retirement } from "./retirement.ts";
+import type { ConfState, Entry, Message } from "../types.ts";
+import type { Ready, RawNode } from "../rawnode.ts";
+import type { SafetyChecker } from "./checks.ts";
+import type { MemoryStorage } from "../storage.ts";
+import { Retirement } from "../retirement.ts";
 
 export interface SmState {
   applied: number;

@@ -6,15 +6,15 @@
 //
 // Contract: each function draws from the world's one SeededRandom in a fixed
 // order; changing that order (or the probabilities) changes every seed's
-// schedule, and so every digest of sim-digest.ts.
+// schedule, and so every digest of digest.ts.
 
-import type { RawNode } from "./rawnode.ts";
-import type { SeededRandom } from "./rand.ts";
-import { StateType } from "./types.ts";
-import { ProposalDroppedError } from "./errors.ts";
-import { describeConfChange, members, planConfChange } from "./sim-membership.ts";
-import type { SimNode } from "./sim-node.ts";
-import type { Simulation } from "./sim-world.ts";
+import type { RawNode } from "../rawnode.ts";
+import type { SeededRandom } from "../rand.ts";
+import { StateType } from "../types.ts";
+import { ProposalDroppedError } from "../errors.ts";
+import { describeConfChange, members, planConfChange } from "./membership.ts";
+import type { SimNode } from "./node.ts";
+import type { Simulation } from "./world.ts";
 
 export interface WorldOptions {
   electionTick: number;

@@ -8,26 +8,26 @@
 // returns its summary; replaySeed(seed) reruns it with a trace of its
 // actions. The parts:
 //
-//   sim-types.ts       options, result, SimulationError
-//   sim-world.ts       the nodes, the network and the primitive actions
-//   sim-node.ts        one node's disk, persistence and state machine
-//   sim-network.ts     messages in flight: reordering, drops, duplicates, partitions
-//   sim-schedule.ts    what the seed decides: options and the fault phase's actions
-//   sim-run.ts         the fault phase and the calm phase (liveness goal)
-//   sim-membership.ts  conf change planning and the conf change ledger
-//   sim-checks.ts      the safety invariants, checked after every action
+//   outcome.ts         options, result, SimulationError
+//   world.ts           the nodes, the network and the primitive actions
+//   node.ts            one node's disk, persistence and state machine
+//   network.ts         messages in flight: reordering, drops, duplicates, partitions
+//   schedule.ts        what the seed decides: options and the fault phase's actions
+//   run.ts             the fault phase and the calm phase (liveness goal)
+//   membership.ts      conf change planning and the conf change ledger
+//   checks.ts          the safety invariants, checked after every action
 //
 // Contract: a failure of any check, or an exception from the core, throws
 // SimulationError naming the seed; the same seed and options always give the
-// same result (and the same digest, see sim-digest.ts).
+// same result (and the same digest, see digest.ts).
 
-import type { SimOptions, SimResult } from "./sim-types.ts";
-import { SimulationError } from "./sim-types.ts";
-import { Simulation } from "./sim-world.ts";
-import { runCalm, runChaos } from "./sim-run.ts";
+import type { SimOptions, SimResult } from "./outcome.ts";
+import { SimulationError } from "./outcome.ts";
+import { Simulation } from "./world.ts";
+import { runCalm, runChaos } from "./run.ts";
 
-export type { SimOptions, SimResult } from "./sim-types.ts";
-export { SimulationError } from "./sim-types.ts";
+export type { SimOptions, SimResult } from "./outcome.ts";
+export { SimulationError } from "./outcome.ts";
 
 /** Actions of the fault phase of one schedule, by default. */
 export const defaultSteps = 2500;

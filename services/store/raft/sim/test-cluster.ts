@@ -3,13 +3,13 @@
 // rawnode.ts (persist, send, apply, advance). Delivery is immediate and in
 // order, with optional cuts between nodes. Not used in production code.
 
-import type { ConfChange, ConfState, Entry, Message, ReadState } from "./types.ts";
-import { EntryType, MessageType, StateType } from "./types.ts";
-import type { Config } from "./raft.ts";
-import { MemoryStorage } from "./storage.ts";
-import { RawNode } from "./rawnode.ts";
-import { decodeConfChange } from "./confchange.ts";
-import { SeededRandom } from "./rand.ts";
+import type { ConfChange, ConfState, Entry, Message, ReadState } from "../types.ts";
+import { EntryType, MessageType, StateType } from "../types.ts";
+import type { Config } from "../raft.ts";
+import { MemoryStorage } from "../storage.ts";
+import { RawNode } from "../rawnode.ts";
+import { decodeConfChange } from "../confchange.ts";
+import { SeededRandom } from "../rand.ts";
 
 export interface TestNode {
   id: number;

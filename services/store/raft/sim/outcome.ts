@@ -3,7 +3,7 @@
 // (SimulationError, naming the seed to replay). Types only, plus the error
 // class; no behaviour.
 
-import type { MembershipStats } from "./sim-membership.ts";
+import type { MembershipStats } from "./membership.ts";
 
 export interface SimOptions {
   /** Actions in the fault phase (default 2500). */

@@ -16,13 +16,13 @@
 // then its ConfState must be the configuration at its index), and must
 // produce the same configuration everywhere.
 
-import type { ConfChange, ConfChangeSingle, ConfState } from "./types.ts";
-import { ConfChangeTransition, ConfChangeType } from "./types.ts";
-import type { ProgressTracker } from "./tracker.ts";
-import { isJoint } from "./tracker.ts";
-import { Changer, applyChange } from "./confchange.ts";
-import { RaftError } from "./errors.ts";
-import type { SeededRandom } from "./rand.ts";
+import type { ConfChange, ConfChangeSingle, ConfState } from "../types.ts";
+import { ConfChangeTransition, ConfChangeType } from "../types.ts";
+import type { ProgressTracker } from "../tracker.ts";
+import { isJoint } from "../tracker.ts";
+import { Changer, applyChange } from "../confchange.ts";
+import { RaftError } from "../errors.ts";
+import type { SeededRandom } from "../rand.ts";
 
 /** Every id a ConfState names (voters, learners, outgoing voters, staged learners). */
 export function members(cs: ConfState): Set<number> {

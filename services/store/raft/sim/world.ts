@@ -1,7 +1,7 @@
 // The simulated world: the nodes, the network between them, and the
 // primitive actions a schedule is made of (deliver a message, handle a
 // Ready, tick, crash, restart, propose, snapshot), each followed by the
-// safety checks of sim-checks.ts when the run loop calls checkInvariants.
+// safety checks of checks.ts when the run loop calls checkInvariants.
 //
 // Membership model (as in etcd): spare nodes run from the start, bootstrapped
 // with the initial configuration, and take part once a conf change adds them.
@@ -10,7 +10,7 @@
 // from ids it has seen removed. Removed ids are never added again.
 //
 // Persistence model: a node's Ready is handled as one action: persist
-// (snapshot, entries, HardState; see sim-node.ts), then send, then apply,
+// (snapshot, entries, HardState; see node.ts), then send, then apply,
 // then advance. A crash discards the RawNode and everything not yet
 // persisted; a restart builds a new RawNode over the same storage and
 // restores the state machine from its snapshot.
@@ -18,25 +18,25 @@
 // Contract: every random choice is drawn from `rng` in a fixed order, so a
 // seed fixes the run; a violation throws SimulationError through fail().
 
-import type { ConfState, Entry } from "./types.ts";
-import { EntryType, MessageType, StateType, messageTypeName } from "./types.ts";
-import { ConfLedger, confKey, describeConfChange, members } from "./sim-membership.ts";
-import { SafetyChecker } from "./sim-checks.ts";
-import { decodeConfChange } from "./confchange.ts";
-import { MemoryStorage } from "./storage.ts";
-import { RawNode } from "./rawnode.ts";
-import type { Config } from "./raft.ts";
-import { SeededRandom } from "./rand.ts";
-import { ProposalDroppedError } from "./errors.ts";
-import { contextKey } from "./read-only.ts";
-import { Digest, digestReady } from "./digest.ts";
-import { Retirement } from "./retirement.ts";
-import { SimulationError } from "./sim-types.ts";
-import { SimNetwork } from "./sim-network.ts";
-import type { SimNode } from "./sim-node.ts";
-import { decodeSm, encodeSm, freshSnapshot, mix, newSimNode, persistReady } from "./sim-node.ts";
-import type { WorldOptions } from "./sim-schedule.ts";
-import { drawOptions } from "./sim-schedule.ts";
+import type { ConfState, Entry } from "../types.ts";
+import { EntryType, MessageType, StateType, messageTypeName } from "../types.ts";
+import { ConfLedger, confKey, describeConfChange, members } from "./membership.ts";
+import { SafetyChecker } from "./checks.ts";
+import { decodeConfChange } from "../confchange.ts";
+import { MemoryStorage } from "../storage.ts";
+import { RawNode } from "../rawnode.ts";
+import type { Config } from "../raft.ts";
+import { SeededRandom } from "../rand.ts";
+import { ProposalDroppedError } from "../errors.ts";
+import { contextKey } from "../read-only.ts";
+import { Digest, digestReady } from "../digest.ts";
+import { Retirement } from "../retirement.ts";
+import { SimulationError } from "./outcome.ts";
+import { SimNetwork } from "./network.ts";
+import type { SimNode } from "./node.ts";
+import { decodeSm, encodeSm, freshSnapshot, mix, newSimNode, persistReady } from "./node.ts";
+import type { WorldOptions } from "./schedule.ts";
+import { drawOptions } from "./schedule.ts";
 
 /** Nodes that are not members at first and may be added, with membership changes. */
 const spareNodes = 2;
@@ -54,7 +54,7 @@ export class Simulation {
   readonly ledger: ConfLedger;
   /** Keys of the calm phase's proposals; a node that applies one has seen the group live. */
   readonly liveKeys = new Set<string>();
-  /** Why the calm phase did not have to reach its goal (see sim-run.ts). */
+  /** Why the calm phase did not have to reach its goal (see run.ts). */
   livenessWaived: string | undefined;
   /** The number of the current action (for traces and failures). */
   action = 0;

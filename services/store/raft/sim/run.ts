@@ -1,6 +1,6 @@
 // The run loop of one schedule, in two phases:
 //
-//   fault phase  `steps` actions drawn by sim-schedule.ts, each followed by
+//   fault phase  `steps` actions drawn by schedule.ts, each followed by
 //                the safety checks;
 //   calm phase   the network heals and turns reliable, crashed nodes restart,
 //                and global ticks alternate with settling (delivering
@@ -12,12 +12,12 @@
 // error, unless the goal was not fair to ask (quorumLackingConfig): then
 // it records why in sim.livenessWaived and returns its round budget.
 
-import type { RawNode } from "./rawnode.ts";
-import { StateType } from "./types.ts";
-import { ProposalDroppedError } from "./errors.ts";
-import { confKey, members } from "./sim-membership.ts";
-import { chaosStep } from "./sim-schedule.ts";
-import type { Simulation } from "./sim-world.ts";
+import type { RawNode } from "../rawnode.ts";
+import { StateType } from "../types.ts";
+import { ProposalDroppedError } from "../errors.ts";
+import { confKey, members } from "./membership.ts";
+import { chaosStep } from "./schedule.ts";
+import type { Simulation } from "./world.ts";
 
 export function runChaos(sim: Simulation, steps: number): void {
   for (sim.action = 0; sim.action < steps; sim.action++) {

@@ -13,8 +13,8 @@
 // reliable (the calm phase), the network is FIFO, lossless, without
 // duplicates or partitions, and draws nothing.
 
-import type { Message } from "./types.ts";
-import type { SeededRandom } from "./rand.ts";
+import type { Message } from "../types.ts";
+import type { SeededRandom } from "../rand.ts";
 
 export interface NetworkRates {
   dropRate: number;
