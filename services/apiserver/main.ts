@@ -1,11 +1,15 @@
 /**
- * The apiserver process. Without `--store-endpoints` it is the embedded default:
- * one process with a single-node store under `--data-dir`, the in-process revision
- * feed, generated certificates and an admin client configuration. With
- * `--store-endpoints` and `--redis-url` it is a stateless replica of a larger tier.
+ * The apiserver replica process: a stateless replica of a store cluster
+ * (`--store-endpoints`, `--redis-url` for the revision stream), with generated
+ * certificates and an admin client configuration under `--data-dir` unless given.
+ *
+ * `main(hooks)` is also what the single-process default (services/embedded/main.ts)
+ * runs, with its own store connector: this file imports no store code.
  */
+import { realpathSync } from "node:fs";
 import { writeFile, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { builtinKinds } from "../../shared/api/groups/index.ts";
 import { FlagError, parseFlags, usage, withoutFlags } from "../../shared/cli/flags.ts";
 import { AUTHENTICATION_FLAGS, parseAuthenticationOptions, validateAuthenticationOptions } from "./authn/options.ts";
@@ -18,10 +22,29 @@ import { getProfile } from "../../shared/platform/index.ts";
 import { ensurePki, kubeconfigYaml } from "./server/certs.ts";
 import { APISERVER_FLAGS } from "./server/options.ts";
 import { startReplica } from "./server/replica.ts";
-import { openStore } from "./server/store-connection.ts";
+import { openStore, type StoreConnector } from "./server/store-connection.ts";
 
-async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
+/** What an entry point adds to the replica: its store, and services started once the API serves. */
+export interface ApiserverHooks {
+  /** Opens the store (default: the remote store cluster of --store-endpoints). */
+  connect?: StoreConnector;
+  /** Called once the API serves; the returned close runs first at shutdown. */
+  onReady?: (ready: ApiserverReady) => Promise<{ close(): Promise<void> } | void>;
+}
+
+/** The serving replica as an entry point's extra services see it. */
+export interface ApiserverReady {
+  /** https://host:port of the API. */
+  url: string;
+  /** The admin client configuration written under the data dir. */
+  kubeconfigPath: string;
+  caPem: string;
+  admin: { certPem: string; keyPem: string };
+  profile: ReturnType<typeof getProfile>;
+  dataDir: string;
+}
+
+export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.argv.slice(2)): Promise<void> {
   let flags;
   let authentication;
   let authorization;
@@ -73,7 +96,7 @@ async function main(): Promise<void> {
     .flatMap((v) => v.split(","))
     .filter((v) => v !== "");
 
-  const store = await openStore({
+  const store = await (hooks.connect ?? openStore)({
     dataDir,
     endpoints: flags["store-endpoints"] as string[],
     redisUrl: flags["redis-url"] as string | undefined,
@@ -116,11 +139,13 @@ async function main(): Promise<void> {
       "",
     ].join("\n"),
   );
+  const extra = await hooks.onReady?.({ url: server, kubeconfigPath, caPem: pki.ca.certPem, admin: { certPem: pki.admin.certPem, keyPem: pki.admin.keyPem }, profile, dataDir });
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "shutting down");
+    if (extra) await extra.close();
     await replica.close();
     await store.close();
     process.exit(0);
@@ -129,7 +154,20 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => void stop("SIGTERM"));
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`apiserver: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+/** Whether this module is the process's entry point (not imported by another entry). */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`apiserver: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -25,6 +25,9 @@ export interface StoreConnectionOptions {
   log?: (level: "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void;
 }
 
+/** Opens the store an entry point serves from. */
+export type StoreConnector = (opts: StoreConnectionOptions) => Promise<StoreConnection>;
+
 export async function openStore(opts: StoreConnectionOptions): Promise<StoreConnection> {
   if (opts.endpoints.length === 0) {
     const dir = join(opts.dataDir, "store");
