@@ -12,7 +12,7 @@ import type { ServerResponse } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getProfile } from "../../shared/platform/index.ts";
-import { startLocalHttps, webhookKubeconfig, type LocalHttps } from "../../services/apiserver/authz/testing.ts";
+import { startLocalHttps, webhookKubeconfig, type LocalHttps } from "../../services/apiserver/authz/testing/harness.ts";
 import { call, TempDir, type HttpResult } from "../support/https-call.ts";
 import { startServerProcess, type ServerProcess } from "../support/server-process.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseAuthenticationConfig, validateAuthenticationConfig, type AuthenticationConfiguration, type JWTAuthenticatorConfig } from "./authn-config.ts";
 import { compileExpression, toCel } from "./cel.ts";
-import { profile } from "./testing.ts";
+import { profile } from "./testing/harness.ts";
 
 const ctx = { profile, serviceAccountIssuers: ["https://sa.issuer"] };
 const apiVersion = `${profile.group("apiserverConfig")}/v1`;

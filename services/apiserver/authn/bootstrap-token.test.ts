@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrapExtraGroups, bootstrapTokenExpired, secretData } from "./bootstrap-token.ts";
 import { defaultAuthenticationOptions } from "./options.ts";
-import { profile, startAuthServer, type TestServer } from "./testing.ts";
+import { profile, startAuthServer, type TestServer } from "./testing/harness.ts";
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 

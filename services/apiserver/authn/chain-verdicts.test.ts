@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCA, createClientCert, type CertificateAuthority } from "../server/certs.ts";
 import { ChainVerdicts } from "./chain-verdicts.ts";
 import { defaultAuthenticationOptions } from "./options.ts";
-import { clusterPki, startAuthServer, TempDir, type TestServer } from "./testing.ts";
+import { clusterPki, startAuthServer, TempDir, type TestServer } from "./testing/harness.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 

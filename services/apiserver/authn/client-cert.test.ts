@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCA, createClientCert, createServingCert, type CertificateAuthority } from "../server/certs.ts";
 import { parseCertificateBundle, subjectNames, verifyClientChain } from "./cert-verify.ts";
 import { defaultAuthenticationOptions } from "./options.ts";
-import { clusterPki, startAuthServer, TempDir, type TestServer } from "./testing.ts";
+import { clusterPki, startAuthServer, TempDir, type TestServer } from "./testing/harness.ts";
 
 describe("client certificate authentication over HTTPS", () => {
   let srv: TestServer;

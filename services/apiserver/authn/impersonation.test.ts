@@ -3,7 +3,7 @@ import { createClientCert, type KeyPairPem } from "../server/certs.ts";
 import { RequestHeaders } from "./headers.ts";
 import { impersonate, type ImpersonationAttributes } from "./impersonation.ts";
 import { defaultAuthenticationOptions } from "./options.ts";
-import { clusterPki, profile, startAuthServer, TempDir, type TestServer } from "./testing.ts";
+import { clusterPki, profile, startAuthServer, TempDir, type TestServer } from "./testing/harness.ts";
 
 const admin = { username: "admin", groups: ["system:masters", "system:authenticated"] };
 const authGroup = profile.group("authentication");

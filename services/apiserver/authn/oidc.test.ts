@@ -7,7 +7,7 @@ import { buildAuthenticator } from "./build.ts";
 import { RELOAD_TIMESTAMP_METRIC } from "./config-controller.ts";
 import { RemoteKeySet } from "./jwks.ts";
 import { defaultAuthenticationOptions, type AuthenticationOptions } from "./options.ts";
-import { profile, startAuthServer, startLocalHttps, TempDir, type LocalHttps, type TestServer } from "./testing.ts";
+import { profile, startAuthServer, startLocalHttps, TempDir, type LocalHttps, type TestServer } from "./testing/harness.ts";
 
 interface Provider {
   https: LocalHttps;

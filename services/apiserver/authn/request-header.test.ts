@@ -3,7 +3,7 @@ import { createCA, createClientCert, type CertificateAuthority, type KeyPairPem 
 import { RequestHeaders } from "./headers.ts";
 import { defaultAuthenticationOptions } from "./options.ts";
 import { userFromHeaders } from "./request-header.ts";
-import { clusterPki, startAuthServer, TempDir, type TestServer } from "./testing.ts";
+import { clusterPki, startAuthServer, TempDir, type TestServer } from "./testing/harness.ts";
 
 const cfg = { usernameHeaders: ["X-Remote-User"], groupHeaders: ["X-Remote-Group"], extraHeaderPrefixes: ["X-Remote-Extra-"] };
 

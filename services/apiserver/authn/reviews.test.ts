@@ -4,7 +4,7 @@ import { createClientCert } from "../server/certs.ts";
 import { defaultAuthenticationOptions } from "./options.ts";
 import { parseSigningKey } from "./sa-keys.ts";
 import { mintServiceAccountToken } from "./service-account.ts";
-import { clusterPki, profile, startAuthServer, TempDir, type TestServer } from "./testing.ts";
+import { clusterPki, profile, startAuthServer, TempDir, type TestServer } from "./testing/harness.ts";
 
 const group = profile.group("authentication");
 const ISSUER = "https://issuer.review.test";

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultAuthenticationOptions, type AuthenticationOptions } from "./options.ts";
 import { parsePublicKeys, parseSigningKey, type ServiceAccountSigningKey } from "./sa-keys.ts";
 import { mintLegacyServiceAccountToken, mintServiceAccountToken, parseServiceAccountUsername } from "./service-account.ts";
-import { profile, startAuthServer, TempDir, type TestServer } from "./testing.ts";
+import { profile, startAuthServer, TempDir, type TestServer } from "./testing/harness.ts";
 
 const ISSUER = "https://issuer.cluster.test";
 const sa = profile.serviceAccount;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearerToken } from "./chain.ts";
 import { parseCsv } from "./csv.ts";
 import { defaultAuthenticationOptions } from "./options.ts";
-import { startAuthServer, TempDir, type TestServer } from "./testing.ts";
+import { startAuthServer, TempDir, type TestServer } from "./testing/harness.ts";
 import { parseTokenFile } from "./token-file.ts";
 
 describe("CSV reader", () => {

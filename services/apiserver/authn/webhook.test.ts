@@ -2,7 +2,7 @@ import type { TLSSocket } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClientCert, type KeyPairPem } from "../server/certs.ts";
 import { defaultAuthenticationOptions } from "./options.ts";
-import { clusterPki, profile, startAuthServer, startLocalHttps, TempDir, type LocalHttps, type TestServer } from "./testing.ts";
+import { clusterPki, profile, startAuthServer, startLocalHttps, TempDir, type LocalHttps, type TestServer } from "./testing/harness.ts";
 import { parseWebhookClientConfig, TokenWebhookAuthenticator } from "./webhook.ts";
 
 const group = profile.group("authentication");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AbacAuthorizer, parseAbacPolicies } from "./abac.ts";
-import { profile } from "./testing.ts";
+import { profile } from "./testing/harness.ts";
 import type { Attributes } from "./types.ts";
 
 const V = `${profile.group("abac")}/v1beta1`;

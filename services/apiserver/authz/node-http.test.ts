@@ -1,6 +1,6 @@
 /** The Node authorizer and NodeRestriction through HTTPS against a real replica. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, profile, startAuthzServer, type AuthzServer } from "./testing.ts";
+import { eventually, profile, startAuthzServer, type AuthzServer } from "./testing/harness.ts";
 
 let s: AuthzServer;
 const coordination = profile.group("coordination");

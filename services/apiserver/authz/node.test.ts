@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NodeGraph, podReferences } from "./node-graph.ts";
 import { NodeAuthorizer, nodeIdentity } from "./node.ts";
-import { profile } from "./testing.ts";
+import { profile } from "./testing/harness.ts";
 import type { Attributes } from "./types.ts";
 
 const pod = (name: string, node: string, spec: Record<string, unknown> = {}) => ({ metadata: { name, namespace: "ns" }, spec: { nodeName: node, ...spec } });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseAuthorizationConfiguration, parseAuthorizationFlags, parseDuration, validateAuthorizationFlags } from "./options.ts";
-import { profile } from "./testing.ts";
+import { profile } from "./testing/harness.ts";
 
 describe("authorization flags", () => {
   it("parses both flag forms", () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AggregationController } from "./aggregation.ts";
 import { defaultClusterRoles } from "./default-policy.ts";
 import { reconcile, rbacRegistries } from "./reconcile.ts";
-import { eventually, profile, startAuthzServer, type AuthzServer } from "./testing.ts";
+import { eventually, profile, startAuthzServer, type AuthzServer } from "./testing/harness.ts";
 
 const rbac = profile.group("rbac");
 const rbacPath = `/apis/${rbac}/v1`;

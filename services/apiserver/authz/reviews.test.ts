@@ -5,7 +5,7 @@ import { UnionAuthorizer } from "./chain.ts";
 import { RbacAuthorizer } from "./rbac/authorizer.ts";
 import { StaticRbacSource } from "./rbac/resolve.ts";
 import { localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview, type ReviewDeps } from "./reviews.ts";
-import { profile } from "./testing.ts";
+import { profile } from "./testing/harness.ts";
 import { DENY, NO_OPINION, type Attributes } from "./types.ts";
 
 const source = new StaticRbacSource(

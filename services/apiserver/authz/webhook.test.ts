@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildAuthorizer } from "./chain.ts";
 import { compileMatchConditions } from "./match-conditions.ts";
-import { eventually, profile, startAuthzServer, startLocalHttps, TempDir, webhookKubeconfig, type LocalHttps } from "./testing.ts";
+import { eventually, profile, startAuthzServer, startLocalHttps, TempDir, webhookKubeconfig, type LocalHttps } from "./testing/harness.ts";
 import type { Attributes } from "./types.ts";
 import { loadWebhookClientConfig, WebhookAuthorizer, type WebhookOptions } from "./webhook.ts";
 

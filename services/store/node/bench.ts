@@ -6,7 +6,7 @@
 //
 // Run: tsx services/store/node/bench.ts
 
-import { NodeCluster } from "./test-cluster.ts";
+import { NodeCluster } from "./testing/cluster.ts";
 import type { RaftNode } from "./raft-node.ts";
 
 const enc = new TextEncoder();

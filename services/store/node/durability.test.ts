@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { NodeCluster, get, put, waitFor } from "./test-cluster.ts";
+import { NodeCluster, get, put, waitFor } from "./testing/cluster.ts";
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { GrpcTransport } from "../transport/grpc.ts";
 import type { Member } from "./members.ts";
 import { RaftNode } from "./raft-node.ts";
-import { FAST, get, put, sleep, waitFor } from "./test-cluster.ts";
+import { FAST, get, put, sleep, waitFor } from "./testing/cluster.ts";
 
 describe("RaftNode over gRPC", () => {
   let dir: string | undefined;

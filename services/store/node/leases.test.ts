@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { LeaderPublisher } from "./options.ts";
-import { NodeCluster, b, get, waitFor } from "./test-cluster.ts";
+import { NodeCluster, b, get, waitFor } from "./testing/cluster.ts";
 
 describe("RaftNode: leader duties", () => {
   let c: NodeCluster | undefined;

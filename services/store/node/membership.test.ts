@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { NodeCluster, get, memberOf, put, waitFor } from "./test-cluster.ts";
+import { NodeCluster, get, memberOf, put, waitFor } from "./testing/cluster.ts";
 
 describe("RaftNode: membership", () => {
   let c: NodeCluster | undefined;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { NodeCluster, get, put, sleep, waitFor } from "./test-cluster.ts";
+import { NodeCluster, get, put, sleep, waitFor } from "./testing/cluster.ts";
 
 describe("RaftNode: 3 nodes over the in-memory network with real WALs", () => {
   let c: NodeCluster | undefined;

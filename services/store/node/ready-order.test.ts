@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { StoreResponse } from "../mvcc/index.ts";
 import { Wal } from "../wal/index.ts";
 import type { Entry, HardState } from "../wal/index.ts";
-import { NodeCluster, put, sleep, waitFor } from "./test-cluster.ts";
+import { NodeCluster, put, sleep, waitFor } from "./testing/cluster.ts";
 import type { RaftNode } from "./raft-node.ts";
 
 interface Hold {

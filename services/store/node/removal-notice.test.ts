@@ -3,7 +3,7 @@
 // it stops by the retirement policy with the reason "removed by peers".
 import { afterEach, describe, expect, it } from "vitest";
 import type { RemovalNotice, Transport } from "../transport/types.ts";
-import { NodeCluster, put, waitFor, type NodeOverrides, type TransportWrap } from "./test-cluster.ts";
+import { NodeCluster, put, waitFor, type NodeOverrides, type TransportWrap } from "./testing/cluster.ts";
 
 /** Records what the nodes log when they stop after a removal, and their onRemoved calls. */
 function stopRecorder(): { reasons: string[]; removed: Map<number, string>; overrides: NodeOverrides } {

@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MessageType, type Message } from "../raft/index.ts";
 import type { Transport } from "../transport/types.ts";
-import { NodeCluster, put, waitFor, type NodeOverrides, type TransportWrap } from "./test-cluster.ts";
+import { NodeCluster, put, waitFor, type NodeOverrides, type TransportWrap } from "./testing/cluster.ts";
 
 /** Wraps a transport: drops what `drop` selects, and records what was sent. */
 function filtered(inner: Transport, drop: (m: Message) => boolean, sent: Message[]): Transport {

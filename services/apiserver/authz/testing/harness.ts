@@ -4,27 +4,27 @@
  * escalation and NodeRestriction checks, HTTPS calls as users identified by
  * client certificates, and a local HTTPS server with its own CA.
  */
-import { call as httpsCall, TempDir as BaseTempDir, type CallOptions, type HttpResult } from "../../../test/support/https-call.ts";
+import { call as httpsCall, TempDir as BaseTempDir, type CallOptions, type HttpResult } from "../../../../test/support/https-call.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer as createHttpsServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { coreV1Kinds } from "../../../shared/api/groups/core-v1.ts";
-import { kinds as coordinationKinds } from "../../../shared/api/groups/coordination-v1.ts";
-import { makeKinds as rbacKinds } from "../../../shared/api/groups/rbac-v1.ts";
-import { getProfile, type PlatformProfile } from "../../../shared/platform/index.ts";
-import { LocalBackend } from "../../store/server/local-backend.ts";
-import type { RegistryOptions } from "../registry/registry.ts";
-import { createCA, createClientCert, createServingCert, type CertificateAuthority, type KeyPairPem } from "../server/certs.ts";
-import { startReplica, type Replica } from "../server/replica.ts";
-import { BackendKv } from "../storage/backend-kv.ts";
-import { buildAuthorizer, type AuthorizationHandle, type AuthorizerDeps } from "./chain.ts";
-import { nodeRestriction } from "./node.ts";
-import type { AuthorizationFlags } from "./options.ts";
-import { rbacAdmission } from "./rbac/admission.ts";
+import { coreV1Kinds } from "../../../../shared/api/groups/core-v1.ts";
+import { kinds as coordinationKinds } from "../../../../shared/api/groups/coordination-v1.ts";
+import { makeKinds as rbacKinds } from "../../../../shared/api/groups/rbac-v1.ts";
+import { getProfile, type PlatformProfile } from "../../../../shared/platform/index.ts";
+import { LocalBackend } from "../../../store/server/local-backend.ts";
+import type { RegistryOptions } from "../../registry/registry.ts";
+import { createCA, createClientCert, createServingCert, type CertificateAuthority, type KeyPairPem } from "../../server/certs.ts";
+import { startReplica, type Replica } from "../../server/replica.ts";
+import { BackendKv } from "../../storage/backend-kv.ts";
+import { buildAuthorizer, type AuthorizationHandle, type AuthorizerDeps } from "../chain.ts";
+import { nodeRestriction } from "../node.ts";
+import type { AuthorizationFlags } from "../options.ts";
+import { rbacAdmission } from "../rbac/admission.ts";
 
 export const profile: PlatformProfile = getProfile();
 
-export { type HttpResult, type CallOptions } from "../../../test/support/https-call.ts";
+export { type HttpResult, type CallOptions } from "../../../../test/support/https-call.ts";
 
 export function call(url: string, ca: string, o: CallOptions): Promise<HttpResult> {
   return httpsCall(url, ca, o);

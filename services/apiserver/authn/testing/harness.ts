@@ -5,24 +5,24 @@
  * HTTPS calls with optional client certificates and repeated headers, and a
  * local HTTPS server with its own CA.
  */
-import { call as httpsCall, TempDir as BaseTempDir, type CallOptions, type HttpResult } from "../../../test/support/https-call.ts";
+import { call as httpsCall, TempDir as BaseTempDir, type CallOptions, type HttpResult } from "../../../../test/support/https-call.ts";
 import { createServer as createHttpsServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { kinds as coreKinds } from "../../../shared/api/groups/core-v1.ts";
-import { getProfile, type PlatformProfile } from "../../../shared/platform/index.ts";
-import { LocalBackend } from "../../store/server/local-backend.ts";
-import { createCA, createServingCert, type CertificateAuthority, type KeyPairPem } from "../server/certs.ts";
-import { deleteObject } from "../registry/deletion.ts";
-import { startReplica, type Replica } from "../server/replica.ts";
-import { BackendKv } from "../storage/backend-kv.ts";
-import { buildAuthenticator, catalogObjectGetter, type AuthenticatorDeps, type BuiltAuthentication } from "./build.ts";
-import type { ImpersonationAuthorize } from "./impersonation.ts";
-import type { AuthenticationOptions } from "./options.ts";
+import { kinds as coreKinds } from "../../../../shared/api/groups/core-v1.ts";
+import { getProfile, type PlatformProfile } from "../../../../shared/platform/index.ts";
+import { LocalBackend } from "../../../store/server/local-backend.ts";
+import { createCA, createServingCert, type CertificateAuthority, type KeyPairPem } from "../../server/certs.ts";
+import { deleteObject } from "../../registry/deletion.ts";
+import { startReplica, type Replica } from "../../server/replica.ts";
+import { BackendKv } from "../../storage/backend-kv.ts";
+import { buildAuthenticator, catalogObjectGetter, type AuthenticatorDeps, type BuiltAuthentication } from "../build.ts";
+import type { ImpersonationAuthorize } from "../impersonation.ts";
+import type { AuthenticationOptions } from "../options.ts";
 
 export const profile: PlatformProfile = getProfile();
 
-export { type HttpResult, type CallOptions } from "../../../test/support/https-call.ts";
+export { type HttpResult, type CallOptions } from "../../../../test/support/https-call.ts";
 
 export function call(url: string, ca: string, o: CallOptions = {}): Promise<HttpResult> {
   return httpsCall(url, ca, o, "/whoami");

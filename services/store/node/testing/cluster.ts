@@ -5,12 +5,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { StoreResponse } from "../mvcc/index.ts";
-import { MemoryNetwork } from "../transport/memory.ts";
-import type { Transport } from "../transport/types.ts";
-import type { Member } from "./members.ts";
-import type { RaftNodeOptions } from "./options.ts";
-import { RaftNode } from "./raft-node.ts";
+import type { StoreResponse } from "../../mvcc/index.ts";
+import { MemoryNetwork } from "../../transport/memory.ts";
+import type { Transport } from "../../transport/types.ts";
+import type { Member } from "../members.ts";
+import type { RaftNodeOptions } from "../options.ts";
+import { RaftNode } from "../raft-node.ts";
 
 export type NodeOverrides = Partial<Omit<RaftNodeOptions, "id" | "dataDir" | "transport">>;
 
