@@ -1,8 +1,8 @@
 /** The chaos test's after-run checks on synthetic data: each catches what it should. */
 import { describe, expect, it } from "vitest";
 import type { RevisionChange } from "../../services/apiserver/storage/kv.ts";
-import { checkLinearizable } from "../../services/store/linearizability/checker.ts";
-import { kvModel } from "../../services/store/linearizability/kv-model.ts";
+import { checkLinearizable } from "../support/linearizability/checker.ts";
+import { kvModel } from "../support/linearizability/kv-model.ts";
 import { lostWrites } from "./lost-writes.ts";
 import type { KvOp } from "./recorder.ts";
 import { checkAcknowledgedWrites, checkHistory, checkStream, type StreamRecord } from "./stream-check.ts";

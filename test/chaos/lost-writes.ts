@@ -3,8 +3,8 @@
  * acknowledged put (or successful cas) of a key is either the value the final read
  * saw or followed, in the checker's linearization of that key, by another write.
  */
-import type { PartitionResult } from "../../services/store/linearizability/checker.ts";
-import type { KvInput, KvOutput } from "../../services/store/linearizability/kv-model.ts";
+import type { PartitionResult } from "../support/linearizability/checker.ts";
+import type { KvInput, KvOutput } from "../support/linearizability/kv-model.ts";
 import type { KvOp } from "./recorder.ts";
 
 export function lostWrites(ops: readonly KvOp[], partitions: PartitionResult<KvInput, KvOutput>[]): string[] {

@@ -8,8 +8,8 @@
  * proposed: the endpoint could not be reached, or the store said it has no leader.
  */
 import { credentials, type Client, type ServiceError } from "@grpc/grpc-js";
-import type { Operation } from "../../services/store/linearizability/history.ts";
-import type { KvInput, KvOutput } from "../../services/store/linearizability/kv-model.ts";
+import type { Operation } from "../support/linearizability/history.ts";
+import type { KvInput, KvOutput } from "../support/linearizability/kv-model.ts";
 import { clientConstructor } from "../../services/store/server/proto.ts";
 import type { PbDeleteRangeResponse, PbPutResponse, PbRangeResponse, PbTxnResponse } from "../../services/store/server/wire.ts";
 

@@ -18,8 +18,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GrpcKv } from "../../services/apiserver/storage/grpc-kv.ts";
 import type { RevisionChange } from "../../services/apiserver/storage/kv.ts";
-import { checkLinearizable, describeResult } from "../../services/store/linearizability/checker.ts";
-import { kvModel } from "../../services/store/linearizability/kv-model.ts";
+import { checkLinearizable, describeResult } from "../support/linearizability/checker.ts";
+import { kvModel } from "../support/linearizability/kv-model.ts";
 import { faultSchedule, inject } from "./faults.ts";
 import { lostWrites } from "./lost-writes.ts";
 import { seededRng } from "../support/seeded-rng.ts";

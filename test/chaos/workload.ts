@@ -5,7 +5,7 @@
  * A cas compares the mod_revision or the value this client last saw for the key
  * (mod_revision 0, "absent", when it saw nothing).
  */
-import type { KvInput } from "../../services/store/linearizability/kv-model.ts";
+import type { KvInput } from "../support/linearizability/kv-model.ts";
 import { History, RecordingClient } from "./recorder.ts";
 import { pick, seededRng, type Rng } from "../support/seeded-rng.ts";
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { bruteForceLinearizable } from "./brute-force.ts";
 import { checkLinearizable, describeResult } from "./checker.ts";
-import { seededRng as rng } from "../../../test/support/seeded-rng.ts";
+import { seededRng as rng } from "../seeded-rng.ts";
 import { cutAt, type Operation } from "./history.ts";
 import { kvModel, type KvInput, type KvOutput } from "./kv-model.ts";
 
