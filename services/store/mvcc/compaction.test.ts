@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ErrCompacted, ErrFutureRev } from "./errors.ts";
 import { MvccStore } from "./store.ts";
-import { b, changes, kvs } from "./test-util.ts";
+import { b, changes, kvs } from "./testing/helpers.ts";
 
 function history(): MvccStore {
   const s = new MvccStore();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { LeaseDeadlines } from "./lease-expiry.ts";
 import { MAX_LEASE_TTL, MvccStore } from "./store.ts";
-import { b, changes, kvs, str } from "./test-util.ts";
+import { b, changes, kvs, str } from "./testing/helpers.ts";
 
 const keysOf = (s: MvccStore, id: bigint) => s.lease(id)?.keys.map(str);
 

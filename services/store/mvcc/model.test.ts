@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ErrCompacted } from "./errors.ts";
 import { decodeRequest, encodeRequest } from "./request-codec.ts";
 import { MvccStore } from "./store.ts";
-import { b, rng, str } from "./test-util.ts";
+import { b, rng, str } from "./testing/helpers.ts";
 import type { Compare, KeyValue, KvEvent, RequestOp, StoreRequest, TxnRequest } from "./types.ts";
 
 /**

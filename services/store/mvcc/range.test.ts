@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { prefixEnd } from "./keys.ts";
 import { MvccStore } from "./store.ts";
-import { b, kvs, str } from "./test-util.ts";
+import { b, kvs, str } from "./testing/helpers.ts";
 
 function seeded(): MvccStore {
   const s = new MvccStore();

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { BinaryReader, BinaryWriter, DecodeError } from "./binary.ts";
 import { decodeRequest, encodeRequest } from "./request-codec.ts";
 import { MvccStore } from "./store.ts";
-import { b, changes, kvs } from "./test-util.ts";
+import { b, changes, kvs } from "./testing/helpers.ts";
 import type { StoreRequest } from "./types.ts";
 
 function busy(): MvccStore {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SortedKeySet } from "./sorted-keys.ts";
-import { rng } from "./test-util.ts";
+import { rng } from "./testing/helpers.ts";
 
 const item = (id: string) => ({ id });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ErrFutureRev, StoreError } from "./errors.ts";
 import { MvccStore } from "./store.ts";
-import { b, changes, events, kvs } from "./test-util.ts";
+import { b, changes, events, kvs } from "./testing/helpers.ts";
 
 describe("revisions", () => {
   it("start at 1 and grow by one per write, not per read or no-op", () => {

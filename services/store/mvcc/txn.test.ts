@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ErrCompacted, ErrFutureRev, StoreError } from "./errors.ts";
 import { MvccStore } from "./store.ts";
-import { b, changes, kvs } from "./test-util.ts";
+import { b, changes, kvs } from "./testing/helpers.ts";
 import type { Compare, CompareResult, CompareTargetValue, TxnRequest } from "./types.ts";
 
 /** "a" exists: created at 2, modified at 4, version 2, value "v2", lease 7. "b" never existed. */

@@ -1,4 +1,4 @@
-import type { KeyValue, KvEvent, RevisionChange } from "./types.ts";
+import type { KeyValue, KvEvent, RevisionChange } from "../types.ts";
 
 /** Helpers shared by this package's tests. */
 
@@ -31,4 +31,4 @@ export function changes(list: readonly RevisionChange[]): string[] {
 }
 
 /** Deterministic PRNG (mulberry32), shared with the other seeded tests. */
-export { seededRng as rng } from "../../../test/support/seeded-rng.ts";
+export { seededRng as rng } from "../../../../test/support/seeded-rng.ts";
