@@ -129,6 +129,33 @@ export interface ProfileNames {
   };
   /** Reserved domains that user-defined extra keys may not use. */
   readonly reservedDomains: readonly string[];
+  /** Names the built-in admission plugins write or read. */
+  readonly admission: {
+    /** Where the ServiceAccount plugin mounts the projected API access volume. */
+    readonly tokenMountPath: string;
+    /** Prefix of that volume's generated name (`<prefix><5 random chars>`). */
+    readonly apiAccessVolumePrefix: string;
+    /** ConfigMap holding the cluster's root CA (`ca.crt`) in every namespace. */
+    readonly rootCAConfigMap: string;
+    /** Annotation marking a static (mirror) pod. */
+    readonly mirrorPod: string;
+    /** Prefix of the PodSecurity namespace labels (`<prefix>enforce`, `<prefix>warn-version`, ...). */
+    readonly podSecurityLabelPrefix: string;
+    /** Annotations marking the default StorageClass (current, then beta) and IngressClass. */
+    readonly defaultStorageClass: string;
+    readonly defaultStorageClassBeta: string;
+    readonly defaultIngressClass: string;
+    /** Legacy class annotations of a PersistentVolumeClaim and of an Ingress. */
+    readonly pvcStorageClassBeta: string;
+    readonly ingressClassAnnotation: string;
+    /** Finalizers of StorageObjectInUseProtection. */
+    readonly pvcProtectionFinalizer: string;
+    readonly pvProtectionFinalizer: string;
+    /** Namespace annotation of PodNodeSelector. */
+    readonly nodeSelectorAnnotation: string;
+    /** Prefix of the built-in certificate signer names (`<prefix>kube-apiserver-client`). */
+    readonly signerPrefix: string;
+  };
 }
 
 const PLAT_DOMAIN = "plat.io";
@@ -234,6 +261,22 @@ export const PLAT_NAMES: ProfileNames = {
     extraCredentialId: "authentication.plat.io/credential-id",
   },
   reservedDomains: ["plat.io"],
+  admission: {
+    tokenMountPath: "/var/run/secrets/plat.io/serviceaccount",
+    apiAccessVolumePrefix: "plat-api-access-",
+    rootCAConfigMap: "plat-root-ca.crt",
+    mirrorPod: "plat.io/config.mirror",
+    podSecurityLabelPrefix: "pod-security.plat.io/",
+    defaultStorageClass: "storageclass.plat.io/is-default-class",
+    defaultStorageClassBeta: "storageclass.beta.plat.io/is-default-class",
+    defaultIngressClass: "ingressclass.plat.io/is-default-class",
+    pvcStorageClassBeta: "volume.beta.plat.io/storage-class",
+    ingressClassAnnotation: "plat.io/ingress.class",
+    pvcProtectionFinalizer: "plat.io/pvc-protection",
+    pvProtectionFinalizer: "plat.io/pv-protection",
+    nodeSelectorAnnotation: "scheduler.alpha.plat.io/node-selector",
+    signerPrefix: "plat.io/",
+  },
 };
 
 /** The names the platform's public clients (kubectl, helm, client libraries) expect. */
@@ -338,4 +381,20 @@ export const KUBERNETES_NAMES: ProfileNames = {
     extraCredentialId: "authentication.kubernetes.io/credential-id",
   },
   reservedDomains: ["kubernetes.io", "k8s.io"],
+  admission: {
+    tokenMountPath: "/var/run/secrets/kubernetes.io/serviceaccount",
+    apiAccessVolumePrefix: "kube-api-access-",
+    rootCAConfigMap: "kube-root-ca.crt",
+    mirrorPod: "kubernetes.io/config.mirror",
+    podSecurityLabelPrefix: "pod-security.kubernetes.io/",
+    defaultStorageClass: "storageclass.kubernetes.io/is-default-class",
+    defaultStorageClassBeta: "storageclass.beta.kubernetes.io/is-default-class",
+    defaultIngressClass: "ingressclass.kubernetes.io/is-default-class",
+    pvcStorageClassBeta: "volume.beta.kubernetes.io/storage-class",
+    ingressClassAnnotation: "kubernetes.io/ingress.class",
+    pvcProtectionFinalizer: "kubernetes.io/pvc-protection",
+    pvProtectionFinalizer: "kubernetes.io/pv-protection",
+    nodeSelectorAnnotation: "scheduler.alpha.kubernetes.io/node-selector",
+    signerPrefix: "kubernetes.io/",
+  },
 };

@@ -1,0 +1,30 @@
+/**
+ * DefaultIngressClass: an Ingress created with neither `spec.ingressClassName` nor
+ * the legacy class annotation gets the IngressClass annotated is-default-class
+ * "true" (the newest when several are).
+ */
+import type { PlatformProfile } from "../../../../shared/platform/index.ts";
+import type { JsonObject } from "../../storage/object.ts";
+import type { AdmissionPlugin, PluginFactory } from "../interfaces.ts";
+import { pickNewest } from "./default-storage-class.ts";
+import { annotationsOf, child, isResource, obj, str } from "./util.ts";
+
+export const DEFAULT_INGRESS_CLASS_PLUGIN = "DefaultIngressClass";
+
+export function needsIngressClass(ingress: JsonObject, profile: PlatformProfile): boolean {
+  return typeof obj(ingress.spec)?.ingressClassName !== "string" && !(profile.admission.ingressClassAnnotation in annotationsOf(ingress));
+}
+
+export function defaultIngressClass(classes: JsonObject[], profile: PlatformProfile): JsonObject | undefined {
+  return pickNewest(classes.filter((c) => annotationsOf(c)[profile.admission.defaultIngressClass] === "true"), false);
+}
+
+export const defaultIngressClassPlugin: PluginFactory = (ctx): AdmissionPlugin => ({
+  name: DEFAULT_INGRESS_CLASS_PLUGIN,
+  handles: (op) => op === "CREATE",
+  async admit(a) {
+    if (!isResource(a, ctx.profile.group("networking"), "ingresses") || !a.object || !needsIngressClass(a.object, ctx.profile)) return;
+    const def = defaultIngressClass(await ctx.objects.list(ctx.profile.group("networking"), "ingressclasses"), ctx.profile);
+    if (def) child(a.object, "spec").ingressClassName = str(obj(def.metadata)?.name);
+  },
+});
