@@ -135,8 +135,13 @@ export function toTable(def: KindDefinition, input: Obj | readonly Obj[], opts: 
     apiVersion: `${opts.profile.metaGroup}/v1`,
     metadata,
     columnDefinitions: opts.noHeaders ? [] : tableColumnDefinitions(def),
-    rows: objects.map((o) => ({ cells: tableCells(def, o, now), object: rowObject(def, o, opts) })),
+    rows: objects.map((o) => tableRow(def, o, opts, now)),
   };
+}
+
+/** One row of `toTable`'s rows for an object, with the clock `now` (ms) of the whole table. */
+export function tableRow(def: KindDefinition, obj: Obj, opts: TableOptions, now: number): TableRow {
+  return { cells: tableCells(def, obj, now), object: rowObject(def, obj, opts) };
 }
 
 /**

@@ -19,7 +19,7 @@ export type ResponseMediaType = string;
 export type BodyShape = "object" | "list" | "other";
 
 /** JSON text; values holding big integers (beyond 2^53, from the strict decoder) keep their digits. */
-function jsonText(value: unknown, pretty: boolean): string {
+export function jsonText(value: unknown, pretty: boolean): string {
   try {
     return pretty ? JSON.stringify(value, null, 2) + "\n" : JSON.stringify(value);
   } catch (err) {
@@ -63,7 +63,7 @@ export function encodeBody(s: RequestScope, value: JsonObject, shape: BodyShape)
 }
 
 /** A response with an encoded body; `warning` carries the scope's warnings. */
-export function bodyResponse(s: RequestScope, body: string | Uint8Array, contentType: string, status: number, extraHeaders: Record<string, string> = {}): Response {
+export function bodyResponse(s: RequestScope, body: string | Uint8Array | ReadableStream<Uint8Array>, contentType: string, status: number, extraHeaders: Record<string, string> = {}): Response {
   const headers: Record<string, string> = { ...extraHeaders };
   if (s.warnings.length > 0) headers.warning = s.warnings.join(", ");
   headers["content-type"] = contentType;

@@ -23,3 +23,13 @@ export function encodedOnce(obj: object, variant: string, encode: () => Uint8Arr
   byVariant.set(variant, bytes);
   return bytes;
 }
+
+/** The bytes of `variant` of `obj` when already encoded, without computing or storing anything (lists reuse, never fill, the cache). */
+export function encodedIfCached(obj: object, variant: string): Uint8Array | undefined {
+  return encoded.get(obj)?.get(variant);
+}
+
+/** Variant of a GET's whole-object body in the request's encoding (also the item bytes a list reuses). */
+export function objectVariant(s: { encoding: string; mediaType: string; pretty: boolean; resource: { apiVersion: string; kind: string } }): string {
+  return `object|${s.encoding}|${s.mediaType}|${s.pretty ? "pretty" : ""}|${s.resource.apiVersion}|${s.resource.kind}`;
+}

@@ -8,14 +8,14 @@ import { badRequest } from "../../../shared/api/status.ts";
 import type { JsonObject } from "../storage/object.ts";
 import type { RequestScope } from "./scope.ts";
 
-function includeObject(s: RequestScope): IncludeObject {
+export function includeObject(s: RequestScope): IncludeObject {
   const v = s.query.get("includeObject");
   if (v === null || v === "") return "Metadata";
   if (v === "None" || v === "Metadata" || v === "Object") return v;
   throw badRequest(`includeObject: Unsupported value: "${v}": supported values: "Metadata", "None", "Object"`);
 }
 
-function partialMetadata(s: RequestScope, obj: JsonObject): JsonObject {
+export function partialMetadata(s: RequestScope, obj: Readonly<JsonObject>): JsonObject {
   return { kind: "PartialObjectMetadata", apiVersion: `${s.profile.metaGroup}/v1`, metadata: obj.metadata };
 }
 

@@ -1,9 +1,9 @@
 /**
  * Response compression: gzip for get and list responses above a threshold when the
  * client sends `Accept-Encoding: gzip` and the APIResponseCompression gate is on.
- * Watches and other streams are never compressed.
+ * Watches are never compressed. Bodies are compressed as they stream (CompressionStream,
+ * zlib's default level, as gzipSync), pulled by the client's pace.
  */
-import { gzipSync } from "node:zlib";
 
 export const DEFAULT_COMPRESSION_THRESHOLD_BYTES = 1024;
 
@@ -19,11 +19,40 @@ function acceptsGzip(header: string | null): boolean {
 
 export async function maybeCompress(req: Request, res: Response, verb: string, thresholdBytes = DEFAULT_COMPRESSION_THRESHOLD_BYTES): Promise<Response> {
   if ((verb !== "get" && verb !== "list") || !acceptsGzip(req.headers.get("accept-encoding")) || res.headers.has("content-encoding") || !res.body) return res;
-  const body = new Uint8Array(await res.arrayBuffer());
   const headers = new Headers(res.headers);
   headers.append("vary", "Accept-Encoding");
-  if (body.byteLength < thresholdBytes) return new Response(body, { status: res.status, headers });
+  // Only the first `thresholdBytes` are read ahead: a streamed body stays streamed.
+  const reader = res.body.getReader();
+  const head: Uint8Array[] = [];
+  let size = 0;
+  let done = false;
+  while (size < thresholdBytes) {
+    const r = await reader.read();
+    if (r.done) {
+      done = true;
+      break;
+    }
+    head.push(r.value);
+    size += r.value.length;
+  }
+  if (done) return new Response(Buffer.concat(head), { status: res.status, headers });
   headers.set("content-encoding", "gzip");
   headers.delete("content-length");
-  return new Response(gzipSync(body), { status: res.status, headers });
+  const rest = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        for (const chunk of head) controller.enqueue(chunk);
+      },
+      async pull(controller) {
+        const r = await reader.read();
+        if (r.done) controller.close();
+        else controller.enqueue(r.value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(rest.pipeThrough(new CompressionStream("gzip")), { status: res.status, headers });
 }

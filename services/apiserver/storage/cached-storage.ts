@@ -82,9 +82,24 @@ export class CachedStorage implements ObjectStorage {
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    if (this.readsStore(options)) return this.store.list(prefix, options);
+    const res = await this.listShared(prefix, options);
+    return { ...res, items: res.items.map((o) => structuredClone(o)) };
+  }
+
+  /** Continue tokens and exact revisions are read from the store's history. */
+  private readsStore(options: ListOptions): boolean {
     const rv = parseResourceVersion(options.resourceVersion);
     const exact = options.resourceVersionMatch === "Exact" || (options.resourceVersionMatch !== "NotOlderThan" && !!options.limit && rv !== undefined && rv > 0);
-    if (options.continueToken || exact) return this.store.list(prefix, options);
+    return !!options.continueToken || exact;
+  }
+
+  /**
+   * `list` without copies: items served from the cache are its own objects (as in
+   * `getShared`); callers must not mutate them. Lists of any size cost references only.
+   */
+  async listShared(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    if (this.readsStore(options)) return this.store.list(prefix, options);
     await this.freshEnough(options.resourceVersion);
     const revision = this.cache.revision;
     const predicate = options.predicate ?? (() => true);
@@ -95,7 +110,7 @@ export class CachedStorage implements ObjectStorage {
     for (; i < entries.length; i++) {
       const obj = entries[i][1];
       if (!predicate(obj)) continue;
-      items.push(structuredClone(obj));
+      items.push(obj);
       if (limit && items.length >= limit) {
         i++;
         break;

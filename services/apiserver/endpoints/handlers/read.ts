@@ -1,12 +1,16 @@
 /** GET of one object and list of a collection. */
 import type { JsonObject } from "../../storage/object.ts";
 import { bodyContentType, bodyResponse, encodeBody, respond } from "../encode.ts";
-import { encodedOnce } from "../encoded-cache.ts";
+import { encodedOnce, objectVariant } from "../encoded-cache.ts";
 import { CachedStorage } from "../../storage/cached-storage.ts";
-import { renderList, renderObject } from "../render.ts";
+import { renderObject } from "../render.ts";
+import { listResponse, type ListMeta } from "../list-body.ts";
 import { parseListQuery } from "../list-options.ts";
 import { buildSelection } from "../predicate.ts";
 import type { RequestScope } from "../scope.ts";
+import type { ListRequest } from "../../registry/registry.ts";
+import { collectionPrefix } from "../../registry/resource.ts";
+import type { ListResult } from "../../storage/interface.ts";
 
 export function withTypeMeta(obj: JsonObject, s: RequestScope): JsonObject {
   return { apiVersion: s.resource.apiVersion, kind: s.resource.kind, ...obj };
@@ -34,18 +38,18 @@ async function getEncodedOnce(s: RequestScope, storage: CachedStorage, resourceV
   } catch (err) {
     s.registry.fail(err, name);
   }
-  const variant = `object|${s.encoding}|${s.mediaType}|${s.pretty ? "pretty" : ""}|${s.resource.apiVersion}|${s.resource.kind}`;
-  const bytes = encodedOnce(obj, variant, () => {
+  const bytes = encodedOnce(obj, objectVariant(s), () => {
     const body = encodeBody(s, withTypeMeta(obj, s), "object");
     return typeof body === "string" ? Buffer.from(body, "utf8") : body;
   });
   return bodyResponse(s, bytes, bodyContentType(s, "object"), 200);
 }
 
+/** A list, streamed item by item (list-body.ts); from the watch cache without copies when served there. */
 export async function handleList(s: RequestScope): Promise<Response> {
   const q = parseListQuery(s.query, false, s.profile.metaGroup);
   const selection = buildSelection(s.resource.def, q.labelSelector, q.fieldSelector);
-  const res = await s.registry.list({
+  const request = {
     namespace: s.namespace,
     resourceVersion: q.resourceVersion,
     resourceVersionMatch: q.resourceVersionMatch,
@@ -53,16 +57,23 @@ export async function handleList(s: RequestScope): Promise<Response> {
     continueToken: q.continueToken,
     predicate: selection.predicate,
     hasSelector: selection.hasSelector,
-  });
-  const listMeta: Record<string, unknown> = { resourceVersion: res.resourceVersion };
-  if (res.continueToken) listMeta.continue = res.continueToken;
-  if (res.remainingItemCount !== undefined) listMeta.remainingItemCount = res.remainingItemCount;
-  const body = {
-    kind: `${s.resource.kind}List`,
-    apiVersion: s.resource.apiVersion,
-    metadata: listMeta,
-    items: res.items.map((o) => withTypeMeta(o, s)),
   };
-  return respond(s, renderList(s, body), 200, "list");
+  const storage = s.registry.storage;
+  const res = storage instanceof CachedStorage ? await listShared(s, storage, request) : await s.registry.list(request);
+  const metadata: ListMeta = { resourceVersion: res.resourceVersion };
+  if (res.continueToken) metadata.continue = res.continueToken;
+  if (res.remainingItemCount !== undefined) metadata.remainingItemCount = res.remainingItemCount;
+  return listResponse(s, metadata, res.items);
 }
 
+/** `Registry.list` over the cache's own objects (converted once per object for a converted kind), mirroring its storage call and error mapping. */
+async function listShared(s: RequestScope, storage: CachedStorage, req: ListRequest): Promise<{ items: ReadonlyArray<Readonly<JsonObject>>; resourceVersion: string; continueToken?: string; remainingItemCount?: number }> {
+  let res: ListResult;
+  try {
+    const { namespace, ...options } = req;
+    res = await storage.listShared(collectionPrefix(s.registry.resource, namespace), options);
+  } catch (err) {
+    s.registry.fail(err, "");
+  }
+  return { ...res, items: res.items.map((o) => s.registry.toRequestShared(o)) };
+}

@@ -1,0 +1,79 @@
+/**
+ * A list response streamed item by item in the negotiated encoding and form (the
+ * list itself, a Table, PartialObjectMetadataList): the envelope, then each item
+ * rendered and encoded when the client is ready for it (chunked-stream.ts), so a
+ * list's memory is its item references plus about one chunk, whatever its size.
+ * The bytes equal those of rendering and encoding the whole list (render.ts,
+ * encode.ts). Items keep their bytes from the encoded cache where a GET already
+ * made them; a list never adds to that cache.
+ */
+import { chunkedStream, type Piece } from "../../../shared/codec/chunked-stream.ts";
+import { cborCollection, jsonCollection, yamlCollection, type CollectionParts } from "../../../shared/codec/collection-stream.ts";
+import { protobufListBody } from "../../../shared/codec/protobuf/list-stream.ts";
+import { tableRow, toTable } from "../../../shared/codec/table.ts";
+import type { JsonObject } from "../storage/object.ts";
+import { bodyContentType, bodyResponse, jsonText } from "./encode.ts";
+import { encodedIfCached, objectVariant } from "./encoded-cache.ts";
+import { includeObject, partialMetadata } from "./render.ts";
+import type { RequestScope } from "./scope.ts";
+
+export interface ListMeta {
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+/** Items are the objects as stored or cached (no apiVersion/kind); they are not mutated. */
+export function listResponse(s: RequestScope, metadata: ListMeta, items: ReadonlyArray<Readonly<JsonObject>>): Response {
+  const body = chunkedStream(listPieces(s, metadata, items));
+  return bodyResponse(s, body, bodyContentType(s, "list"), 200);
+}
+
+function withTypeMeta(s: RequestScope, obj: Readonly<JsonObject>): JsonObject {
+  return { apiVersion: s.resource.apiVersion, kind: s.resource.kind, ...obj };
+}
+
+function listPieces(s: RequestScope, metadata: ListMeta, items: ReadonlyArray<Readonly<JsonObject>>): Iterator<Piece> {
+  const meta: Record<string, unknown> = { ...metadata };
+  const kind = s.target?.kind;
+  if (kind === "Table") return encodeParts(s, tableParts(s, meta, items));
+  if (kind === "PartialObjectMetadataList" || kind === "PartialObjectMetadata") {
+    return encodeParts(s, {
+      envelope: { kind: "PartialObjectMetadataList", apiVersion: `${s.profile.metaGroup}/v1`, metadata: meta },
+      arrayKey: "items",
+      count: items.length,
+      element: (i) => partialMetadata(s, items[i]),
+    });
+  }
+  if (s.encoding === "protobuf") {
+    const variant = objectVariant(s);
+    return protobufListBody(s.resource.def, s.profile, { metadata: meta, count: items.length, item: (i) => items[i], cached: (i) => encodedIfCached(items[i], variant) });
+  }
+  const variant = objectVariant(s);
+  const reusable = (s.encoding === "json" && !s.pretty) || s.encoding === "cbor";
+  return encodeParts(s, {
+    envelope: { kind: `${s.resource.kind}List`, apiVersion: s.resource.apiVersion, metadata: meta },
+    arrayKey: "items",
+    count: items.length,
+    element: (i) => withTypeMeta(s, items[i]),
+    cached: reusable ? (i) => encodedIfCached(items[i], variant) : undefined,
+  });
+}
+
+function tableParts(s: RequestScope, metadata: Record<string, unknown>, items: ReadonlyArray<Readonly<JsonObject>>): CollectionParts {
+  const opts = { profile: s.profile, includeObject: includeObject(s), now: Date.now() };
+  const { rows: _rows, ...envelope } = toTable(s.resource.def, { metadata, items: [] }, opts);
+  return {
+    envelope,
+    arrayKey: "rows",
+    count: items.length,
+    element: (i) => tableRow(s.resource.def, withTypeMeta(s, items[i]), opts, opts.now),
+  };
+}
+
+/** JSON, YAML or CBOR of a collection in the scope's encoding (as encodeBody chooses for a non-protobuf body). */
+function encodeParts(s: RequestScope, parts: CollectionParts): Iterator<Piece> {
+  if (s.encoding === "cbor") return cborCollection(parts);
+  if (bodyContentType(s, "list") === "application/yaml") return yamlCollection(parts);
+  return jsonCollection(parts, jsonText, s.pretty);
+}
