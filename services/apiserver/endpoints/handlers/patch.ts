@@ -4,9 +4,7 @@
  * update computed from the current object; a patch of a missing object is 404
  * (apply creates).
  */
-import fastJsonPatch from "fast-json-patch";
 import { badRequest, statusError, unsupportedMediaType } from "../../../../shared/api/status.ts";
-import { finishDeletionIfDone } from "../../registry/deletion.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
 import { decodeBody, readBody } from "../body.ts";
 import { respond } from "../encode.ts";
@@ -16,6 +14,7 @@ import { checkTypeMeta } from "./decode-object.ts";
 import { applyPatchTypes, recordWrite } from "../field-manager.ts";
 import { strategicMergePatch, StrategicMergeError } from "../../../../shared/schema/strategic-merge.ts";
 import { withTypeMeta } from "./read.ts";
+import { applyJsonPatchBounded } from "./json-patch.ts";
 
 /** Computes the patched object from the current one (undefined when absent). */
 export type Patcher = (s: RequestScope, body: Uint8Array, current: JsonObject | undefined) => JsonObject | Promise<JsonObject>;
@@ -32,15 +31,33 @@ export const JSON_PATCH = "application/json-patch+json";
 export const MERGE_PATCH = "application/merge-patch+json";
 export const STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
 
-/** RFC 7386: objects merge recursively, null deletes, anything else replaces. */
+/**
+ * RFC 7386: objects merge recursively, null deletes, anything else replaces. One
+ * copy of the target, merged in place: the work is linear in target + patch.
+ */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return structuredClone(patch);
   const out: JsonObject = isObject(target) ? structuredClone(target) : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
-  }
+  mergeInto(out, patch);
   return out;
+}
+
+function mergeInto(out: JsonObject, patch: JsonObject): void {
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) {
+      delete out[k];
+      continue;
+    }
+    let next: unknown;
+    if (isObject(v)) {
+      const cur = Object.hasOwn(out, k) ? out[k] : undefined;
+      const child: JsonObject = isObject(cur) ? cur : {};
+      mergeInto(child, v);
+      next = child;
+    } else next = structuredClone(v);
+    // defineProperty: a "__proto__" key of the patch stays an ordinary member.
+    Object.defineProperty(out, k, { value: next, writable: true, enumerable: true, configurable: true });
+  }
 }
 
 function requireCurrent(s: RequestScope, current: JsonObject | undefined): JsonObject {
@@ -49,26 +66,19 @@ function requireCurrent(s: RequestScope, current: JsonObject | undefined): JsonO
 }
 
 /**
- * RFC 6902 on a copy: every operation is validated, and a failed `test` (or any
- * failing operation) leaves the document unchanged and throws a Status.
+ * RFC 6902 on a copy, under the platform's bounds (operation count, copy growth,
+ * time slicing): a failing operation leaves the document unchanged and throws a Status.
  */
-export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
-  if (!Array.isArray(ops)) throw badRequest("the JSON patch must be an array of operations");
-  try {
-    return fastJsonPatch.applyPatch(doc, ops as fastJsonPatch.Operation[], true, false).newDocument;
-  } catch (err) {
-    const e = err as { name?: string; message?: string; operation?: { op?: string; path?: string } };
-    if (e.name === "TEST_OPERATION_FAILED") {
-      throw statusError({ code: 422, reason: "Invalid", message: `the server rejected our request due to an error in our request: test operation failed at ${e.operation?.path ?? ""}` });
-    }
-    throw badRequest(`the server rejected our request due to an error in our request: ${(e.message ?? String(err)).split("\n")[0]}`);
-  }
+export function applyJsonPatch(doc: unknown, ops: unknown): Promise<unknown> {
+  return applyJsonPatchBounded(doc, ops);
 }
 
-const jsonPatch: Patcher = (s, body, current) => {
+const jsonPatch: Patcher = async (s, body, current) => {
   const cur = requireCurrent(s, current);
   const { value } = decodeBody(body, "json");
-  return applyJsonPatch(cur, value) as JsonObject;
+  const patched = await applyJsonPatch(cur, value);
+  if (!isObject(patched)) throw badRequest("the JSON patch must leave an object");
+  return patched;
 };
 
 const mergePatcher: Patcher = (s, body, current) => {
@@ -121,6 +131,5 @@ export async function handlePatch(s: RequestScope): Promise<Response> {
     writeContext(s, dryRun),
     { forceAllowCreate: type.createsWhenAbsent },
   );
-  const finished = await finishDeletionIfDone(s.registry, s.namespace, object, dryRun);
-  return respond(s, withTypeMeta(finished ?? object, s), created ? 201 : 200, "object");
+  return respond(s, withTypeMeta(object, s), created ? 201 : 200, "object");
 }

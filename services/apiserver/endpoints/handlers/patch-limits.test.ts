@@ -1,0 +1,98 @@
+/**
+ * PATCH under hostile input, through HTTPS against a real replica: the amplifying
+ * JSON patch, too many operations, identity changes, and malformed strategic merge
+ * patches whose errors must not echo the object's values.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApiserver, type TestApiserver } from "../../../../test/support/apiserver.ts";
+import { HttpsClient } from "../../../../test/support/https-client.ts";
+
+let api: TestApiserver;
+const logged: string[] = [];
+beforeAll(async () => {
+  api = await startTestApiserver({ log: (level, msg, fields) => logged.push(`${level} ${msg} ${JSON.stringify(fields)}`) });
+});
+afterAll(async () => {
+  await api?.close();
+});
+
+const cms = "/api/v1/namespaces/default/configmaps";
+const JSON_PATCH = "application/json-patch+json";
+
+async function createConfigMap(name: string, data: Record<string, string> = { a: "1" }) {
+  const res = await api.admin.post(cms, { apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data });
+  expect(res.status, res.text).toBe(201);
+  return res.json<{ metadata: { uid: string; resourceVersion: string; managedFields?: unknown[] } }>();
+}
+
+/** One `add` of a 1 KiB map, then 40 `copy` operations of the map into itself: 2^40 KiB if unbounded. */
+function amplifyingPatch(): unknown[] {
+  const seed: Record<string, string> = {};
+  for (let i = 0; i < 16; i++) seed[`k${i}`] = "x".repeat(60);
+  const ops: unknown[] = [{ op: "add", path: "/metadata/annotations", value: seed }];
+  for (let i = 0; i < 40; i++) ops.push({ op: "copy", from: "/metadata/annotations", path: `/metadata/annotations/c${i}` });
+  return ops;
+}
+
+describe("JSON patch bounds", () => {
+  it("refuses the amplifying copy patch with 422 while another client's /livez is answered", async () => {
+    await createConfigMap("amplify");
+    const body = JSON.stringify(amplifyingPatch());
+    expect(body.length).toBeLessThan(5000);
+    const bystander = new HttpsClient(api.admin.baseUrl, { ca: api.ca });
+    try {
+      const patching = api.admin.patch(`${cms}/amplify`, body, JSON_PATCH);
+      const livez = await bystander.get("/livez");
+      expect(livez.status).toBe(200);
+      const res = await patching;
+      expect(res.status, res.text).toBe(422);
+      expect(res.json()).toMatchObject({ kind: "Status", code: 422, reason: "Invalid" });
+      expect(res.json<{ message: string }>().message).toMatch(/the accumulated size increase of copy is \d+, exceeding the limit 3145728/);
+      const after = await api.admin.get(`${cms}/amplify`);
+      expect(after.json<{ metadata: { annotations?: unknown } }>().metadata.annotations).toBeUndefined();
+    } finally {
+      bystander.close();
+    }
+  });
+
+  it("accepts copies within the budget", async () => {
+    await createConfigMap("copies", { a: "v" });
+    const res = await api.admin.patch(
+      `${cms}/copies`,
+      [
+        { op: "copy", from: "/data/a", path: "/data/b" },
+        { op: "copy", from: "/data", path: "/metadata/labels" },
+      ],
+      JSON_PATCH,
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(res.json()).toMatchObject({ data: { a: "v", b: "v" }, metadata: { labels: { a: "v", b: "v" } } });
+  });
+
+  it("answers more than 10,000 operations with 413 and accepts exactly 10,000", async () => {
+    await createConfigMap("many");
+    const ops = (n: number) => Array.from({ length: n }, (_, i) => ({ op: "test", path: "/metadata/name", value: "many", i }));
+    const tooMany = await api.admin.patch(`${cms}/many`, ops(10_001), JSON_PATCH);
+    expect(tooMany.status, tooMany.text).toBe(413);
+    expect(tooMany.json()).toMatchObject({
+      kind: "Status",
+      code: 413,
+      reason: "RequestEntityTooLarge",
+      message: "Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001",
+    });
+    const limit = await api.admin.patch(`${cms}/many`, ops(10_000), JSON_PATCH);
+    expect(limit.status, limit.text).toBe(200);
+  });
+
+  it("answers a failing operation with 422 and a missing path never as 500", async () => {
+    await createConfigMap("failing");
+    const res = await api.admin.patch(`${cms}/failing`, [{ op: "remove", path: "/data/missing" }], JSON_PATCH);
+    expect(res.status, res.text).toBe(422);
+    expect(res.json()).toMatchObject({ kind: "Status", reason: "Invalid" });
+    const bad = await api.admin.patch(`${cms}/failing`, { op: "add" }, JSON_PATCH);
+    expect(bad.status, bad.text).toBe(400);
+    const proto = await api.admin.patch(`${cms}/failing`, [{ op: "add", path: "/data/__proto__", value: "x" }], JSON_PATCH);
+    expect(proto.status, proto.text).toBe(200);
+    expect(proto.json<{ data: Record<string, string> }>().data).toEqual({ a: "1", ["__proto__"]: "x" });
+  });
+});
