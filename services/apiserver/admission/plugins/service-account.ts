@@ -3,7 +3,8 @@
  * creates (and the `ephemeralcontainers` subresource, which it leaves alone here):
  * - admit: `spec.serviceAccountName` defaults to `default`; the service account
  *   must exist (403 `error looking up service account <ns>/<name>: serviceaccount
- *   "<name>" not found`); unless the pod's or else the account's
+ *   "<name>" not found`; a missing `default` is provisioned, standing in for the
+ *   service account controller); unless the pod's or else the account's
  *   `automountServiceAccountToken` is false, a projected volume
  *   `<prefix><5 random chars>` (token with expirationSeconds 3607, the root CA
  *   ConfigMap's `ca.crt`, the namespace through the downward API; defaultMode 420)
@@ -142,14 +143,28 @@ class ServiceAccountPlugin implements AdmissionPlugin {
     return this.ctx.profile.admission.mirrorPod in annotationsOf(pod);
   }
 
-  /** The account, retried a few times for `default` (created by a controller shortly after the namespace). */
+  /**
+   * The account. `default` is what the service account controller keeps in every
+   * namespace; until that controller runs in the controller manager, a missing
+   * `default` is created here (what the controller would do), then looked up again
+   * a few times as the platform does.
+   */
   private async lookup(a: Attributes, name: string): Promise<JsonObject> {
-    const attempts = name === DEFAULT_SERVICE_ACCOUNT ? 10 : 1;
-    const retryMs = 100 + Math.floor(Math.random() * 100);
-    for (let i = 0; i < attempts; i++) {
-      if (i > 0) await sleep(retryMs);
-      const sa = await this.ctx.objects.get({ group: "", resource: "serviceaccounts", namespace: a.namespace, name });
-      if (sa) return sa;
+    const ref = { group: "", resource: "serviceaccounts", namespace: a.namespace, name };
+    const found = await this.ctx.objects.get(ref);
+    if (found) return found;
+    if (name === DEFAULT_SERVICE_ACCOUNT) {
+      try {
+        return await this.ctx.objects.create("", "serviceaccounts", { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: a.namespace } });
+      } catch {
+        // AlreadyExists (a concurrent create) or a terminating namespace: look it up below.
+      }
+      const retryMs = 100 + Math.floor(Math.random() * 100);
+      for (let i = 0; i < 10; i++) {
+        const sa = await this.ctx.objects.get(ref);
+        if (sa) return sa;
+        await sleep(retryMs);
+      }
     }
     throw admissionForbidden(a, `error looking up service account ${a.namespace}/${name}: serviceaccount ${JSON.stringify(name)} not found`);
   }
