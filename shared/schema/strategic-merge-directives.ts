@@ -182,6 +182,8 @@ export function validatePatchWithSetOrderList(patchList: unknown, setOrderList: 
   if (p < items.length && s >= setOrderList.length) {
     throw new StrategicMergeError(
       `the order in patch list:\n${goFormat(patchList)}\n doesn't match ${SET_ELEMENT_ORDER_PREFIX} list:\n${goFormat(setOrderList)}`,
+      500,
+      `the order in patch list doesn't match ${SET_ELEMENT_ORDER_PREFIX} list`,
     );
   }
 }

@@ -14,11 +14,14 @@ export type StrategicMergeErrorCode = 400 | 422 | 500;
 export class StrategicMergeError extends Error {
   /** HTTP status of the failed request. */
   readonly code: StrategicMergeErrorCode;
+  /** The message without any value of the patch or the object: what a server may answer and log. */
+  readonly safeMessage: string;
 
-  constructor(message: string, code: StrategicMergeErrorCode = 500) {
+  constructor(message: string, code: StrategicMergeErrorCode = 500, safeMessage: string = message) {
     super(message);
     this.name = "StrategicMergeError";
     this.code = code;
+    this.safeMessage = safeMessage;
   }
 }
 
@@ -30,11 +33,11 @@ export const errBadPatchFormatForSetElementOrderList = (): StrategicMergeError =
   new StrategicMergeError("invalid patch format of setElementOrder list", 400);
 
 export function errNoMergeKey(m: Record<string, unknown>, key: string): StrategicMergeError {
-  return new StrategicMergeError(`map: ${goFormat(m)} does not contain declared merge key: ${key}`);
+  return new StrategicMergeError(`map: ${goFormat(m)} does not contain declared merge key: ${key}`, 500, `a list item does not contain declared merge key: ${key}`);
 }
 
 export function errBadPatchType(directive: unknown, m: Record<string, unknown>): StrategicMergeError {
-  return new StrategicMergeError(`unknown patch type: ${goString(directive)} in map: ${goFormat(m)}`);
+  return new StrategicMergeError(`unknown patch type: ${goString(directive)} in map: ${goFormat(m)}`, 500, "unknown patch type in a $patch directive");
 }
 
 /** A value was not of the expected shape: `expected a map[string]interface {}, but received a string`. */

@@ -21,7 +21,7 @@ export function sliceElementKind(...lists: unknown[][]): ValueKind {
         if (k === "slice") throw errNoListOfLists();
         kind = k;
       } else if (k !== kind) {
-        throw new StrategicMergeError(`list element types are not identical: ${goFormat(lists)}`);
+        throw new StrategicMergeError(`list element types are not identical: ${goFormat(lists)}`, 500, "list element types are not identical");
       }
     }
   }

@@ -96,3 +96,17 @@ describe("JSON patch bounds", () => {
     expect(proto.json<{ data: Record<string, string> }>().data).toEqual({ a: "1", ["__proto__"]: "x" });
   });
 });
+
+describe("malformed strategic merge patches", () => {
+  it("answers `$patch: explode` with 400 and neither the answer nor the log carries the Secret's values", async () => {
+    const secrets = "/api/v1/namespaces/default/secrets";
+    const created = await api.admin.post(secrets, { apiVersion: "v1", kind: "Secret", metadata: { name: "s" }, stringData: { password: "hunter2-very-secret" } });
+    expect(created.status, created.text).toBe(201);
+    const before = logged.length;
+    const res = await api.admin.patch(`${secrets}/s`, { data: { $patch: "explode", password: "aHVudGVyMy1wYXRjaC12YWx1ZQ==" } }, "application/strategic-merge-patch+json");
+    expect(res.status, res.text).toBe(400);
+    expect(res.json()).toMatchObject({ kind: "Status", code: 400, reason: "BadRequest" });
+    const news = logged.slice(before).join("\n") + res.text;
+    for (const secret of ["hunter2", "aHVudGVy", "explode"]) expect(news).not.toContain(secret);
+  });
+});

@@ -96,8 +96,9 @@ const strategicPatcher: Patcher = (s, body, current) => {
   try {
     return strategicMergePatch(s.resource.def.schema, cur, value) as JsonObject;
   } catch (err) {
+    // The safe message carries no value of the patch or the object (they may be secrets).
     if (err instanceof StrategicMergeError) {
-      throw statusError({ code: err.code, reason: err.code === 400 ? "BadRequest" : err.code === 422 ? "Invalid" : "InternalError", message: err.message });
+      throw err.code === 422 ? statusError({ code: 422, reason: "Invalid", message: err.safeMessage }) : badRequest(err.safeMessage);
     }
     throw err;
   }
