@@ -21,6 +21,8 @@ import { createLogger } from "../../shared/observability/logger.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { ensurePki, kubeconfigYaml } from "./server/certs.ts";
 import { APISERVER_FLAGS } from "./server/options.ts";
+import { ADMISSION_FLAGS, admissionFlagsFrom } from "./admission/options.ts";
+import { registerBuiltinPlugins } from "./admission/plugins/index.ts";
 import { startReplica } from "./server/replica.ts";
 import { openStore, type StoreConnector } from "./server/store-connection.ts";
 
@@ -53,19 +55,19 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     authorization = parseAuthorizationFlags(argv);
     const own = withoutFlags(
       argv,
-      (name) => (AUTHENTICATION_FLAGS.includes(name) || name.startsWith("authorization-") || name === "enable-admission-plugins") && !(name in APISERVER_FLAGS),
+      (name) => (AUTHENTICATION_FLAGS.includes(name) || name.startsWith("authorization-")) && !(name in APISERVER_FLAGS) && !(name in ADMISSION_FLAGS),
       (name) => BOOLEAN_SECURITY_FLAGS.has(name),
     );
-    flags = parseFlags(own, APISERVER_FLAGS);
+    flags = parseFlags(own, { ...APISERVER_FLAGS, ...ADMISSION_FLAGS });
   } catch (err) {
     if (err instanceof FlagError || err instanceof Error) {
-      process.stderr.write(`error: ${err.message}\n\nflags:\n${usage(APISERVER_FLAGS)}\n`);
+      process.stderr.write(`error: ${err.message}\n\nflags:\n${usage({ ...APISERVER_FLAGS, ...ADMISSION_FLAGS })}\n`);
       process.exit(2);
     }
     throw err;
   }
   if (flags.help) {
-    process.stdout.write(`flags:\n${usage(APISERVER_FLAGS)}\n`);
+    process.stdout.write(`flags:\n${usage({ ...APISERVER_FLAGS, ...ADMISSION_FLAGS })}\n`);
     return;
   }
   const log = createLogger({ component: "apiserver" });
@@ -91,10 +93,9 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
   const authnErrors = validateAuthenticationOptions(authentication);
   if (authnErrors.length > 0) throw new Error(authnErrors.join("; "));
   validateAuthorizationFlags(authorization);
-  const admissionPlugins = argv
-    .flatMap((a, i) => (a.startsWith("--enable-admission-plugins=") ? [a.slice(a.indexOf("=") + 1)] : a === "--enable-admission-plugins" ? [argv[i + 1] ?? ""] : []))
-    .flatMap((v) => v.split(","))
-    .filter((v) => v !== "");
+  // The default authorizes Node,RBAC: NodeRestriction goes with it unless the flags say otherwise.
+  const admission = admissionFlagsFrom(flags);
+  if (admission.enable.length === 0 && !admission.disable.includes("NodeRestriction")) admission.enable.push("NodeRestriction");
 
   const store = await (hooks.connect ?? openStore)({
     dataDir,
@@ -116,7 +117,9 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     livezGracePeriodMs: Number(flags["livez-grace-period"]),
     shutdownDelayMs: Number(flags["shutdown-delay-duration"]),
     watchHistoryWindowMs: Number(flags["watch-history-window"]),
-    security: { authentication, authorization, admissionPlugins: admissionPlugins.length > 0 ? admissionPlugins : ["NodeRestriction"] },
+    security: { authentication, authorization },
+    admission,
+    registerAdmissionPlugins: registerBuiltinPlugins,
     gates,
     log: (level, msg, fields) => {
       if (level !== "info") log[level](fields, msg);

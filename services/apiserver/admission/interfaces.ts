@@ -35,6 +35,7 @@
  * configuration throws an Error whose message names the problem; start-up fails.
  */
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
+import type { LogFn } from "../../../shared/observability/logger.ts";
 import type { JsonObject } from "../storage/object.ts";
 
 export type Operation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
@@ -125,6 +126,12 @@ export interface ObjectAccess {
   update(ref: ObjectRef, mutate: (current: JsonObject) => JsonObject | undefined, opts?: { subresource?: string }): Promise<JsonObject | undefined>;
   /** Creates an object (e.g. a default ServiceAccount); AlreadyExists is an error. */
   create(group: string, resource: string, obj: JsonObject): Promise<JsonObject>;
+  /**
+   * Keeps `onChange` informed of every object of a kind (all namespaces): called
+   * with the full current list after the first list and after every change,
+   * from the watch cache. `synced` resolves after the first call.
+   */
+  watchList(group: string, resource: string, onChange: (items: readonly JsonObject[]) => void): { synced: Promise<void>; stop(): void };
 }
 
 /** Asks the replica's authorizer (the same decision as a SubjectAccessReview). */
@@ -140,7 +147,7 @@ export interface PluginContext {
   objects: ObjectAccess;
   /** Set once the authorizer exists; plugins call it only while admitting. */
   authorize: AuthorizeCheck;
-  log: (level: "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void;
+  log: LogFn;
 }
 
 export type PluginFactory = (ctx: PluginContext) => AdmissionPlugin | Promise<AdmissionPlugin>;

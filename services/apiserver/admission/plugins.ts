@@ -10,7 +10,9 @@ import { ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS } from "./order.ts";
 export class PluginRegistry {
   private readonly factories = new Map<string, PluginFactory>();
 
+  /** Registering the same factory twice is a no-op; another factory under a taken name throws. */
   register(name: string, factory: PluginFactory): void {
+    if (this.factories.get(name) === factory) return;
     if (this.factories.has(name)) throw new Error(`admission plugin ${JSON.stringify(name)} registered twice`);
     this.factories.set(name, factory);
   }

@@ -12,13 +12,10 @@
  *   mirror pod create/delete, which `nodeRestriction` narrows).
  * It never denies: a request it does not allow gets no opinion.
  *
- * `nodeRestriction` is the admission half: a node may not modify other nodes, or
- * pods and leases that are not its own.
+ * The admission half (a node may not modify other nodes, or pods and leases that
+ * are not its own) is the NodeRestriction plugin in admission/plugins/.
  */
-import { forbiddenWithReason } from "../../../shared/api/status.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
-import type { AdmissionOperation, WriteContext } from "../registry/registry.ts";
-import type { JsonObject } from "../storage/object.ts";
 import { isReadOnly, requiredSelectorValue } from "./attributes.ts";
 import { nodeRules } from "./default-policy.ts";
 import type { NodeGraph } from "./node-graph.ts";
@@ -117,43 +114,4 @@ export class NodeAuthorizer implements Authorizer {
     if (subresource === "eviction" && verb === "create") return bound ? ALLOW() : NO_OPINION();
     return NO_OPINION();
   }
-}
-
-function nodeNameOfPod(pod: JsonObject | undefined): string {
-  const spec = pod?.spec as { nodeName?: unknown } | undefined;
-  return typeof spec?.nodeName === "string" ? spec.nodeName : "";
-}
-
-/** The NodeRestriction admission check (a validate hook); ignores everyone but node agents. */
-export function nodeRestriction(profile: PlatformProfile) {
-  const core = profile.group("core");
-  const coordination = profile.group("coordination");
-  return async (op: AdmissionOperation, obj: JsonObject, old: JsonObject | undefined, ctx: WriteContext): Promise<void> => {
-    const node = nodeIdentity(ctx.user);
-    if (node === undefined) return;
-    const { group, plural } = ctx.resource;
-    const deny = (msg: string) => forbiddenWithReason(plural, ctx.name, msg, group);
-    if (group === core && plural === "nodes") {
-      if (ctx.name !== node) throw deny(`node "${node}" is not allowed to modify node "${ctx.name}"`);
-      return;
-    }
-    if (group === core && plural === "pods") {
-      if (op === "CREATE" && !ctx.subresource) {
-        if (nodeNameOfPod(obj) !== node) throw deny(`node "${node}" can only create pods with spec.nodeName set to itself`);
-        return;
-      }
-      if (op === "DELETE") {
-        if (nodeNameOfPod(old ?? obj) !== node) throw deny(`node "${node}" can only delete pods with spec.nodeName set to itself`);
-        return;
-      }
-      if (op === "UPDATE") {
-        if (ctx.subresource !== "status") throw deny(`node "${node}" can only update pod status`);
-        if (nodeNameOfPod(old) !== node) throw deny(`node "${node}" can only update pod status for pods with spec.nodeName set to itself`);
-      }
-      return;
-    }
-    if (group === coordination && plural === "leases" && ctx.namespace === profile.nodeLeaseNamespace) {
-      if (ctx.name !== node) throw deny(`can only access node lease with the same name as the requesting node`);
-    }
-  };
 }

@@ -38,7 +38,7 @@ export interface RequestScope {
 }
 
 export function writeContext(s: RequestScope, dryRun: boolean): Omit<WriteContext, "resource" | "name"> {
-  return { namespace: s.namespace, subresource: s.subresource, dryRun, user: s.user };
+  return { namespace: s.namespace, subresource: s.subresource, dryRun, user: s.user, warnings: s.warnings };
 }
 
 /** `Warning` header value in the platform's format: `299 - "<text>"`. */

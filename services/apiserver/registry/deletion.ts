@@ -74,7 +74,8 @@ export async function deleteObject(registry: Registry, namespace: string | undef
   if (opts.preconditions?.uid && opts.preconditions.uid !== meta(current).uid) {
     registry.fail(new StorageError("PreconditionFailed", key, `Precondition failed: UID in precondition: ${opts.preconditions.uid}, UID in object meta: ${meta(current).uid ?? ""}`), name);
   }
-  await registry.options.admission?.validate?.("DELETE", current, current, wctx);
+  await registry.admitDelete(current, wctx);
+  await registry.validatePhase("DELETE", undefined, current, wctx);
   const extraFinalizer = wantsFinalizer(opts);
   const grace = opts.gracePeriodSeconds ?? gracePeriodFor(current, registry);
   const hasFinalizers = (meta(current).finalizers ?? []).length > 0 || !!registry.strategy.deletionBlocked?.(current);
@@ -117,18 +118,7 @@ export async function deleteObject(registry: Registry, namespace: string | undef
   }
 }
 
-/**
- * After a write: a Terminating object whose finalizers are all gone (and whose grace
- * period is not pending on a node) is removed from the store. `obj` and the result are
- * in the registry's version (kinds with deletion hooks in their strategy have one version).
- */
+/** `Registry.finishDeletionIfDone` (kept for the in-process controllers). */
 export async function finishDeletionIfDone(registry: Registry, namespace: string | undefined, obj: JsonObject, dryRun: boolean): Promise<JsonObject | undefined> {
-  const m = meta(obj);
-  if (!m.deletionTimestamp || (m.finalizers ?? []).length > 0 || registry.strategy.deletionBlocked?.(obj)) return undefined;
-  if (gracePeriodFor(obj, registry) !== undefined && (m.deletionGracePeriodSeconds ?? 0) > 0) return undefined;
-  try {
-    return registry.toRequest(await registry.storage.delete(registry.key(namespace, m.name ?? ""), { preconditions: { resourceVersion: m.resourceVersion }, dryRun }));
-  } catch {
-    return undefined; // changed again meanwhile: the next write decides
-  }
+  return registry.finishDeletionIfDone(namespace, obj, dryRun);
 }

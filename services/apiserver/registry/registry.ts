@@ -18,12 +18,33 @@ import type { VersionView } from "./conversion.ts";
 import { sameInVersion, validateInRequestVersion } from "./version-checks.ts";
 import { generateName, newUid, timestamp } from "./system-meta.ts";
 
-/** Hooks run between defaulting and storage (admission). Throwing rejects the request. */
+/**
+ * The admission hook points (admission/ implements them). Phase 1 (`admit`) runs
+ * after system metadata and defaulting and may return a replaced object; phase 2
+ * (`validate`) runs after the strategy's validation. Objects are in this
+ * registry's version (the request's), never the storage form. Throwing rejects
+ * the request before anything is stored.
+ */
 export interface AdmissionHooks {
-  mutate?(op: AdmissionOperation, obj: JsonObject, old: JsonObject | undefined, ctx: WriteContext): Promise<void> | void;
-  validate?(op: AdmissionOperation, obj: JsonObject, old: JsonObject | undefined, ctx: WriteContext): Promise<void> | void;
+  admit?(req: AdmissionRequest): Promise<JsonObject | undefined>;
+  validate?(req: AdmissionRequest): Promise<void>;
 }
-export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE";
+export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
+
+/** One write as admission sees it. */
+export interface AdmissionRequest {
+  operation: AdmissionOperation;
+  resource: ResourceInfo;
+  /** The object's name ("" when unknown). */
+  name: string;
+  /** "" for cluster-scoped objects. */
+  namespace: string;
+  /** The new object (create, update); undefined for delete. */
+  object: JsonObject | undefined;
+  /** The stored object (update, delete). */
+  oldObject: JsonObject | undefined;
+  ctx: WriteContext;
+}
 
 export interface WriteContext {
   resource: ResourceInfo;
@@ -33,6 +54,12 @@ export interface WriteContext {
   dryRun: boolean;
   /** Set by the handler: the authenticated user (for admission). */
   user?: { username: string; groups: string[]; uid?: string; extra?: Record<string, string[]> };
+  /** CreateOptions, UpdateOptions or DeleteOptions of the request (for admission). */
+  options?: JsonObject;
+  /** Sink of `Warning` headers (the handler's). */
+  warnings?: string[];
+  /** Sink of audit annotations. */
+  annotations?: Record<string, string>;
 }
 
 export interface ListRequest {
@@ -57,8 +84,6 @@ export interface WatchRequest {
 export interface RegistryOptions {
   now?: () => number;
   admission?: AdmissionHooks;
-  /** Checks that a namespace exists and is not terminating (namespace lifecycle). */
-  checkNamespace?: (namespace: string, ctx: WriteContext) => Promise<void>;
   /** Attempts at a fresh generated name on collision. */
   generateNameAttempts?: number;
 }
@@ -150,9 +175,6 @@ export class Registry {
     this.scope(obj, ctx.namespace);
     const m = meta(obj);
     const namespace = m.namespace;
-    if (this.resource.namespaced && namespace && this.options.checkNamespace) {
-      await this.options.checkNamespace(namespace, { ...ctx, resource: this.resource, name: m.name ?? "" });
-    }
     const generated = !m.name && !!m.generateName;
     const attempts = generated ? (this.options.generateNameAttempts ?? 8) : 1;
     for (let attempt = 0; ; attempt++) {
@@ -188,11 +210,13 @@ export class Registry {
     m.creationTimestamp = timestamp(this.now());
     this.strategy.prepareForCreate(obj);
     let out = this.strategy.applyDefaults(obj);
-    await this.options.admission?.mutate?.("CREATE", out, undefined, ctx);
-    out = this.strategy.applyDefaults(out);
+    if (this.options.admission?.admit) {
+      out = await this.admitPhase("CREATE", out, undefined, ctx);
+      out = this.strategy.applyDefaults(out);
+    }
     const errors = this.strategy.validate(out);
     if (errors.length > 0) throw this.invalid(meta(out).name ?? "", errors);
-    await this.options.admission?.validate?.("CREATE", out, undefined, ctx);
+    await this.validatePhase("CREATE", out, undefined, ctx);
     return out;
   }
 
@@ -244,7 +268,8 @@ export class Registry {
    * Update (PUT) or any write computed from the current object (`compute`): the new
    * object must carry the current resourceVersion unless the kind allows unconditional
    * updates. Creates the object when absent and the kind allows create on update.
-   * `compute` receives and returns objects in this registry's version, and so does the result.
+   * An update that leaves a Terminating object without finalizers deletes it (the
+   * result is then the last state). `compute` receives and returns objects in this registry's version, and so does the result.
    */
   async update(
     namespace: string | undefined,
@@ -271,7 +296,6 @@ export class Registry {
           if (!current) {
             if (!allowCreate) throw new StorageError("NotFound", key, `key ${key} not found`);
             created = true;
-            if (this.resource.namespaced && namespace && this.options.checkNamespace) await this.options.checkNamespace(namespace, wctx);
             return this.beforeCreate(next, wctx);
           }
           created = false;
@@ -280,7 +304,10 @@ export class Registry {
         },
         { ignoreNotFound: allowCreate, dryRun: ctx.dryRun },
       );
-      return { object: this.toRequest(object), created };
+      const updated = this.toRequest(object);
+      // A write that removed the last finalizer of a Terminating object completes its deletion.
+      const finished = created ? undefined : await this.finishDeletionIfDone(namespace, updated, ctx.dryRun);
+      return { object: finished ?? updated, created };
     } catch (err) {
       this.fail(err, name);
     }
@@ -319,11 +346,65 @@ export class Registry {
       out = obj;
     }
     out = this.strategy.applyDefaults(out);
-    await this.options.admission?.mutate?.("UPDATE", out, current, ctx);
-    out = this.strategy.applyDefaults(out);
+    if (this.options.admission?.admit) {
+      out = await this.admitPhase("UPDATE", out, current, ctx);
+      out = this.strategy.applyDefaults(out);
+    }
     const errors = this.strategy.validateUpdate(out, current);
     if (errors.length > 0) throw this.invalid(ctx.name, errors);
-    await this.options.admission?.validate?.("UPDATE", out, current, ctx);
+    await this.validatePhase("UPDATE", out, current, ctx);
     return out;
+  }
+
+  private admissionRequest(operation: AdmissionOperation, obj: JsonObject | undefined, old: JsonObject | undefined, ctx: WriteContext): AdmissionRequest {
+    const m = obj ? meta(obj) : old ? meta(old) : {};
+    return {
+      operation,
+      resource: this.resource,
+      name: ctx.name || (m.name ?? ""),
+      namespace: this.resource.namespaced ? (m.namespace ?? ctx.namespace ?? "") : "",
+      object: obj && this.toRequest(obj),
+      oldObject: old && this.toRequest(old),
+      ctx,
+    };
+  }
+
+  /** Phase 1 on the storage form `obj`: the plugins see and change it in this registry's version. */
+  private async admitPhase(operation: AdmissionOperation, obj: JsonObject, old: JsonObject | undefined, ctx: WriteContext): Promise<JsonObject> {
+    const admission = this.options.admission;
+    if (!admission?.admit) return obj;
+    const req = this.admissionRequest(operation, obj, old, ctx);
+    const out = (await admission.admit(req)) ?? (req.object as JsonObject);
+    return this.conversion ? this.conversion.view.toStorage(out) : out;
+  }
+
+  /** Phase 2 (validating admission) of a write; `obj` and `old` in the storage form. */
+  async validatePhase(operation: AdmissionOperation, obj: JsonObject | undefined, old: JsonObject | undefined, ctx: WriteContext): Promise<void> {
+    const admission = this.options.admission;
+    if (!admission?.validate) return;
+    await admission.validate(this.admissionRequest(operation, obj, old, ctx));
+  }
+
+  /** Phase 1 of a delete (stored object in the storage form); nothing replaces it. */
+  async admitDelete(current: JsonObject, ctx: WriteContext): Promise<void> {
+    const admission = this.options.admission;
+    if (!admission?.admit) return;
+    await admission.admit(this.admissionRequest("DELETE", undefined, current, ctx));
+  }
+
+  /**
+   * After a write: a Terminating object whose finalizers are all gone (and whose grace
+   * period is not pending on a node) is removed from the store. `obj` and the result are
+   * in this registry's version; undefined when the object stays.
+   */
+  async finishDeletionIfDone(namespace: string | undefined, obj: JsonObject, dryRun: boolean): Promise<JsonObject | undefined> {
+    const m = meta(obj);
+    if (!m.deletionTimestamp || (m.finalizers ?? []).length > 0 || this.strategy.deletionBlocked?.(obj)) return undefined;
+    if (this.strategy.gracePeriodSeconds?.(obj) !== undefined && (m.deletionGracePeriodSeconds ?? 0) > 0) return undefined;
+    try {
+      return this.toRequest(await this.storage.delete(this.key(namespace, m.name ?? ""), { preconditions: { resourceVersion: m.resourceVersion }, dryRun }));
+    } catch {
+      return undefined; // changed again meanwhile: the next write decides
+    }
   }
 }

@@ -6,7 +6,7 @@
 import type { AddressInfo } from "node:net";
 import { createServer as createHttpsServer, type ServerOptions } from "node:https";
 import { serve, type ServerType } from "@hono/node-server";
-import { isStatusError, notFound, statusError } from "../../../shared/api/status.ts";
+import { isStatusError } from "../../../shared/api/status.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../endpoints/body.ts";
@@ -14,22 +14,23 @@ import type { NonResourceHandler } from "../endpoints/non-resource.ts";
 import { discoveryRoutes } from "../endpoints/routes.ts";
 import { Catalog } from "../registry/catalog.ts";
 import { strategyFor } from "../registry/kind-strategies.ts";
-import { NamespaceController } from "../../controller-manager/namespace-controller.ts";
-import { GarbageCollector } from "../../controller-manager/garbage-collector.ts";
-import type { RegistryOptions, WriteContext } from "../registry/registry.ts";
 import { CachedStorage } from "../storage/cached-storage.ts";
 import type { KvStore, RevisionFeed } from "../storage/kv.ts";
-import { meta } from "../storage/object.ts";
 import { StoreStorage } from "../storage/store-storage.ts";
 import { WatchCache } from "../storage/watch-cache.ts";
 import { Hono } from "hono";
 import { HealthRegistry, healthRoutes } from "../endpoints/health.ts";
 import { openapiRoutes } from "../endpoints/openapi-routes.ts";
-import { buildApp, type Authenticate, type Authorize } from "./app.ts";
+import { buildApp, type Authenticate, type Authorize, type LogFn } from "./app.ts";
+import { applyServerTimeouts } from "./server-timeouts.ts";
+import { tlsServerOptions, type TlsFlags } from "./tls-options.ts";
 import { FeatureGates } from "./feature-gates.ts";
 import { declareApiserverMetrics, MetricsRegistry } from "../../../shared/observability/metrics.ts";
 import { SERVER_VERSION } from "../endpoints/version.ts";
 import { Security, type SecurityOptions } from "./security.ts";
+import { buildAdmission } from "../admission/build.ts";
+import type { AdmissionChain } from "../admission/chain.ts";
+import type { AdmissionFlags, PluginRegistry } from "../admission/plugins.ts";
 import { connectionCertificateUser, NO_RENEGOTIATION_SECURE_OPTIONS } from "./peer-identity.ts";
 
 export interface ReplicaOptions {
@@ -37,7 +38,8 @@ export interface ReplicaOptions {
   kinds: KindDefinition[];
   kv: KvStore;
   feed: RevisionFeed;
-  tls: { key: string; cert: string; clientCa?: string };
+  /** Serving certificate and key, client CA, and `--tls-min-version` / `--tls-cipher-suites`. */
+  tls: { key: string; cert: string; clientCa?: string } & TlsFlags;
   host?: string;
   port?: number;
   maxBodyBytes?: number;
@@ -51,13 +53,22 @@ export interface ReplicaOptions {
   authorize?: Authorize;
   /** Authentication and authorization from flags; overrides `authenticate`/`authorize`. */
   security?: SecurityOptions;
+  /** The admission flags (default: the default-on plugins, no configuration file). */
+  admission?: AdmissionFlags;
+  /** Registers admission plugins besides the ones of admission/ (the built-in plugins, tests). */
+  registerAdmissionPlugins?: (registry: PluginRegistry) => void;
   extraRoutes?: Array<[string, NonResourceHandler]>;
   /** `--livez-grace-period` and `--shutdown-delay-duration`, in milliseconds. */
   livezGracePeriodMs?: number;
   /** Feature gates (default: the platform's defaults). */
   gates?: FeatureGates;
   shutdownDelayMs?: number;
-  log?: (level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) => void;
+  /** `--max-requests-inflight` and `--max-mutating-requests-inflight` (0 = unlimited). */
+  maxRequestsInFlight?: number;
+  maxMutatingRequestsInFlight?: number;
+  /** `--request-timeout` in milliseconds (default one minute). */
+  requestTimeoutMs?: number;
+  log?: LogFn;
 }
 
 export interface Replica {
@@ -66,6 +77,8 @@ export interface Replica {
   catalog: Catalog;
   cache: WatchCache;
   health: HealthRegistry;
+  /** The admission chain (tests add internal checks to it). */
+  admission: AdmissionChain;
   /** Graceful shutdown: readyz fails at once, the server stops after the shutdown delay. */
   close(): Promise<void>;
 }
@@ -83,28 +96,6 @@ async function ensureDefaultNamespaces(catalog: Catalog, profile: PlatformProfil
   }
 }
 
-function namespaceLifecycle(catalog: () => Catalog): RegistryOptions["checkNamespace"] {
-  return async (namespace: string, ctx: WriteContext) => {
-    const ns = catalog().lookup("", "v1", "namespaces");
-    if (!ns) return;
-    let obj;
-    try {
-      obj = await ns.registry.get(undefined, namespace, undefined);
-    } catch (err) {
-      if (isStatusError(err, "NotFound")) throw notFound("namespaces", namespace);
-      throw err;
-    }
-    if (meta(obj).deletionTimestamp) {
-      throw statusError({
-        code: 403,
-        reason: "Forbidden",
-        message: `${ctx.resource.plural}${ctx.resource.group ? "." + ctx.resource.group : ""} "${ctx.name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
-        details: { name: ctx.name, group: ctx.resource.group, kind: ctx.resource.plural, causes: [{ reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" }] },
-      });
-    }
-  };
-}
-
 export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const profile = opts.profile;
   const store = new StoreStorage(opts.kv, opts.feed, { initialEventsAnnotation: profile.annotations.initialEventsEnd });
@@ -115,23 +106,24 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     log: (msg, fields) => opts.log?.("warn", msg, fields ?? {}) });
   await cache.start();
   const storage = new CachedStorage(store, cache, { initialEventsAnnotation: profile.annotations.initialEventsEnd });
-  // The namespace check and the security chain look the catalog up lazily, once it exists.
+  // Admission and the security chain look the catalog up lazily, once it exists.
   const holder: { catalog?: Catalog } = {};
   const security = opts.security ? await Security.create(profile, opts.security, () => holder.catalog, opts.log) : undefined;
-  const catalog: Catalog = new Catalog(
+  const metricsRegistry = new MetricsRegistry({ currentVersion: `${SERVER_VERSION.major}.${SERVER_VERSION.minor}`, defaultMetrics: false });
+  const admission = buildAdmission({
     profile,
-    opts.kinds,
-    storage,
-    { checkNamespace: namespaceLifecycle(() => catalog), admission: security?.admission() },
-    strategyFor(profile),
-  );
+    flags: opts.admission,
+    catalog: () => holder.catalog,
+    authorize: (user, attrs) => (security ? security.allowed(user, attrs) : Promise.resolve(true)),
+    metrics: metricsRegistry,
+    log: (level, msg, fields) => opts.log?.(level, msg, fields ?? {}),
+    register: opts.registerAdmissionPlugins,
+  });
+  const catalog: Catalog = new Catalog(profile, opts.kinds, storage, { admission: admission.chain }, strategyFor(profile));
   holder.catalog = catalog;
+  await admission.start();
   await ensureDefaultNamespaces(catalog, profile);
-  await security?.attach(catalog, opts.log);
-  const namespaceController = new NamespaceController(catalog, profile, { log: (level, msg, fields) => opts.log?.(level, msg, fields ?? {}) });
-  namespaceController.start();
-  const garbageCollector = new GarbageCollector(catalog, { log: (level, msg, fields) => opts.log?.(level, msg, fields ?? {}) });
-  garbageCollector.start();
+  await security?.attach(catalog, admission.chain, opts.log);
 
   const gates = opts.gates ?? new FeatureGates();
   const health = HealthRegistry.withDefaults({ livezGracePeriodMs: opts.livezGracePeriodMs ?? 0, shutdownDelayMs: opts.shutdownDelayMs ?? 0 });
@@ -145,7 +137,6 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   healthRoutes(healthApp, health);
   const serveHealth: NonResourceHandler = (req) => healthApp.fetch(req);
   const openapi = openapiRoutes(opts.kinds, profile);
-  const metricsRegistry = new MetricsRegistry({ currentVersion: `${SERVER_VERSION.major}.${SERVER_VERSION.minor}`, defaultMetrics: false });
   const metrics = declareApiserverMetrics(metricsRegistry);
   const serveMetrics: NonResourceHandler = async () => new Response(await metricsRegistry.text(), { status: 200, headers: { "content-type": metricsRegistry.contentType } });
 
@@ -159,6 +150,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     metrics,
     cbor: gates.enabled("CBORServingAndStorage"),
     authenticate: security?.authenticate ?? opts.authenticate ?? (async (_req, incoming) => connectionCertificateUser(incoming)),
+    impersonate: security?.impersonate,
     authorize: security?.authorize ?? opts.authorize ?? (async () => {}),
     virtual: security?.virtualHandlers(),
     nonResource: discoveryRoutes(
@@ -167,15 +159,23 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       [...openapi.exact, ["/metrics", serveMetrics], ...["/livez", "/readyz", "/healthz"].map((p): [string, NonResourceHandler] => [p, serveHealth]), ...(opts.extraRoutes ?? [])],
       [openapi.prefix, ["/livez/", serveHealth], ["/readyz/", serveHealth], ["/healthz/", serveHealth]],
     ),
+    maxRequestsInFlight: opts.maxRequestsInFlight,
+    maxMutatingRequestsInFlight: opts.maxMutatingRequestsInFlight,
+    requestTimeoutMs: opts.requestTimeoutMs,
+    objectCount: (info) => {
+      const served = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
+      return served ? cache.countResource(served.resource.keyPrefix) : undefined;
+    },
     log: opts.log,
   });
 
   // No renegotiation: a connection keeps the certificate of its handshake (peer-identity.ts relies on it).
-  const serverOptions: ServerOptions = { key: opts.tls.key, cert: opts.tls.cert, requestCert: true, rejectUnauthorized: false, secureOptions: NO_RENEGOTIATION_SECURE_OPTIONS };
+  const serverOptions: ServerOptions = { key: opts.tls.key, cert: opts.tls.cert, requestCert: true, rejectUnauthorized: false, secureOptions: NO_RENEGOTIATION_SECURE_OPTIONS, ...tlsServerOptions(opts.tls) };
   if (opts.tls.clientCa) serverOptions.ca = opts.tls.clientCa;
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
   });
+  applyServerTimeouts(server);
   const address = server.address() as AddressInfo;
   boundAddress = `${opts.host ?? "127.0.0.1"}:${address.port}`;
 
@@ -201,14 +201,14 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     catalog,
     cache,
     health,
+    admission: admission.chain,
     async close() {
       health.beginShutdown();
       const delay = opts.shutdownDelayMs ?? 0;
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       clearInterval(bookmarks);
-      namespaceController.stop();
-      garbageCollector.stop();
       security?.close();
+      admission.close();
       if (compaction) clearInterval(compaction);
       cache.stop();
       await new Promise<void>((resolve) => {

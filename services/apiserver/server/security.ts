@@ -1,42 +1,39 @@
 /**
- * Authentication, authorization and the admission steps that depend on them, built
- * for one replica from the authn and authz flags. The chain needs the catalog and
- * the catalog's admission hooks need the chain, so the pieces are bound in two steps:
- * `buildAuthentication` before the catalog, `attach` once it exists.
+ * Authentication, authorization and the admission check that depends on them (RBAC
+ * escalation), built for one replica from the authn and authz flags. The chain needs
+ * the catalog, so the pieces are bound in two steps: `create` before the catalog,
+ * `attach` once it exists (it adds the escalation check to the admission chain).
  */
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
+import type { LogFn } from "../../../shared/observability/logger.ts";
 import { notFound, serviceUnavailable } from "../../../shared/api/status.ts";
 import { buildAuthenticator, catalogObjectGetter, type BuiltAuthentication } from "../authn/build.ts";
+import { tokenRequestSpec } from "../authn/token-request-spec.ts";
 import type { ImpersonationAuthorize } from "../authn/impersonation.ts";
 import type { AuthenticationOptions } from "../authn/options.ts";
 import { AggregationController } from "../authz/aggregation.ts";
 import { buildAuthorizer, type AuthorizationHandle } from "../authz/chain.ts";
-import { nodeRestriction } from "../authz/node.ts";
 import type { AuthorizationFlags } from "../authz/options.ts";
 import { rbacAdmission } from "../authz/rbac/admission.ts";
 import { reconcile, rbacRegistries } from "../authz/reconcile.ts";
 import * as authzReviews from "../authz/reviews.ts";
 import type { Catalog } from "../registry/catalog.ts";
-import type { AdmissionHooks, AdmissionOperation, WriteContext } from "../registry/registry.ts";
+import type { AdmissionChain } from "../admission/chain.ts";
+import type { AuthorizeCheck } from "../admission/interfaces.ts";
 import type { JsonObject } from "../storage/object.ts";
 import type { UserInfo } from "../endpoints/scope.ts";
 import type { RequestInfo } from "../endpoints/request-info.ts";
-import type { Authenticate, Authorize } from "./app.ts";
+import type { Authenticate, Authorize, Impersonate } from "./app.ts";
 import type { VirtualHandler } from "../endpoints/virtual.ts";
 
 export interface SecurityOptions {
   authentication: AuthenticationOptions;
   authorization: AuthorizationFlags;
-  /** Admission plugins enabled (`--enable-admission-plugins`); NodeRestriction is the one this wiring knows. */
-  admissionPlugins?: string[];
 }
-
-type Validate = (op: AdmissionOperation, obj: JsonObject, old: JsonObject | undefined, ctx: WriteContext) => Promise<void> | void;
 
 export class Security {
   private authz: AuthorizationHandle | undefined;
   private aggregation: AggregationController | undefined;
-  private readonly validators: Validate[] = [];
 
   private constructor(
     private readonly profile: PlatformProfile,
@@ -45,7 +42,7 @@ export class Security {
     private readonly catalog: () => Catalog | undefined,
   ) {}
 
-  static async create(profile: PlatformProfile, opts: SecurityOptions, catalog: () => Catalog | undefined, log?: (level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) => void): Promise<Security> {
+  static async create(profile: PlatformProfile, opts: SecurityOptions, catalog: () => Catalog | undefined, log?: LogFn): Promise<Security> {
     const authn = await buildAuthenticator(opts.authentication, {
       profile,
       getObject: catalogObjectGetter(catalog),
@@ -55,17 +52,8 @@ export class Security {
     return new Security(profile, opts, authn, catalog);
   }
 
-  /** Admission hooks for the catalog; they consult the chain once it is attached. */
-  admission(): AdmissionHooks {
-    return {
-      validate: async (op, obj, old, ctx) => {
-        for (const v of this.validators) await v(op, obj, old, ctx);
-      },
-    };
-  }
-
-  /** Starts what needs the catalog: default RBAC policy, aggregation, the authorizer chain. */
-  async attach(catalog: Catalog, log?: (level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) => void): Promise<void> {
+  /** Starts what needs the catalog: default RBAC policy, aggregation, the authorizer chain, the escalation check. */
+  async attach(catalog: Catalog, admission: AdmissionChain, log?: LogFn): Promise<void> {
     const modes = this.opts.authorization.modes ?? (this.opts.authorization.configFile ? [] : ["AlwaysAllow"]);
     if (modes.includes("RBAC") || this.opts.authorization.configFile) {
       await reconcile(rbacRegistries(catalog, this.profile), this.profile);
@@ -73,16 +61,33 @@ export class Security {
       await this.aggregation.start();
     }
     this.authz = await buildAuthorizer(this.opts.authorization, { profile: this.profile, catalog, log });
-    if ((this.opts.admissionPlugins ?? []).includes("NodeRestriction")) this.validators.push(nodeRestriction(this.profile));
     const source = this.authz.rbacSource;
-    if (source) this.validators.push(rbacAdmission({ profile: this.profile, authorizer: this.authz.authorizer, source, catalog }));
+    if (source) admission.addInternal(rbacAdmission({ profile: this.profile, authorizer: this.authz.authorizer, source, catalog }));
   }
 
-  /** Authentication, then impersonation (checked with the chain). */
-  readonly authenticate: Authenticate = async (req, incoming) => {
-    const user = await this.authn.authenticate(req, incoming);
-    return this.authn.impersonation(user, req, incoming, this.impersonationCheck);
+  /** The authorizer's decision for admission plugins (false until the chain exists). */
+  readonly allowed: AuthorizeCheck = async (user, attrs) => {
+    if (!this.authz) return false;
+    const d = await this.authz.authorizer.authorize({
+      user,
+      verb: attrs.verb,
+      isResourceRequest: true,
+      path: "",
+      namespace: attrs.namespace ?? "",
+      apiGroup: attrs.group,
+      apiVersion: attrs.version ?? "*",
+      resource: attrs.resource,
+      subresource: attrs.subresource ?? "",
+      name: attrs.name ?? "",
+    });
+    return d.decision === "Allow";
   };
+
+  /** Authentication only: who sent the request (the anonymous user, or a thrown 401). */
+  readonly authenticate: Authenticate = (req, incoming) => this.authn.authenticate(req, incoming);
+
+  /** Impersonation, each value checked with the authorizer chain (400/403 on a bad or refused request). */
+  readonly impersonate: Impersonate = (user, req, incoming) => this.authn.impersonation(user, req, incoming, this.impersonationCheck);
 
   private readonly impersonationCheck: ImpersonationAuthorize = async (user, attrs) => {
     const info: RequestInfo = {
@@ -135,7 +140,7 @@ export class Security {
     const accounts = catalog.lookup("", "v1", "serviceaccounts");
     if (!accounts) throw notFound("serviceaccounts", name);
     const account = await accounts.registry.get(namespace, name, undefined);
-    const spec = (body.spec ?? {}) as { audiences?: string[]; expirationSeconds?: number; boundObjectRef?: { kind?: string; name?: string; uid?: string; apiVersion?: string } };
+    const spec = tokenRequestSpec(this.profile, body, sa.maxExpirationSeconds);
     const audiences = spec.audiences && spec.audiences.length > 0 ? spec.audiences : this.authn.apiAudiences;
     const ref = spec.boundObjectRef;
     const bound = ref?.name ? { name: ref.name, uid: ref.uid ?? "" } : undefined;

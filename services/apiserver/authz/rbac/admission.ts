@@ -1,6 +1,6 @@
 /**
- * Escalation prevention for writes of roles and bindings, called from the
- * registry's validating admission hook:
+ * Escalation prevention for writes of roles and bindings, an always-on
+ * validating admission plugin (`rbacAdmission`; not named by the admission flags):
  * - creating or updating a Role/ClusterRole needs every permission it grants at
  *   that scope, or the `escalate` verb on it; an aggregationRule needs
  *   cluster-wide `*` (or `escalate`);
@@ -11,7 +11,8 @@
 import { forbiddenWithReason, isStatusError } from "../../../../shared/api/status.ts";
 import type { PlatformProfile } from "../../../../shared/platform/index.ts";
 import type { Catalog } from "../../registry/catalog.ts";
-import type { AdmissionOperation, WriteContext } from "../../registry/registry.ts";
+import { SERVER_USER } from "../../admission/attributes.ts";
+import type { AdmissionPlugin, Attributes } from "../../admission/interfaces.ts";
 import type { JsonObject } from "../../storage/object.ts";
 import { PRIVILEGED_GROUP, type Authorizer, type UserInfo } from "../types.ts";
 import { covers, ruleListsEqual } from "./escalation.ts";
@@ -28,8 +29,6 @@ export interface RbacAdmissionDeps {
   /** When given, referenced roles are read from storage (fresh) instead of the source snapshot. */
   catalog?: Catalog;
 }
-
-export type AdmissionValidate = (op: AdmissionOperation, obj: JsonObject, old: JsonObject | undefined, ctx: WriteContext) => Promise<void>;
 
 async function allowedVerb(deps: RbacAdmissionDeps, user: UserInfo, verb: string, resource: string, namespace: string, name: string): Promise<boolean> {
   const d = await deps.authorizer.authorize({
@@ -73,42 +72,50 @@ function subjectsOf(obj: JsonObject | undefined): Subject[] {
   return Array.isArray(obj?.subjects) ? (obj.subjects as Subject[]) : [];
 }
 
-/** The validate hook; ignores every resource but the four RBAC kinds, and deletes. */
-export function rbacAdmission(deps: RbacAdmissionDeps): AdmissionValidate {
-  return async (op, obj, old, ctx) => {
-    if (op === "DELETE" || ctx.resource.group !== deps.profile.group("rbac") || ctx.subresource) return;
-    const user = ctx.user;
-    if (!user || user.groups.includes(PRIVILEGED_GROUP)) return;
-    const plural = ctx.resource.plural;
-    const namespace = ctx.namespace ?? "";
-    const name = ctx.name;
-    const scope = plural === "roles" || plural === "rolebindings" ? namespace : "";
+export const RBAC_ESCALATION = "RBACEscalation";
 
-    if (plural === "roles" || plural === "clusterroles") {
-      const rules = rulesOf(obj);
-      const aggregation = plural === "clusterroles" ? obj.aggregationRule : undefined;
-      if (op === "UPDATE" && old && ruleListsEqual(rules, rulesOf(old)) && JSON.stringify(aggregation) === JSON.stringify(old.aggregationRule)) return;
-      if (await allowedVerb(deps, user, "escalate", plural, scope, name)) return;
-      const own = rulesFor(deps.source, user, scope);
-      const requested = aggregation !== undefined && aggregation !== null ? [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }, ...rules] : rules;
-      const { uncovered } = covers(own.rules, requested);
-      if (uncovered.length > 0) {
-        throw forbiddenWithReason(plural, name, escalationMessage(user, uncovered, own.errors), ctx.resource.group);
-      }
-      return;
-    }
+/** The validating plugin; ignores every resource but the four RBAC kinds, and deletes. Writes without a user (the server's own) pass. */
+export function rbacAdmission(deps: RbacAdmissionDeps): AdmissionPlugin {
+  const group = deps.profile.group("rbac");
+  return { name: RBAC_ESCALATION, handles: (op) => op === "CREATE" || op === "UPDATE", validate: (a) => check(deps, group, a) };
+}
 
-    if (plural === "rolebindings" || plural === "clusterrolebindings") {
-      const ref = obj.roleRef as RoleRef | undefined;
-      if (!ref || typeof ref.name !== "string") return;
-      if (op === "UPDATE" && old && JSON.stringify(subjectsOf(obj)) === JSON.stringify(subjectsOf(old)) && JSON.stringify(ref) === JSON.stringify(old.roleRef)) return;
-      const refResource = ref.kind === "Role" ? "roles" : "clusterroles";
-      if (await allowedVerb(deps, user, "bind", refResource, scope, ref.name)) return;
-      const target = await referencedRules(deps, ref, scope);
-      if (target.error) throw forbiddenWithReason(plural, name, target.error, ctx.resource.group);
-      const own = rulesFor(deps.source, user, scope);
-      const { uncovered } = covers(own.rules, target.rules);
-      if (uncovered.length > 0) throw forbiddenWithReason(plural, name, escalationMessage(user, uncovered, own.errors), ctx.resource.group);
+async function check(deps: RbacAdmissionDeps, group: string, a: Attributes): Promise<void> {
+  const op = a.operation;
+  const obj = a.object;
+  const old = a.oldObject;
+  if (!obj || a.resource.group !== group || a.subresource) return;
+  const user = a.userInfo;
+  if (user.username === SERVER_USER.username || user.groups.includes(PRIVILEGED_GROUP)) return;
+  const plural = a.resource.resource;
+  const namespace = a.namespace;
+  const name = a.name;
+  const scope = plural === "roles" || plural === "rolebindings" ? namespace : "";
+
+  if (plural === "roles" || plural === "clusterroles") {
+    const rules = rulesOf(obj);
+    const aggregation = plural === "clusterroles" ? obj.aggregationRule : undefined;
+    if (op === "UPDATE" && old && ruleListsEqual(rules, rulesOf(old)) && JSON.stringify(aggregation) === JSON.stringify(old.aggregationRule)) return;
+    if (await allowedVerb(deps, user, "escalate", plural, scope, name)) return;
+    const own = rulesFor(deps.source, user, scope);
+    const requested = aggregation !== undefined && aggregation !== null ? [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }, ...rules] : rules;
+    const { uncovered } = covers(own.rules, requested);
+    if (uncovered.length > 0) {
+      throw forbiddenWithReason(plural, name, escalationMessage(user, uncovered, own.errors), group);
     }
-  };
+    return;
+  }
+
+  if (plural === "rolebindings" || plural === "clusterrolebindings") {
+    const ref = obj.roleRef as RoleRef | undefined;
+    if (!ref || typeof ref.name !== "string") return;
+    if (op === "UPDATE" && old && JSON.stringify(subjectsOf(obj)) === JSON.stringify(subjectsOf(old)) && JSON.stringify(ref) === JSON.stringify(old.roleRef)) return;
+    const refResource = ref.kind === "Role" ? "roles" : "clusterroles";
+    if (await allowedVerb(deps, user, "bind", refResource, scope, ref.name)) return;
+    const target = await referencedRules(deps, ref, scope);
+    if (target.error) throw forbiddenWithReason(plural, name, target.error, group);
+    const own = rulesFor(deps.source, user, scope);
+    const { uncovered } = covers(own.rules, target.rules);
+    if (uncovered.length > 0) throw forbiddenWithReason(plural, name, escalationMessage(user, uncovered, own.errors), group);
+  }
 }

@@ -13,12 +13,11 @@ import { kinds as coordinationKinds } from "../../../../shared/api/groups/coordi
 import { makeKinds as rbacKinds } from "../../../../shared/api/groups/rbac-v1.ts";
 import { getProfile, type PlatformProfile } from "../../../../shared/platform/index.ts";
 import { LocalBackend } from "../../../store/server/local-backend.ts";
-import type { RegistryOptions } from "../../registry/registry.ts";
 import { createCA, createClientCert, createServingCert, type CertificateAuthority, type KeyPairPem } from "../../server/certs.ts";
 import { startReplica, type Replica } from "../../server/replica.ts";
 import { BackendKv } from "../../storage/backend-kv.ts";
 import { buildAuthorizer, type AuthorizationHandle, type AuthorizerDeps } from "../chain.ts";
-import { nodeRestriction } from "../node.ts";
+import { nodeRestriction } from "../../admission/plugins/node-restriction.ts";
 import type { AuthorizationFlags } from "../options.ts";
 import { rbacAdmission } from "../rbac/admission.ts";
 
@@ -59,7 +58,7 @@ export interface AuthzServer {
 
 export interface AuthzServerOptions {
   deps?: Partial<AuthorizerDeps>;
-  /** Wire rbacAdmission and nodeRestriction into the registries' validate hook (default true). */
+  /** Add the RBAC escalation and NodeRestriction checks to the replica's admission chain (default true). */
   admission?: boolean;
 }
 
@@ -84,16 +83,8 @@ export async function startAuthzServer(flags: AuthorizationFlags, o: AuthzServer
   ref.handle = h;
   if (o.admission !== false) {
     const source = h.rbacSource;
-    const rbacCheck = source ? rbacAdmission({ profile, authorizer: h.authorizer, source, catalog: replica.catalog }) : undefined;
-    const nodeCheck = nodeRestriction(profile);
-    // Every registry shares one options object: setting the hook once covers all kinds.
-    const options = replica.catalog.all()[0].registry.options as RegistryOptions;
-    options.admission = {
-      validate: async (op, obj, old, ctx) => {
-        await nodeCheck(op, obj, old, ctx);
-        await rbacCheck?.(op, obj, old, ctx);
-      },
-    };
+    replica.admission.addInternal(nodeRestriction({ profile }));
+    if (source) replica.admission.addInternal(rbacAdmission({ profile, authorizer: h.authorizer, source, catalog: replica.catalog }));
   }
   const certs = new Map<string, Promise<KeyPairPem>>();
   return {

@@ -1,6 +1,5 @@
 /** POST (create) and PUT (update, or create where the kind allows it). */
 import { badRequest } from "../../../../shared/api/status.ts";
-import { finishDeletionIfDone } from "../../registry/deletion.ts";
 import { meta } from "../../storage/object.ts";
 import { respond } from "../encode.ts";
 import { writeContext, type RequestScope } from "../scope.ts";
@@ -26,6 +25,5 @@ export async function handleUpdate(s: RequestScope): Promise<Response> {
     throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
   }
   const { object, created } = await s.registry.update(s.namespace, name, (current) => recordWrite(s, current, obj), writeContext(s, dryRun));
-  const finished = await finishDeletionIfDone(s.registry, s.namespace, object, dryRun);
-  return respond(s, withTypeMeta(finished ?? object, s), created ? 201 : 200, "object");
+  return respond(s, withTypeMeta(object, s), created ? 201 : 200, "object");
 }

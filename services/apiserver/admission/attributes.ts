@@ -1,0 +1,64 @@
+/**
+ * `Attributes` of one registry admission request (registry.ts `AdmissionRequest`).
+ * The object is copied once for the mutating phase so a rejected request leaves
+ * nothing behind; warnings go to the handler's `Warning` header sink.
+ */
+import type { AdmissionRequest } from "../registry/registry.ts";
+import type { JsonObject } from "../storage/object.ts";
+import type { Attributes, GroupVersionKind, GroupVersionResource, Operation, UserInfo } from "./interfaces.ts";
+
+/** The identity of writes made by the server itself (no user on the context). */
+export const SERVER_USER: UserInfo = { username: "system:apiserver", groups: ["system:authenticated", "system:masters"] };
+
+export function warningHeaderValue(text: string): string {
+  return `299 - ${JSON.stringify(text)}`;
+}
+
+export class RequestAttributes implements Attributes {
+  readonly operation: Operation;
+  readonly kind: GroupVersionKind;
+  readonly resource: GroupVersionResource;
+  readonly subresource: string;
+  readonly name: string;
+  readonly namespace: string;
+  readonly oldObject: JsonObject | undefined;
+  readonly options: JsonObject | undefined;
+  readonly userInfo: UserInfo;
+  readonly dryRun: boolean;
+  readonly namespaced: boolean;
+  /** Set when a plugin replaced or changed the object. */
+  private current: JsonObject | undefined;
+
+  constructor(readonly request: AdmissionRequest) {
+    const r = request.resource;
+    this.operation = request.operation;
+    this.kind = { group: r.group, version: r.version, kind: r.kind };
+    this.resource = { group: r.group, version: r.version, resource: r.plural };
+    this.subresource = request.ctx.subresource ?? "";
+    this.name = request.name;
+    this.namespace = request.namespace;
+    this.current = request.object;
+    this.oldObject = request.oldObject;
+    this.options = request.ctx.options;
+    this.userInfo = request.ctx.user ?? SERVER_USER;
+    this.dryRun = request.ctx.dryRun;
+    this.namespaced = r.namespaced;
+  }
+
+  get object(): JsonObject | undefined {
+    return this.current;
+  }
+
+  setObject(obj: JsonObject): void {
+    this.current = obj;
+  }
+
+  addWarning(message: string): void {
+    this.request.ctx.warnings?.push(warningHeaderValue(message));
+  }
+
+  addAnnotation(key: string, value: string): void {
+    const sink = this.request.ctx.annotations;
+    if (sink && !(key in sink)) sink[key] = value;
+  }
+}

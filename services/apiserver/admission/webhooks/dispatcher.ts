@@ -1,0 +1,142 @@
+/**
+ * Calls matched webhooks for one request. Mutating webhooks run one after the
+ * other on the current object, their JSONPatch applied in turn; a webhook with
+ * reinvocationPolicy IfNeeded is called once more when a later webhook changed
+ * the object. Validating webhooks run in parallel; the first error in order wins.
+ * Failures (unreachable, timeout, non-2xx, garbage, wrong uid, a patch that does
+ * not apply, an unmatchable selector or condition) follow failurePolicy: Fail
+ * rejects with a 500 naming the webhook, Ignore goes on with an audit annotation.
+ * A dry-run request fails with 400 at a webhook that may have side effects.
+ */
+import { randomUUID } from "node:crypto";
+import fastJsonPatch from "fast-json-patch";
+import { badRequest, isStatusError } from "../../../../shared/api/status.ts";
+import type { PlatformProfile } from "../../../../shared/platform/index.ts";
+import type { JsonObject } from "../../storage/object.ts";
+import type { Attributes, PluginContext } from "../interfaces.ts";
+import type { AdmissionMetrics, WebhookType } from "../metrics.ts";
+import { WebhookCallError, type WebhookClient } from "./client.ts";
+import type { Hook } from "./hook.ts";
+import { callFailure, denial, matchConditions, matchRules, matchSelectors, MatchError, type Equivalence, type MatchDeps } from "./matching.ts";
+import { parseReviewResponse, reviewRequest, reviewVersion } from "./review.ts";
+
+export interface DispatcherDeps {
+  profile: PlatformProfile;
+  client: WebhookClient;
+  match: MatchDeps;
+  metrics?: AdmissionMetrics;
+  log: PluginContext["log"];
+}
+
+type Outcome = "skipped" | "unchanged" | "mutated";
+
+function seconds(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+function asVersion(eq: Equivalence | undefined, a: Attributes, obj: JsonObject | undefined, version: string | undefined): JsonObject | undefined {
+  if (!obj || !version || !eq) return obj;
+  return eq.convert(obj, a.resource.group, a.resource.resource, a.resource.version, version);
+}
+
+export class Dispatcher {
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  /** Phase 1 over `hooks` (in order); changes `a`'s object. */
+  async mutate(hooks: readonly Hook[], a: Attributes): Promise<void> {
+    // Per invoked webhook: the number of mutations once its own call returned.
+    const seen = new Map<number, number>();
+    let mutations = 0;
+    for (const [i, hook] of hooks.entries()) {
+      const out = await this.call(hook, a, i, 0);
+      if (out === "skipped") continue;
+      if (out === "mutated") mutations++;
+      seen.set(i, mutations);
+    }
+    if (mutations === 0) return;
+    // Reinvocation (once): webhooks that asked for it and whose output a later webhook changed.
+    for (const [i, hook] of hooks.entries()) {
+      const at = seen.get(i);
+      if (at !== undefined && hook.reinvocationPolicy === "IfNeeded" && mutations > at) await this.call(hook, a, i, 1);
+    }
+  }
+
+  /** Phase 2: every matched webhook in parallel. */
+  async validate(hooks: readonly Hook[], a: Attributes): Promise<void> {
+    const results = await Promise.allSettled(hooks.map((h, i) => this.call(h, a, i, 0)));
+    for (const r of results) if (r.status === "rejected") throw r.reason;
+  }
+
+  private async call(hook: Hook, a: Attributes, index: number, round: number): Promise<Outcome> {
+    const type: WebhookType = hook.type === "mutating" ? "admit" : "validating";
+    const inv = matchRules(hook, a, this.deps.match);
+    if (!inv) return "skipped";
+    const eq = this.deps.match.equivalence;
+    let object: JsonObject | undefined;
+    let oldObject: JsonObject | undefined;
+    try {
+      if (hook.problem) throw new MatchError(hook.problem);
+      if (!(await matchSelectors(hook, a, this.deps.match))) return "skipped";
+      object = asVersion(eq, a, a.object, inv.version);
+      oldObject = asVersion(eq, a, a.oldObject, inv.version);
+      if (!matchConditions(hook, a, object, oldObject)) return "skipped";
+    } catch (err) {
+      if (isStatusError(err)) throw err;
+      return this.failed(hook, type, a, index, round, err instanceof Error ? err.message : String(err));
+    }
+    if (a.dryRun && hook.sideEffects !== "None" && hook.sideEffects !== "NoneOnDryRun") {
+      throw badRequest(`admission webhook ${JSON.stringify(hook.name)} does not support dry run`);
+    }
+    const version = reviewVersion(hook.admissionReviewVersions);
+    if (!version) return this.failed(hook, type, a, index, round, `webhook does not accept known AdmissionReview versions (v1, v1beta1): ${JSON.stringify(hook.admissionReviewVersions)}`);
+    const uid = randomUUID();
+    const start = process.hrtime.bigint();
+    let response;
+    try {
+      const body = await this.deps.client.post(hook.clientConfig, hook.timeoutSeconds, reviewRequest(this.deps.profile, version, uid, a, object, oldObject, inv.version ? { version: inv.version } : undefined));
+      response = parseReviewResponse(this.deps.profile, version, uid, body, hook.type === "mutating");
+    } catch (err) {
+      const code = err instanceof WebhookCallError ? (err.httpStatus ?? 0) : 0;
+      this.deps.metrics?.observeWebhook(hook.name, type, a.operation, false, seconds(start));
+      this.deps.metrics?.observeWebhookRequest(hook.name, type, a.operation, code, false);
+      return this.failed(hook, type, a, index, round, err instanceof Error ? err.message : String(err));
+    }
+    const rejected = !response.allowed;
+    this.deps.metrics?.observeWebhook(hook.name, type, a.operation, rejected, seconds(start));
+    this.deps.metrics?.observeWebhookRequest(hook.name, type, a.operation, 200, rejected);
+    for (const w of response.warnings) a.addWarning(w);
+    for (const [k, v] of Object.entries(response.auditAnnotations)) a.addAnnotation(`${hook.name}/${k}`, v);
+    if (rejected) {
+      const err = denial(hook, response.status);
+      this.deps.metrics?.observeWebhookRejection(hook.name, type, a.operation, "no_error", err.status.code ?? 400);
+      throw err;
+    }
+    if (!response.patch || response.patch.length === 0 || !object) return "unchanged";
+    let patched: JsonObject;
+    try {
+      patched = fastJsonPatch.applyPatch(structuredClone(object), response.patch as fastJsonPatch.Operation[], true, false).newDocument;
+    } catch (err) {
+      return this.failed(hook, type, a, index, round, `JSONPatch could not be applied: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+    }
+    if (typeof patched !== "object" || patched === null || Array.isArray(patched)) {
+      return this.failed(hook, type, a, index, round, "JSONPatch produced a value that is not an object");
+    }
+    const back = inv.version && eq ? eq.convert(patched, a.resource.group, a.resource.resource, inv.version, a.resource.version) : patched;
+    if (JSON.stringify(back) === JSON.stringify(a.object)) return "unchanged";
+    a.setObject(back);
+    a.addAnnotation(`patch.webhook.admission.${this.deps.profile.groupDomain}/round_${round}_index_${index}`, JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patchType: "JSONPatch" }));
+    return "mutated";
+  }
+
+  /** failurePolicy: Ignore goes on (annotated), Fail rejects with 500 naming the webhook. */
+  private failed(hook: Hook, type: WebhookType, a: Attributes, index: number, round: number, reason: string): Outcome {
+    if (hook.failurePolicy === "Ignore") {
+      this.deps.log("warn", "failed calling webhook, failing open", { webhook: hook.name, error: reason });
+      a.addAnnotation(`failed-open.${hook.type}.webhook.admission.${this.deps.profile.groupDomain}/round_${round}_index_${index}`, hook.name);
+      return "skipped";
+    }
+    this.deps.log("warn", "failed calling webhook, failing closed", { webhook: hook.name, error: reason });
+    this.deps.metrics?.observeWebhookRejection(hook.name, type, a.operation, "calling_webhook_error", 0);
+    throw callFailure(hook, reason);
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Which webhooks a request calls: never for the admission configuration kinds
+ * themselves; the rules (exact, else under matchPolicy Equivalent another served
+ * version of the same group and resource, whose object form the webhook then
+ * gets); namespaceSelector (the labels of the request's namespace, or of the
+ * Namespace itself; cluster-scoped objects always match); objectSelector (the
+ * new or the old object's labels); and the CEL match conditions (all true: call;
+ * any false: skip; an error: the failure policy decides).
+ */
+import { internalError, statusError, type StatusDetails, type StatusError, type StatusReason } from "../../../../shared/api/status.ts";
+import type { PlatformProfile } from "../../../../shared/platform/index.ts";
+import type { JsonObject } from "../../storage/object.ts";
+import type { Attributes, ObjectAccess } from "../interfaces.ts";
+import type { Hook } from "./hook.ts";
+import { anyRuleMatches, type RuleTarget } from "./rules.ts";
+
+/** Served versions of a group/resource other than the request's, and the object converted to one of them. */
+export interface Equivalence {
+  versions(group: string, resource: string): string[];
+  convert(obj: JsonObject, group: string, resource: string, from: string, to: string): JsonObject;
+}
+
+export interface MatchDeps {
+  profile: PlatformProfile;
+  objects: ObjectAccess;
+  equivalence?: Equivalence;
+}
+
+/** A matched webhook: the version it gets the object in (undefined: the request's). */
+export interface Invocation {
+  hook: Hook;
+  version?: string;
+}
+
+const EXEMPT = new Set(["mutatingwebhookconfigurations", "validatingwebhookconfigurations", "validatingadmissionpolicies", "validatingadmissionpolicybindings", "mutatingadmissionpolicies", "mutatingadmissionpolicybindings"]);
+
+export function isExempt(profile: PlatformProfile, a: Attributes): boolean {
+  return a.resource.group === profile.group("admissionregistration") && EXEMPT.has(a.resource.resource);
+}
+
+function labels(obj: JsonObject | undefined): Record<string, string> | undefined {
+  return (obj?.metadata as { labels?: Record<string, string> } | undefined)?.labels;
+}
+
+/** A failure that is subject to the webhook's failure policy. */
+export class MatchError extends Error {}
+
+/** Rules only (cheap; no lookups). */
+export function matchRules(hook: Hook, a: Attributes, deps: MatchDeps): Invocation | undefined {
+  const core = deps.profile.group("core");
+  const target: RuleTarget = {
+    operation: a.operation,
+    group: a.resource.group,
+    version: a.resource.version,
+    resource: a.resource.resource,
+    subresource: a.subresource,
+    namespace: a.namespace,
+    isNamespace: a.resource.group === core && a.resource.resource === "namespaces",
+  };
+  if (anyRuleMatches(hook.rules, target)) return { hook };
+  if (hook.matchPolicy !== "Equivalent" || !deps.equivalence) return undefined;
+  for (const v of deps.equivalence.versions(a.resource.group, a.resource.resource)) {
+    if (v !== a.resource.version && anyRuleMatches(hook.rules, { ...target, version: v })) return { hook, version: v };
+  }
+  return undefined;
+}
+
+/** The selectors; throws MatchError when the namespace cannot be read. */
+export async function matchSelectors(hook: Hook, a: Attributes, deps: MatchDeps): Promise<boolean> {
+  if (!hook.objectSelector.empty() && !hook.objectSelector.matches(labels(a.object) ?? {}) && !hook.objectSelector.matches(labels(a.oldObject) ?? {})) {
+    return false;
+  }
+  if (hook.namespaceSelector.empty()) return true;
+  const core = deps.profile.group("core");
+  if (a.resource.group === core && a.resource.resource === "namespaces") {
+    return hook.namespaceSelector.matches(labels(a.object ?? a.oldObject) ?? {});
+  }
+  if (!a.namespaced || a.namespace === "") return true;
+  let ns: JsonObject | undefined;
+  try {
+    ns = await deps.objects.get({ group: core, resource: "namespaces", name: a.namespace });
+  } catch (err) {
+    throw new MatchError(`failed to get namespace ${JSON.stringify(a.namespace)}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!ns) throw new MatchError(`namespace ${JSON.stringify(a.namespace)} not found`);
+  return hook.namespaceSelector.matches(labels(ns) ?? {});
+}
+
+/** The CEL variables of the match conditions. */
+export function conditionRequest(a: Attributes): Record<string, unknown> {
+  return {
+    kind: a.kind,
+    resource: a.resource,
+    subResource: a.subresource,
+    requestKind: a.kind,
+    requestResource: a.resource,
+    name: a.name,
+    namespace: a.namespace,
+    operation: a.operation,
+    userInfo: { username: a.userInfo.username, uid: a.userInfo.uid ?? "", groups: a.userInfo.groups, extra: a.userInfo.extra ?? {} },
+    dryRun: a.dryRun,
+  };
+}
+
+/** true: call; false: skip; a MatchError: the failure policy decides. */
+export function matchConditions(hook: Hook, a: Attributes, object: JsonObject | undefined, oldObject: JsonObject | undefined): boolean {
+  if (hook.matchConditions.length === 0) return true;
+  const activation = { object: object ?? null, oldObject: oldObject ?? null, request: conditionRequest(a) };
+  const errors: string[] = [];
+  for (const c of hook.matchConditions) {
+    try {
+      const { value } = c.program.evaluate(activation);
+      if (value === false) return false;
+      if (value !== true) errors.push(`expression '${c.program.source}' resulted in error: no such overload`);
+    } catch (err) {
+      errors.push(`expression '${c.program.source}' resulted in error: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  if (errors.length > 0) throw new MatchError(errors.join("; "));
+  return true;
+}
+
+/** The error of a webhook whose call failed under failurePolicy Fail. */
+export function callFailure(hook: Hook, reason: string): StatusError {
+  return internalError(new Error(`failed calling webhook ${JSON.stringify(hook.name)}: ${reason}`));
+}
+
+/** The error of a denial, as the platform shapes it (`admission webhook "x" denied the request: ...`). */
+export function denial(hook: Hook, status: JsonObject | undefined): StatusError {
+  const deniedBy = `admission webhook ${JSON.stringify(hook.name)} denied the request`;
+  const s = status ?? {};
+  const code = typeof s.code === "number" && s.code >= 400 ? s.code : 400;
+  const message = typeof s.message === "string" && s.message !== "" ? `${deniedBy}: ${s.message}` : typeof s.reason === "string" && s.reason !== "" ? `${deniedBy}: ${s.reason}` : `${deniedBy} without explanation`;
+  return statusError({
+    code,
+    reason: (typeof s.reason === "string" ? s.reason : "") as StatusReason,
+    message,
+    ...(s.details && typeof s.details === "object" ? { details: s.details as StatusDetails } : {}),
+  });
+}

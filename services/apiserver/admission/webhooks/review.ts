@@ -1,0 +1,93 @@
+/**
+ * AdmissionReview v1 and v1beta1: the request a webhook receives (in the first
+ * version of its `admissionReviewVersions` this server speaks) and the checks of
+ * its answer: same version and kind, the request's uid, `allowed`, a JSONPatch
+ * only from mutating webhooks. v1beta1 answers without apiVersion are accepted
+ * the way the platform accepts them.
+ */
+import type { PlatformProfile } from "../../../../shared/platform/index.ts";
+import { isObject, type JsonObject } from "../../storage/object.ts";
+import type { Attributes } from "../interfaces.ts";
+import { WebhookCallError } from "./client.ts";
+
+export const REVIEW_VERSIONS = ["v1", "v1beta1"];
+
+export function admissionGroup(profile: PlatformProfile): string {
+  return `admission.${profile.groupDomain}`;
+}
+
+/** The first of the webhook's versions that this server speaks; undefined when none. */
+export function reviewVersion(accepted: readonly string[]): string | undefined {
+  return accepted.find((v) => REVIEW_VERSIONS.includes(v));
+}
+
+const OPTION_KINDS: Record<string, string> = { CREATE: "CreateOptions", UPDATE: "UpdateOptions", DELETE: "DeleteOptions", CONNECT: "" };
+
+/** The request object; `object` may be the mutated or converted form. */
+export function reviewRequest(profile: PlatformProfile, version: string, uid: string, a: Attributes, object: JsonObject | undefined, oldObject: JsonObject | undefined, as?: { version: string }): JsonObject {
+  const kind = { group: a.kind.group, version: as?.version ?? a.kind.version, kind: a.kind.kind };
+  const resource = { group: a.resource.group, version: as?.version ?? a.resource.version, resource: a.resource.resource };
+  const optionsKind = OPTION_KINDS[a.operation];
+  const options = a.options ?? (optionsKind ? { ...(a.dryRun ? { dryRun: ["All"] } : {}) } : undefined);
+  const request: JsonObject = {
+    uid,
+    kind,
+    resource,
+    requestKind: { ...a.kind },
+    requestResource: { ...a.resource },
+    name: a.name || undefined,
+    namespace: a.namespace || undefined,
+    operation: a.operation,
+    userInfo: { username: a.userInfo.username, uid: a.userInfo.uid, groups: a.userInfo.groups, extra: a.userInfo.extra },
+    object: object ?? null,
+    oldObject: oldObject ?? null,
+    dryRun: a.dryRun,
+    options: options && optionsKind ? { apiVersion: `${profile.group("meta")}/v1`, kind: optionsKind, ...options } : null,
+  };
+  if (a.subresource) {
+    request.subResource = a.subresource;
+    request.requestSubResource = a.subresource;
+  }
+  return { apiVersion: `${admissionGroup(profile)}/${version}`, kind: "AdmissionReview", request };
+}
+
+export interface ReviewResponse {
+  allowed: boolean;
+  status?: JsonObject;
+  /** Decoded JSONPatch operations. */
+  patch?: unknown[];
+  warnings: string[];
+  auditAnnotations: Record<string, string>;
+}
+
+/** Checks and decodes a webhook's answer; problems are WebhookCallErrors (failure policy applies). */
+export function parseReviewResponse(profile: PlatformProfile, version: string, uid: string, body: unknown, mutating: boolean): ReviewResponse {
+  if (!isObject(body)) throw new WebhookCallError("received invalid webhook response: not an object");
+  const expected = `${admissionGroup(profile)}/${version}`;
+  const apiVersionOk = body.apiVersion === expected || (version === "v1beta1" && body.apiVersion === undefined);
+  if (!apiVersionOk || (body.kind !== "AdmissionReview" && !(version === "v1beta1" && body.kind === undefined))) {
+    throw new WebhookCallError(`received invalid webhook response: expected webhook response of ${expected}, Kind=AdmissionReview, got ${String(body.apiVersion ?? "")}, Kind=${String(body.kind ?? "")}`);
+  }
+  const r = body.response;
+  if (!isObject(r)) throw new WebhookCallError("received invalid webhook response: webhook response was absent");
+  if (r.uid !== uid) throw new WebhookCallError(`received invalid webhook response: expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(r.uid ?? "")}`);
+  if (typeof r.allowed !== "boolean") throw new WebhookCallError("received invalid webhook response: response.allowed must be a boolean");
+  const out: ReviewResponse = { allowed: r.allowed, warnings: [], auditAnnotations: {} };
+  if (isObject(r.status)) out.status = r.status;
+  if (Array.isArray(r.warnings)) out.warnings = r.warnings.filter((w): w is string => typeof w === "string");
+  if (isObject(r.auditAnnotations)) for (const [k, v] of Object.entries(r.auditAnnotations)) if (typeof v === "string") out.auditAnnotations[k] = v;
+  if (r.patch !== undefined && r.patch !== null && r.patch !== "") {
+    if (!mutating) throw new WebhookCallError("received invalid webhook response: validating webhooks may not return patches");
+    if (r.patchType !== "JSONPatch") throw new WebhookCallError(`received invalid webhook response: unsupported patch type ${JSON.stringify(r.patchType ?? "")}`);
+    if (typeof r.patch !== "string") throw new WebhookCallError("received invalid webhook response: patch must be base64 text");
+    let ops: unknown;
+    try {
+      ops = JSON.parse(Buffer.from(r.patch, "base64").toString("utf8"));
+    } catch (err) {
+      throw new WebhookCallError(`received invalid webhook response: the patch is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (!Array.isArray(ops)) throw new WebhookCallError("received invalid webhook response: the patch is not a JSON array");
+    out.patch = ops;
+  }
+  return out;
+}
