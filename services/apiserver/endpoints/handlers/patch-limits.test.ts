@@ -97,6 +97,34 @@ describe("JSON patch bounds", () => {
   });
 });
 
+describe("identity of the patched object", () => {
+  it("refuses a JSON patch that removes /metadata and keeps the object", async () => {
+    const created = await createConfigMap("nometa");
+    const res = await api.admin.patch(`${cms}/nometa`, [{ op: "remove", path: "/metadata" }], JSON_PATCH);
+    expect(res.status, res.text).toBe(400);
+    expect(res.json()).toMatchObject({ kind: "Status", code: 400, reason: "BadRequest", message: "the name of the object () does not match the name on the URL (nometa)" });
+    const after = await api.admin.get(`${cms}/nometa`);
+    expect(after.json<{ metadata: { resourceVersion: string; managedFields: unknown[] } }>().metadata).toMatchObject({
+      resourceVersion: created.metadata.resourceVersion,
+      managedFields: created.metadata.managedFields,
+    });
+  });
+
+  it("answers a merge patch of metadata.uid with the uid precondition conflict", async () => {
+    const created = await createConfigMap("uid");
+    const res = await api.admin.patch(`${cms}/uid`, { metadata: { uid: "00000000-0000-0000-0000-000000000001" } }, "application/merge-patch+json");
+    expect(res.status, res.text).toBe(409);
+    expect(res.json()).toMatchObject({
+      kind: "Status",
+      code: 409,
+      reason: "Conflict",
+      message: `Operation cannot be fulfilled on configmaps "uid": Precondition failed: UID in precondition: 00000000-0000-0000-0000-000000000001, UID in object meta: ${created.metadata.uid}`,
+    });
+    const same = await api.admin.patch(`${cms}/uid`, { metadata: { uid: created.metadata.uid, labels: { ok: "1" } } }, "application/merge-patch+json");
+    expect(same.status, same.text).toBe(200);
+  });
+});
+
 describe("malformed strategic merge patches", () => {
   it("answers `$patch: explode` with 400 and neither the answer nor the log carries the Secret's values", async () => {
     const secrets = "/api/v1/namespaces/default/secrets";

@@ -15,6 +15,7 @@ import { applyPatchTypes, recordWrite } from "../field-manager.ts";
 import { strategicMergePatch, StrategicMergeError } from "../../../../shared/schema/strategic-merge.ts";
 import { withTypeMeta } from "./read.ts";
 import { applyJsonPatchBounded } from "./json-patch.ts";
+import { checkPatchedIdentity } from "./patch-identity.ts";
 
 /** Computes the patched object from the current one (undefined when absent). */
 export type Patcher = (s: RequestScope, body: Uint8Array, current: JsonObject | undefined) => JsonObject | Promise<JsonObject>;
@@ -125,6 +126,7 @@ export async function handlePatch(s: RequestScope): Promise<Response> {
     name,
     async (current) => {
       const patched = await type.patch(s, body, current);
+      if (current && !type.isApply) checkPatchedIdentity(s, current, patched);
       const checked = checkFields(s, s.resource.def.schema, patched, [], mode);
       checkTypeMeta(checked, s);
       return type.isApply ? checked : recordWrite(s, current, checked);
