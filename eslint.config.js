@@ -25,11 +25,6 @@ const TEMPORARY_EXCEPTIONS = [
     "services/apiserver/authn/testing/harness.ts",
     "services/apiserver/authz/testing/harness.ts",
   ].map((from) => ({ from, to: "services/store/", why: "one store client (issue 15 item 3)" })),
-  // Controllers as API clients (issue 15 item 4): the replica still runs the namespace controller and
-  // the garbage collector, which read the apiserver's registry and storage directly.
-  { from: "services/apiserver/server/replica.ts", to: "services/controller-manager/", why: "controllers as API clients (issue 15 item 4)" },
-  { from: "services/controller-manager/garbage-collector.ts", to: "services/apiserver/", why: "controllers as API clients (issue 15 item 4)" },
-  { from: "services/controller-manager/namespace-controller.ts", to: "services/apiserver/", why: "controllers as API clients (issue 15 item 4)" },
 ];
 
 export default tseslint.config(

@@ -9,12 +9,25 @@
  * controller manager), as a one-binary distribution does. Flags and output are the
  * apiserver's (`--help` lists them).
  */
+import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
 import { main as runApiserver } from "../apiserver/main.ts";
+import { runControllers } from "../controller-manager/controllers.ts";
 import { connectEmbeddedOrRemote } from "./store.ts";
 
 runApiserver({
   connect: connectEmbeddedOrRemote,
-  // The controller manager's controllers start in `onReady` (API URL and admin credentials) and stop in its close.
+  // The controller manager's controllers, as an ordinary HTTPS client of the API with the admin certificate.
+  onReady: async (ready) => {
+    const server = ready.url.replace("//0.0.0.0:", "//127.0.0.1:");
+    const client = new HttpsObjectClient({ server, ca: ready.caPem, cert: ready.admin.certPem, key: ready.admin.keyPem, insecureSkipTlsVerify: false });
+    const controllers = await runControllers(client, { namespaceFinalizer: ready.profile.namespaceFinalizer });
+    return {
+      async close() {
+        controllers.stop();
+        client.close();
+      },
+    };
+  },
 }).catch((err: unknown) => {
   process.stderr.write(`apiserver: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);

@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+import { startTestControllers, type TestControllers } from "../support/controllers.ts";
 
 let api: TestApiserver;
+let controllers: TestControllers;
 beforeAll(async () => {
   api = await startTestApiserver();
+  controllers = await startTestControllers(api);
 });
 afterAll(async () => {
+  controllers?.stop();
   await api?.close();
 });
 

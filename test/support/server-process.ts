@@ -1,5 +1,5 @@
 /**
- * The apiserver as a real process (`services/apiserver/main.ts`, the embedded default)
+ * The apiserver as a real process (`services/embedded/main.ts`, the embedded default with its controllers)
  * for end-to-end tests with the platform's clients: a temporary data dir, a random
  * loopback port, the admin kubeconfig it writes, and restart on the same port and data.
  */
@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const MAIN = join(ROOT, "services", "apiserver", "main.ts");
+const MAIN = join(ROOT, "services", "embedded", "main.ts");
 const LISTENING = /API server listening on (https:\/\/127\.0\.0\.1:(\d+))/;
 
 export interface ServerProcess {

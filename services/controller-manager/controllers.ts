@@ -1,0 +1,89 @@
+/**
+ * The controller manager's controllers and `runControllers`, the one way to start
+ * them: in the controller-manager process (main.ts) or in process by the single-process
+ * default (services/embedded/), always as an ordinary API client.
+ *
+ * `--controllers` works like the platform's: `*` turns on every controller that is on
+ * by default, `name` turns one on, `-name` turns one off; names are the real ones
+ * (`garbage-collector-controller`, `namespace-controller`) or their aliases
+ * (`garbagecollector`, `namespace`). An unknown name is an error.
+ */
+import type { ObjectClient, PathGetter } from "../../shared/client/object-client.ts";
+import type { LogFn } from "../../shared/observability/logger.ts";
+import { GarbageCollector } from "./garbagecollector/collector.ts";
+import { NamespaceController } from "./namespace/controller.ts";
+
+export const KNOWN_CONTROLLERS = ["garbage-collector-controller", "namespace-controller"] as const;
+export type ControllerName = (typeof KNOWN_CONTROLLERS)[number];
+
+const ALIASES: Record<string, ControllerName> = {
+  garbagecollector: "garbage-collector-controller",
+  namespace: "namespace-controller",
+};
+
+export class ControllerSelectionError extends Error {}
+
+function canonical(name: string): ControllerName {
+  const n = ALIASES[name] ?? name;
+  if (!(KNOWN_CONTROLLERS as readonly string[]).includes(n)) {
+    throw new ControllerSelectionError(`"${name}" is not in the list of known controllers`);
+  }
+  return n as ControllerName;
+}
+
+/** The controllers a `--controllers` list turns on (default `*`). */
+export function selectControllers(spec: readonly string[] = ["*"]): Set<ControllerName> {
+  const on = new Set<ControllerName>();
+  const off = new Set<ControllerName>();
+  let star = false;
+  for (const raw of spec) {
+    const item = raw.trim();
+    if (item === "*") star = true;
+    else if (item.startsWith("-")) off.add(canonical(item.slice(1)));
+    else if (item !== "") on.add(canonical(item));
+  }
+  const result = new Set<ControllerName>();
+  for (const name of KNOWN_CONTROLLERS) if (!off.has(name) && (on.has(name) || star)) result.add(name);
+  return result;
+}
+
+export interface RunControllersOptions {
+  /** `--controllers` items (default `*`). */
+  controllers?: readonly string[];
+  /** The platform's namespace finalizer (the profile's `namespaceFinalizer`). */
+  namespaceFinalizer: string;
+  log?: LogFn;
+}
+
+export interface RunningControllers {
+  names: ControllerName[];
+  garbageCollector?: GarbageCollector;
+  namespaceController?: NamespaceController;
+  stop(): void;
+}
+
+/** Starts the selected controllers; resolves once each has its first complete view of the cluster. */
+export async function runControllers(client: ObjectClient & PathGetter, options: RunControllersOptions): Promise<RunningControllers> {
+  const names = selectControllers(options.controllers);
+  const running: RunningControllers = {
+    names: [...names],
+    stop() {
+      running.garbageCollector?.stop();
+      running.namespaceController?.stop();
+    },
+  };
+  try {
+    if (names.has("namespace-controller")) {
+      running.namespaceController = new NamespaceController(client, { finalizer: options.namespaceFinalizer, log: options.log });
+      await running.namespaceController.start();
+    }
+    if (names.has("garbage-collector-controller")) {
+      running.garbageCollector = new GarbageCollector(client, { log: options.log });
+      await running.garbageCollector.start();
+    }
+  } catch (err) {
+    running.stop();
+    throw err;
+  }
+  return running;
+}

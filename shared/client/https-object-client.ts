@@ -1,0 +1,168 @@
+/**
+ * The ObjectClient over HTTPS (transport.ts): JSON requests, watch streams read
+ * frame by frame (one JSON object per line), and `getPath` for discovery. Built from a
+ * resolved client configuration or straight from a kubeconfig file.
+ */
+import type { IncomingMessage } from "node:http";
+import type { Status } from "../api/status.ts";
+import { loadKubeconfig, type ClientConfig } from "./kubeconfig.ts";
+import {
+  resourcePath,
+  type ApiObject,
+  type DeleteOptions,
+  type ListOptions,
+  type ObjectClient,
+  type ObjectList,
+  type PatchType,
+  type PathGetter,
+  type ResourceRef,
+  type SelectorOptions,
+  type WatchEvent,
+  type WatchOptions,
+  type WatchStream,
+  type WriteOptions,
+} from "./object-client.ts";
+import { errorFromResponse, HttpsTransport } from "./transport.ts";
+
+const PATCH_TYPES: Record<PatchType, string> = {
+  merge: "application/merge-patch+json",
+  json: "application/json-patch+json",
+  strategic: "application/strategic-merge-patch+json",
+  apply: "application/apply-patch+yaml",
+};
+
+function query(params: Record<string, string | number | boolean | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : "";
+}
+
+function selectors(o: SelectorOptions): Record<string, string | undefined> {
+  return { labelSelector: o.labelSelector, fieldSelector: o.fieldSelector };
+}
+
+function writeQuery(o: WriteOptions): string {
+  return query({ dryRun: o.dryRun ? "All" : undefined, fieldManager: o.fieldManager });
+}
+
+function deleteBody(o: DeleteOptions): { contentType: string; data: string } {
+  const body: Record<string, unknown> = { apiVersion: "v1", kind: "DeleteOptions" };
+  if (o.propagationPolicy) body.propagationPolicy = o.propagationPolicy;
+  if (o.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = o.gracePeriodSeconds;
+  if (o.preconditions) body.preconditions = o.preconditions;
+  if (o.dryRun) body.dryRun = ["All"];
+  return { contentType: "application/json", data: JSON.stringify(body) };
+}
+
+/** Splits a watch response into events; ends when the server closes or `stop()` is called. */
+async function* frames(res: IncomingMessage): AsyncGenerator<WatchEvent> {
+  let buffer = "";
+  for await (const chunk of res) {
+    buffer += (chunk as Buffer).toString("utf8");
+    let nl: number;
+    while ((nl = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, nl).trim();
+      buffer = buffer.slice(nl + 1);
+      if (line) yield JSON.parse(line) as WatchEvent;
+    }
+  }
+  if (buffer.trim()) yield JSON.parse(buffer) as WatchEvent;
+}
+
+export class HttpsObjectClient implements ObjectClient, PathGetter {
+  readonly transport: HttpsTransport;
+
+  constructor(readonly config: ClientConfig) {
+    this.transport = new HttpsTransport(config);
+  }
+
+  static fromKubeconfig(path: string, context?: string): HttpsObjectClient {
+    return new HttpsObjectClient(loadKubeconfig(path, context));
+  }
+
+  getPath(path: string): Promise<unknown> {
+    return this.transport.json("GET", path);
+  }
+
+  async get(res: ResourceRef, name: string, opts: { namespace?: string; subresource?: string } = {}): Promise<ApiObject> {
+    return (await this.transport.json("GET", resourcePath(res, opts.namespace, name, opts.subresource))) as ApiObject;
+  }
+
+  async list(res: ResourceRef, opts: ListOptions = {}): Promise<ObjectList> {
+    const q = query({ ...selectors(opts), resourceVersion: opts.resourceVersion, resourceVersionMatch: opts.resourceVersionMatch, limit: opts.limit, continue: opts.continue });
+    return (await this.transport.json("GET", resourcePath(res, opts.namespace) + q)) as ObjectList;
+  }
+
+  watch(res: ResourceRef, opts: WatchOptions = {}): WatchStream {
+    const q = query({
+      watch: 1,
+      ...selectors(opts),
+      resourceVersion: opts.resourceVersion,
+      allowWatchBookmarks: opts.allowWatchBookmarks ? "true" : undefined,
+      timeoutSeconds: opts.timeoutSeconds,
+    });
+    const { response, abort } = this.transport.open("GET", resourcePath(res, opts.namespace) + q);
+    let stopped = false;
+    const events = async function* (): AsyncGenerator<WatchEvent> {
+      let msg: IncomingMessage;
+      try {
+        msg = await response;
+      } catch (err) {
+        if (stopped) return;
+        throw err;
+      }
+      const code = msg.statusCode ?? 0;
+      if (code !== 200) {
+        const chunks: Buffer[] = [];
+        for await (const c of msg) chunks.push(c as Buffer);
+        const err = errorFromResponse(code, Buffer.concat(chunks));
+        // A refused start is reported like the platform's clients see it: one ERROR event.
+        yield { type: "ERROR", object: err.status };
+        return;
+      }
+      try {
+        yield* frames(msg);
+      } catch (err) {
+        if (!stopped) throw err;
+      }
+    };
+    const iterable = events();
+    return {
+      [Symbol.asyncIterator]: () => iterable,
+      stop() {
+        stopped = true;
+        abort();
+      },
+    };
+  }
+
+  async create(res: ResourceRef, obj: ApiObject, opts: WriteOptions = {}): Promise<ApiObject> {
+    const ns = opts.namespace ?? obj.metadata.namespace;
+    return (await this.transport.json("POST", resourcePath(res, ns) + writeQuery(opts), { contentType: "application/json", data: JSON.stringify(obj) })) as ApiObject;
+  }
+
+  async update(res: ResourceRef, obj: ApiObject, opts: WriteOptions = {}): Promise<ApiObject> {
+    const ns = opts.namespace ?? obj.metadata.namespace;
+    const path = resourcePath(res, ns, obj.metadata.name ?? "", opts.subresource) + writeQuery(opts);
+    return (await this.transport.json("PUT", path, { contentType: "application/json", data: JSON.stringify(obj) })) as ApiObject;
+  }
+
+  async patch(res: ResourceRef, name: string, type: PatchType, patch: unknown, opts: WriteOptions = {}): Promise<ApiObject> {
+    const path = resourcePath(res, opts.namespace, name, opts.subresource) + writeQuery(opts);
+    return (await this.transport.json("PATCH", path, { contentType: PATCH_TYPES[type], data: typeof patch === "string" ? patch : JSON.stringify(patch) })) as ApiObject;
+  }
+
+  async delete(res: ResourceRef, name: string, opts: DeleteOptions = {}): Promise<ApiObject | Status> {
+    return (await this.transport.json("DELETE", resourcePath(res, opts.namespace, name), deleteBody(opts))) as ApiObject | Status;
+  }
+
+  async deleteCollection(res: ResourceRef, opts: DeleteOptions & SelectorOptions = {}): Promise<ObjectList | Status> {
+    return (await this.transport.json("DELETE", resourcePath(res, opts.namespace) + query(selectors(opts)), deleteBody(opts))) as ObjectList | Status;
+  }
+
+  /** Closes the kept-alive connections (running watches end). */
+  close(): void {
+    this.transport.close();
+  }
+}
