@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger, newRequestId, REDACTED, requestLogger, scrubSecrets } from "./logger.ts";
+import { createLogger, logTo, newRequestId, REDACTED, requestLogger, scrubSecrets } from "./logger.ts";
 
 function capture(): { lines: () => Array<Record<string, unknown>>; stream: Writable } {
   const chunks: string[] = [];
@@ -24,6 +24,19 @@ function capture(): { lines: () => Array<Record<string, unknown>>; stream: Writa
 const KEY = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49\n-----END PRIVATE KEY-----\n";
 
 describe("logger", () => {
+  it("logTo turns a pino logger into the LogFn components take, at every level, with and without fields", () => {
+    const out = capture();
+    const log = logTo(createLogger({ component: "store", destination: out.stream, level: "debug" }));
+    log("debug", "d");
+    log("info", "i", { member: "m1" });
+    log("warn", "w", { token: "secret" });
+    log("error", "e");
+    const lines = out.lines();
+    expect(lines.map((l) => [l.level, l.msg])).toEqual([[20, "d"], [30, "i"], [40, "w"], [50, "e"]]);
+    expect(lines[1].member).toBe("m1");
+    expect(lines[2].token).toBe(REDACTED);
+  });
+
   it("writes JSON lines with level, time, component and message", () => {
     const out = capture();
     const log = createLogger({ component: "apiserver", destination: out.stream });

@@ -87,6 +87,20 @@ export function createLogger(opts: LoggerFactoryOptions = {}): Logger {
   return opts.destination ? pino(options, opts.destination) : pino(options);
 }
 
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+/**
+ * The one structured log sink that components take (instead of a pino `Logger`, so a
+ * test can capture lines and a caller can drop or route levels): one line at `level`
+ * with a message and optional fields. `fields` never carries a request body or a secret.
+ */
+export type LogFn = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => void;
+
+/** A `LogFn` writing to a pino logger. */
+export function logTo(logger: Logger): LogFn {
+  return (level, msg, fields) => logger[level](fields ?? {}, msg);
+}
+
 /** A new request id (UUID v4). */
 export function newRequestId(): string {
   return randomUUID();

@@ -7,6 +7,7 @@
  * and, when a signing key is configured, the service account token minter.
  */
 import { readFileSync } from "node:fs";
+import type { LogFn } from "../../../shared/observability/logger.ts";
 import type { IncomingMessage } from "node:http";
 import { isStatusError, unauthorized } from "../../../shared/api/status.ts";
 import type { MetricsRegistry } from "../../../shared/observability/metrics.ts";
@@ -37,7 +38,7 @@ export interface AuthenticatorDeps {
   metrics?: MetricsRegistry;
   /** Identity of this replica (hashed into the reload metric's label). */
   apiserverId?: string;
-  log?: (level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) => void;
+  log?: LogFn;
   /** The only authorization mode is AlwaysAllow: anonymous access is then off by default. */
   authorizationAlwaysAllow?: boolean;
   /** Poll period of the authentication configuration file (default one minute). */

@@ -7,6 +7,7 @@
  * and counts in `..._automatic_reloads_total` (label `status` = success|failure).
  */
 import { createHash } from "node:crypto";
+import type { LogFn } from "../../../shared/observability/logger.ts";
 import { readFile } from "node:fs/promises";
 import type { Counter, Gauge } from "prom-client";
 import type { MetricsRegistry } from "../../../shared/observability/metrics.ts";
@@ -58,7 +59,7 @@ export interface ConfigControllerOptions extends ValidationContext {
   intervalMs?: number;
   metrics?: MetricsRegistry;
   apiserverId?: string;
-  log?: (level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) => void;
+  log?: LogFn;
   /** Key sources per issuer (tests); default: discovery over HTTPS. */
   keySource?: (issuer: string) => KeySource | undefined;
   now?: () => Date;

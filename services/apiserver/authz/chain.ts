@@ -11,6 +11,7 @@
  * fed) is shared across reloads.
  */
 import { watch as fsWatch, type FSWatcher } from "node:fs";
+import type { LogFn } from "../../../shared/observability/logger.ts";
 import { readFile } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
@@ -84,7 +85,7 @@ export interface AuthorizerDeps {
   authorizeWithSelectors?: boolean;
   reloadIntervalMs?: number;
   now?: () => number;
-  log?: (level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) => void;
+  log?: LogFn;
 }
 
 export interface ReloadStatus {

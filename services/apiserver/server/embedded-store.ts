@@ -4,10 +4,11 @@
  * transport is an in-memory network holding only this node.
  */
 import { RaftNode } from "../../store/node/raft-node.ts";
+import type { LogFn } from "../../../shared/observability/logger.ts";
 import { MemoryNetwork } from "../../store/transport/memory.ts";
 
 
-export async function openEmbeddedBackend(dir: string, log?: (level: "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void): Promise<RaftNode & { close(): Promise<void> }> {
+export async function openEmbeddedBackend(dir: string, log?: LogFn): Promise<RaftNode & { close(): Promise<void> }> {
   const network = new MemoryNetwork();
   const node = await RaftNode.start({
     id: 1,

@@ -4,6 +4,7 @@
  * revision stream.
  */
 import { mkdir } from "node:fs/promises";
+import type { LogFn } from "../../../shared/observability/logger.ts";
 import { join } from "node:path";
 import { BackendKv } from "../storage/backend-kv.ts";
 import type { KvStore, RevisionFeed } from "../storage/kv.ts";
@@ -22,7 +23,7 @@ export interface StoreConnectionOptions {
   endpoints: string[];
   redisUrl?: string;
   stream: string;
-  log?: (level: "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void;
+  log?: LogFn;
 }
 
 /** Opens the store an entry point serves from. */

@@ -7,6 +7,7 @@
  * If the history is compacted away, subscribers are failed (they relist).
  */
 import { Redis } from "ioredis";
+import type { LogFn } from "../../../shared/observability/logger.ts";
 import { decodeEntry, ENTRY_FIELD, revisionOfId, streamId } from "../../../shared/stream/revision-entry.ts";
 import { FanoutFeed } from "./fanout-feed.ts";
 import { CompactedError, type KvStore, type RevisionChange } from "./kv.ts";
@@ -18,7 +19,7 @@ export interface RedisFeedOptions {
   blockMs?: number;
   /** Progress check against the store when the stream brings nothing. */
   stallCheckMs?: number;
-  log?: (level: "info" | "warn", msg: string, fields?: Record<string, unknown>) => void;
+  log?: LogFn;
 }
 
 export class RedisFeed {

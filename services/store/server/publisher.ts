@@ -8,6 +8,7 @@
  * minimum id to keep at least `retainMs` of revisions.
  */
 import { Redis } from "ioredis";
+import type { LogFn } from "../../../shared/observability/logger.ts";
 import { encodeEntry, ENTRY_FIELD, revisionOfId, streamId } from "../../../shared/stream/revision-entry.ts";
 import type { MvccStore, RevisionChange } from "../mvcc/index.ts";
 import { stringKeyChanges } from "../mvcc/key-changes.ts";
@@ -20,7 +21,7 @@ export interface PublisherOptions {
   /** Entries per XADD pipeline. */
   batch?: number;
   now?: () => number;
-  log?: (level: "info" | "warn", msg: string, fields?: Record<string, unknown>) => void;
+  log?: LogFn;
 }
 
 export class RevisionPublisher {

@@ -2,6 +2,8 @@
 // from the Raft core) so that the WAL has no dependency on raft/: a Raft
 // `Entry`, `HardState` or `Snapshot` is assignable to these types and back.
 
+import type { LogFn } from "../../../shared/observability/logger.ts";
+
 /** 0: normal entry, 1: configuration change. */
 export type EntryType = 0 | 1;
 
@@ -37,10 +39,10 @@ export interface Snapshot {
   data: Uint8Array;
 }
 
-export type LogLevel = "debug" | "info" | "warn" | "error";
+export type { LogLevel } from "../../../shared/observability/logger.ts";
 
-/** Structured logger callback. Repairs and skipped files are always reported through it. */
-export type WalLogger = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => void;
+/** Structured logger callback (the shared LogFn). Repairs and skipped files are always reported through it. */
+export type WalLogger = LogFn;
 
 /** Used when no logger is given: repairs must never be silent. */
 export const stderrLogger: WalLogger = (level, msg, fields) => {
