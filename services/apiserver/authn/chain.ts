@@ -8,6 +8,7 @@
  */
 import { isStatusError, unauthorized } from "../../../shared/api/status.ts";
 import { AUTHENTICATED_GROUP, isAuthenticated, NO_OPINION, type AuthRequest, type AuthResult, type Authenticator, type TokenAuthenticator, type UserInfo } from "./types.ts";
+import { bearerTokenOf } from "./headers.ts";
 
 /** Bytes a bearer token may have (a header value the server accepts is smaller anyway). */
 export const MAX_TOKEN_BYTES = 16 * 1024;
@@ -57,13 +58,9 @@ export function unionTokenAuthenticator(name: string, methods: readonly TokenAut
   };
 }
 
-/** The token of `Authorization: Bearer <token>`, or undefined (no header, another scheme, or an empty token). */
+/** The token of `Authorization: Bearer <token>`, or undefined (no header, another scheme, an empty token): `bearerTokenOf`'s rules. */
 export function bearerToken(authorization: string | undefined): string | undefined {
-  if (authorization === undefined) return undefined;
-  const m = /^\s*bearer\s+(.*)$/i.exec(authorization);
-  if (!m) return undefined;
-  const token = m[1].trim();
-  return token === "" ? undefined : token;
+  return bearerTokenOf(authorization);
 }
 
 /** Printable ASCII without spaces: what a bearer token may hold. */

@@ -54,3 +54,21 @@ export class RequestHeaders {
     return this.get(name) !== undefined;
   }
 }
+
+/**
+ * The token of an `Authorization` header by the platform's rules, or undefined when
+ * the header carries none: the value is trimmed, then split on single spaces into
+ * at most three parts; the first must be `bearer` (any case) and the token is the
+ * second. So `Bearer  <token>` (two spaces: an empty second part) and
+ * `Bearer<TAB><token>` (one part) carry no token and the request stays anonymous.
+ */
+export function bearerTokenOf(authorization: string | undefined): string | undefined {
+  const auth = authorization?.trim() ?? "";
+  if (auth === "") return undefined;
+  const first = auth.indexOf(" ");
+  if (first < 0 || auth.slice(0, first).toLowerCase() !== "bearer") return undefined;
+  const rest = auth.slice(first + 1);
+  const second = rest.indexOf(" ");
+  const token = second < 0 ? rest : rest.slice(0, second);
+  return token === "" ? undefined : token;
+}

@@ -46,7 +46,11 @@ describe("token file parsing", () => {
 describe("bearer header", () => {
   it("takes the token of a Bearer header only", () => {
     expect(bearerToken("Bearer abc")).toBe("abc");
-    expect(bearerToken("bearer   abc ")).toBe("abc");
+    expect(bearerToken(" bearer abc ")).toBe("abc");
+    expect(bearerToken("Bearer abc def")).toBe("abc");
+    // Split on single spaces: an extra space leaves an empty token, a tab no token at all.
+    expect(bearerToken("bearer   abc ")).toBeUndefined();
+    expect(bearerToken("Bearer\tabc")).toBeUndefined();
     expect(bearerToken("Basic abc")).toBeUndefined();
     expect(bearerToken("Bearer ")).toBeUndefined();
     expect(bearerToken(undefined)).toBeUndefined();
@@ -79,7 +83,21 @@ describe("static token file over HTTPS", () => {
   });
 
   it("answers 401 to a token with characters a bearer token cannot hold", async () => {
-    expect((await srv.call({ headers: { authorization: "Bearer abcdef0123456789 extra" } })).status).toBe(401);
+    expect((await srv.call({ headers: { authorization: "Bearer abcdef0123456789\u00e9" } })).status).toBe(401);
+  });
+
+  it("takes the part after the first space as the token and ignores what follows the next space", async () => {
+    const r = await srv.call({ headers: { authorization: "Bearer abcdef0123456789 extra" } });
+    expect(r.status).toBe(200);
+    expect(r.body.username).toBe("alice");
+  });
+
+  it("treats `Bearer  <token>` (two spaces) and `Bearer<TAB><token>` as no token: anonymous", async () => {
+    for (const authorization of ["Bearer  abcdef0123456789", "Bearer\tabcdef0123456789"]) {
+      const r = await srv.call({ headers: { authorization } });
+      expect(r.status, authorization).toBe(200);
+      expect(r.body.username, authorization).toBe("system:anonymous");
+    }
   });
 
   it("leaves other schemes to other methods (anonymous here)", async () => {
