@@ -151,6 +151,8 @@ export interface ProfileNames {
     /** Finalizers of StorageObjectInUseProtection. */
     readonly pvcProtectionFinalizer: string;
     readonly pvProtectionFinalizer: string;
+    /** Pod annotation listing what LimitRanger defaulted. */
+    readonly limitRanger: string;
     /** Namespace annotation of PodNodeSelector. */
     readonly nodeSelectorAnnotation: string;
     /** Prefix of the built-in certificate signer names (`<prefix>kube-apiserver-client`). */
@@ -274,6 +276,7 @@ export const PLAT_NAMES: ProfileNames = {
     ingressClassAnnotation: "plat.io/ingress.class",
     pvcProtectionFinalizer: "plat.io/pvc-protection",
     pvProtectionFinalizer: "plat.io/pv-protection",
+    limitRanger: "plat.io/limit-ranger",
     nodeSelectorAnnotation: "scheduler.alpha.plat.io/node-selector",
     signerPrefix: "plat.io/",
   },
@@ -394,6 +397,7 @@ export const KUBERNETES_NAMES: ProfileNames = {
     ingressClassAnnotation: "kubernetes.io/ingress.class",
     pvcProtectionFinalizer: "kubernetes.io/pvc-protection",
     pvProtectionFinalizer: "kubernetes.io/pv-protection",
+    limitRanger: "kubernetes.io/limit-ranger",
     nodeSelectorAnnotation: "scheduler.alpha.kubernetes.io/node-selector",
     signerPrefix: "kubernetes.io/",
   },

@@ -8,12 +8,14 @@ import type { PluginRegistry } from "../plugins.ts";
 import { DEFAULT_INGRESS_CLASS_PLUGIN, defaultIngressClassPlugin } from "./default-ingress-class.ts";
 import { DEFAULT_STORAGE_CLASS_PLUGIN, defaultStorageClassPlugin } from "./default-storage-class.ts";
 import { DEFAULT_TOLERATION_SECONDS_PLUGIN, defaultTolerationSecondsPlugin } from "./default-toleration-seconds.ts";
+import { LIMIT_RANGER_PLUGIN, limitRangerPlugin } from "./limit-ranger.ts";
 import { PRIORITY_PLUGIN, priorityPlugin } from "./priority.ts";
 import { RUNTIME_CLASS_PLUGIN, runtimeClassPlugin } from "./runtime-class.ts";
 import { SERVICE_ACCOUNT_PLUGIN, serviceAccountPlugin } from "./service-account.ts";
 import { TAINT_NODES_BY_CONDITION_PLUGIN, taintNodesByConditionPlugin } from "./taint-nodes-by-condition.ts";
 
 export const BUILTIN_PLUGIN_FACTORIES: ReadonlyArray<readonly [string, PluginFactory]> = [
+  [LIMIT_RANGER_PLUGIN, limitRangerPlugin],
   [SERVICE_ACCOUNT_PLUGIN, serviceAccountPlugin],
   [TAINT_NODES_BY_CONDITION_PLUGIN, taintNodesByConditionPlugin],
   [PRIORITY_PLUGIN, priorityPlugin],
