@@ -3,7 +3,8 @@
  * after negotiating the response type.
  */
 import { methodNotAllowed, notFound, statusError } from "../../../shared/api/status.ts";
-import type { AppConfig } from "../server/app.ts";
+import type { PlatformProfile } from "../../../shared/platform/index.ts";
+import type { Catalog } from "../registry/catalog.ts";
 import { negotiateOutput } from "./negotiation.ts";
 import type { RequestInfo } from "./request-info.ts";
 import { handleDelete, handleDeleteCollection } from "./handlers/delete.ts";
@@ -11,7 +12,7 @@ import { handlePatch } from "./handlers/patch.ts";
 import { handleGet, handleList } from "./handlers/read.ts";
 import { handleWatch } from "./handlers/watch.ts";
 import { handleScale } from "./handlers/scale.ts";
-import { handleVirtual } from "./virtual.ts";
+import { handleVirtual, type VirtualHandler } from "./virtual.ts";
 import { tokenRequestKind } from "../../../shared/api/groups/authentication-v1.ts";
 import { handleCreate, handleUpdate } from "./handlers/write.ts";
 import type { ResponseMediaType } from "./encode.ts";
@@ -28,7 +29,20 @@ const GENERIC_SUBRESOURCES = new Set(["status", "finalize", "token"]);
 /** Subresources with their own handler. */
 const SPECIAL_SUBRESOURCES: Record<string, (s: RequestScope) => Promise<Response>> = { scale: handleScale };
 
-export async function dispatchResource(cfg: AppConfig, info: RequestInfo, req: Request, url: URL, user: UserInfo): Promise<Response> {
+/** What the resource dispatcher needs of the replica. */
+export interface DispatchConfig {
+  profile: PlatformProfile;
+  catalog: Catalog;
+  maxBodyBytes: number;
+  bookmarkIntervalMs: number;
+  /** Handlers of create-only virtual resources and subresources, keyed `<group>/<resource>[/<subresource>]`. */
+  virtual?: Map<string, VirtualHandler>;
+  /** Serve and read CBOR (the CBORServingAndStorage gate). */
+  cbor?: boolean;
+}
+
+/** `warnings` collects the request's `Warning` header values (the request context's list). */
+export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, req: Request, url: URL, user: UserInfo, warnings: string[] = []): Promise<Response> {
   const served = cfg.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
   if (!served) throw pageNotFound();
   const { resource, registry } = served;
@@ -65,7 +79,7 @@ export async function dispatchResource(cfg: AppConfig, info: RequestInfo, req: R
     target: negotiated.target,
     pretty,
     user,
-    warnings: [],
+    warnings,
     maxBodyBytes: cfg.maxBodyBytes,
     bookmarkIntervalMs: cfg.bookmarkIntervalMs,
   };

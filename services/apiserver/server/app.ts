@@ -1,88 +1,119 @@
 /**
- * The HTTP application of a replica: a fixed filter chain in front of the
- * dispatcher, as the platform's handler chain:
- *   request info → authentication → impersonation → max in flight → authorization → handler.
- * Filters are functions of the request context; handlers know HTTP, not kinds.
+ * The HTTP application of a replica: the platform's handler chain of decorators
+ * (server/filters/, one file each) in front of the dispatcher, outermost first:
+ *   request info → timeout → warnings (error boundary) → authentication → audit →
+ *   impersonation → priority and fairness → authorization → handler.
+ * Every response carries the request id as `Audit-ID`; every log line of a request
+ * carries it as `auditID`. Handlers know HTTP, not kinds.
  */
 import type { IncomingMessage } from "node:http";
 import { Hono } from "hono";
-import { toStatus, type Status } from "../../../shared/api/status.ts";
-import type { PlatformProfile } from "../../../shared/platform/index.ts";
-import type { Catalog } from "../registry/catalog.ts";
-import { statusResponse } from "../endpoints/encode.ts";
-import { dispatchResource } from "../endpoints/dispatch.ts";
-import { dispatchNonResource, type NonResourceRoutes } from "../endpoints/non-resource.ts";
-import type { UserInfo } from "../endpoints/scope.ts";
-import { parseRequestInfo, type RequestInfo } from "../endpoints/request-info.ts";
-import { InFlightLimiter } from "./max-in-flight.ts";
-import type { VirtualHandler } from "../endpoints/virtual.ts";
-import { maybeCompress } from "./compression.ts";
+import { statusError } from "../../../shared/api/status.ts";
 import type { ApiserverMetrics } from "../../../shared/observability/metrics.ts";
+import { dispatchResource, type DispatchConfig } from "../endpoints/dispatch.ts";
+import { dispatchNonResource, type NonResourceRoutes } from "../endpoints/non-resource.ts";
+import { maybeCompress } from "./compression.ts";
 import { RequestMetrics } from "./request-metrics.ts";
+import { AUDIT_ID_HEADER, chain, createRequestContext, infoOf, userOf, type Handler, type LogFn, type LogLevel, type RequestContext } from "./filters/context.ts";
+import { errorResponse } from "./filters/errors.ts";
+import { InFlightLimiter } from "./filters/in-flight-limiter.ts";
+import { setResponseHeader } from "./filters/response-headers.ts";
+import { withAudit, type AuditSink } from "./filters/with-audit.ts";
+import { withAuthentication, type Authenticate } from "./filters/with-authentication.ts";
+import { withAuthorization, type Authorize } from "./filters/with-authorization.ts";
+import { withImpersonation, type Impersonate } from "./filters/with-impersonation.ts";
+import { withPriorityAndFairness } from "./filters/with-priority-and-fairness.ts";
+import { withRequestInfo } from "./filters/with-request-info.ts";
+import { withTimeout } from "./filters/with-timeout.ts";
+import { withWarnings } from "./filters/with-warnings.ts";
+import type { ObjectCount } from "./filters/work-estimate.ts";
 
 export type NodeEnv = { incoming: IncomingMessage };
+export type { Authenticate, Authorize, Impersonate, LogFn };
 
-/** Decides who sent a request: a user, `undefined` (no opinion: anonymous), or a thrown 401 Status. */
-export type Authenticate = (req: Request, incoming: IncomingMessage | undefined) => Promise<UserInfo | undefined>;
-/** Allows or denies a request; throws a 403 Status to deny. */
-export type Authorize = (user: UserInfo, info: RequestInfo, req: Request) => Promise<void>;
+/** The platform's defaults: `--max-requests-inflight`, `--max-mutating-requests-inflight`, `--request-timeout`. */
+export const DEFAULT_MAX_REQUESTS_IN_FLIGHT = 400;
+export const DEFAULT_MAX_MUTATING_REQUESTS_IN_FLIGHT = 200;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
-export interface AppConfig {
-  profile: PlatformProfile;
-  catalog: Catalog;
-  maxBodyBytes: number;
-  bookmarkIntervalMs: number;
+export interface AppConfig extends DispatchConfig {
   authenticate: Authenticate;
+  /** The impersonation step (none: impersonation headers are not looked at here). */
+  impersonate?: Impersonate;
   authorize: Authorize;
   nonResource: NonResourceRoutes;
-  /** Handlers of create-only virtual resources and subresources, keyed `<group>/<resource>[/<subresource>]`. */
-  virtual?: Map<string, VirtualHandler>;
-  /** Serve and read CBOR (the CBORServingAndStorage gate). */
-  cbor?: boolean;
   /** Gzip get and list responses (the APIResponseCompression gate). */
   compression?: boolean;
   /** Request metrics (apiserver_request_total, apiserver_request_duration_seconds, inflight gauges). */
   metrics?: ApiserverMetrics;
+  /** In-flight seats per pool; 0 = unlimited. */
   maxRequestsInFlight?: number;
   maxMutatingRequestsInFlight?: number;
-  log?: (level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) => void;
+  /** Stored objects of a resource, for the work estimate of lists. */
+  objectCount?: ObjectCount;
+  /** Deadline of requests that are not long-running, body reading included; 0 = none. */
+  requestTimeoutMs?: number;
+  /** Receives audit events (default: dropped). */
+  audit?: AuditSink;
+  /** Method syntax on purpose: a sink that only knows info/warn/error is accepted too. */
+  log?(level: LogLevel, msg: string, fields?: Record<string, unknown>): void;
+}
+
+/** HTTP methods the API serves; any other is 405 as the platform's router answers it. */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]);
+
+function methodNotAllowed(): Error {
+  return statusError({
+    code: 405,
+    reason: "MethodNotAllowed",
+    message: "the server does not allow this method on the requested resource",
+    details: { causes: [{ reason: "UnexpectedServerResponse", message: "405: Method Not Allowed" }] },
+  });
+}
+
+/** The innermost handler: dispatch to a resource or non-resource handler. */
+function terminal(cfg: AppConfig): Handler {
+  return async (ctx) => {
+    if (!METHODS.has(ctx.request.method.toUpperCase())) throw methodNotAllowed();
+    const info = infoOf(ctx);
+    const user = userOf(ctx);
+    if (!info.isResourceRequest) return dispatchNonResource(cfg.nonResource, info, ctx.request, ctx.url, user);
+    const response = await dispatchResource(cfg, info, ctx.request, ctx.url, user, ctx.warnings);
+    return cfg.compression ? maybeCompress(ctx.request, response, info.verb) : response;
+  };
 }
 
 export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
   const app = new Hono<{ Bindings: NodeEnv }>();
-  const limiter = new InFlightLimiter(cfg.maxRequestsInFlight ?? 400, cfg.maxMutatingRequestsInFlight ?? 200);
+  const limiter = new InFlightLimiter({
+    maxReadOnly: cfg.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT,
+    maxMutating: cfg.maxMutatingRequestsInFlight ?? DEFAULT_MAX_MUTATING_REQUESTS_IN_FLIGHT,
+  });
   const metrics = cfg.metrics && new RequestMetrics(cfg.metrics);
+  const sink = cfg.log;
+  const log: LogFn | undefined = sink && ((level, msg, fields) => sink.call(cfg, level, msg, fields));
+  const handler = chain(terminal(cfg), [
+    withRequestInfo,
+    withTimeout(cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+    withWarnings,
+    withAuthentication(cfg.authenticate),
+    withAudit(cfg.audit),
+    withImpersonation(cfg.impersonate),
+    withPriorityAndFairness(limiter, cfg.objectCount),
+    withAuthorization(cfg.authorize),
+  ]);
   app.all("*", async (c) => {
-    const req = c.req.raw;
-    const url = new URL(req.url);
-    const started = Date.now();
+    const ctx: RequestContext = createRequestContext(c.req.raw, c.env?.incoming, log);
     let response: Response;
-    let info: RequestInfo | undefined;
     try {
-      info = parseRequestInfo(req.method, url, url.searchParams);
-      const user = await cfg.authenticate(req, c.env?.incoming);
-      const identity = user ?? { username: "system:anonymous", groups: ["system:unauthenticated"] };
-      const release = limiter.acquire(info);
-      const requestInfo = info;
-      try {
-        await cfg.authorize(identity, requestInfo, req);
-        response = requestInfo.isResourceRequest
-          ? await dispatchResource(cfg, requestInfo, req, url, identity)
-          : await dispatchNonResource(cfg.nonResource, requestInfo, req, url, identity);
-        if (cfg.compression && requestInfo.isResourceRequest) response = await maybeCompress(req, response, requestInfo.verb);
-      } finally {
-        release();
-      }
+      response = await handler(ctx);
     } catch (err) {
-      const status: Status = toStatus(err);
-      if ((status.code ?? 500) >= 500) cfg.log?.("error", "request failed", { method: req.method, path: url.pathname, error: String(err instanceof Error ? err.stack : err) });
-      const headers: Record<string, string> = {};
-      if (status.details?.retryAfterSeconds) headers["retry-after"] = String(status.details.retryAfterSeconds);
-      response = statusResponse(status, { headers });
+      response = errorResponse(ctx, err);
     }
-    cfg.log?.("info", "request", { method: req.method, path: url.pathname, code: response.status, ms: Date.now() - started });
-    if (metrics && info) metrics.record(info, response.status, (Date.now() - started) / 1000, limiter.counts);
-    return response;
+    const seconds = (Date.now() - ctx.receivedAt) / 1000;
+    ctx.log("info", "request", { method: ctx.request.method, path: ctx.url.pathname, code: response.status, ms: Math.round(seconds * 1000), user: ctx.user?.username });
+    if (metrics && ctx.info) metrics.record(ctx.info, response.status, seconds, limiter.counts);
+    return setResponseHeader(response, AUDIT_ID_HEADER, ctx.requestId);
   });
   return app;
 }

@@ -53,6 +53,8 @@ export function resourcePrefixOf(key: string, root: string): string {
 
 export class WatchCache {
   private readonly objects = new Map<string, JsonObject>();
+  /** Objects per resource prefix (`/registry/<group>/<resource>/`), for the in-flight work estimate. */
+  private readonly counts = new Map<string, number>();
   private sortedKeys: string[] | undefined;
   private readonly history: HistoryEntry[] = [];
   private historyHead = 0;
@@ -107,11 +109,15 @@ export class WatchCache {
     let revision: number | undefined;
     let cursor = root;
     this.objects.clear();
+    this.counts.clear();
     this.sortedKeys = undefined;
     for (;;) {
       const res = await this.kv.range(cursor, { end, limit: 5000, revision });
       revision ??= res.revision;
-      for (const kv of res.kvs) this.objects.set(kv.key, decodeFromStorage(kv.value, kv.modRevision));
+      for (const kv of res.kvs) {
+        if (!this.objects.has(kv.key)) this.countKey(kv.key, 1);
+        this.objects.set(kv.key, decodeFromStorage(kv.value, kv.modRevision));
+      }
       if (!res.more || res.kvs.length === 0) break;
       cursor = res.kvs[res.kvs.length - 1].key + "\0";
     }
@@ -147,10 +153,14 @@ export class WatchCache {
       if (!kc.key.startsWith(this.opts.root)) continue;
       const decoded = decodeChange(kc, change.revision);
       if (decoded.current) {
-        if (!this.objects.has(kc.key)) this.sortedKeys = undefined;
+        if (!this.objects.has(kc.key)) {
+          this.sortedKeys = undefined;
+          this.countKey(kc.key, 1);
+        }
         this.objects.set(kc.key, decoded.current);
       } else if (this.objects.delete(kc.key)) {
         this.sortedKeys = undefined;
+        this.countKey(kc.key, -1);
       }
       this.history.push({ change: decoded, timeMs: now });
       this.dispatch(decoded);
@@ -224,6 +234,18 @@ export class WatchCache {
     const out: Array<[string, JsonObject]> = [];
     for (; i < keys.length && keys[i].startsWith(prefix); i++) out.push([keys[i], this.objects.get(keys[i]) as JsonObject]);
     return out;
+  }
+
+  private countKey(key: string, delta: number): void {
+    const prefix = resourcePrefixOf(key, this.opts.root);
+    const n = (this.counts.get(prefix) ?? 0) + delta;
+    if (n > 0) this.counts.set(prefix, n);
+    else this.counts.delete(prefix);
+  }
+
+  /** Number of cached objects under a resource prefix (`/registry/<group>/<resource>/`). */
+  countResource(resourcePrefix: string): number {
+    return this.counts.get(resourcePrefix) ?? 0;
   }
 
   getObject(key: string): JsonObject | undefined {

@@ -1,0 +1,81 @@
+/**
+ * The typed state of one request as it passes the filter chain: the request itself,
+ * its id (the `Audit-ID`), a logger bound to that id, then what the filters add in
+ * order — request info, the authenticated (then impersonated) user, the audit event,
+ * warnings and the deadline signal. A filter is a decorator of the next handler.
+ */
+import type { IncomingMessage } from "node:http";
+import { randomUUID } from "node:crypto";
+import { internalError } from "../../../../shared/api/status.ts";
+import type { LogFn } from "../../../../shared/observability/logger.ts";
+import type { RequestInfo } from "../../endpoints/request-info.ts";
+import type { UserInfo } from "../../endpoints/scope.ts";
+import type { AuditEvent } from "./with-audit.ts";
+
+/** The structured log sink (shared/observability): `fields` never carries a request body. */
+export type { LogFn, LogLevel } from "../../../../shared/observability/logger.ts";
+
+export interface RequestContext {
+  readonly request: Request;
+  readonly url: URL;
+  /** The node request (TLS socket, peer certificates); absent when driven without a server. */
+  readonly incoming: IncomingMessage | undefined;
+  /** The request id: the incoming `Audit-ID` when well formed, else a new UUID. */
+  readonly requestId: string;
+  /** Logs with the request id in every line. */
+  readonly log: LogFn;
+  readonly receivedAt: number;
+  /** Set by with-request-info. */
+  info?: RequestInfo;
+  /** Set by with-authentication; replaced by with-impersonation. */
+  user?: UserInfo;
+  /** Set by with-audit. */
+  audit?: AuditEvent;
+  /** `Warning` header values (`299 - "text"`), written by with-warnings. */
+  readonly warnings: string[];
+  /** Aborted at the request's deadline (with-timeout) or when the client goes away. */
+  signal: AbortSignal;
+}
+
+export type Handler = (ctx: RequestContext) => Promise<Response>;
+export type Filter = (next: Handler) => Handler;
+
+export const AUDIT_ID_HEADER = "Audit-ID";
+const AUDIT_ID = /^[\x21-\x7e]{1,256}$/;
+
+/** The request id: an incoming `Audit-ID` (printable, at most 256 characters) is kept, as the platform does. */
+export function requestIdOf(req: Request): string {
+  const incoming = req.headers.get(AUDIT_ID_HEADER);
+  return incoming && AUDIT_ID.test(incoming) ? incoming : randomUUID();
+}
+
+export function createRequestContext(request: Request, incoming: IncomingMessage | undefined, log: LogFn | undefined, now = Date.now()): RequestContext {
+  const requestId = requestIdOf(request);
+  return {
+    request,
+    url: new URL(request.url),
+    incoming,
+    requestId,
+    log: log ? (level, msg, fields) => log(level, msg, { ...fields, auditID: requestId }) : () => {},
+    receivedAt: now,
+    warnings: [],
+    signal: request.signal,
+  };
+}
+
+/** The request info; a filter that runs before with-request-info is a wiring error. */
+export function infoOf(ctx: RequestContext): RequestInfo {
+  if (!ctx.info) throw internalError(new Error("no request info in the request context"));
+  return ctx.info;
+}
+
+/** The acting user; a filter that runs before with-authentication is a wiring error. */
+export function userOf(ctx: RequestContext): UserInfo {
+  if (!ctx.user) throw internalError(new Error("no user in the request context"));
+  return ctx.user;
+}
+
+/** Applies filters so that the first one listed runs first (outermost). */
+export function chain(handler: Handler, filters: readonly Filter[]): Handler {
+  return filters.reduceRight<Handler>((next, filter) => filter(next), handler);
+}

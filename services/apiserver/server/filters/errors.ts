@@ -1,0 +1,34 @@
+/**
+ * The error boundary of the chain: any thrown error becomes a Status response
+ * (`Retry-After` from `details.retryAfterSeconds`). Logging never includes a message
+ * that may quote the request body: a failed request is logged with its code and
+ * reason, an unexpected error with its type and stack frames only; a request the
+ * client abandoned is a debug line without a stack.
+ */
+import { isStatusError, statusHeaders, toStatus } from "../../../../shared/api/status.ts";
+import { statusResponse } from "../../endpoints/encode.ts";
+import type { RequestContext } from "./context.ts";
+
+/** True when the client closed the connection before the answer was sent. */
+export function clientGone(ctx: RequestContext): boolean {
+  const incoming = ctx.incoming;
+  if (ctx.request.signal.aborted) return true;
+  return !!incoming && (incoming.destroyed || incoming.socket?.destroyed === true) && !incoming.complete;
+}
+
+/** Stack frames without the first line (the message). */
+function frames(err: Error): string {
+  const stack = err.stack ?? "";
+  const nl = stack.indexOf("\n");
+  return nl < 0 ? "" : stack.slice(nl + 1);
+}
+
+export function errorResponse(ctx: RequestContext, err: unknown): Response {
+  const status = toStatus(err);
+  const code = status.code ?? 500;
+  const where = { method: ctx.request.method, path: ctx.url.pathname, code, reason: status.reason };
+  if (clientGone(ctx)) ctx.log("debug", "request aborted by the client", where);
+  else if (code >= 500 && !isStatusError(err)) ctx.log("error", "request failed", { ...where, errorType: err instanceof Error ? err.name : typeof err, stack: err instanceof Error ? frames(err) : "" });
+  else if (code >= 500) ctx.log("warn", "request failed", where);
+  return statusResponse(status, { headers: statusHeaders(status) });
+}

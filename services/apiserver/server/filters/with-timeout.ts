@@ -1,0 +1,67 @@
+/**
+ * The deadline of a request that is not long-running: `--request-timeout`, or the
+ * shorter `timeout` query parameter (a Go duration; `0` or larger means the server's;
+ * malformed → 400). At the deadline the request's signal aborts (its in-flight seats
+ * are given back and body reads stop) and the client gets the platform's 504:
+ * `Timeout: request did not complete within requested timeout - context deadline
+ * exceeded`, on a connection that is then closed (its body may be unread).
+ */
+import { badRequest, timeout } from "../../../../shared/api/status.ts";
+import { infoOf, type Filter } from "./context.ts";
+import { errorResponse } from "./errors.ts";
+import { isLongRunning } from "./long-running.ts";
+import { setResponseHeader } from "./response-headers.ts";
+
+const GO_DURATION = /^([0-9]*(\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$/;
+const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A Go duration in milliseconds (`1m30s`, `250ms`, `0`); undefined when malformed. */
+export function parseGoDuration(text: string): number | undefined {
+  const sign = text.startsWith("-") ? -1 : 1;
+  const body = text.replace(/^[-+]/, "");
+  if (body === "0") return 0;
+  if (!GO_DURATION.test(body)) return undefined;
+  let total = 0;
+  for (const m of body.matchAll(/([0-9]*(?:\.[0-9]*)?)(ns|us|µs|ms|s|m|h)/g)) {
+    if (m[1] === "" || m[1] === ".") return undefined;
+    total += Number(m[1]) * UNIT_MS[m[2]];
+  }
+  return sign * total;
+}
+
+/** The deadline in ms for a `timeout` parameter under the server's maximum. */
+export function requestDeadlineMs(param: string | null, maxMs: number): number {
+  if (param === null || param === "") return maxMs;
+  const asked = parseGoDuration(param);
+  if (asked === undefined) throw badRequest("invalid timeout specified in the request URL");
+  return asked > 0 && asked < maxMs ? asked : maxMs;
+}
+
+export const DEADLINE_EXCEEDED = "request did not complete within requested timeout - context deadline exceeded";
+
+export function withTimeout(requestTimeoutMs: number): Filter {
+  return (next) => async (ctx) => {
+    if (requestTimeoutMs <= 0 || isLongRunning(infoOf(ctx))) return next(ctx);
+    const ms = requestDeadlineMs(ctx.url.searchParams.get("timeout"), requestTimeoutMs);
+    const controller = new AbortController();
+    const parent = ctx.signal;
+    const onParentAbort = (): void => controller.abort(parent.reason);
+    if (parent.aborted) onParentAbort();
+    else parent.addEventListener("abort", onParentAbort, { once: true });
+    ctx.signal = controller.signal;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<Response>((resolve) => {
+      timer = setTimeout(() => {
+        const err = timeout(DEADLINE_EXCEEDED);
+        controller.abort(err);
+        resolve(setResponseHeader(errorResponse(ctx, err), "connection", "close"));
+      }, ms);
+    });
+    try {
+      return await Promise.race([next(ctx), deadline]);
+    } finally {
+      clearTimeout(timer);
+      parent.removeEventListener("abort", onParentAbort);
+    }
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * Seats a request occupies, after the platform's list work estimator: one seat per
+ * 100 objects a list is expected to process, at least 1 and at most 10. The object
+ * count is that of the whole resource (as the platform's storage object counts);
+ * a list served from the watch cache processes every stored object, a list read
+ * from storage processes `limit` objects twice (decode and encode), or every object
+ * plus `limit` when a selector filters them. Other requests take one seat; an
+ * unknown count is the minimum.
+ */
+import type { RequestInfo } from "../../endpoints/request-info.ts";
+
+export const MIN_SEATS = 1;
+export const MAX_SEATS = 10;
+export const OBJECTS_PER_SEAT = 100;
+
+/** Number of stored objects of the request's resource, or undefined when unknown. */
+export type ObjectCount = (info: RequestInfo) => number | undefined;
+
+/** The platform's rule: continuations and exact resource versions are read from storage, the rest from the cache. */
+function listsFromStorage(q: URLSearchParams): boolean {
+  const rv = q.get("resourceVersion") ?? "";
+  const match = q.get("resourceVersionMatch") ?? "";
+  const limit = Number(q.get("limit") ?? "0");
+  const legacyExact = limit > 0 && match === "" && rv !== "" && rv !== "0";
+  return (q.get("continue") ?? "") !== "" || match === "Exact" || legacyExact;
+}
+
+export function estimateSeats(info: RequestInfo, query: URLSearchParams, count: ObjectCount): number {
+  if (!info.isResourceRequest || info.verb !== "list") return MIN_SEATS;
+  const stored = count(info);
+  if (stored === undefined) return MIN_SEATS;
+  const askedLimit = Number(query.get("limit") ?? "0");
+  const limit = Number.isFinite(askedLimit) && askedLimit > 0 && askedLimit < stored ? askedLimit : stored;
+  let objects: number;
+  if (!listsFromStorage(query)) objects = stored;
+  else if ((query.get("labelSelector") ?? "") !== "" || (query.get("fieldSelector") ?? "") !== "") objects = stored + limit;
+  else objects = 2 * limit;
+  return Math.min(MAX_SEATS, Math.max(MIN_SEATS, Math.ceil(objects / OBJECTS_PER_SEAT)));
+}
