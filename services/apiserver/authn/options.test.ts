@@ -75,6 +75,8 @@ describe("authentication flags", () => {
     expect(check(["--service-account-key-file=/k"])).toMatch(/service-account-issuer is required/);
     expect(check(["--service-account-issuer=https://bad host"])).toMatch(/not a valid URL/);
     expect(check(["--service-account-issuer=plat/serviceaccount"])).toBe("");
+    expect(check(["--service-account-max-token-expiration=30m"])).toBe("the service-account-max-token-expiration must be between 1 hour and 2^32 seconds");
+    expect(check(["--service-account-max-token-expiration=1h"])).toBe("");
   });
 
   it("lists the supported flags", () => {

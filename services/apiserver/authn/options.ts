@@ -208,6 +208,8 @@ export function validateAuthenticationOptions(o: AuthenticationOptions): string[
   if (o.serviceAccountKeyFiles.length > 0 || o.serviceAccountSigningKeyFile) {
     if (o.serviceAccountIssuers.length === 0) errs.push("service-account-issuer is required when service account keys are given");
   }
+  const maxExp = o.serviceAccountMaxTokenExpiration;
+  if (maxExp !== 0 && (maxExp < 3600 || maxExp > 2 ** 32)) errs.push("the service-account-max-token-expiration must be between 1 hour and 2^32 seconds");
   for (const iss of o.serviceAccountIssuers) {
     if (iss === "") errs.push("service-account-issuer must not be empty");
     else if (iss.includes(":")) {
