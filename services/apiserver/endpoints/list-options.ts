@@ -21,6 +21,8 @@ export interface ListQuery {
   timeoutSeconds?: number;
 }
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export function parseBool(v: string | null): boolean | undefined {
   if (v === null) return undefined;
   if (v === "" || v === "true" || v === "1") return true;
@@ -32,6 +34,17 @@ function parseNonNegativeInt(name: string, v: string | null): number | undefined
   if (v === null || v === "") return undefined;
   if (!/^-?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: "${v}": must be an integer`);
   return Number(v);
+}
+
+/**
+ * How long a watch runs: unset or 0 is the server's default (a random time between
+ * `minRequestTimeoutS` and twice that); a positive value is that many seconds; a
+ * negative value (the platform arms a timer with it) ends the watch at once. Capped at
+ * the longest delay a timer can hold (about 24.8 days; beyond it Node fires at once).
+ */
+export function watchTimeoutMs(timeoutSeconds: number | undefined, minRequestTimeoutS: number): number {
+  if (timeoutSeconds === undefined || timeoutSeconds === 0) return minRequestTimeoutS * (1 + Math.random()) * 1000;
+  return Math.min(MAX_TIMER_MS, Math.max(0, timeoutSeconds) * 1000);
 }
 
 export function parseListQuery(q: URLSearchParams, isWatch: boolean, metaGroup: string): ListQuery {

@@ -5,7 +5,7 @@
  * reset — the latter with an ERROR event carrying a 410 Status).
  */
 import type { WatchEvent, Watcher } from "../../storage/interface.ts";
-import { parseListQuery } from "../list-options.ts";
+import { parseListQuery, watchTimeoutMs } from "../list-options.ts";
 import { buildSelection } from "../predicate.ts";
 import type { RequestScope } from "../scope.ts";
 import { withTypeMeta } from "./read.ts";
@@ -27,7 +27,7 @@ export async function handleWatch(s: RequestScope): Promise<Response> {
     allowWatchBookmarks: q.allowWatchBookmarks,
     predicate: selection.predicate,
   });
-  const timeoutMs = (q.timeoutSeconds && q.timeoutSeconds > 0 ? q.timeoutSeconds : DEFAULT_MIN_TIMEOUT_S * (1 + Math.random())) * 1000;
+  const timeoutMs = watchTimeoutMs(q.timeoutSeconds, DEFAULT_MIN_TIMEOUT_S);
   const body = watchStream(watcher, s, timeoutMs, q.allowWatchBookmarks);
   return new Response(body, {
     status: 200,
