@@ -78,9 +78,9 @@ export class Reflector {
   private async list(): Promise<void> {
     const list = await this.client.list(this.resource, { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector });
     const rv = list.metadata.resourceVersion ?? "";
+    this.lists++;
     await this.handler.replace(list.items, rv);
     this.version = rv;
-    this.lists++;
   }
 
   private async run(ready: () => void): Promise<void> {
