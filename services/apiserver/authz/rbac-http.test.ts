@@ -289,6 +289,42 @@ describe("RBAC over HTTPS", () => {
       expect(r.body.message).toContain("is attempting to grant RBAC permissions not currently held");
     });
 
+    it("PUT creates a missing Role or RoleBinding (create on update), still under the escalation checks", async () => {
+      const dev = await s.as("dev");
+      const created = await s.call(dev, "PUT", `${rbacPath}/namespaces/team-a/roles/put-viewer`, role("put-viewer", [{ apiGroups: [""], resources: ["pods"], verbs: ["list"] }]));
+      expect(created.status, created.text).toBe(201);
+      expect(created.body).toMatchObject({ kind: "Role", metadata: { name: "put-viewer", namespace: "team-a" } });
+      const again = await s.call(dev, "PUT", `${rbacPath}/namespaces/team-a/roles/put-viewer`, role("put-viewer", [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }]));
+      expect(again.status, again.text).toBe(200);
+      const escalating = await s.call(dev, "PUT", `${rbacPath}/namespaces/team-a/roles/put-deleter`, role("put-deleter", [{ apiGroups: [""], resources: ["secrets"], verbs: ["delete"] }]));
+      expect(escalating.status, escalating.text).toBe(403);
+      expect(escalating.body.message).toContain("is attempting to grant RBAC permissions not currently held");
+      expect((await s.call(dev, "GET", `${rbacPath}/namespaces/team-a/roles/put-deleter`)).status).toBe(404);
+      const binding = await s.call(dev, "PUT", `${rbacPath}/namespaces/team-a/rolebindings/put-friend`, bindingTo("put-friend", "Role", "put-viewer"));
+      expect(binding.status, binding.text).toBe(201);
+      const tooMuch = await s.call(dev, "PUT", `${rbacPath}/namespaces/team-a/rolebindings/put-admin`, bindingTo("put-admin", "ClusterRole", "cluster-admin"));
+      expect(tooMuch.status, tooMuch.text).toBe(403);
+    });
+
+    it("PUT creates a missing ClusterRole and ClusterRoleBinding", async () => {
+      const a = await admin();
+      const cr = await s.call(a, "PUT", `${rbacPath}/clusterroles/put-cluster-viewer`, {
+        apiVersion: rbacVersion,
+        kind: "ClusterRole",
+        metadata: { name: "put-cluster-viewer" },
+        rules: [{ apiGroups: [""], resources: ["nodes"], verbs: ["get"] }],
+      });
+      expect(cr.status, cr.text).toBe(201);
+      const crb = await s.call(a, "PUT", `${rbacPath}/clusterrolebindings/put-cluster-viewer`, {
+        apiVersion: rbacVersion,
+        kind: "ClusterRoleBinding",
+        metadata: { name: "put-cluster-viewer" },
+        subjects: [{ kind: "User", name: "friend", apiGroup: rbac }],
+        roleRef: { kind: "ClusterRole", name: "put-cluster-viewer", apiGroup: rbac },
+      });
+      expect(crb.status, crb.text).toBe(201);
+    });
+
     it("the bind verb on a role allows binding it; escalate allows creating any role", async () => {
       const a = await admin();
       await ok(

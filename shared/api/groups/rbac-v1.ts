@@ -217,7 +217,8 @@ function validateBinding(obj: Record<string, unknown>, rbacGroup: string, namesp
 
 export function makeKinds(profile: PlatformProfile): KindDefinition[] {
   const rbacGroup = profile.group("rbac");
-  const base = { group: "rbac" as const, version: "v1", protobuf: true, nameFormat: "path-segment-name" as const };
+  // The RBAC kinds allow create on update (a PUT of a missing object creates it, still under the escalation checks).
+  const base = { group: "rbac" as const, version: "v1", protobuf: true, nameFormat: "path-segment-name" as const, allowCreateOnUpdate: true };
   return [
     {
       ...base,
