@@ -18,7 +18,7 @@ import {
   type WatchOptions,
   type Watcher,
 } from "./interface.ts";
-import { CompactedError, prefixEnd, type KeyValue, type KvStore, type RevisionFeed } from "./kv.ts";
+import { CompactedError, FutureRevisionError, prefixEnd, type KeyValue, type KvStore, type RevisionFeed } from "./kv.ts";
 import { decodeFromStorage, encodeForStorage, meta, type JsonObject } from "./object.ts";
 import { parseResourceVersion } from "./resource-version.ts";
 import { keyEventsToWatchEvents, type WatchFilter } from "./watch-filter.ts";
@@ -135,6 +135,8 @@ export class StoreStorage implements ObjectStorage {
         res = await this.kv.range(cursor, { end, limit: batch, revision: readRevision });
       } catch (err) {
         if (err instanceof CompactedError) throw new StorageError("Gone", prefix, `too old resource version: ${readRevision} (${err.compactRevision})`, err.compactRevision);
+        // An Exact (or paged) list at a revision the store has not reached: 504 with Retry-After, as the platform answers.
+        if (err instanceof FutureRevisionError) throw new StorageError("TooLargeResourceVersion", prefix, `Too large resource version: ${err.requested}, current: ${err.current}`, err.current);
         throw err;
       }
       readRevision ??= res.revision;
