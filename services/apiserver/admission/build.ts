@@ -15,6 +15,7 @@ import type { AdmissionPlugin, AuthorizeCheck, PluginContext } from "./interface
 import { declareAdmissionMetrics, type AdmissionMetrics } from "./metrics.ts";
 import { catalogObjectAccess } from "./object-access.ts";
 import { PluginRegistry, resolveEnabled, type AdmissionFlags } from "./plugins.ts";
+import { ALWAYS_ADMIT, ALWAYS_DENY, alwaysAdmit, alwaysDeny } from "./plugins/always.ts";
 import { NAMESPACE_LIFECYCLE, namespaceLifecycle } from "./plugins/namespace-lifecycle.ts";
 import { NODE_RESTRICTION, nodeRestriction } from "./plugins/node-restriction.ts";
 import { WebhookClient } from "./webhooks/client.ts";
@@ -41,6 +42,8 @@ export interface BuiltAdmission {
 }
 
 function registerOwn(registry: PluginRegistry, deps: WebhookDeps): void {
+  registry.register(ALWAYS_ADMIT, alwaysAdmit);
+  registry.register(ALWAYS_DENY, alwaysDeny);
   registry.register(NAMESPACE_LIFECYCLE, namespaceLifecycle);
   registry.register(NODE_RESTRICTION, nodeRestriction);
   registry.register(MUTATING_WEBHOOK, (ctx) => mutatingWebhookPlugin(ctx, deps));

@@ -83,15 +83,19 @@ export interface Replica {
   close(): Promise<void>;
 }
 
-/** Creates the namespaces every cluster has; concurrent replicas may race: existing ones are kept. */
-async function ensureDefaultNamespaces(catalog: Catalog, profile: PlatformProfile): Promise<void> {
+/**
+ * Creates the namespaces every cluster has; concurrent replicas may race: existing ones
+ * are kept. An admission plugin that refuses them (AlwaysDeny) is logged, not fatal.
+ */
+async function ensureDefaultNamespaces(catalog: Catalog, profile: PlatformProfile, log?: ReplicaOptions["log"]): Promise<void> {
   const ns = catalog.lookup("", "v1", "namespaces");
   if (!ns) return;
   for (const name of profile.defaultNamespaces) {
     try {
       await ns.registry.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } }, { dryRun: false });
     } catch (err) {
-      if (!isStatusError(err, "AlreadyExists")) throw err;
+      if (isStatusError(err, "Forbidden")) log?.("warn", "default namespace refused by admission", { namespace: name, error: err.message });
+      else if (!isStatusError(err, "AlreadyExists")) throw err;
     }
   }
 }
@@ -122,7 +126,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const catalog: Catalog = new Catalog(profile, opts.kinds, storage, { admission: admission.chain }, strategyFor(profile));
   holder.catalog = catalog;
   await admission.start();
-  await ensureDefaultNamespaces(catalog, profile);
+  await ensureDefaultNamespaces(catalog, profile, opts.log);
   await security?.attach(catalog, admission.chain, opts.log);
 
   const gates = opts.gates ?? new FeatureGates();

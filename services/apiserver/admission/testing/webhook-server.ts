@@ -68,7 +68,7 @@ export async function startWebhookServer(hosts: string[] = []): Promise<WebhookS
         return;
       }
       reviews.push({ path, review });
-      const answer = (handlers.get(path) ?? (() => ({ response: { allowed: true } })))(review);
+      const answer: Answer = (handlers.get(path) ?? ((): Answer => ({ response: { allowed: true } })))(review);
       if ("hang" in answer) {
         hanging.add(res);
         return;
