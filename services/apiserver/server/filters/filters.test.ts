@@ -1,0 +1,152 @@
+/** Each filter on its own, driven with a request context as the chain builds it. */
+import { describe, expect, it } from "vitest";
+import { forbidden, StatusError, unauthorized } from "../../../../shared/api/status.ts";
+import type { UserInfo } from "../../endpoints/scope.ts";
+import { chain, createRequestContext, type Handler, type RequestContext } from "./context.ts";
+import { InFlightLimiter } from "./in-flight-limiter.ts";
+import { withAudit, type AuditEvent } from "./with-audit.ts";
+import { withAuthentication } from "./with-authentication.ts";
+import { withAuthorization } from "./with-authorization.ts";
+import { withImpersonation } from "./with-impersonation.ts";
+import { withPriorityAndFairness } from "./with-priority-and-fairness.ts";
+import { withRequestInfo } from "./with-request-info.ts";
+import { withTimeout } from "./with-timeout.ts";
+import { withWarnings } from "./with-warnings.ts";
+
+const alice: UserInfo = { username: "alice", groups: ["system:authenticated"] };
+const ok: Handler = async () => new Response("ok");
+
+function ctxFor(method: string, path: string, headers: Record<string, string> = {}): RequestContext {
+  return createRequestContext(new Request(`https://127.0.0.1${path}`, { method, headers }), undefined, undefined);
+}
+
+async function statusOf(p: Promise<Response>): Promise<StatusError["status"]> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof StatusError) return err.status;
+    throw err;
+  }
+  throw new Error("expected a Status error");
+}
+
+describe("request context", () => {
+  it.each([
+    [{}, undefined],
+    [{ "audit-id": "0b5ae7e4-4e3c-4bb6-8a08-b6c2b1f0a2c7" }, "0b5ae7e4-4e3c-4bb6-8a08-b6c2b1f0a2c7"],
+    [{ "Audit-ID": "my-id.1" }, "my-id.1"],
+    [{ "audit-id": "has space" }, undefined],
+    [{ "audit-id": "x".repeat(257) }, undefined],
+  ])("request id from %j", (headers, kept) => {
+    const ctx = ctxFor("GET", "/", headers);
+    if (kept) expect(ctx.requestId).toBe(kept);
+    else expect(ctx.requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it("binds the request id to every log line", () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const ctx = createRequestContext(new Request("https://127.0.0.1/", { headers: { "audit-id": "abc" } }), undefined, (level, msg, fields) => lines.push({ level, msg, ...fields }));
+    ctx.log("info", "one", { a: 1 });
+    ctx.log("debug", "two");
+    expect(lines).toEqual([
+      { level: "info", msg: "one", a: 1, auditID: "abc" },
+      { level: "debug", msg: "two", auditID: "abc" },
+    ]);
+  });
+});
+
+describe("filters", () => {
+  it("with-request-info parses the request; a malformed path is its Status", async () => {
+    const ctx = ctxFor("GET", "/api/v1/namespaces/default/pods?watch=true");
+    await chain(ok, [withRequestInfo])(ctx);
+    expect(ctx.info).toMatchObject({ verb: "watch", resource: "pods", namespace: "default" });
+  });
+
+  it.each([
+    [undefined, { username: "system:anonymous", groups: ["system:unauthenticated"] }],
+    [alice, alice],
+  ])("with-authentication: %j acts as %j", async (user, acting) => {
+    const ctx = ctxFor("GET", "/api/v1/pods");
+    await chain(ok, [withRequestInfo, withAuthentication(async () => user)])(ctx);
+    expect(ctx.user).toEqual(acting);
+  });
+
+  it("with-authentication ends the request on a 401", async () => {
+    const reached: string[] = [];
+    const s = await statusOf(chain(async () => (reached.push("handler"), new Response()), [withRequestInfo, withAuthentication(async () => Promise.reject(unauthorized()))])(ctxFor("GET", "/api/v1/pods")));
+    expect(s.code).toBe(401);
+    expect(reached).toEqual([]);
+  });
+
+  it("with-audit puts the event on the context and reports both stages to the sink", async () => {
+    const events: AuditEvent[] = [];
+    const ctx = ctxFor("POST", "/api/v1/namespaces/ns/configmaps", { "user-agent": "t/1" });
+    ctx.user = alice;
+    await chain(async () => new Response(null, { status: 201 }), [withRequestInfo, withAudit((e) => events.push(e))])(ctx);
+    expect(ctx.audit).toMatchObject({ auditID: ctx.requestId, verb: "create", user: alice, userAgent: "t/1", objectRef: { resource: "configmaps", namespace: "ns", apiVersion: "v1" } });
+    expect(events.map((e) => [e.stage, e.responseStatus?.code])).toEqual([
+      ["RequestReceived", undefined],
+      ["ResponseComplete", 201],
+    ]);
+  });
+
+  it("with-impersonation replaces the user and records it in the audit event", async () => {
+    const bob: UserInfo = { username: "bob", groups: ["system:authenticated"] };
+    const ctx = ctxFor("GET", "/api/v1/pods");
+    ctx.user = alice;
+    await chain(ok, [withRequestInfo, withAudit(), withImpersonation(async () => bob)])(ctx);
+    expect(ctx.user).toBe(bob);
+    expect(ctx.audit?.user).toBe(alice);
+    expect(ctx.audit?.impersonatedUser).toBe(bob);
+  });
+
+  it("with-authorization lets allowed requests through and ends denied ones", async () => {
+    const ctx = ctxFor("DELETE", "/api/v1/namespaces/ns/pods/p");
+    ctx.user = alice;
+    const deny = withAuthorization(async (u, info) => {
+      if (info.verb === "delete") throw forbidden({ user: u.username, verb: info.verb, resource: info.resource, namespace: info.namespace, name: info.name });
+    });
+    expect((await statusOf(chain(ok, [withRequestInfo, deny])(ctx))).code).toBe(403);
+    const get = ctxFor("GET", "/api/v1/namespaces/ns/pods/p");
+    get.user = alice;
+    expect((await chain(ok, [withRequestInfo, deny])(get)).status).toBe(200);
+  });
+
+  it("with-warnings writes deduplicated Warning headers on successes and on Status errors", async () => {
+    const warn = (fail: boolean): Handler => async (ctx) => {
+      ctx.warnings.push('299 - "a"', '299 - "b"', '299 - "a"');
+      if (fail) throw forbidden({ user: "alice", verb: "get", path: "/" });
+      return new Response("ok");
+    };
+    const good = await chain(warn(false), [withWarnings])(ctxFor("GET", "/"));
+    expect(good.headers.get("warning")).toBe('299 - "a", 299 - "b"');
+    const bad = await chain(warn(true), [withWarnings])(ctxFor("GET", "/"));
+    expect(bad.status).toBe(403);
+    expect(bad.headers.get("warning")).toBe('299 - "a", 299 - "b"');
+    expect(await bad.json()).toMatchObject({ kind: "Status", code: 403, reason: "Forbidden" });
+  });
+
+  it("with-priority-and-fairness gives the seat back when the deadline aborts the request", async () => {
+    const limiter = new InFlightLimiter({ maxReadOnly: 1, maxMutating: 1, minUserSeats: 1 });
+    let finish: (() => void) | undefined;
+    const stalled: Handler = () => new Promise((resolve) => (finish = () => resolve(new Response("late"))));
+    const filters = [withRequestInfo, withTimeout(50), withWarnings, withPriorityAndFairness(limiter)];
+    const ctx = ctxFor("POST", "/api/v1/namespaces/ns/configmaps");
+    ctx.user = alice;
+    const timedOut = await chain(stalled, filters)(ctx);
+    expect(timedOut.status).toBe(504);
+    expect(timedOut.headers.get("connection")).toBe("close");
+    expect(await timedOut.json()).toMatchObject({ code: 504, reason: "Timeout", message: "Timeout: request did not complete within requested timeout - context deadline exceeded" });
+    expect(limiter.seatsInUse("mutating")).toBe(0);
+    finish?.();
+  });
+
+  it("with-priority-and-fairness does not count long-running requests", async () => {
+    const limiter = new InFlightLimiter({ maxReadOnly: 1, maxMutating: 1, minUserSeats: 1 });
+    const seen: number[] = [];
+    const ctx = ctxFor("GET", "/api/v1/pods?watch=1");
+    ctx.user = alice;
+    await chain(async () => (seen.push(limiter.counts.readOnly), new Response()), [withRequestInfo, withPriorityAndFairness(limiter)])(ctx);
+    expect(seen).toEqual([0]);
+  });
+});

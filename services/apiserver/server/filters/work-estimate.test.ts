@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { parseRequestInfo } from "../../endpoints/request-info.ts";
+import { estimateSeats } from "./work-estimate.ts";
+
+
+describe("work estimate", () => {
+  it.each([
+    { path: "/api/v1/namespaces/default/configmaps", method: "GET", stored: 5000, seats: 10, why: "a cached list processes every object (capped at 10)" },
+    { path: "/api/v1/configmaps", method: "GET", stored: 250, seats: 3, why: "ceil(250 / 100)" },
+    { path: "/api/v1/configmaps", method: "GET", stored: 0, seats: 1, why: "at least one seat" },
+    { path: "/api/v1/configmaps?limit=50&resourceVersion=10", method: "GET", stored: 1000, seats: 1, why: "exact (legacy) from storage: 2 × limit" },
+    { path: "/api/v1/configmaps?limit=200&resourceVersionMatch=Exact&resourceVersion=5", method: "GET", stored: 1000, seats: 4, why: "2 × 200" },
+    { path: "/api/v1/configmaps?limit=200&continue=abc&labelSelector=a%3Db", method: "GET", stored: 1000, seats: 10, why: "selector: stored + limit" },
+    { path: "/api/v1/configmaps?limit=100&continue=abc&labelSelector=a%3Db", method: "GET", stored: 300, seats: 4, why: "300 + 100" },
+    { path: "/api/v1/configmaps?limit=50", method: "GET", stored: 1000, seats: 10, why: "a limit without a resource version is served from the cache" },
+    { path: "/api/v1/namespaces/default/configmaps/x", method: "GET", stored: 5000, seats: 1, why: "a get is one seat" },
+    { path: "/api/v1/namespaces/default/configmaps", method: "POST", stored: 5000, seats: 1, why: "a create is one seat" },
+    { path: "/version", method: "GET", stored: 5000, seats: 1, why: "non-resource" },
+  ])("$method $path with $stored objects: $seats ($why)", ({ path, method, stored, seats }) => {
+    const url = new URL(path, "https://127.0.0.1");
+    const info = parseRequestInfo(method, url, url.searchParams);
+    expect(estimateSeats(info, url.searchParams, () => stored)).toBe(seats);
+  });
+
+  it("takes the minimum when the count is unknown", () => {
+    const url = new URL("/api/v1/configmaps", "https://127.0.0.1");
+    expect(estimateSeats(parseRequestInfo("GET", url, url.searchParams), url.searchParams, () => undefined)).toBe(1);
+  });
+});
