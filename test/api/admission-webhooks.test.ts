@@ -292,6 +292,34 @@ describe("mutating webhooks", () => {
   });
 });
 
+describe("matchPolicy", () => {
+  it("Equivalent calls a webhook registered for another version with the object in that version; Exact does not", async () => {
+    const as = api.profile.group("autoscaling");
+    const rules = [{ operations: ["CREATE"], apiGroups: [as], apiVersions: ["v2"], resources: ["horizontalpodautoscalers"] }];
+    await register("Validating", "equiv", [
+      hook("equiv", { rules, objectSelector: { matchLabels: { hook: "equiv" } } }),
+      hook("exact", { rules, matchPolicy: "Exact", objectSelector: { matchLabels: { hook: "equiv" } } }),
+    ]);
+    await new Promise((r) => setTimeout(r, 300));
+    const before = wh.reviews.length;
+    const r = await api.admin.post(`/apis/${as}/v1/namespaces/webhooks/horizontalpodautoscalers`, {
+      apiVersion: `${as}/v1`,
+      kind: "HorizontalPodAutoscaler",
+      metadata: { name: "h1", labels: { hook: "equiv" } },
+      spec: { scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" }, minReplicas: 1, maxReplicas: 3, targetCPUUtilizationPercentage: 60 },
+    });
+    expect(r.status, r.text).toBe(201);
+    const seen = wh.reviews.slice(before);
+    expect(seen.map((x) => x.path)).toEqual(["/equiv"]);
+    const req = seen[0].review.request as Record<string, unknown> & { object: Record<string, unknown> };
+    expect(req.kind).toEqual({ group: as, version: "v2", kind: "HorizontalPodAutoscaler" });
+    expect(req.requestKind).toEqual({ group: as, version: "v1", kind: "HorizontalPodAutoscaler" });
+    expect(req.object.apiVersion).toBe(`${as}/v2`);
+    expect(JSON.stringify((req.object.spec as Record<string, unknown>).metrics)).toContain("60");
+    await unregister("Validating", "equiv");
+  });
+});
+
 describe("webhook configurations", () => {
   it("are defaulted and validated like the platform's v1", async () => {
     await register("Validating", "defaults", [{ name: "d.example.com", clientConfig: { url: `${wh.url}/d`, caBundle: wh.caBundle }, sideEffects: "None", admissionReviewVersions: ["v1"] }]);
