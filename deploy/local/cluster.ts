@@ -1,8 +1,8 @@
 /**
  * `npm run cluster -- up|down|status [--dir .plat/cluster] [--nodes N] [--base-port P] [--host H] [--stream S]`
  *
- * up:     starts the components of components.ts (redis-server, then the store
- *         nodes) as detached processes on loopback, records them in
+ * up:     starts the components of components.ts (redis-server, the store nodes,
+ *         the apiservers, haproxy, the controller manager) as detached processes on loopback, records them in
  *         <dir>/state.json and prints the endpoints; on failure stops what it started.
  * down:   stops every recorded process (reverse order) and removes the state file.
  * status: prints Maintenance Status of each store node and liveness of the rest.

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { spawnStoreNode, waitForMembers, waitForStore } from "../../services/store/server/node-process.ts";
 import type { ProcessRecord } from "./state.ts";
 import { apiserverComponent, haproxyComponent } from "./apiserver-components.ts";
+import { controllerManagerComponent } from "./controller-manager-component.ts";
 
 export interface ClusterOptions {
   dir: string;
@@ -128,4 +129,4 @@ export const storeComponent: ClusterComponent = {
 };
 
 /** Started in this order by `up`. */
-export const COMPONENTS: ClusterComponent[] = [redisComponent, storeComponent, apiserverComponent, haproxyComponent];
+export const COMPONENTS: ClusterComponent[] = [redisComponent, storeComponent, apiserverComponent, haproxyComponent, controllerManagerComponent];
