@@ -24,6 +24,10 @@ const BENCHES: Record<string, Bench> = {
     const { benchApi } = await import("./api.ts");
     return benchApi();
   },
+  hardening: async () => {
+    const { benchHardening } = await import("./hardening.ts");
+    return benchHardening();
+  },
   store: async () => {
     const { benchStore } = await import("./store.ts");
     return benchStore();
