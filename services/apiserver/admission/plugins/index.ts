@@ -10,6 +10,7 @@ import { DEFAULT_STORAGE_CLASS_PLUGIN, defaultStorageClassPlugin } from "./defau
 import { DEFAULT_TOLERATION_SECONDS_PLUGIN, defaultTolerationSecondsPlugin } from "./default-toleration-seconds.ts";
 import { LIMIT_RANGER_PLUGIN, limitRangerPlugin } from "./limit-ranger.ts";
 import { PRIORITY_PLUGIN, priorityPlugin } from "./priority.ts";
+import { RESOURCE_QUOTA_PLUGIN, resourceQuotaPlugin } from "./resource-quota.ts";
 import { RUNTIME_CLASS_PLUGIN, runtimeClassPlugin } from "./runtime-class.ts";
 import { SERVICE_ACCOUNT_PLUGIN, serviceAccountPlugin } from "./service-account.ts";
 import { TAINT_NODES_BY_CONDITION_PLUGIN, taintNodesByConditionPlugin } from "./taint-nodes-by-condition.ts";
@@ -23,6 +24,7 @@ export const BUILTIN_PLUGIN_FACTORIES: ReadonlyArray<readonly [string, PluginFac
   [DEFAULT_STORAGE_CLASS_PLUGIN, defaultStorageClassPlugin],
   [RUNTIME_CLASS_PLUGIN, runtimeClassPlugin],
   [DEFAULT_INGRESS_CLASS_PLUGIN, defaultIngressClassPlugin],
+  [RESOURCE_QUOTA_PLUGIN, resourceQuotaPlugin],
 ];
 
 /** Registers every plugin of this folder. */
