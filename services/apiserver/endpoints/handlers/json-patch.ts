@@ -49,8 +49,10 @@ function child(c: Container, token: string): unknown {
   return Object.hasOwn(c, token) ? c[token] : undefined;
 }
 
+/** Sets a member; `__proto__` becomes an ordinary member instead of changing the prototype. */
 function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
+  if (key === "__proto__") Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
+  else o[key] = value;
 }
 
 /** The parent container of a pointer, or undefined when a step is missing. */
