@@ -56,6 +56,27 @@ describe("namespaces", () => {
     expect(leftovers.json<{ items: unknown[] }>().items).toHaveLength(0);
   });
 
+  it("empty every kind of content, and wait for content that has finalizers of its own", async () => {
+    expect((await api.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "held" } })).status).toBe(201);
+    const held = "/api/v1/namespaces/held";
+    expect((await api.admin.post(`${held}/configmaps`, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "pinned", finalizers: ["example.com/hold"] } })).status).toBe(201);
+    expect((await api.admin.post(`${held}/secrets`, { apiVersion: "v1", kind: "Secret", metadata: { name: "s" } })).status).toBe(201);
+    expect((await api.admin.post(`${held}/serviceaccounts`, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "sa" } })).status).toBe(201);
+    expect((await api.admin.delete(held)).status).toBe(200);
+    // Everything without finalizers goes; the pinned object is Terminating and holds the namespace.
+    const secrets = await eventually(() => api.admin.get(`${held}/secrets`), (r) => r.json<{ items: unknown[] }>().items.length === 0);
+    expect(secrets.json<{ items: unknown[] }>().items).toHaveLength(0);
+    expect((await api.admin.get(`${held}/serviceaccounts`)).json<{ items: unknown[] }>().items).toHaveLength(0);
+    const pinned = await eventually(() => api.admin.get(`${held}/configmaps/pinned`), (r) => !!r.json<{ metadata: { deletionTimestamp?: string } }>().metadata.deletionTimestamp);
+    expect(pinned.json<{ metadata: { deletionTimestamp?: string } }>().metadata.deletionTimestamp).toBeTruthy();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await api.admin.get(held)).status).toBe(200);
+    // Releasing the finalizer lets the object, then the namespace, go.
+    const released = await api.admin.patch(`${held}/configmaps/pinned`, { metadata: { finalizers: null } }, "application/merge-patch+json");
+    expect(released.status, released.text).toBe(200);
+    expect((await eventually(() => api.admin.get(held), (r) => r.status === 404, 20_000)).status).toBe(404);
+  });
+
   it("scopes namespaced lists and serves cluster-wide lists across namespaces", async () => {
     await api.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "scope-a" } });
     await api.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "scope-b" } });
