@@ -94,6 +94,9 @@ describe("JSON patch bounds", () => {
     const proto = await api.admin.patch(`${cms}/failing`, [{ op: "add", path: "/data/__proto__", value: "x" }], JSON_PATCH);
     expect(proto.status, proto.text).toBe(200);
     expect(proto.json<{ data: Record<string, string> }>().data).toEqual({ a: "1", ["__proto__"]: "x" });
+    const merged = await api.admin.patch(`${cms}/failing`, '{"data":{"__proto__":"y","b":"2"}}', "application/merge-patch+json");
+    expect(merged.status, merged.text).toBe(200);
+    expect(merged.json<{ data: Record<string, string> }>().data).toEqual({ a: "1", ["__proto__"]: "y", b: "2" });
   });
 });
 

@@ -56,8 +56,9 @@ function mergeInto(out: JsonObject, patch: JsonObject): void {
       mergeInto(child, v);
       next = child;
     } else next = structuredClone(v);
-    // defineProperty: a "__proto__" key of the patch stays an ordinary member.
-    Object.defineProperty(out, k, { value: next, writable: true, enumerable: true, configurable: true });
+    // A "__proto__" key of the patch stays an ordinary member (plain assignment would set the prototype).
+    if (k === "__proto__") Object.defineProperty(out, k, { value: next, writable: true, enumerable: true, configurable: true });
+    else out[k] = next;
   }
 }
 
