@@ -38,6 +38,11 @@ export async function startTestApiserver(opts: Partial<ReplicaOptions> & { profi
     tls: { key: pki.serving.keyPem, cert: pki.serving.certPem, clientCa: pki.ca.certPem },
     compactIntervalMs: 0,
     ...opts,
+  }).catch(async (err: unknown) => {
+    // a replica that did not start (bad options) leaves nothing behind
+    await kv.close();
+    await rm(dir, { recursive: true, force: true });
+    throw err;
   });
   const admin = new HttpsClient(replica.url, { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem });
   return {

@@ -102,6 +102,7 @@ async function ensureDefaultNamespaces(catalog: Catalog, profile: PlatformProfil
 
 export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const profile = opts.profile;
+  const tlsOptions = tlsServerOptions(opts.tls); // bad TLS flags fail before anything starts
   const store = new StoreStorage(opts.kv, opts.feed, { initialEventsAnnotation: profile.annotations.initialEventsEnd });
   const cache = new WatchCache(opts.kv, opts.feed, {
     root: "/registry/",
@@ -174,7 +175,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   });
 
   // No renegotiation: a connection keeps the certificate of its handshake (peer-identity.ts relies on it).
-  const serverOptions: ServerOptions = { key: opts.tls.key, cert: opts.tls.cert, requestCert: true, rejectUnauthorized: false, secureOptions: NO_RENEGOTIATION_SECURE_OPTIONS, ...tlsServerOptions(opts.tls) };
+  const serverOptions: ServerOptions = { key: opts.tls.key, cert: opts.tls.cert, requestCert: true, rejectUnauthorized: false, secureOptions: NO_RENEGOTIATION_SECURE_OPTIONS, ...tlsOptions };
   if (opts.tls.clientCa) serverOptions.ca = opts.tls.clientCa;
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
