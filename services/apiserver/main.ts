@@ -11,17 +11,15 @@ import { writeFile, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { builtinKinds } from "../../shared/api/groups/index.ts";
-import { FlagError, parseFlags, usage, withoutFlags } from "../../shared/cli/flags.ts";
-import { AUTHENTICATION_FLAGS, parseAuthenticationOptions, validateAuthenticationOptions } from "./authn/options.ts";
-import { parseAuthorizationFlags, validateAuthorizationFlags } from "./authz/options.ts";
+import { FlagError, usage } from "../../shared/cli/flags.ts";
+import { validateAuthenticationOptions } from "./authn/options.ts";
+import { validateAuthorizationFlags } from "./authz/options.ts";
 import { FeatureGates } from "./server/feature-gates.ts";
-
-const BOOLEAN_SECURITY_FLAGS = new Set(["enable-bootstrap-token-auth", "service-account-lookup", "anonymous-auth"]);
 import { createLogger } from "../../shared/observability/logger.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { ensurePki, kubeconfigYaml } from "./server/certs.ts";
-import { APISERVER_FLAGS } from "./server/options.ts";
-import { ADMISSION_FLAGS, admissionFlagsFrom } from "./admission/options.ts";
+import { APISERVER_FLAG_SECTIONS, parseApiserverCommandLine } from "./server/options.ts";
+import { admissionFlagsFrom } from "./admission/options.ts";
 import { registerBuiltinPlugins } from "./admission/plugins/index.ts";
 import { startReplica } from "./server/replica.ts";
 import { openStore, type StoreConnector } from "./server/store-connection.ts";
@@ -51,23 +49,16 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
   let authentication;
   let authorization;
   try {
-    authentication = parseAuthenticationOptions(argv);
-    authorization = parseAuthorizationFlags(argv);
-    const own = withoutFlags(
-      argv,
-      (name) => (AUTHENTICATION_FLAGS.includes(name) || name.startsWith("authorization-")) && !(name in APISERVER_FLAGS) && !(name in ADMISSION_FLAGS),
-      (name) => BOOLEAN_SECURITY_FLAGS.has(name),
-    );
-    flags = parseFlags(own, { ...APISERVER_FLAGS, ...ADMISSION_FLAGS });
+    ({ flags, authentication, authorization } = parseApiserverCommandLine(argv));
   } catch (err) {
     if (err instanceof FlagError || err instanceof Error) {
-      process.stderr.write(`error: ${err.message}\n\nflags:\n${usage({ ...APISERVER_FLAGS, ...ADMISSION_FLAGS })}\n`);
+      process.stderr.write(`error: ${err.message}\n\n${usage(APISERVER_FLAG_SECTIONS)}\n`);
       process.exit(2);
     }
     throw err;
   }
   if (flags.help) {
-    process.stdout.write(`flags:\n${usage({ ...APISERVER_FLAGS, ...ADMISSION_FLAGS })}\n`);
+    process.stdout.write(`Usage: apiserver [flags]\n\n${usage(APISERVER_FLAG_SECTIONS)}\n`);
     return;
   }
   const log = createLogger({ component: "apiserver" });

@@ -1,10 +1,14 @@
 /**
- * Command-line flags in the platform's style: `--name=value` or `--name value`,
- * booleans as `--flag`, `--flag=true|false`, repeatable flags collected in order.
- * Unknown flags are an error naming the flag.
+ * Command-line flags in the platform's style (the run-options pattern: each subsystem
+ * contributes a table of flags, then completes and validates its options from the parsed
+ * values). Forms: `--name=value` or `--name value`; booleans as `--flag`, `--flag=<bool>`
+ * or `--flag <true|false>` (Go's ParseBool spellings); `list` flags split on commas and
+ * accumulate over repetitions; `array` flags accumulate repetitions without splitting.
+ * Unknown flags are an error naming the flag (`parseFlagSet`), or skipped together with
+ * their values (`parseKnownFlags`, for a subsystem reading its share of a command line).
  */
 
-export type FlagKind = "string" | "boolean" | "number" | "duration" | "list";
+export type FlagKind = "string" | "boolean" | "number" | "duration" | "list" | "array";
 
 export interface FlagSpec {
   kind: FlagKind;
@@ -14,42 +18,97 @@ export interface FlagSpec {
 
 export type FlagValues = Record<string, string | boolean | number | string[] | undefined>;
 
+/** Parsed values (defaults filled in) and the names of the flags given on the command line. */
+export interface ParsedFlags {
+  values: FlagValues;
+  changed: ReadonlySet<string>;
+}
+
+/** A titled group of flags, as `--help` prints them. */
+export interface FlagSection {
+  title: string;
+  flags: Record<string, FlagSpec>;
+}
+
 export class FlagError extends Error {}
 
-/** Go-style durations (`5m`, `1h30m`, `250ms`, `30s`) in milliseconds; a bare number is seconds. */
+const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, "µs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Go durations (`5m`, `1h30m`, `250ms`, `1.5s`, `10us`) in milliseconds; a bare number is seconds. */
 export function parseDuration(text: string): number {
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
-  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
+  const t = text.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t) * 1000;
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
   let total = 0;
-  let consumed = 0;
-  for (const m of text.matchAll(re)) {
-    const n = Number(m[1]);
-    total += m[2] === "h" ? n * 3_600_000 : m[2] === "m" ? n * 60_000 : m[2] === "s" ? n * 1000 : n;
-    consumed += m[0].length;
+  let pos = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(t)) !== null) {
+    total += Number(m[1]) * UNITS[m[2]];
+    pos = re.lastIndex;
   }
-  if (consumed !== text.length || text.length === 0) throw new FlagError(`invalid duration "${text}"`);
+  if (pos !== t.length || t.length === 0) throw new FlagError(`invalid duration ${JSON.stringify(text)}`);
   return total;
 }
 
-export function parseFlags(argv: readonly string[], specs: Record<string, FlagSpec>): FlagValues {
+/** Go's time.ParseDuration in milliseconds: a unit is required except for "0" (configuration files). */
+export function parseGoDuration(text: string): number {
+  const t = text.trim();
+  if (t === "0") return 0;
+  if (/^\d+(\.\d+)?$/.test(t)) throw new FlagError(`invalid duration ${JSON.stringify(text)}: missing unit`);
+  return parseDuration(t);
+}
+
+/** Milliseconds as Go prints a duration (`5m0s`, `30s`, `250ms`, `0s`). */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return "0s";
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  if (h > 0) return `${h}h${m}m${s}s`;
+  if (m > 0) return `${m}m${s}s`;
+  return `${s}s`;
+}
+
+const TRUE = /^(1|t|T|TRUE|true|True)$/;
+const FALSE = /^(0|f|F|FALSE|false|False)$/;
+
+function parseBool(name: string, raw: string): boolean {
+  if (TRUE.test(raw)) return true;
+  if (FALSE.test(raw)) return false;
+  throw new FlagError(`invalid value "${raw}" for --${name}: must be a boolean (true or false)`);
+}
+
+function defaults(specs: Record<string, FlagSpec>): FlagValues {
   const values: FlagValues = {};
   for (const [name, spec] of Object.entries(specs)) {
     if (spec.default !== undefined) values[name] = Array.isArray(spec.default) ? [...spec.default] : spec.default;
-    else if (spec.kind === "list") values[name] = [];
+    else if (spec.kind === "list" || spec.kind === "array") values[name] = [];
   }
-  const seenLists = new Set<string>();
+  return values;
+}
+
+function parse(argv: readonly string[], specs: Record<string, FlagSpec>, strict: boolean): ParsedFlags {
+  const values = defaults(specs);
+  const changed = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (!arg.startsWith("--")) throw new FlagError(`unexpected argument "${arg}"`);
+    if (!arg.startsWith("--")) {
+      if (strict) throw new FlagError(`unexpected argument "${arg}"`);
+      continue;
+    }
     const eq = arg.indexOf("=");
     const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
-    const spec = specs[name];
-    if (!spec) throw new FlagError(`unknown flag: --${name}`);
+    const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
+    if (!spec) {
+      if (strict) throw new FlagError(`unknown flag: --${name}`);
+      continue;
+    }
     let raw: string | undefined = eq >= 0 ? arg.slice(eq + 1) : undefined;
     if (spec.kind === "boolean") {
-      if (raw === undefined) values[name] = true;
-      else if (raw === "true" || raw === "false") values[name] = raw === "true";
-      else throw new FlagError(`invalid value "${raw}" for --${name}: must be true or false`);
+      if (raw === undefined && /^(true|false)$/i.test(argv[i + 1] ?? "")) raw = argv[++i];
+      values[name] = raw === undefined ? true : parseBool(name, raw);
+      changed.add(name);
       continue;
     }
     if (raw === undefined) {
@@ -62,7 +121,7 @@ export function parseFlags(argv: readonly string[], specs: Record<string, FlagSp
         break;
       case "number": {
         const n = Number(raw);
-        if (!Number.isFinite(n)) throw new FlagError(`invalid value "${raw}" for --${name}: must be a number`);
+        if (raw.trim() === "" || !Number.isFinite(n)) throw new FlagError(`invalid value "${raw}" for --${name}: must be a number`);
         values[name] = n;
         break;
       }
@@ -73,23 +132,81 @@ export function parseFlags(argv: readonly string[], specs: Record<string, FlagSp
           throw new FlagError(`invalid value "${raw}" for --${name}: ${(err as Error).message}`);
         }
         break;
-      case "list": {
-        if (!seenLists.has(name)) {
-          values[name] = [];
-          seenLists.add(name);
-        }
-        (values[name] as string[]).push(...raw.split(",").filter((s) => s !== ""));
+      case "list":
+      case "array": {
+        // The first occurrence replaces the default; later ones add to it.
+        const list = changed.has(name) ? (values[name] as string[]) : [];
+        if (spec.kind === "list") list.push(...raw.split(",").map((s) => s.trim()).filter((s) => s !== ""));
+        else list.push(raw);
+        values[name] = list;
         break;
       }
     }
+    changed.add(name);
   }
-  return values;
+  return { values, changed };
 }
 
-export function usage(specs: Record<string, FlagSpec>): string {
+/** Parses a whole command line: unknown flags and stray arguments are errors. */
+export function parseFlagSet(argv: readonly string[], specs: Record<string, FlagSpec>): ParsedFlags {
+  return parse(argv, specs, true);
+}
+
+/** Parses only the flags in `specs`; other flags and bare arguments are skipped. */
+export function parseKnownFlags(argv: readonly string[], specs: Record<string, FlagSpec>): ParsedFlags {
+  return parse(argv, specs, false);
+}
+
+export function parseFlags(argv: readonly string[], specs: Record<string, FlagSpec>): FlagValues {
+  return parseFlagSet(argv, specs).values;
+}
+
+/** The union of sections' flags; a flag named by two sections must be declared alike. */
+export function mergeSections(sections: readonly FlagSection[]): Record<string, FlagSpec> {
+  const out: Record<string, FlagSpec> = {};
+  for (const s of sections) {
+    for (const [name, spec] of Object.entries(s.flags)) {
+      const prev = out[name];
+      if (prev && (prev.kind !== spec.kind || JSON.stringify(prev.default) !== JSON.stringify(spec.default))) {
+        throw new Error(`flag --${name} is declared twice with different kinds or defaults`);
+      }
+      out[name] ??= spec;
+    }
+  }
+  return out;
+}
+
+function formatDefault(spec: FlagSpec): string | undefined {
+  const d = spec.default;
+  if (d === undefined || (Array.isArray(d) && d.length === 0) || d === "") return undefined;
+  if (spec.kind === "duration" && typeof d === "number") return formatDuration(d);
+  if (Array.isArray(d)) return `[${d.join(",")}]`;
+  return String(d);
+}
+
+const TYPE_NAMES: Record<FlagKind, string> = { string: "string", boolean: "", number: "int", duration: "duration", list: "strings", array: "stringArray" };
+
+function flagLines(specs: Record<string, FlagSpec>): string[] {
   return Object.entries(specs)
-    .map(([name, s]) => `  --${name}${s.kind === "boolean" ? "" : ` <${s.kind}>`}\n      ${s.help}${s.default !== undefined ? ` (default ${JSON.stringify(s.default)})` : ""}`)
-    .join("\n");
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, s]) => {
+      const type = TYPE_NAMES[s.kind];
+      const dflt = formatDefault(s);
+      return `      --${name}${type ? ` ${type}` : ""}\n                ${s.help}${dflt !== undefined ? ` (default ${dflt})` : ""}`;
+    });
+}
+
+/** `--help` text: every flag with its type and default, sorted by name (grouped when given sections). */
+export function usage(specs: Record<string, FlagSpec> | readonly FlagSection[]): string {
+  if (!Array.isArray(specs)) return flagLines(specs as Record<string, FlagSpec>).join("\n");
+  const seen = new Set<string>();
+  return (specs as readonly FlagSection[])
+    .map((s) => {
+      const own = Object.fromEntries(Object.entries(s.flags).filter(([n]) => !seen.has(n)));
+      for (const n of Object.keys(own)) seen.add(n);
+      return `${s.title} flags:\n\n${flagLines(own).join("\n")}`;
+    })
+    .join("\n\n");
 }
 
 /**

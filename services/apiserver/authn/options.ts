@@ -1,11 +1,13 @@
 /**
- * Command-line flags of authentication, parsed from argv into an
- * `AuthenticationOptions` record. `--flag=value` and `--flag value` are both
- * accepted; boolean flags also as bare `--flag`. List flags accept commas and
- * repetition; array flags (key files, issuers) only repetition. Flags of other
- * components are ignored. `validateAuthenticationOptions` reports the
- * combinations the server refuses to start with.
+ * Command-line flags of authentication (the run-options pattern): the flag table
+ * `AUTHENTICATION_FLAG_SPECS` the server's command line is built from,
+ * `authenticationOptionsFrom` completing an `AuthenticationOptions` record from the
+ * parsed values, and `validateAuthenticationOptions` reporting the combinations the
+ * server refuses to start with. List flags accept commas and repetition; array flags
+ * (key files, issuers) only repetition.
  */
+import { FlagError, parseKnownFlags, type FlagSpec, type ParsedFlags } from "../../../shared/cli/flags.ts";
+
 export interface AuthenticationOptions {
   clientCaFile?: string;
   tokenAuthFile?: string;
@@ -63,115 +65,93 @@ export function defaultAuthenticationOptions(): AuthenticationOptions {
   };
 }
 
-const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, "µs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** A Go duration (`2m`, `1h30m`, `500ms`, `0`) in milliseconds. */
-export function parseDuration(text: string): number {
-  const t = text.trim();
-  if (t === "0") return 0;
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0;
-  let pos = 0;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(t)) !== null) {
-    total += Number(m[1]) * UNITS[m[2]];
-    pos = re.lastIndex;
-  }
-  if (pos !== t.length || t === "") throw new Error(`invalid duration ${JSON.stringify(text)}`);
-  return total;
-}
-
-function parseBool(flag: string, v: string): boolean {
-  if (/^(true|1|t)$/i.test(v)) return true;
-  if (/^(false|0|f)$/i.test(v)) return false;
-  throw new Error(`invalid value ${JSON.stringify(v)} for ${flag}: expected a boolean`);
-}
-
-function list(v: string): string[] {
-  return v.split(",").map((s) => s.trim()).filter((s) => s !== "");
-}
-
-type Kind = "string" | "bool" | "list" | "array" | "map";
-type Setter = (o: AuthenticationOptions, v: string, flag: string) => void;
-
-const FLAGS: Record<string, { kind: Kind; set: Setter }> = {
-  "client-ca-file": { kind: "string", set: (o, v) => (o.clientCaFile = v) },
-  "token-auth-file": { kind: "string", set: (o, v) => (o.tokenAuthFile = v) },
-  "enable-bootstrap-token-auth": { kind: "bool", set: (o, v, f) => (o.enableBootstrapTokenAuth = parseBool(f, v)) },
-  "service-account-key-file": { kind: "array", set: (o, v) => o.serviceAccountKeyFiles.push(v) },
-  "service-account-signing-key-file": { kind: "string", set: (o, v) => (o.serviceAccountSigningKeyFile = v) },
-  "service-account-issuer": { kind: "array", set: (o, v) => o.serviceAccountIssuers.push(v) },
-  "api-audiences": { kind: "list", set: (o, v) => o.apiAudiences.push(...list(v)) },
-  "service-account-lookup": { kind: "bool", set: (o, v, f) => (o.serviceAccountLookup = parseBool(f, v)) },
-  "service-account-max-token-expiration": { kind: "string", set: (o, v) => (o.serviceAccountMaxTokenExpiration = Math.floor(parseDuration(v) / 1000)) },
-  "tls-private-key-file": { kind: "string", set: (o, v) => (o.tlsPrivateKeyFile = v) },
-  "oidc-issuer-url": { kind: "string", set: (o, v) => (o.oidc.issuerUrl = v) },
-  "oidc-client-id": { kind: "string", set: (o, v) => (o.oidc.clientId = v) },
-  "oidc-username-claim": { kind: "string", set: (o, v) => (o.oidc.usernameClaim = v) },
-  "oidc-username-prefix": { kind: "string", set: (o, v) => (o.oidc.usernamePrefix = v) },
-  "oidc-groups-claim": { kind: "string", set: (o, v) => (o.oidc.groupsClaim = v) },
-  "oidc-groups-prefix": { kind: "string", set: (o, v) => (o.oidc.groupsPrefix = v) },
-  "oidc-required-claim": {
-    kind: "map",
-    set: (o, v, f) => {
-      for (const pair of list(v)) {
-        const i = pair.indexOf("=");
-        if (i <= 0) throw new Error(`invalid value ${JSON.stringify(pair)} for ${f}: expected key=value`);
-        o.oidc.requiredClaims[pair.slice(0, i)] = pair.slice(i + 1);
-      }
-    },
-  },
-  "oidc-ca-file": { kind: "string", set: (o, v) => (o.oidc.caFile = v) },
-  "oidc-signing-algs": { kind: "list", set: (o, v) => o.oidc.signingAlgs.push(...list(v)) },
-  "authentication-config": { kind: "string", set: (o, v) => (o.authenticationConfig = v) },
-  "authentication-token-webhook-config-file": { kind: "string", set: (o, v) => (o.webhook.configFile = v) },
-  "authentication-token-webhook-cache-ttl": { kind: "string", set: (o, v) => (o.webhook.cacheTtlMs = parseDuration(v)) },
-  "authentication-token-webhook-version": {
-    kind: "string",
-    set: (o, v, f) => {
-      if (v !== "v1" && v !== "v1beta1") throw new Error(`invalid value ${JSON.stringify(v)} for ${f}: expected v1 or v1beta1`);
-      o.webhook.version = v;
-    },
-  },
-  "requestheader-username-headers": { kind: "list", set: (o, v) => o.requestHeader.usernameHeaders.push(...list(v)) },
-  "requestheader-uid-headers": { kind: "list", set: (o, v) => o.requestHeader.uidHeaders.push(...list(v)) },
-  "requestheader-group-headers": { kind: "list", set: (o, v) => o.requestHeader.groupHeaders.push(...list(v)) },
-  "requestheader-extra-headers-prefix": { kind: "list", set: (o, v) => o.requestHeader.extraHeadersPrefix.push(...list(v)) },
-  "requestheader-client-ca-file": { kind: "string", set: (o, v) => (o.requestHeader.clientCaFile = v) },
-  "requestheader-allowed-names": { kind: "list", set: (o, v) => o.requestHeader.allowedNames.push(...list(v)) },
-  "anonymous-auth": { kind: "bool", set: (o, v, f) => (o.anonymousAuth = parseBool(f, v)) },
+/** The authentication flags, with the help and defaults of the platform's API server. */
+export const AUTHENTICATION_FLAG_SPECS: Record<string, FlagSpec> = {
+  "client-ca-file": { kind: "string", help: "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate." },
+  "token-auth-file": { kind: "string", help: "If set, the file that will be used to secure the secure port of the API server via token authentication." },
+  "enable-bootstrap-token-auth": { kind: "boolean", default: false, help: "Enable to allow secrets of type 'bootstrap.kubernetes.io/token' in the 'kube-system' namespace to be used for TLS bootstrapping authentication." },
+  "service-account-key-file": { kind: "array", help: "File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. Repeatable." },
+  "service-account-signing-key-file": { kind: "string", help: "Path to the file that contains the current private key of the service account token issuer." },
+  "service-account-issuer": { kind: "array", help: "Identifier of the service account token issuer. Repeatable: the first one issues tokens, all are accepted." },
+  "api-audiences": { kind: "list", help: "Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences (default: the service account issuers)." },
+  "service-account-lookup": { kind: "boolean", default: true, help: "If true, validate ServiceAccount tokens exist in storage as part of authentication." },
+  "service-account-max-token-expiration": { kind: "duration", default: 0, help: "The maximum validity duration of a token created by the service account token issuer (0 means no limit)." },
+  "tls-private-key-file": { kind: "string", help: "File containing the default x509 private key matching --tls-cert-file (also a service account verification key when no --service-account-key-file is given)." },
+  "oidc-issuer-url": { kind: "string", help: "The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be used to verify the OIDC JSON Web Token (JWT)." },
+  "oidc-client-id": { kind: "string", help: "The client ID for the OpenID Connect client, must be set if oidc-issuer-url is set." },
+  "oidc-username-claim": { kind: "string", default: "sub", help: "The OpenID claim to use as the user name." },
+  "oidc-username-prefix": { kind: "string", help: "If provided, all usernames will be prefixed with this value ('-' disables prefixing; default: the issuer URL and '#' unless the claim is 'email')." },
+  "oidc-groups-claim": { kind: "string", help: "If provided, the name of a custom OpenID Connect claim for specifying user groups." },
+  "oidc-groups-prefix": { kind: "string", help: "If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies." },
+  "oidc-required-claim": { kind: "list", help: "A key=value pair that describes a required claim in the ID Token. Repeatable and comma-separated." },
+  "oidc-ca-file": { kind: "string", help: "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file." },
+  "oidc-signing-algs": { kind: "list", default: ["RS256"], help: "Comma-separated list of allowed JOSE asymmetric signing algorithms." },
+  "authentication-config": { kind: "string", help: "File with Authentication Configuration to configure the JWT Token authenticator or the anonymous authenticator. Exclusive with the --oidc-* flags." },
+  "authentication-token-webhook-config-file": { kind: "string", help: "File with webhook configuration for token authentication in kubeconfig format." },
+  "authentication-token-webhook-cache-ttl": { kind: "duration", default: 2 * 60 * 1000, help: "The duration to cache responses from the webhook token authenticator." },
+  "authentication-token-webhook-version": { kind: "string", default: "v1beta1", help: "The API version of the TokenReview to send to and expect from the webhook (v1 or v1beta1)." },
+  "requestheader-username-headers": { kind: "list", help: "List of request headers to inspect for usernames. X-Remote-User is common." },
+  "requestheader-uid-headers": { kind: "list", help: "List of request headers to inspect for UIDs. X-Remote-Uid is suggested." },
+  "requestheader-group-headers": { kind: "list", help: "List of request headers to inspect for groups. X-Remote-Group is suggested." },
+  "requestheader-extra-headers-prefix": { kind: "list", help: "List of request header prefixes to inspect. X-Remote-Extra- is suggested." },
+  "requestheader-client-ca-file": { kind: "string", help: "Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers." },
+  "requestheader-allowed-names": { kind: "list", help: "List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed." },
+  "anonymous-auth": { kind: "boolean", default: true, help: "Enables anonymous requests to the secure port of the API server (off by default when the only authorization mode is AlwaysAllow)." },
 };
 
 /** The authentication flags supported, without the leading dashes. */
-export const AUTHENTICATION_FLAGS: readonly string[] = Object.keys(FLAGS);
+export const AUTHENTICATION_FLAGS: readonly string[] = Object.keys(AUTHENTICATION_FLAG_SPECS);
 
-/** Parses argv (flags of other components are skipped); throws on a bad value. */
-export function parseAuthenticationOptions(argv: readonly string[]): AuthenticationOptions {
+/** Go duration text in milliseconds. */
+export { parseGoDuration as parseDuration } from "../../../shared/cli/flags.ts";
+
+/** Completes the options from parsed flag values: only flags given on the command line override the defaults. */
+export function authenticationOptionsFrom({ values, changed }: ParsedFlags): AuthenticationOptions {
   const o = defaultAuthenticationOptions();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith("--")) continue;
-    const eq = arg.indexOf("=");
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
-    const spec = FLAGS[name];
-    if (!spec) continue;
-    let value: string;
-    if (eq >= 0) value = arg.slice(eq + 1);
-    else if (spec.kind === "bool") {
-      const next = argv[i + 1];
-      if (next !== undefined && /^(true|false)$/i.test(next)) {
-        value = next;
-        i++;
-      } else value = "true";
-    } else {
-      const next = argv[i + 1];
-      if (next === undefined) throw new Error(`flag needs an argument: --${name}`);
-      value = next;
-      i++;
-    }
-    spec.set(o, value, `--${name}`);
+  const str = (name: string): string | undefined => (changed.has(name) ? String(values[name]) : undefined);
+  const list = (name: string): string[] => (changed.has(name) ? [...((values[name] as string[] | undefined) ?? [])] : []);
+  o.clientCaFile = str("client-ca-file");
+  o.tokenAuthFile = str("token-auth-file");
+  o.enableBootstrapTokenAuth = values["enable-bootstrap-token-auth"] === true;
+  o.serviceAccountKeyFiles = list("service-account-key-file");
+  o.serviceAccountSigningKeyFile = str("service-account-signing-key-file");
+  o.serviceAccountIssuers = list("service-account-issuer");
+  o.apiAudiences = list("api-audiences");
+  o.serviceAccountLookup = values["service-account-lookup"] !== false;
+  o.serviceAccountMaxTokenExpiration = Math.floor(Number(values["service-account-max-token-expiration"] ?? 0) / 1000);
+  o.tlsPrivateKeyFile = str("tls-private-key-file");
+  o.oidc.issuerUrl = str("oidc-issuer-url");
+  o.oidc.clientId = str("oidc-client-id");
+  o.oidc.usernameClaim = str("oidc-username-claim");
+  o.oidc.usernamePrefix = str("oidc-username-prefix");
+  o.oidc.groupsClaim = str("oidc-groups-claim");
+  o.oidc.groupsPrefix = str("oidc-groups-prefix");
+  for (const pair of list("oidc-required-claim")) {
+    const i = pair.indexOf("=");
+    if (i <= 0) throw new FlagError(`invalid value ${JSON.stringify(pair)} for --oidc-required-claim: expected key=value`);
+    o.oidc.requiredClaims[pair.slice(0, i)] = pair.slice(i + 1);
   }
+  o.oidc.caFile = str("oidc-ca-file");
+  o.oidc.signingAlgs = list("oidc-signing-algs");
+  o.authenticationConfig = str("authentication-config");
+  o.webhook.configFile = str("authentication-token-webhook-config-file");
+  o.webhook.cacheTtlMs = Number(values["authentication-token-webhook-cache-ttl"] ?? o.webhook.cacheTtlMs);
+  const version = String(values["authentication-token-webhook-version"] ?? o.webhook.version);
+  if (version !== "v1" && version !== "v1beta1") throw new FlagError(`invalid value ${JSON.stringify(version)} for --authentication-token-webhook-version: expected v1 or v1beta1`);
+  o.webhook.version = version;
+  o.requestHeader.usernameHeaders = list("requestheader-username-headers");
+  o.requestHeader.uidHeaders = list("requestheader-uid-headers");
+  o.requestHeader.groupHeaders = list("requestheader-group-headers");
+  o.requestHeader.extraHeadersPrefix = list("requestheader-extra-headers-prefix");
+  o.requestHeader.clientCaFile = str("requestheader-client-ca-file");
+  o.requestHeader.allowedNames = list("requestheader-allowed-names");
+  if (changed.has("anonymous-auth")) o.anonymousAuth = values["anonymous-auth"] === true;
   return o;
+}
+
+/** Parses the authentication flags out of a command line (flags of other components are skipped); throws on a bad value. */
+export function parseAuthenticationOptions(argv: readonly string[]): AuthenticationOptions {
+  return authenticationOptionsFrom(parseKnownFlags(argv, AUTHENTICATION_FLAG_SPECS));
 }
 
 function oidcFlagsUsed(o: AuthenticationOptions): string[] {

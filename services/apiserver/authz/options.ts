@@ -2,17 +2,13 @@
  * Authorization options: the command-line flags and the AuthorizationConfiguration
  * file, parsed and validated into one `AuthorizationConfig`.
  *
- * Flags:
- *   --authorization-mode=<comma list>               order is priority (default AlwaysAllow)
- *   --authorization-policy-file=<path>              ABAC policy (needs mode ABAC)
- *   --authorization-webhook-config-file=<path>      webhook client config (needs mode Webhook)
- *   --authorization-webhook-version=v1beta1|v1      review version sent (default v1beta1)
- *   --authorization-webhook-cache-authorized-ttl    default 5m0s
- *   --authorization-webhook-cache-unauthorized-ttl  default 30s
- *   --authorization-config=<path>                   AuthorizationConfiguration file;
- *                                                   exclusive with the mode/policy/webhook flags
+ * Flags (`AUTHORIZATION_FLAG_SPECS`, completed by `authorizationFlagsFrom`): the mode
+ * list (order is priority), the ABAC policy file, the webhook's client configuration,
+ * review version and cache TTLs, and `--authorization-config` (an AuthorizationConfiguration
+ * file, exclusive with the mode/policy/webhook flags).
  */
 import { parse as parseYaml } from "yaml";
+import { FlagError, parseGoDuration as parseDuration, parseKnownFlags, type FlagSpec, type ParsedFlags } from "../../../shared/cli/flags.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import { compileMatchConditions, MAX_MATCH_CONDITIONS, type CompiledMatchConditions } from "./match-conditions.ts";
 import { DEFAULT_AUTHORIZED_TTL_MS, DEFAULT_UNAUTHORIZED_TTL_MS, MAX_TIMEOUT_MS } from "./webhook.ts";
@@ -34,64 +30,44 @@ export interface AuthorizationFlags {
   configFile?: string;
 }
 
-const FLAG_NAMES: Record<string, keyof AuthorizationFlags> = {
-  "--authorization-mode": "modes",
-  "--authorization-policy-file": "policyFile",
-  "--authorization-webhook-config-file": "webhookConfigFile",
-  "--authorization-webhook-version": "webhookVersion",
-  "--authorization-webhook-cache-authorized-ttl": "webhookAuthorizedTTLMs",
-  "--authorization-webhook-cache-unauthorized-ttl": "webhookUnauthorizedTTLMs",
-  "--authorization-config": "configFile",
+/** The authorization flags, with the help and defaults of the platform's API server. */
+export const AUTHORIZATION_FLAG_SPECS: Record<string, FlagSpec> = {
+  "authorization-mode": {
+    kind: "list",
+    default: ["AlwaysAllow"],
+    help: `Ordered list of plug-ins to do authorization on secure port. Exclusive with --authorization-config. Comma-delimited list of: ${AUTHORIZATION_MODES.join(",")}.`,
+  },
+  "authorization-policy-file": { kind: "string", help: "File with authorization policy in json line by line format, used with --authorization-mode=ABAC, on the secure port." },
+  "authorization-webhook-config-file": { kind: "string", help: "File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook." },
+  "authorization-webhook-version": { kind: "string", default: "v1beta1", help: "The API version of the SubjectAccessReview to send to and expect from the webhook (v1 or v1beta1)." },
+  "authorization-webhook-cache-authorized-ttl": { kind: "duration", default: DEFAULT_AUTHORIZED_TTL_MS, help: "The duration to cache 'authorized' responses from the webhook authorizer." },
+  "authorization-webhook-cache-unauthorized-ttl": { kind: "duration", default: DEFAULT_UNAUTHORIZED_TTL_MS, help: "The duration to cache 'unauthorized' responses from the webhook authorizer." },
+  "authorization-config": { kind: "string", help: "File with Authorization Configuration to configure the authorizer chain. Exclusive with --authorization-mode, --authorization-policy-file and --authorization-webhook-config-file." },
 };
 
-/** Go duration text (`5m0s`, `30s`, `1h`, `250ms`, `1.5s`) in milliseconds. */
-export function parseDuration(text: string): number {
-  const s = text.trim();
-  if (s === "0") return 0;
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
-  const unit: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  let total = 0;
-  let matched = 0;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(s)) !== null) {
-    total += Number(m[1]) * unit[m[2]];
-    matched = re.lastIndex;
+/** Go duration text in milliseconds. */
+export { parseGoDuration as parseDuration } from "../../../shared/cli/flags.ts";
+
+/** Completes the flags from parsed values: only flags given on the command line are set (validation tells given from default). */
+export function authorizationFlagsFrom({ values, changed }: ParsedFlags): AuthorizationFlags {
+  const out: AuthorizationFlags = {};
+  if (changed.has("authorization-mode")) out.modes = [...(values["authorization-mode"] as string[])] as AuthorizationMode[];
+  if (changed.has("authorization-policy-file")) out.policyFile = String(values["authorization-policy-file"]);
+  if (changed.has("authorization-webhook-config-file")) out.webhookConfigFile = String(values["authorization-webhook-config-file"]);
+  if (changed.has("authorization-webhook-version")) {
+    const v = String(values["authorization-webhook-version"]);
+    if (v !== "v1" && v !== "v1beta1") throw new FlagError(`--authorization-webhook-version: unsupported version ${JSON.stringify(v)}; want v1 or v1beta1`);
+    out.webhookVersion = v;
   }
-  if (matched === 0 || matched !== s.length) throw new Error(`invalid duration ${JSON.stringify(text)}`);
-  return total;
+  if (changed.has("authorization-webhook-cache-authorized-ttl")) out.webhookAuthorizedTTLMs = Number(values["authorization-webhook-cache-authorized-ttl"]);
+  if (changed.has("authorization-webhook-cache-unauthorized-ttl")) out.webhookUnauthorizedTTLMs = Number(values["authorization-webhook-cache-unauthorized-ttl"]);
+  if (changed.has("authorization-config")) out.configFile = String(values["authorization-config"]);
+  return out;
 }
 
-/** Picks the authorization flags out of an argument list (`--flag=value` or `--flag value`). */
+/** Picks the authorization flags out of a command line (flags of other components are skipped). */
 export function parseAuthorizationFlags(argv: readonly string[]): AuthorizationFlags {
-  const out: AuthorizationFlags = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const eq = arg.indexOf("=");
-    const flag = eq >= 0 ? arg.slice(0, eq) : arg;
-    const key = FLAG_NAMES[flag];
-    if (!key) continue;
-    const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined) throw new Error(`flag needs an argument: ${flag}`);
-    switch (key) {
-      case "modes":
-        out.modes = value
-          .split(",")
-          .map((m) => m.trim())
-          .filter((m) => m !== "") as AuthorizationMode[];
-        break;
-      case "webhookVersion":
-        if (value !== "v1" && value !== "v1beta1") throw new Error(`${flag}: unsupported version ${JSON.stringify(value)}; want v1 or v1beta1`);
-        out.webhookVersion = value;
-        break;
-      case "webhookAuthorizedTTLMs":
-      case "webhookUnauthorizedTTLMs":
-        out[key] = parseDuration(value);
-        break;
-      default:
-        out[key] = value;
-    }
-  }
-  return out;
+  return authorizationFlagsFrom(parseKnownFlags(argv, AUTHORIZATION_FLAG_SPECS));
 }
 
 /** Start-up validation of the flags; throws the error the server exits with. */

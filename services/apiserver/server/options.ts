@@ -1,5 +1,15 @@
-/** The apiserver's command-line flags (the subset this replica implements) and their defaults. */
-import type { FlagSpec } from "../../../shared/cli/flags.ts";
+/**
+ * The apiserver's command line, assembled from what each subsystem contributes (the
+ * run-options pattern): the generic server flags below, then authentication,
+ * authorization and admission, each with its own table, completion and validation.
+ * `--help` prints every section; a flag shared by two subsystems (`--client-ca-file`,
+ * `--tls-private-key-file`) is one flag read by both.
+ */
+import { mergeSections, parseFlagSet, type FlagSection, type FlagSpec, type FlagValues } from "../../../shared/cli/flags.ts";
+import { getProfile } from "../../../shared/platform/index.ts";
+import { ADMISSION_FLAGS } from "../admission/options.ts";
+import { AUTHENTICATION_FLAG_SPECS, authenticationOptionsFrom, type AuthenticationOptions } from "../authn/options.ts";
+import { AUTHORIZATION_FLAG_SPECS, authorizationFlagsFrom, type AuthorizationFlags } from "../authz/options.ts";
 
 export const APISERVER_FLAGS: Record<string, FlagSpec> = {
   profile: { kind: "string", default: "plat", help: "naming profile: plat or kubernetes" },
@@ -15,6 +25,9 @@ export const APISERVER_FLAGS: Record<string, FlagSpec> = {
   "max-request-bytes": { kind: "number", default: 3 * 1024 * 1024, help: "largest request body accepted (413 beyond)" },
   "max-requests-inflight": { kind: "number", default: 400, help: "read-only requests in flight (429 beyond)" },
   "max-mutating-requests-inflight": { kind: "number", default: 200, help: "mutating requests in flight (429 beyond)" },
+  "request-timeout": { kind: "duration", default: 60_000, help: "deadline of a request that is not long-running, body reading included (504 beyond)" },
+  "tls-min-version": { kind: "string", default: "VersionTLS12", help: "minimum TLS version: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13" },
+  "tls-cipher-suites": { kind: "list", help: "TLS 1.2 cipher suites by IANA name (TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,...); default: the secure set" },
   "etcd-compaction-interval": { kind: "duration", default: 5 * 60 * 1000, help: "store compaction period (0 disables)" },
   "livez-grace-period": { kind: "duration", default: 0, help: "livez reports ok for this long after start" },
   "shutdown-delay-duration": { kind: "duration", default: 0, help: "readyz fails this long before the server stops" },
@@ -22,3 +35,32 @@ export const APISERVER_FLAGS: Record<string, FlagSpec> = {
   "feature-gates": { kind: "list", help: "Gate=true|false pairs" },
   help: { kind: "boolean", default: false, help: "print the flags" },
 };
+
+/** Every flag section of the apiserver, in `--help` order. */
+export const APISERVER_FLAG_SECTIONS: readonly FlagSection[] = [
+  { title: "Generic", flags: APISERVER_FLAGS },
+  { title: "Authentication", flags: AUTHENTICATION_FLAG_SPECS },
+  { title: "Authorization", flags: AUTHORIZATION_FLAG_SPECS },
+  { title: "Admission", flags: ADMISSION_FLAGS },
+];
+
+/** Every flag the apiserver accepts (the union of its sections). */
+export const ALL_APISERVER_FLAGS: Record<string, FlagSpec> = mergeSections(APISERVER_FLAG_SECTIONS);
+
+export interface ApiserverCommandLine {
+  /** Every flag's value (defaults filled in); the admission flags are read from here. */
+  flags: FlagValues;
+  authentication: AuthenticationOptions;
+  authorization: AuthorizationFlags;
+}
+
+/**
+ * Parses a whole command line (unknown flags and bad values throw a FlagError naming
+ * the flag) and completes each subsystem's options; the profile is checked here, the
+ * combinations later by each subsystem's validation (after the embedded defaults).
+ */
+export function parseApiserverCommandLine(argv: readonly string[]): ApiserverCommandLine {
+  const parsed = parseFlagSet(argv, ALL_APISERVER_FLAGS);
+  getProfile(String(parsed.values.profile));
+  return { flags: parsed.values, authentication: authenticationOptionsFrom(parsed), authorization: authorizationFlagsFrom(parsed) };
+}
