@@ -28,6 +28,14 @@ const BENCHES: Record<string, Bench> = {
     const { benchHardening } = await import("./hardening.ts");
     return benchHardening();
   },
+  admission: async () => {
+    const { benchAdmission } = await import("./admission.ts");
+    return benchAdmission();
+  },
+  controllers: async () => {
+    const { benchControllers } = await import("./controllers.ts");
+    return benchControllers();
+  },
   store: async () => {
     const { benchStore } = await import("./store.ts");
     return benchStore();

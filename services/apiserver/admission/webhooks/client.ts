@@ -120,6 +120,7 @@ export class WebhookClient {
         req.destroy();
       }, timeoutSeconds * 1000);
       req.on("error", (err) => fail(new WebhookCallError(`${shown}: ${err.message}`)));
+      req.setNoDelay(true);
       req.end(payload);
     });
   }
