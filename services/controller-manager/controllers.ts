@@ -52,6 +52,9 @@ export interface RunControllersOptions {
   controllers?: readonly string[];
   /** The platform's namespace finalizer (the profile's `namespaceFinalizer`). */
   namespaceFinalizer: string;
+  /** `--concurrent-gc-syncs` and `--concurrent-namespace-syncs` (defaults 20 and 10). */
+  concurrentGcSyncs?: number;
+  concurrentNamespaceSyncs?: number;
   log?: LogFn;
 }
 
@@ -74,11 +77,11 @@ export async function runControllers(client: ObjectClient & PathGetter, options:
   };
   try {
     if (names.has("namespace-controller")) {
-      running.namespaceController = new NamespaceController(client, { finalizer: options.namespaceFinalizer, log: options.log });
+      running.namespaceController = new NamespaceController(client, { finalizer: options.namespaceFinalizer, workers: options.concurrentNamespaceSyncs, log: options.log });
       await running.namespaceController.start();
     }
     if (names.has("garbage-collector-controller")) {
-      running.garbageCollector = new GarbageCollector(client, { log: options.log });
+      running.garbageCollector = new GarbageCollector(client, { workers: options.concurrentGcSyncs, log: options.log });
       await running.garbageCollector.start();
     }
   } catch (err) {

@@ -20,6 +20,8 @@ export const CONTROLLER_MANAGER_FLAGS: Record<string, FlagSpec> = {
     default: ["*"],
     help: `A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. All controllers: ${KNOWN_CONTROLLERS.join(", ")} (aliases garbagecollector, namespace)`,
   },
+  "concurrent-gc-syncs": { kind: "number", default: 20, help: "The number of garbage collector workers that are allowed to sync concurrently." },
+  "concurrent-namespace-syncs": { kind: "number", default: 10, help: "The number of namespace objects that are allowed to sync concurrently. Larger number = more responsive namespace termination, but more CPU (and network) load" },
   profile: { kind: "string", default: "plat", help: "Naming profile of the platform: plat or kubernetes" },
   help: { kind: "boolean", help: "Print the flags and exit" },
 };
@@ -31,6 +33,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     if (!flags.help) {
       if (!flags.kubeconfig) throw new FlagError("--kubeconfig is required");
       selectControllers(flags.controllers as string[]);
+      for (const f of ["concurrent-gc-syncs", "concurrent-namespace-syncs"]) {
+        if (!Number.isInteger(flags[f]) || (flags[f] as number) < 1) throw new FlagError(`--${f} must be a positive integer`);
+      }
     }
   } catch (err) {
     if (err instanceof FlagError || err instanceof ControllerSelectionError) {
@@ -49,6 +54,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   const running = await runControllers(client, {
     controllers: flags.controllers as string[],
     namespaceFinalizer: profile.namespaceFinalizer,
+    concurrentGcSyncs: flags["concurrent-gc-syncs"] as number,
+    concurrentNamespaceSyncs: flags["concurrent-namespace-syncs"] as number,
     log: (level, msg, fields) => log[level](fields, msg),
   });
   log.info({ controllers: running.names, server: client.config.server }, "controllers started");

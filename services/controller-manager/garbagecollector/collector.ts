@@ -16,6 +16,7 @@ import { DependencyGraph, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, verdict, type 
 import { deleteObject, dropOwnerReferences, removeFinalizer } from "./operations.ts";
 
 export interface GarbageCollectorOptions {
+  /** `--concurrent-gc-syncs` (default 20, as the platform's). */
   workers?: number;
   /** How often discovery is repeated to follow new or removed resources (default 30 s). */
   rediscoverMs?: number;
@@ -53,7 +54,7 @@ export class GarbageCollector {
     private readonly client: ObjectClient & PathGetter,
     private readonly opts: GarbageCollectorOptions = {},
   ) {
-    this.queue = new WorkQueue((uid) => this.process(uid), { workers: opts.workers ?? 8, log: (msg, f) => opts.log?.("warn", msg, f) });
+    this.queue = new WorkQueue((uid) => this.process(uid), { workers: opts.workers ?? 20, log: (msg, f) => opts.log?.("warn", msg, f) });
   }
 
   /** Starts the monitors; resolves once every one delivered its first set and the queue runs. */

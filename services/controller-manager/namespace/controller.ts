@@ -19,6 +19,7 @@ const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespace
 export interface NamespaceControllerOptions {
   /** The platform's namespace finalizer (the profile's `namespaceFinalizer`). */
   finalizer: string;
+  /** `--concurrent-namespace-syncs` (default 10, as the platform's). */
   workers?: number;
   /** Discovery results are reused for this long (default 10 s). */
   discoveryTtlMs?: number;
@@ -37,7 +38,7 @@ export class NamespaceController {
     private readonly client: ObjectClient & PathGetter,
     private readonly opts: NamespaceControllerOptions,
   ) {
-    this.queue = new WorkQueue((name) => this.sync(name), { workers: opts.workers ?? 4, log: (msg, f) => opts.log?.("warn", msg, f) });
+    this.queue = new WorkQueue((name) => this.sync(name), { workers: opts.workers ?? 10, log: (msg, f) => opts.log?.("warn", msg, f) });
     const seen = (ns: ApiObject) => {
       const name = ns.metadata.name;
       if (!name) return;
