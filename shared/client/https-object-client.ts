@@ -103,6 +103,8 @@ export class HttpsObjectClient implements ObjectClient, PathGetter {
       timeoutSeconds: opts.timeoutSeconds,
     });
     const { response, abort } = this.transport.open("GET", resourcePath(res, opts.namespace) + q);
+    // A watch stopped before anyone iterated it must not leave an unhandled rejection behind.
+    response.catch(() => {});
     let stopped = false;
     const events = async function* (): AsyncGenerator<WatchEvent> {
       let msg: IncomingMessage;
