@@ -9,6 +9,7 @@ import { DEFAULT_INGRESS_CLASS_PLUGIN, defaultIngressClassPlugin } from "./defau
 import { DEFAULT_STORAGE_CLASS_PLUGIN, defaultStorageClassPlugin } from "./default-storage-class.ts";
 import { DEFAULT_TOLERATION_SECONDS_PLUGIN, defaultTolerationSecondsPlugin } from "./default-toleration-seconds.ts";
 import { LIMIT_RANGER_PLUGIN, limitRangerPlugin } from "./limit-ranger.ts";
+import { POD_SECURITY_PLUGIN, podSecurityPlugin } from "./pod-security.ts";
 import { PRIORITY_PLUGIN, priorityPlugin } from "./priority.ts";
 import { RESOURCE_QUOTA_PLUGIN, resourceQuotaPlugin } from "./resource-quota.ts";
 import { RUNTIME_CLASS_PLUGIN, runtimeClassPlugin } from "./runtime-class.ts";
@@ -19,6 +20,7 @@ export const BUILTIN_PLUGIN_FACTORIES: ReadonlyArray<readonly [string, PluginFac
   [LIMIT_RANGER_PLUGIN, limitRangerPlugin],
   [SERVICE_ACCOUNT_PLUGIN, serviceAccountPlugin],
   [TAINT_NODES_BY_CONDITION_PLUGIN, taintNodesByConditionPlugin],
+  [POD_SECURITY_PLUGIN, podSecurityPlugin],
   [PRIORITY_PLUGIN, priorityPlugin],
   [DEFAULT_TOLERATION_SECONDS_PLUGIN, defaultTolerationSecondsPlugin],
   [DEFAULT_STORAGE_CLASS_PLUGIN, defaultStorageClassPlugin],
