@@ -22,7 +22,7 @@ import { Hono } from "hono";
 import { HealthRegistry, healthRoutes } from "../endpoints/health.ts";
 import { openapiRoutes } from "../endpoints/openapi-routes.ts";
 import { buildApp, type Authenticate, type Authorize, type LogFn } from "./app.ts";
-import { applyServerTimeouts } from "./server-timeouts.ts";
+import { SERVER_TIMEOUT_OPTIONS } from "./server-timeouts.ts";
 import { tlsServerOptions, type TlsFlags } from "./tls-options.ts";
 import { FeatureGates } from "./feature-gates.ts";
 import { declareApiserverMetrics, MetricsRegistry } from "../../../shared/observability/metrics.ts";
@@ -175,12 +175,11 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   });
 
   // No renegotiation: a connection keeps the certificate of its handshake (peer-identity.ts relies on it).
-  const serverOptions: ServerOptions = { key: opts.tls.key, cert: opts.tls.cert, requestCert: true, rejectUnauthorized: false, secureOptions: NO_RENEGOTIATION_SECURE_OPTIONS, ...tlsOptions };
+  const serverOptions: ServerOptions = { key: opts.tls.key, cert: opts.tls.cert, requestCert: true, rejectUnauthorized: false, secureOptions: NO_RENEGOTIATION_SECURE_OPTIONS, ...tlsOptions, ...SERVER_TIMEOUT_OPTIONS };
   if (opts.tls.clientCa) serverOptions.ca = opts.tls.clientCa;
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
   });
-  applyServerTimeouts(server);
   const address = server.address() as AddressInfo;
   boundAddress = `${opts.host ?? "127.0.0.1"}:${address.port}`;
 
