@@ -206,6 +206,31 @@ describe("validating webhooks", () => {
     expect(some.status).toBe(422);
   });
 
+  it("DELETE: the webhook gets the stored object as oldObject and can keep it", async () => {
+    wh.on("/nodelete", (rv) => ({ response: { allowed: rv.request.operation !== "DELETE", status: { code: 403, message: `keep ${String((rv.request.oldObject?.metadata as { name?: string } | undefined)?.name)}` } } }));
+    await register("Validating", "nodelete", [hook("nodelete", { rules: [{ operations: ["DELETE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }] })]);
+    expect((await create("keep-1", "nodelete")).status).toBe(201);
+    await new Promise((r) => setTimeout(r, 300));
+    const r = await api.admin.delete("/api/v1/namespaces/webhooks/configmaps/keep-1");
+    expect(r.status).toBe(403);
+    expect(r.json<{ message: string }>().message).toBe('admission webhook "nodelete.example.com" denied the request: keep keep-1');
+    const review = wh.reviews.filter((x) => x.path === "/nodelete").at(-1)?.review;
+    expect(review?.request).toMatchObject({ operation: "DELETE", name: "keep-1", object: null, options: { kind: "DeleteOptions" } });
+    expect(await stored("keep-1")).toBe(200);
+    await unregister("Validating", "nodelete");
+  });
+
+  it("webhook names must be unique in a configuration", async () => {
+    const r = await api.admin.post(`${ar}/validatingwebhookconfigurations`, {
+      apiVersion: `${api.profile.group("admissionregistration")}/v1`,
+      kind: "ValidatingWebhookConfiguration",
+      metadata: { name: "dup" },
+      webhooks: [hook("dup"), hook("dup")],
+    });
+    expect(r.status).toBe(422);
+    expect(r.json<{ message: string }>().message).toContain("Duplicate value");
+  });
+
   it("a */status rule sees status updates; webhooks are never called for webhook configurations", async () => {
     wh.on("/everything", () => ({ response: { allowed: false, status: { message: "no" } } }));
     await register("Validating", "everything", [
@@ -269,6 +294,18 @@ describe("mutating webhooks", () => {
     expect(inv.status).toBe(422);
     expect(await stored("inv-1")).toBe(404);
     await unregister("Mutating", "bad");
+  });
+
+  it("a patch may not move the object (name, namespace, kind): 400 and nothing stored", async () => {
+    wh.on("/rename", () => ({ response: { allowed: true, ...jsonPatch([{ op: "replace", path: "/metadata/name", value: "elsewhere" }]) } }));
+    await register("Mutating", "rename", [hook("rename")]);
+    await new Promise((r) => setTimeout(r, 300));
+    const r = await create("rn-1", "rename");
+    expect(r.status).toBe(400);
+    expect(r.json<{ message: string }>().message).toBe('mutating admission may not change metadata.name (from "rn-1" to "elsewhere")');
+    expect(await stored("rn-1")).toBe(404);
+    expect(await stored("elsewhere")).toBe(404);
+    await unregister("Mutating", "rename");
   });
 
   it("clientConfig.service resolves through the Service's EndpointSlices and path", async () => {

@@ -374,8 +374,24 @@ export class Registry {
     const admission = this.options.admission;
     if (!admission?.admit) return obj;
     const req = this.admissionRequest(operation, obj, old, ctx);
-    const out = (await admission.admit(req)) ?? (req.object as JsonObject);
+    const before = req.object as JsonObject;
+    const out = (await admission.admit(req)) ?? before;
+    if (out !== before) this.checkIdentityKept(before, out);
     return this.conversion ? this.conversion.view.toStorage(out) : out;
+  }
+
+  /** Mutating admission may not move an object: its type, name and namespace stay (the storage key is already chosen). */
+  private checkIdentityKept(before: JsonObject, after: JsonObject): void {
+    const b = meta(before);
+    const a = meta(after);
+    for (const [field, x, y] of [
+      ["apiVersion", before.apiVersion, after.apiVersion],
+      ["kind", before.kind, after.kind],
+      ["metadata.name", b.name, a.name],
+      ["metadata.namespace", b.namespace, a.namespace],
+    ] as const) {
+      if (x !== y) throw badRequest(`mutating admission may not change ${field} (from ${JSON.stringify(x ?? "")} to ${JSON.stringify(y ?? "")})`);
+    }
   }
 
   /** Phase 2 (validating admission) of a write; `obj` and `old` in the storage form. */
