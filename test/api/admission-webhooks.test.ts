@@ -100,13 +100,14 @@ describe("validating webhooks", () => {
     await unregister("Validating", "deny");
   });
 
-  it("a denial without a status is 400 'without explanation'", async () => {
-    wh.on("/bare", (rv) => (rv.request.dryRun ? { response: { allowed: true } } : { response: { allowed: false } }));
+  it("a denial without a status is 400 'without explanation', with the webhook's warnings", async () => {
+    wh.on("/bare", (rv) => (rv.request.dryRun ? { response: { allowed: true } } : { response: { allowed: false, warnings: ["denied with a warning"] } }));
     await register("Validating", "bare", [hook("bare")]);
     await effective("bare");
     const r = await create("bare-1", "bare");
     expect(r.status).toBe(400);
     expect(r.json<{ message: string }>().message).toBe('admission webhook "bare.example.com" denied the request without explanation');
+    expect(String(r.headers.warning)).toContain("denied with a warning");
     await unregister("Validating", "bare");
   });
 
