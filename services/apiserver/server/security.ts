@@ -9,7 +9,6 @@ import type { LogFn } from "../../../shared/observability/logger.ts";
 import { notFound, serviceUnavailable } from "../../../shared/api/status.ts";
 import { buildAuthenticator, catalogObjectGetter, type BuiltAuthentication } from "../authn/build.ts";
 import { tokenRequestSpec } from "../authn/token-request-spec.ts";
-import type { ImpersonationAuthorize } from "../authn/impersonation.ts";
 import type { AuthenticationOptions } from "../authn/options.ts";
 import { AggregationController } from "../authz/aggregation.ts";
 import { buildAuthorizer, type AuthorizationHandle } from "../authz/chain.ts";
@@ -22,8 +21,8 @@ import type { AdmissionChain } from "../admission/chain.ts";
 import type { AuthorizeCheck } from "../admission/interfaces.ts";
 import type { JsonObject } from "../storage/object.ts";
 import type { UserInfo } from "../endpoints/scope.ts";
-import type { RequestInfo } from "../endpoints/request-info.ts";
 import type { Authenticate, Authorize, Impersonate } from "./app.ts";
+import { impersonationAuthorizer } from "./filters/with-impersonation.ts";
 import type { VirtualHandler } from "../endpoints/virtual.ts";
 
 export interface SecurityOptions {
@@ -89,27 +88,8 @@ export class Security {
   /** Impersonation, each value checked with the authorizer chain (400/403 on a bad or refused request). */
   readonly impersonate: Impersonate = (user, req, incoming) => this.authn.impersonation(user, req, incoming, this.impersonationCheck);
 
-  private readonly impersonationCheck: ImpersonationAuthorize = async (user, attrs) => {
-    const info: RequestInfo = {
-      isResourceRequest: true,
-      path: "",
-      verb: "impersonate",
-      apiPrefix: attrs.group === "" ? "api" : "apis",
-      apiGroup: attrs.group,
-      apiVersion: "v1",
-      namespace: attrs.namespace ?? "",
-      resource: attrs.resource,
-      subresource: attrs.subresource ?? "",
-      name: attrs.name,
-      parts: [],
-    };
-    try {
-      await this.authorize(user, info, new Request("https://localhost/"));
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  /** Each impersonated value is checked with the same authorizer as requests. */
+  private readonly impersonationCheck = impersonationAuthorizer((user, info, req) => this.authorize(user, info, req));
 
   readonly authorize: Authorize = async (user, info, req) => {
     if (!this.authz) throw serviceUnavailable("the authorizer is starting; retry shortly", 1);

@@ -4,8 +4,11 @@
  * otherwise); without them the authenticated user continues unchanged.
  */
 import type { IncomingMessage } from "node:http";
+import type { ImpersonationAuthorize } from "../../authn/impersonation.ts";
+import type { RequestInfo } from "../../endpoints/request-info.ts";
 import type { UserInfo } from "../../endpoints/scope.ts";
 import { userOf, type Filter } from "./context.ts";
+import type { Authorize } from "./with-authorization.ts";
 
 /** The identity to act as for `user`; throws 400 or 403 Status on a bad or refused impersonation. */
 export type Impersonate = (user: UserInfo, req: Request, incoming: IncomingMessage | undefined) => Promise<UserInfo>;
@@ -20,5 +23,36 @@ export function withImpersonation(impersonate: Impersonate | undefined): Filter 
       if (ctx.audit) ctx.audit.impersonatedUser = acting;
     }
     return next(ctx);
+  };
+}
+
+const NO_REQUEST = new Request("https://localhost/");
+
+/**
+ * The authorizer asked about one impersonated value: the `impersonate` verb on
+ * users, groups, serviceaccounts, userextras/<key> or uids named by the value.
+ * A denial (or an authorizer that is not ready) is a refusal.
+ */
+export function impersonationAuthorizer(authorize: Authorize): ImpersonationAuthorize {
+  return async (user, attrs) => {
+    const info: RequestInfo = {
+      isResourceRequest: true,
+      path: "",
+      verb: "impersonate",
+      apiPrefix: attrs.group === "" ? "api" : "apis",
+      apiGroup: attrs.group,
+      apiVersion: "v1",
+      namespace: attrs.namespace ?? "",
+      resource: attrs.resource,
+      subresource: attrs.subresource ?? "",
+      name: attrs.name,
+      parts: [],
+    };
+    try {
+      await authorize(user, info, NO_REQUEST);
+      return true;
+    } catch {
+      return false;
+    }
   };
 }
