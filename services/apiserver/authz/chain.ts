@@ -3,39 +3,26 @@
  * flags (or an AuthorizationConfiguration file) into one `authorize` function for
  * the request filter: the privileged group (`system:masters`) first, then the
  * configured authorizers in order; the first allow or deny wins; no opinion from
- * all is a 403 naming user, verb, resource and scope.
- *
- * With a configuration file the chain is rebuilt when the file changes and every
- * 60 s; a file that does not parse or validate keeps the previous chain, and the
- * failure is logged and reported by `reloadStatus()`. RBAC and Node state (watch
- * fed) is shared across reloads.
+ * all is a 403 naming user, verb, resource and scope. Each mode's authorizer comes
+ * from its factory (modes.ts); a configuration file is kept current by
+ * config-reloader.ts.
  */
-import { watch as fsWatch, type FSWatcher } from "node:fs";
 import type { LogFn } from "../../../shared/observability/logger.ts";
-import { readFile } from "node:fs/promises";
-import { basename, dirname, resolve } from "node:path";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
-import type { Catalog } from "../registry/catalog.ts";
 import type { RequestInfo } from "../endpoints/request-info.ts";
-import { AbacAuthorizer } from "./abac.ts";
-import { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer, PrivilegedGroupsAuthorizer } from "./always.ts";
+import type { Catalog } from "../registry/catalog.ts";
+import { PrivilegedGroupsAuthorizer } from "./always.ts";
 import { attributesFor, forbiddenError } from "./attributes.ts";
-import { NodeGraphWatcher, type NodeGraph } from "./node-graph.ts";
-import { NodeAuthorizer } from "./node.ts";
-import {
-  parseAuthorizationConfiguration,
-  validateAuthorizationFlags,
-  type AuthorizationConfiguration,
-  type AuthorizationFlags,
-  type AuthorizerConfig,
-} from "./options.ts";
-import { RbacAuthorizer } from "./rbac/authorizer.ts";
+import { AuthorizationConfigReloader, type ReloadStatus } from "./config-reloader.ts";
+import { authorizersFromFlags, ModeState } from "./modes.ts";
+import type { NodeGraph } from "./node-graph.ts";
+import { validateAuthorizationFlags, type AuthorizationFlags } from "./options.ts";
+import type { RbacAuthorizer } from "./rbac/authorizer.ts";
 import type { RbacSource } from "./rbac/resolve.ts";
-import { RegistryRbacSource } from "./rbac/source.ts";
 import { NO_OPINION, isRuleResolver, type Attributes, type Authorizer, type Decision, type RuleResolver, type RulesResult, type UserInfo } from "./types.ts";
-import { loadWebhookClientConfig, WebhookAuthorizer } from "./webhook.ts";
 
-export const CONFIG_RELOAD_INTERVAL_MS = 60_000;
+export { CONFIG_RELOAD_INTERVAL_MS, type ReloadStatus } from "./config-reloader.ts";
+
 
 /** Runs authorizers in order: the first Allow or Deny decides; reasons of the others are kept. */
 export class UnionAuthorizer implements Authorizer, RuleResolver {
@@ -88,15 +75,6 @@ export interface AuthorizerDeps {
   log?: LogFn;
 }
 
-export interface ReloadStatus {
-  /** Successful (re)loads of the configuration file. */
-  loads: number;
-  lastLoadedAt?: number;
-  /** The error of the latest failed reload, cleared by a successful one. */
-  lastError?: string;
-  failures: number;
-}
-
 export interface AuthorizationHandle {
   /** For `startReplica({ authorize })`: resolves to allow, throws a 403 StatusError to deny. */
   authorize(user: UserInfo, info: RequestInfo, req?: Request): Promise<void>;
@@ -116,175 +94,30 @@ export interface AuthorizationHandle {
 /** Builds the chain (validating flags: throws the start-up error) and starts what it needs. */
 export async function buildAuthorizer(config: AuthorizationFlags, deps: AuthorizerDeps): Promise<AuthorizationHandle> {
   validateAuthorizationFlags(config);
-  const log = deps.log ?? (() => {});
-  const stops: Array<() => void> = [];
-
-  let rbacSource = deps.rbacSource;
-  let rbac: RbacAuthorizer | undefined;
-  const needRbac = async (): Promise<RbacAuthorizer> => {
-    if (rbac) return rbac;
-    if (!rbacSource) {
-      if (!deps.catalog) throw new Error("RBAC authorization needs the replica's catalog");
-      const src = new RegistryRbacSource(deps.catalog, deps.profile, (msg, fields) => log("warn", msg, fields));
-      await src.start();
-      stops.push(() => src.stop());
-      rbacSource = src;
-    }
-    rbac = new RbacAuthorizer(rbacSource);
-    return rbac;
-  };
-  let node: NodeAuthorizer | undefined;
-  const needNode = async (): Promise<NodeAuthorizer> => {
-    if (node) return node;
-    let graph = deps.nodeGraph;
-    if (!graph) {
-      if (!deps.catalog) throw new Error("Node authorization needs the replica's catalog");
-      const w = new NodeGraphWatcher(deps.catalog, deps.profile, (msg, fields) => log("warn", msg, fields));
-      await w.start();
-      stops.push(() => w.stop());
-      graph = w.graph;
-    }
-    node = new NodeAuthorizer(graph, deps.profile);
-    return node;
-  };
-
-  const fromFlags = async (): Promise<Authorizer[]> => {
-    const out: Authorizer[] = [];
-    for (const mode of config.modes ?? ["AlwaysAllow"]) {
-      switch (mode) {
-        case "AlwaysAllow":
-          out.push(new AlwaysAllowAuthorizer());
-          break;
-        case "AlwaysDeny":
-          out.push(new AlwaysDenyAuthorizer());
-          break;
-        case "ABAC":
-          out.push(AbacAuthorizer.fromFile(config.policyFile ?? "", deps.profile));
-          break;
-        case "RBAC":
-          out.push(await needRbac());
-          break;
-        case "Node":
-          out.push(await needNode());
-          break;
-        case "Webhook":
-          out.push(
-            new WebhookAuthorizer({
-              name: "webhook",
-              profile: deps.profile,
-              client: loadWebhookClientConfig(config.webhookConfigFile ?? ""),
-              version: config.webhookVersion ?? "v1beta1",
-              authorizedTTLMs: config.webhookAuthorizedTTLMs,
-              unauthorizedTTLMs: config.webhookUnauthorizedTTLMs,
-              failurePolicy: "NoOpinion",
-              now: deps.now,
-            }),
-          );
-          break;
-      }
-    }
-    return out;
-  };
-
-  const fromFile = async (cfg: AuthorizationConfiguration, baseDir: string): Promise<Authorizer[]> => {
-    const out: Authorizer[] = [];
-    for (const a of cfg.authorizers) out.push(await fromFileEntry(a, baseDir));
-    return out;
-  };
-  const fromFileEntry = async (a: AuthorizerConfig, baseDir: string): Promise<Authorizer> => {
-    switch (a.type) {
-      case "AlwaysAllow":
-        return new AlwaysAllowAuthorizer();
-      case "AlwaysDeny":
-        return new AlwaysDenyAuthorizer();
-      case "RBAC":
-        return needRbac();
-      case "Node":
-        return needNode();
-      case "Webhook": {
-        const w = a.webhook;
-        if (!w) throw new Error(`authorizer ${a.name}: missing webhook configuration`);
-        if (w.connectionInfo.type !== "KubeConfigFile") throw new Error(`authorizer ${a.name}: connectionInfo.type InClusterConfig is not supported by this server`);
-        return new WebhookAuthorizer({
-          name: a.name,
-          profile: deps.profile,
-          client: loadWebhookClientConfig(resolve(baseDir, w.connectionInfo.kubeConfigFile)),
-          version: w.subjectAccessReviewVersion,
-          authorizedTTLMs: w.authorizedTTLMs,
-          unauthorizedTTLMs: w.unauthorizedTTLMs,
-          timeoutMs: w.timeoutMs,
-          failurePolicy: w.failurePolicy,
-          matchConditions: w.matchConditions,
-          now: deps.now,
-        });
-      }
-    }
-  };
-
+  const log: LogFn = deps.log ?? (() => {});
+  const state = new ModeState({ profile: deps.profile, catalog: deps.catalog, rbacSource: deps.rbacSource, nodeGraph: deps.nodeGraph, now: deps.now, log });
   const privileged = new PrivilegedGroupsAuthorizer();
   let chain = new UnionAuthorizer([]);
-  const status: ReloadStatus = { loads: 0, failures: 0 };
-  let lastText: string | undefined;
-
-  const configPath = config.configFile !== undefined ? resolve(config.configFile) : undefined;
-  const loadFile = async (force: boolean): Promise<boolean> => {
-    if (!configPath) return true;
-    let text: string;
-    try {
-      text = await readFile(configPath, "utf8");
-    } catch (err) {
-      throw new Error(`reading authorization configuration ${configPath}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-    }
-    if (!force && text === lastText) return true;
-    const parsed = parseAuthorizationConfiguration(text, deps.profile);
-    const authorizers = await fromFile(parsed, dirname(configPath));
-    chain = new UnionAuthorizer([privileged, ...authorizers]);
-    lastText = text;
-    status.loads++;
-    status.lastLoadedAt = (deps.now ?? Date.now)();
-    delete status.lastError;
-    return true;
-  };
-  const reload = async (force = false): Promise<boolean> => {
-    try {
-      const ok = await loadFile(force);
-      if (ok && status.loads > 0) log("info", "authorization configuration loaded", { path: configPath, loads: status.loads });
-      return ok;
-    } catch (err) {
-      status.failures++;
-      status.lastError = err instanceof Error ? err.message : String(err);
-      log("error", "authorization configuration reload failed; keeping the previous authorizers", { path: configPath, error: status.lastError });
-      return false;
-    }
-  };
-
-  if (configPath) {
-    // The first load must succeed: a broken file at start is a start-up error.
-    await loadFile(true);
-    const interval = setInterval(() => void reload(), deps.reloadIntervalMs ?? CONFIG_RELOAD_INTERVAL_MS);
-    interval.unref();
-    stops.push(() => clearInterval(interval));
-    let watcher: FSWatcher | undefined;
-    let debounce: NodeJS.Timeout | undefined;
-    try {
-      // Watch the directory: editors and config maps replace files rather than write them.
-      watcher = fsWatch(dirname(configPath), (_event, file) => {
-        if (file !== null && file !== basename(configPath)) return;
-        if (debounce) clearTimeout(debounce);
-        debounce = setTimeout(() => void reload(), 50);
-        debounce.unref();
+  let reloader: AuthorizationConfigReloader | undefined;
+  try {
+    if (config.configFile !== undefined) {
+      reloader = new AuthorizationConfigReloader({
+        path: config.configFile,
+        profile: deps.profile,
+        state,
+        onLoad: (authorizers) => (chain = new UnionAuthorizer([privileged, ...authorizers])),
+        intervalMs: deps.reloadIntervalMs,
+        now: deps.now,
+        log,
       });
-      watcher.on("error", (err) => log("warn", "authorization configuration watch failed; relying on periodic reload", { error: String(err) }));
-      watcher.unref();
-    } catch (err) {
-      log("warn", "authorization configuration watch failed; relying on periodic reload", { error: String(err) });
+      await reloader.start();
+    } else {
+      chain = new UnionAuthorizer([privileged, ...(await authorizersFromFlags(state, config))]);
     }
-    stops.push(() => {
-      if (debounce) clearTimeout(debounce);
-      watcher?.close();
-    });
-  } else {
-    chain = new UnionAuthorizer([privileged, ...(await fromFlags())]);
+  } catch (err) {
+    reloader?.stop();
+    state.close();
+    throw err;
   }
 
   const current: Authorizer & RuleResolver = {
@@ -297,10 +130,10 @@ export async function buildAuthorizer(config: AuthorizationFlags, deps: Authoriz
   return {
     authorizer: current,
     get rbacSource() {
-      return rbacSource;
+      return state.rbacSource;
     },
     get rbac() {
-      return rbac;
+      return state.rbac;
     },
     attributes,
     async authorize(user, info) {
@@ -309,10 +142,11 @@ export async function buildAuthorizer(config: AuthorizationFlags, deps: Authoriz
       if (d.decision === "Allow") return;
       throw forbiddenError(attrs, d.reason);
     },
-    reloadStatus: () => ({ ...status }),
-    reload: () => reload(true),
+    reloadStatus: () => reloader?.status() ?? { loads: 0, failures: 0 },
+    reload: async () => (reloader ? reloader.reload(true) : true),
     close() {
-      for (const s of stops.reverse()) s();
+      reloader?.stop();
+      state.close();
     },
   };
 }
