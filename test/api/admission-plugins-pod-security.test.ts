@@ -8,7 +8,6 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerBuiltinPlugins } from "../../services/apiserver/admission/plugins/index.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 
@@ -38,7 +37,7 @@ beforeAll(async () => {
       ],
     }),
   );
-  api = await startTestApiserver({ profileId: "kubernetes", registerAdmissionPlugins: registerBuiltinPlugins, admission: { enable: [], disable: [], configFile } });
+  api = await startTestApiserver({ profileId: "kubernetes", admission: { enable: [], disable: [], configFile } });
   const ns = (name: string, labels: Record<string, string>) => api.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name, labels } });
   for (const [name, labels] of [
     ["strict", { [`${prefix}enforce`]: "restricted" }],

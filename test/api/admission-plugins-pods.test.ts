@@ -4,12 +4,11 @@
  * DefaultTolerationSeconds, Priority, RuntimeClass, TaintNodesByCondition.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerBuiltinPlugins } from "../../services/apiserver/admission/plugins/index.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 
 let api: TestApiserver;
 beforeAll(async () => {
-  api = await startTestApiserver({ profileId: "kubernetes", registerAdmissionPlugins: registerBuiltinPlugins });
+  api = await startTestApiserver({ profileId: "kubernetes" });
   for (const ns of ["sa", "prio", "rc"]) {
     const r = await api.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
     expect(r.status, r.text).toBe(201);

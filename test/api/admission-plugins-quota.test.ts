@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinKinds } from "../../shared/api/groups/index.ts";
-import { registerBuiltinPlugins } from "../../services/apiserver/admission/plugins/index.ts";
 import { ensurePki } from "../../services/apiserver/server/certs.ts";
 import { startReplica, type Replica } from "../../services/apiserver/server/replica.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
@@ -17,7 +16,7 @@ let second: Replica;
 let admin2: HttpsClient;
 
 beforeAll(async () => {
-  api = await startTestApiserver({ registerAdmissionPlugins: registerBuiltinPlugins });
+  api = await startTestApiserver();
   const pki = await ensurePki(api.dir, { profile: api.profile });
   second = await startReplica({
     profile: api.profile,
@@ -26,7 +25,6 @@ beforeAll(async () => {
     feed: api.kv.feed,
     tls: { key: pki.serving.keyPem, cert: pki.serving.certPem, clientCa: pki.ca.certPem },
     compactIntervalMs: 0,
-    registerAdmissionPlugins: registerBuiltinPlugins,
   });
   admin2 = new HttpsClient(second.url, { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem });
   for (const ns of ["lr", "quota", "race", "classes"]) {

@@ -38,6 +38,10 @@ let api: TestApiserver;
 beforeAll(async () => {
   api = await startTestApiserver();
   await api.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
+  // What the Pod sample refers to must exist (the ServiceAccount and Priority admission plugins check).
+  await api.admin.post(`/api/v1/namespaces/${NS}/serviceaccounts`, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "storefront" } });
+  const scheduling = profile.group("scheduling");
+  await api.admin.post(`/apis/${scheduling}/v1/priorityclasses`, { apiVersion: `${scheduling}/v1`, kind: "PriorityClass", metadata: { name: "business-critical" }, value: 100000 });
 });
 afterAll(async () => {
   await api?.close();

@@ -18,6 +18,7 @@ import { PluginRegistry, resolveEnabled, type AdmissionFlags } from "./plugins.t
 import { ALWAYS_ADMIT, ALWAYS_DENY, alwaysAdmit, alwaysDeny } from "./plugins/always.ts";
 import { NAMESPACE_LIFECYCLE, namespaceLifecycle } from "./plugins/namespace-lifecycle.ts";
 import { NODE_RESTRICTION, nodeRestriction } from "./plugins/node-restriction.ts";
+import { registerBuiltinPlugins } from "./plugins/index.ts";
 import { WebhookClient } from "./webhooks/client.ts";
 import { MUTATING_WEBHOOK, mutatingWebhookPlugin, VALIDATING_WEBHOOK, validatingWebhookPlugin, type WebhookDeps } from "./webhooks/plugin.ts";
 import { serviceResolver } from "./webhooks/service-resolver.ts";
@@ -46,6 +47,7 @@ function registerOwn(registry: PluginRegistry, deps: WebhookDeps): void {
   registry.register(ALWAYS_DENY, alwaysDeny);
   registry.register(NAMESPACE_LIFECYCLE, namespaceLifecycle);
   registry.register(NODE_RESTRICTION, nodeRestriction);
+  registerBuiltinPlugins(registry);
   registry.register(MUTATING_WEBHOOK, (ctx) => mutatingWebhookPlugin(ctx, deps));
   registry.register(VALIDATING_WEBHOOK, (ctx) => validatingWebhookPlugin(ctx, deps));
 }
