@@ -91,12 +91,13 @@ describe("validating webhooks", () => {
     expect(denied.status).toBe(403);
     expect(denied.json()).toMatchObject({ kind: "Status", status: "Failure", reason: "Forbidden", code: 403, message: 'admission webhook "deny.example.com" denied the request: configmaps need an owner' });
     expect(await stored("bad-1")).toBe(404);
-    const ok = await create("ok-1", "deny");
+    const ok = await create("ok-1", "deny", "?fieldManager=tester");
     expect(ok.status).toBe(201);
     expect(String(ok.headers.warning)).toContain("careful: a warning");
     const review = wh.reviews.filter((r) => r.path === "/deny").at(-1)?.review;
     expect(review).toMatchObject({ kind: "AdmissionReview", request: { operation: "CREATE", namespace: "webhooks", resource: { group: "", version: "v1", resource: "configmaps" }, kind: { kind: "ConfigMap" }, dryRun: false } });
     expect(review?.request.userInfo.username).toBeTruthy();
+    expect(review?.request.options).toMatchObject({ kind: "CreateOptions", fieldManager: "tester" });
     await unregister("Validating", "deny");
   });
 

@@ -38,7 +38,20 @@ export interface RequestScope {
 }
 
 export function writeContext(s: RequestScope, dryRun: boolean): Omit<WriteContext, "resource" | "name"> {
-  return { namespace: s.namespace, subresource: s.subresource, dryRun, user: s.user, warnings: s.warnings };
+  return { namespace: s.namespace, subresource: s.subresource, dryRun, user: s.user, warnings: s.warnings, options: operationOptions(s.query, dryRun) };
+}
+
+/** The options of a write as admission reports them (Create/Update/DeleteOptions fields from the query). */
+function operationOptions(q: URLSearchParams, dryRun: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (dryRun) out.dryRun = ["All"];
+  for (const key of ["fieldManager", "fieldValidation", "propagationPolicy"]) {
+    const v = q.get(key);
+    if (v) out[key] = v;
+  }
+  const grace = q.get("gracePeriodSeconds");
+  if (grace !== null && /^\d+$/.test(grace)) out.gracePeriodSeconds = Number(grace);
+  return out;
 }
 
 /** `Warning` header value in the platform's format: `299 - "<text>"`. */
