@@ -22,6 +22,7 @@ import { APISERVER_FLAG_SECTIONS, parseApiserverCommandLine } from "./server/opt
 import { admissionFlagsFrom } from "./admission/options.ts";
 import { registerBuiltinPlugins } from "./admission/plugins/index.ts";
 import { startReplica } from "./server/replica.ts";
+import { tlsServerOptions } from "./server/tls-options.ts";
 import { openStore, type StoreConnector } from "./server/store-connection.ts";
 
 /** What an entry point adds to the replica: its store, and services started once the API serves. */
@@ -72,7 +73,10 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     cert: flags["tls-cert-file"] ? await readFile(String(flags["tls-cert-file"]), "utf8") : pki.serving.certPem,
     key: flags["tls-private-key-file"] ? await readFile(String(flags["tls-private-key-file"]), "utf8") : pki.serving.keyPem,
     clientCa: flags["client-ca-file"] ? await readFile(String(flags["client-ca-file"]), "utf8") : pki.ca.certPem,
+    minVersion: String(flags["tls-min-version"]),
+    cipherSuites: flags["tls-cipher-suites"] as string[],
   };
+  tlsServerOptions(tls); // a bad TLS flag is a start-up error before anything starts
   // The embedded default authenticates client certificates of its own CA and service
   // account tokens signed with its own key, and authorizes with Node,RBAC.
   authentication.clientCaFile ??= flags["client-ca-file"] ? String(flags["client-ca-file"]) : pki.paths.caCert;
@@ -104,6 +108,9 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     host: bind,
     port: Number(flags["secure-port"]),
     maxBodyBytes: Number(flags["max-request-bytes"]),
+    maxRequestsInFlight: Number(flags["max-requests-inflight"]),
+    maxMutatingRequestsInFlight: Number(flags["max-mutating-requests-inflight"]),
+    requestTimeoutMs: Number(flags["request-timeout"]),
     compactIntervalMs: Number(flags["etcd-compaction-interval"]),
     livezGracePeriodMs: Number(flags["livez-grace-period"]),
     shutdownDelayMs: Number(flags["shutdown-delay-duration"]),
