@@ -65,18 +65,30 @@ const OPENAPI_PACKAGE: Readonly<Partial<Record<GroupKey, string>>> = {
   apiextensions: "apiextensions",
 };
 
+/**
+ * The key of a custom resource group (a CRD's `spec.group`): custom groups are not the
+ * platform's, so their wire name serves as their key and the profile passes it through.
+ */
+export function customGroupKey(wireGroup: string): GroupKey {
+  return wireGroup as GroupKey;
+}
+
 function build(names: ProfileNames): PlatformProfile {
   const byWire = new Map<string, GroupKey>();
   for (const key of GROUP_KEYS) byWire.set(names.groups[key], key);
+  // Platform group keys map to their wire names; custom (CRD) group keys are wire names already.
+  const wireOf = (g: GroupKey): string => (Object.prototype.hasOwnProperty.call(names.groups, g) ? names.groups[g] : g);
   const profile: PlatformProfile = {
     ...names,
     ext: extensions(names.extensionPrefix),
     metaGroup: names.groups.meta,
     defaultNamespaces: ["default", names.systemNamespace, names.publicNamespace, names.nodeLeaseNamespace],
-    group: (g) => names.groups[g],
+    group: wireOf,
     groupKey: (wire) => byWire.get(wire),
-    apiVersion: (g, version) => (names.groups[g] === "" ? version : `${names.groups[g]}/${version}`),
+    apiVersion: (g, version) => (wireOf(g) === "" ? version : `${wireOf(g)}/${version}`),
     definitionName: (g, version, kind) => {
+      // Custom groups: the reversed domain, as the platform names CRD definitions (`com.example.v1.Kind`).
+      if (!Object.prototype.hasOwnProperty.call(names.groups, g)) return `${g.split(".").reverse().join(".")}.${version}.${kind}`;
       if (g === "meta") return `${names.openapiMetaPrefix}.${version}.${kind}`;
       if (g === "apiextensions") return `${names.openapiApiPrefix.replace(/\.api$/, ".apiextensions-apiserver.pkg.apis")}.apiextensions.${version}.${kind}`;
       const pkg = OPENAPI_PACKAGE[g] ?? g;

@@ -141,6 +141,10 @@ export interface KindDefinition {
   validateKind?: (obj: Record<string, unknown>) => FieldError[];
   /** The kind is served but not preferred / deprecated: shown in discovery, `Warning` header on use. */
   deprecated?: { removedRelease?: string; replacement?: string };
+  /** A custom resource (served from a CRD): no strategic merge patch, no protobuf. */
+  custom?: boolean;
+  /** The `Warning` header text of a request to this version (deprecated custom resource versions). */
+  deprecationWarning?: string;
 }
 
 /** A field-path error, formatted as the platform does (`spec.containers[0].name: Required value`). */

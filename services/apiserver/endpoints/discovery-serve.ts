@@ -6,8 +6,8 @@
  * `Vary: Accept`, `Cache-Control: public` and an `ETag`: the quoted SHA-512 (hex)
  * of the items' JSON, the same for every version and encoding (`Vary` keeps
  * caches apart). `If-None-Match` naming the current ETag (or `*`) gives 304 with
- * no body. The catalog is fixed at start-up, so each document and its encodings
- * are built once, on first use.
+ * no body. Each document and its encodings are built on first use and again after
+ * the catalog changes (custom resources added or removed).
  */
 import { createHash } from "node:crypto";
 import { apidiscoverySchemas, type ApidiscoveryVersion } from "../../../shared/api/groups/apidiscovery-v2.ts";
@@ -51,8 +51,11 @@ function encodeBody(doc: Document, catalog: Catalog, choice: AggregatedChoice): 
 /** The /api or /apis handler: aggregated when asked for, `plain` otherwise. */
 export function discoveryRootHandler(catalog: Catalog, root: DiscoveryRoot, plain: NonResourceHandler): NonResourceHandler {
   let doc: Document | undefined;
+  let generation = -1;
   const load = (): Document => {
-    if (!doc) {
+    // Rebuilt when resources were added or removed at run time (custom resources).
+    if (!doc || generation !== catalog.generation) {
+      generation = catalog.generation;
       const items = aggregatedItems(catalog, root);
       doc = { items, etag: etagOf(items), bodies: new Map() };
     }

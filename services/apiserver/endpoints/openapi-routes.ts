@@ -22,16 +22,35 @@ function hashOf(text: string): string {
   return createHash("sha512").update(text).digest("hex").slice(0, 128).toUpperCase();
 }
 
-export function openapiRoutes(kinds: KindDefinition[], profile: PlatformProfile): { exact: Array<[string, NonResourceHandler]>; prefix: [string, NonResourceHandler] } {
+/** Kinds that change at run time (custom resources): `generation` changes whenever `kinds()` does. */
+export interface KindSource {
+  kinds(): KindDefinition[];
+  readonly generation: number;
+}
+
+export function openapiRoutes(source: KindDefinition[] | KindSource, profile: PlatformProfile): { exact: Array<[string, NonResourceHandler]>; prefix: [string, NonResourceHandler] } {
   let v2: { text: string; hash: string } | undefined;
   const v3 = new Map<string, { text: string; hash: string }>();
   const groupVersions = new Map<string, { group: KindDefinition["group"]; version: string }>();
-  for (const k of kinds) {
-    const wire = profile.group(k.group);
-    const path = wire === "" ? `api/${k.version}` : `apis/${wire}/${k.version}`;
-    groupVersions.set(path, { group: k.group, version: k.version });
-  }
+  let kinds: KindDefinition[] = [];
+  let generation = -1;
+  // Documents are built on first use and rebuilt after the kinds changed.
+  const refresh = (): void => {
+    const current = Array.isArray(source) ? 0 : source.generation;
+    if (current === generation) return;
+    generation = current;
+    kinds = Array.isArray(source) ? source : source.kinds();
+    v2 = undefined;
+    v3.clear();
+    groupVersions.clear();
+    for (const k of kinds) {
+      const wire = profile.group(k.group);
+      const path = wire === "" ? `api/${k.version}` : `apis/${wire}/${k.version}`;
+      groupVersions.set(path, { group: k.group, version: k.version });
+    }
+  };
   const v3doc = (path: string) => {
+    refresh();
     let doc = v3.get(path);
     if (!doc) {
       const gv = groupVersions.get(path);
@@ -45,6 +64,7 @@ export function openapiRoutes(kinds: KindDefinition[], profile: PlatformProfile)
   const v2Handler: NonResourceHandler = (req) => {
     const accept = req.headers.get("accept") ?? "";
     if (accept && !/application\/json|\*\/\*|application\/\*/.test(accept)) throw notAcceptable(["application/json"]);
+    refresh();
     if (!v2) {
       const text = JSON.stringify(openapiV2(kinds, profile, COMMON));
       v2 = { text, hash: hashOf(text) };
@@ -52,6 +72,7 @@ export function openapiRoutes(kinds: KindDefinition[], profile: PlatformProfile)
     return json(v2.text, v2.hash);
   };
   const v3Index: NonResourceHandler = () => {
+    refresh();
     const paths: Record<string, { serverRelativeURL: string }> = {};
     for (const path of groupVersions.keys()) {
       const doc = v3doc(path);

@@ -1,4 +1,5 @@
 /** The non-resource routes of a replica: discovery, version, and whatever the caller adds (health, OpenAPI, metrics). */
+import { statusError } from "../../../shared/api/status.ts";
 import type { Catalog } from "../registry/catalog.ts";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from "./discovery.ts";
 import { discoveryRootHandler } from "./discovery-serve.ts";
@@ -31,5 +32,15 @@ export function discoveryRoutes(
     }
   }
   for (const [path, handler] of extra) exact.set(path, handler);
-  return { exact, prefixes: [...prefixes].sort((a, b) => b[0].length - a[0].length) };
+  // Groups added at run time (custom resources): /apis/{group} and /apis/{group}/{version}.
+  const dynamicGroups: NonResourceHandler = (_r, url) => {
+    const [group, version, ...rest] = url.pathname.slice("/apis/".length).replace(/\/+$/, "").split("/");
+    if (rest.length === 0 && group && catalog.versionsOf(group).length > 0) {
+      if (version === undefined) return jsonResponse(apiGroup(catalog, group), 200, { pretty: pretty(url) });
+      const gv = catalog.groupVersion(group, version);
+      if (gv) return jsonResponse(apiResourceList(gv, catalog), 200, { pretty: pretty(url) });
+    }
+    throw statusError({ code: 404, reason: "NotFound", message: "the server could not find the requested resource", details: { causes: [{ reason: "UnexpectedServerResponse", message: "404 page not found" }] } });
+  };
+  return { exact, prefixes: [...prefixes, ["/apis/", dynamicGroups] as [string, NonResourceHandler]].sort((a, b) => b[0].length - a[0].length) };
 }

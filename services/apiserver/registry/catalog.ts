@@ -57,11 +57,14 @@ export class Catalog {
   private readonly byPath = new Map<string, ServedResource>();
   private readonly groupVersions = new Map<string, GroupVersionEntry>();
 
+  /** Bumped by every `add` and `remove`: caches of documents built from the catalog compare it. */
+  generation = 0;
+
   constructor(
     readonly profile: PlatformProfile,
     kinds: KindDefinition[],
-    storage: ObjectStorage,
-    options: RegistryOptions = {},
+    readonly storage: ObjectStorage,
+    readonly options: RegistryOptions = {},
     strategyFor: (def: KindDefinition) => Strategy = genericStrategy,
     conversions: ReadonlyMap<string, KindConversion> = kindConversions(profile),
   ) {
@@ -70,16 +73,53 @@ export class Catalog {
       const conversion = conversionOf(def, kinds, conversions, strategyFor);
       const strategy = conversion?.storageStrategy ?? strategyFor(def);
       const registry = new Registry(resource, strategy, storage, options, conversion?.registry);
-      const served = { resource, registry };
-      this.byPath.set(`${resource.group}/${resource.version}/${resource.plural}`, served);
-      const gvKey = `${resource.group}/${resource.version}`;
-      let gv = this.groupVersions.get(gvKey);
-      if (!gv) {
-        gv = { group: resource.group, version: resource.version, resources: [] };
-        this.groupVersions.set(gvKey, gv);
-      }
-      gv.resources.push(served);
+      this.register({ resource, registry });
     }
+  }
+
+  private register(served: ServedResource): void {
+    const { resource } = served;
+    this.byPath.set(`${resource.group}/${resource.version}/${resource.plural}`, served);
+    const gvKey = `${resource.group}/${resource.version}`;
+    let gv = this.groupVersions.get(gvKey);
+    if (!gv) {
+      gv = { group: resource.group, version: resource.version, resources: [] };
+      this.groupVersions.set(gvKey, gv);
+    }
+    gv.resources.push(served);
+  }
+
+  /** Serves a resource added at run time (custom resources); an entry at the same path is replaced. */
+  add(served: ServedResource): void {
+    this.removeEntry(served.resource.group, served.resource.version, served.resource.plural);
+    this.register(served);
+    this.generation++;
+  }
+
+  /** Stops serving a resource added at run time; false when it was not served. */
+  remove(group: string, version: string, plural: string): boolean {
+    const removed = this.removeEntry(group, version, plural);
+    if (removed) this.generation++;
+    return removed;
+  }
+
+  private removeEntry(group: string, version: string, plural: string): boolean {
+    const path = `${group}/${version}/${plural}`;
+    const served = this.byPath.get(path);
+    if (!served) return false;
+    this.byPath.delete(path);
+    const gvKey = `${group}/${version}`;
+    const gv = this.groupVersions.get(gvKey);
+    if (gv) {
+      gv.resources = gv.resources.filter((r) => r !== served);
+      if (gv.resources.length === 0) this.groupVersions.delete(gvKey);
+    }
+    return true;
+  }
+
+  /** The kind definitions of every served resource, in registration order. */
+  kinds(): KindDefinition[] {
+    return [...this.byPath.values()].map((s) => s.resource.def);
   }
 
   lookup(group: string, version: string, plural: string): ServedResource | undefined {

@@ -32,6 +32,8 @@ import { buildAdmission } from "../admission/build.ts";
 import type { AdmissionChain } from "../admission/chain.ts";
 import type { AdmissionFlags, PluginRegistry } from "../admission/plugins.ts";
 import { connectionCertificateUser, NO_RENEGOTIATION_SECURE_OPTIONS } from "./peer-identity.ts";
+import { CrdController } from "../apiextensions/controller.ts";
+import { crdStrategy } from "../apiextensions/crd-strategy.ts";
 
 export interface ReplicaOptions {
   profile: PlatformProfile;
@@ -124,8 +126,14 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     log: (level, msg, fields) => opts.log?.(level, msg, fields ?? {}),
     register: opts.registerAdmissionPlugins,
   });
-  const catalog: Catalog = new Catalog(profile, opts.kinds, storage, { admission: admission.chain }, strategyFor(profile));
+  const builtinStrategy = strategyFor(profile);
+  const catalog: Catalog = new Catalog(profile, opts.kinds, storage, { admission: admission.chain }, (def) =>
+    def.group === "apiextensions" && def.plural === "customresourcedefinitions" ? crdStrategy(def, profile) : builtinStrategy(def),
+  );
   holder.catalog = catalog;
+  // Custom resources: every replica serves the established CRDs its watch cache sees.
+  const crdController = new CrdController(catalog, (level, msg, fields) => opts.log?.(level, msg, fields));
+  await crdController.start();
   await admission.start();
   await ensureDefaultNamespaces(catalog, profile, opts.log);
   await security?.attach(catalog, admission.chain, opts.log);
@@ -141,7 +149,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const healthApp = new Hono();
   healthRoutes(healthApp, health);
   const serveHealth: NonResourceHandler = (req) => healthApp.fetch(req);
-  const openapi = openapiRoutes(opts.kinds, profile);
+  const openapi = openapiRoutes(catalog, profile);
   const metrics = declareApiserverMetrics(metricsRegistry);
   const serveMetrics: NonResourceHandler = async () => new Response(await metricsRegistry.text(), { status: 200, headers: { "content-type": metricsRegistry.contentType } });
 
@@ -212,6 +220,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       clearInterval(bookmarks);
       security?.close();
+      crdController.stop();
       admission.close();
       if (compaction) clearInterval(compaction);
       cache.stop();

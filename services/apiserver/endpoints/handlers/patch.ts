@@ -116,6 +116,8 @@ export async function handlePatch(s: RequestScope): Promise<Response> {
   const contentType = (s.request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   const patchTypes = new Map(PATCH_TYPES);
   for (const [name, t] of applyPatchTypes(s.cbor)) patchTypes.set(name, t);
+  // Custom resources have no strategic merge semantics (the platform answers 415).
+  if (s.resource.def.custom) patchTypes.delete(STRATEGIC_MERGE_PATCH);
   const type = patchTypes.get(contentType);
   if (!type) throw unsupportedMediaType([...patchTypes.keys()]);
   const dryRun = parseDryRun(s.query);

@@ -1,0 +1,207 @@
+/**
+ * `x-…-validations` of a CRD version's schema: CEL rules over `self` (and
+ * `oldSelf` for transition rules) at each schema node, evaluated along the value
+ * through shared/cel with its cost metering: one call may use the per-call limit,
+ * one object validation the runtime budget; both end in the platform's messages.
+ *
+ * `compileRules` reports rules that do not compile (CRD write time); `CelRules`
+ * validates objects. Transition rules (that name `oldSelf`) run only on update
+ * when the old value at the same place exists (object fields, map keys, and list
+ * items correlated by the keys of a `map` list).
+ */
+import { CelCostLimitError, createEnvironment, PER_CALL_LIMIT, type CelProgram } from "../../../shared/cel/index.ts";
+import type { ExtensionNames } from "../../../shared/platform/index.ts";
+import { fieldErrors } from "../../../shared/schema/field-errors.ts";
+import { childPath, indexPath, keyPath } from "../../../shared/schema/path.ts";
+import type { FieldError, FieldErrorType } from "../../../shared/schema/types.ts";
+import { isObject } from "../storage/object.ts";
+
+/** The platform's runtime budget of one object validation. */
+export const RUNTIME_BUDGET = 10_000_000;
+const MAX_DEPTH = 256;
+const REASONS: ReadonlySet<string> = new Set(["FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"]);
+
+type Json = Record<string, unknown>;
+
+const env = createEnvironment({ variables: { self: "dyn", oldSelf: "dyn" }, mixedTypeLiterals: true });
+
+interface CompiledRule {
+  rule: string;
+  program: CelProgram;
+  message?: string;
+  messageExpression?: CelProgram;
+  reason: FieldErrorType;
+  fieldPath?: string;
+  transition: boolean;
+}
+
+const cache = new Map<string, CelProgram>();
+function compile(source: string): CelProgram {
+  let p = cache.get(source);
+  if (!p) {
+    p = env.compile(source);
+    if (cache.size > 5000) cache.clear();
+    cache.set(source, p);
+  }
+  return p;
+}
+
+/** Compile errors of every rule of a schema, with the CRD field paths (`<base>.properties[spec].<ext>[0].rule`). */
+export function compileRules(schema: unknown, base: string, ext: ExtensionNames): FieldError[] {
+  const errs: FieldError[] = [];
+  const walk = (node: unknown, path: string, depth: number): void => {
+    if (!isObject(node) || depth > MAX_DEPTH) return;
+    const rules = node[ext.validations];
+    if (Array.isArray(rules)) {
+      rules.forEach((r, i) => {
+        if (!isObject(r)) return;
+        for (const field of ["rule", "messageExpression"] as const) {
+          if (typeof r[field] !== "string" || (field === "messageExpression" && r[field] === "")) continue;
+          try {
+            compile(r[field]);
+          } catch (err) {
+            errs.push(fieldErrors.invalid(`${path}.${ext.validations}[${i}].${field}`, r[field], (err as Error).message));
+          }
+        }
+      });
+    }
+    if (isObject(node.properties)) for (const [k, v] of Object.entries(node.properties)) walk(v, `${path}.properties[${k}]`, depth + 1);
+    if (isObject(node.additionalProperties)) walk(node.additionalProperties, `${path}.additionalProperties`, depth + 1);
+    if (isObject(node.items)) walk(node.items, `${path}.items`, depth + 1);
+  };
+  walk(schema, base, 0);
+  return errs;
+}
+
+function hasRules(node: unknown, ext: ExtensionNames, depth = 0): boolean {
+  if (!isObject(node) || depth > MAX_DEPTH) return false;
+  const rules = node[ext.validations];
+  if (Array.isArray(rules) && rules.length > 0) return true;
+  if (isObject(node.properties) && Object.values(node.properties).some((v) => hasRules(v, ext, depth + 1))) return true;
+  return hasRules(node.additionalProperties, ext, depth + 1) || hasRules(node.items, ext, depth + 1);
+}
+
+function typeName(node: Json, value: unknown): string {
+  if (typeof node.type === "string") return node.type;
+  return Array.isArray(value) ? "array" : isObject(value) ? "object" : typeof value === "string" ? "string" : typeof value === "number" ? "number" : "object";
+}
+
+interface Budget {
+  left: number;
+  exhausted: boolean;
+}
+
+export class CelRules {
+  private constructor(
+    private readonly schema: Json,
+    private readonly ext: ExtensionNames,
+  ) {}
+
+  /** The rules of a version's schema, or undefined when it has none. Rules that do not compile are skipped (the CRD was refused). */
+  static of(schema: unknown, ext: ExtensionNames): CelRules | undefined {
+    return isObject(schema) && hasRules(schema, ext) ? new CelRules(schema, ext) : undefined;
+  }
+
+  /** Errors of `obj` (and of the transition from `old`) with full field paths. */
+  validate(obj: Json, old: Json | undefined): FieldError[] {
+    const errs: FieldError[] = [];
+    const budget: Budget = { left: RUNTIME_BUDGET, exhausted: false };
+    const { metadata: _m, ...rest } = obj;
+    const oldRest = old ? (({ metadata: _om, ...r }) => r)(old) : undefined;
+    this.walk(this.schema, rest, oldRest, "", errs, budget, 0, old !== undefined);
+    return errs;
+  }
+
+  private rulesOf(node: Json): CompiledRule[] {
+    const raw = node[this.ext.validations];
+    if (!Array.isArray(raw)) return [];
+    const out: CompiledRule[] = [];
+    for (const r of raw) {
+      if (!isObject(r) || typeof r.rule !== "string") continue;
+      try {
+        const c: CompiledRule = {
+          rule: r.rule,
+          program: compile(r.rule),
+          reason: typeof r.reason === "string" && REASONS.has(r.reason) ? (r.reason as FieldErrorType) : "FieldValueInvalid",
+          transition: /\boldSelf\b/.test(r.rule),
+        };
+        if (typeof r.message === "string" && r.message !== "") c.message = r.message;
+        if (typeof r.messageExpression === "string" && r.messageExpression !== "") c.messageExpression = compile(r.messageExpression);
+        if (typeof r.fieldPath === "string" && r.fieldPath !== "") c.fieldPath = r.fieldPath;
+        out.push(c);
+      } catch {
+        // refused at CRD write time
+      }
+    }
+    return out;
+  }
+
+  private walk(node: Json, value: unknown, old: unknown, path: string, errs: FieldError[], budget: Budget, depth: number, isUpdate: boolean): void {
+    if (value === undefined || value === null || depth > MAX_DEPTH || budget.exhausted) return;
+    for (const rule of this.rulesOf(node)) {
+      if (rule.transition && (!isUpdate || old === undefined || old === null)) continue;
+      this.evaluate(rule, node, value, old, path, errs, budget);
+      if (budget.exhausted) return;
+    }
+    if (isObject(value)) {
+      const props = isObject(node.properties) ? node.properties : undefined;
+      const oldObj = isObject(old) ? old : undefined;
+      for (const [k, v] of Object.entries(value)) {
+        const child = props && Object.prototype.hasOwnProperty.call(props, k) ? props[k] : !props ? node.additionalProperties : undefined;
+        if (!isObject(child)) continue;
+        const childPathText = props ? childPath(path, k) : keyPath(path, k);
+        this.walk(child, v, oldObj?.[k], childPathText, errs, budget, depth + 1, isUpdate);
+      }
+    } else if (Array.isArray(value) && isObject(node.items)) {
+      const items = node.items;
+      const keys = node[this.ext.listType] === "map" && Array.isArray(node[this.ext.listMapKeys]) ? (node[this.ext.listMapKeys] as string[]) : undefined;
+      const oldItems = Array.isArray(old) ? old : [];
+      const keyOf = (x: unknown): string => JSON.stringify(keys?.map((k) => (isObject(x) ? x[k] : undefined)));
+      const oldByKey = keys ? new Map(oldItems.map((x) => [keyOf(x), x])) : undefined;
+      value.forEach((item, i) => {
+        const oldItem = oldByKey ? oldByKey.get(keyOf(item)) : node[this.ext.listType] === "set" ? (oldItems.some((o) => JSON.stringify(o) === JSON.stringify(item)) ? item : undefined) : undefined;
+        this.walk(items, item, oldItem, indexPath(path, i), errs, budget, depth + 1, isUpdate);
+      });
+    }
+  }
+
+  private evaluate(rule: CompiledRule, node: Json, value: unknown, old: unknown, path: string, errs: FieldError[], budget: Budget): void {
+    const activation: Record<string, unknown> = { self: value };
+    if (rule.transition) activation.oldSelf = old;
+    const field = rule.fieldPath ? `${path}${rule.fieldPath.startsWith(".") || rule.fieldPath.startsWith("[") ? "" : "."}${rule.fieldPath}`.replace(/^\./, "") : path;
+    let result: unknown;
+    try {
+      const res = rule.program.evaluate(activation, { costBudget: Math.min(PER_CALL_LIMIT, budget.left) });
+      budget.left -= res.cost;
+      result = res.value;
+    } catch (err) {
+      if (err instanceof CelCostLimitError) {
+        if (budget.left < PER_CALL_LIMIT) {
+          budget.exhausted = true;
+          errs.push(fieldErrors.invalid(path, typeName(node, value), "validation failed due to running out of cost budget, no further validation rules will be run"));
+        } else {
+          errs.push(fieldErrors.invalid(path, typeName(node, value), `call cost exceeds limit for rule: ${rule.rule}`));
+        }
+        return;
+      }
+      errs.push(fieldErrors.invalid(path, typeName(node, value), `${(err as Error).message} evaluating rule: ${rule.rule}`));
+      return;
+    }
+    if (result === true) return;
+    let message = rule.message ?? `failed rule: ${rule.rule.replace(/\s+/g, " ").trim()}`;
+    if (rule.messageExpression) {
+      try {
+        const m = rule.messageExpression.evaluate(activation, { costBudget: Math.min(PER_CALL_LIMIT, budget.left) });
+        budget.left -= m.cost;
+        if (typeof m.value === "string" && m.value.trim() !== "" && !m.value.includes("\n")) message = m.value;
+      } catch {
+        // the static message (or the default) stands
+      }
+    }
+    const type = typeName(node, value);
+    if (rule.reason === "FieldValueForbidden") errs.push(fieldErrors.forbidden(field, message));
+    else if (rule.reason === "FieldValueRequired") errs.push(fieldErrors.required(field, message));
+    else if (rule.reason === "FieldValueDuplicate") errs.push(fieldErrors.duplicate(field, type));
+    else errs.push(fieldErrors.invalid(field, type, message));
+  }
+}

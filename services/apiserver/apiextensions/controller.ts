@@ -1,0 +1,173 @@
+/**
+ * Runs on every replica: watches CustomResourceDefinitions through the replica's
+ * watch cache (an informer over the CRD registry) and
+ *  - serves the versions of every Established CRD in the catalog (and stops
+ *    serving what a changed or deleted CRD no longer serves), so every replica
+ *    serves a CRD as soon as its cache sees it Established, whoever wrote it;
+ *  - writes the status the CRD should have (names, NamesAccepted, Established):
+ *    replicas compute the same status, a conflicting write is retried on the
+ *    next event, and an equal status is not written;
+ *  - cleans up a Terminating CRD: deletes every custom resource (finalizers of
+ *    the objects are honoured: the CRD waits), then drops the cleanup finalizer.
+ */
+import { isStatusError } from "../../../shared/api/status.ts";
+import { Informer, type InformerEvent } from "../authz/informer.ts";
+import type { Catalog, ServedResource } from "../registry/catalog.ts";
+import { deleteObject } from "../registry/deletion.ts";
+import { timestamp } from "../registry/system-meta.ts";
+import { isObject, meta, type JsonObject } from "../storage/object.ts";
+import { cleanupFinalizer } from "./crd-strategy.ts";
+import { servedResources } from "./served.ts";
+import { desiredStatus, isEstablished } from "./status.ts";
+
+export type ControllerLog = (level: "info" | "warn", msg: string, fields: Record<string, unknown>) => void;
+
+interface Serving {
+  /** JSON of what the served resources were built from (spec and accepted names). */
+  source: string;
+  served: ServedResource[];
+}
+
+export class CrdController {
+  private readonly informer: Informer;
+  private readonly serving = new Map<string, Serving>();
+  private readonly cleaning = new Set<string>();
+  private stopped = false;
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly log?: ControllerLog,
+  ) {
+    const crds = catalog.lookup(catalog.profile.group("apiextensions"), "v1", "customresourcedefinitions");
+    if (!crds) throw new Error("the catalog does not serve CustomResourceDefinitions");
+    this.informer = new Informer(crds.registry, (msg, fields) => log?.("warn", msg, fields));
+    this.informer.onChange((ev) => this.onEvent(ev));
+  }
+
+  /** Starts watching; resolves once the CRDs stored at start are served. */
+  start(): Promise<void> {
+    return this.informer.start();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.informer.stop();
+  }
+
+  private onEvent(ev: InformerEvent): void {
+    if (ev.type === "SYNC") {
+      for (const name of [...this.serving.keys()]) if (!this.informer.items.has(`/${name}`)) this.unserve(name);
+      for (const crd of this.informer.items.values()) this.reconcile(crd);
+      return;
+    }
+    if (ev.type === "DELETED") {
+      this.unserve(meta(ev.object).name ?? "");
+      // Names another CRD may have been waiting for are free now.
+      for (const crd of this.informer.items.values()) this.reconcile(crd);
+      return;
+    }
+    this.reconcile(ev.object);
+  }
+
+  private reconcile(crd: JsonObject): void {
+    if (this.stopped) return;
+    const name = meta(crd).name ?? "";
+    if (isEstablished(crd)) this.serve(name, crd);
+    if (meta(crd).deletionTimestamp) {
+      this.cleanup(crd);
+      return;
+    }
+    void this.updateStatus(crd);
+  }
+
+  private serve(name: string, crd: JsonObject): void {
+    const status = isObject(crd.status) ? crd.status : {};
+    const source = JSON.stringify([crd.spec, status.acceptedNames]);
+    const current = this.serving.get(name);
+    if (current?.source === source) return;
+    let served: ServedResource[];
+    try {
+      served = servedResources(crd, this.catalog.profile, this.catalog.storage, this.catalog.options);
+    } catch (err) {
+      this.log?.("warn", "custom resource definition not served", { name, error: String(err) });
+      return;
+    }
+    const keep = new Set(served.map((s) => `${s.resource.group}/${s.resource.version}/${s.resource.plural}`));
+    for (const old of current?.served ?? []) {
+      const r = old.resource;
+      if (!keep.has(`${r.group}/${r.version}/${r.plural}`)) this.catalog.remove(r.group, r.version, r.plural);
+    }
+    for (const s of served) this.catalog.add(s);
+    this.serving.set(name, { source, served });
+  }
+
+  private unserve(name: string): void {
+    const current = this.serving.get(name);
+    if (!current) return;
+    for (const s of current.served) {
+      const r = s.resource;
+      // Only the entry this CRD added (another CRD may serve the path by now).
+      if (this.catalog.lookup(r.group, r.version, r.plural) === s) this.catalog.remove(r.group, r.version, r.plural);
+    }
+    this.serving.delete(name);
+  }
+
+  private async updateStatus(crd: JsonObject): Promise<void> {
+    const status = desiredStatus(crd, this.informer.items.values(), timestamp(Date.now()));
+    if (!status) return;
+    const registry = this.informer.registry;
+    const name = meta(crd).name ?? "";
+    try {
+      await registry.update(undefined, name, (current) => ({ ...(current ?? crd), status, metadata: { ...meta(current ?? crd) } }), { subresource: "status", dryRun: false });
+    } catch (err) {
+      // A conflict means a newer CRD is on its way through the informer; it is reconciled then.
+      if (!isStatusError(err, "Conflict") && !isStatusError(err, "NotFound")) this.log?.("warn", "custom resource definition status not written", { name, error: String(err) });
+    }
+  }
+
+  /** Deletes every custom resource of a Terminating CRD, then releases it. */
+  private cleanup(crd: JsonObject): void {
+    const name = meta(crd).name ?? "";
+    if (this.cleaning.has(name)) return;
+    this.cleaning.add(name);
+    void this.runCleanup(crd)
+      .catch((err: unknown) => this.log?.("warn", "custom resource cleanup failed", { name, error: String(err) }))
+      .finally(() => this.cleaning.delete(name));
+  }
+
+  private async runCleanup(crd: JsonObject): Promise<void> {
+    const name = meta(crd).name ?? "";
+    const finalizer = cleanupFinalizer(this.catalog.profile);
+    if (!(meta(crd).finalizers ?? []).includes(finalizer)) return;
+    const served = this.serving.get(name)?.served[0] ?? servedResources(crd, this.catalog.profile, this.catalog.storage, this.catalog.options)[0];
+    for (let attempt = 0; served && !this.stopped; attempt++) {
+      const list = await served.registry.list({});
+      if (list.items.length === 0) break;
+      for (const item of list.items) {
+        const m = meta(item);
+        if (m.deletionTimestamp) continue;
+        await deleteObject(served.registry, m.namespace, m.name ?? "", {}, { dryRun: false }).catch((err: unknown) => {
+          if (!isStatusError(err, "NotFound")) throw err;
+        });
+      }
+      // Objects with finalizers of their own keep the CRD until they are gone.
+      await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** Math.min(attempt, 5))).unref());
+    }
+    if (this.stopped) return;
+    const registry = this.informer.registry;
+    await registry
+      .update(
+        undefined,
+        name,
+        (current) => {
+          const next = structuredClone(current ?? crd);
+          meta(next).finalizers = (meta(next).finalizers ?? []).filter((f) => f !== finalizer);
+          return next;
+        },
+        { dryRun: false },
+      )
+      .catch((err: unknown) => {
+        if (!isStatusError(err, "NotFound") && !isStatusError(err, "Conflict")) throw err;
+      });
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The strategy of one custom resource version: the generic strategy over the
+ * converted schema, with the custom resource rules of the platform:
+ * `metadata.generation` starts at 1 and grows on every change outside metadata
+ * (and outside status when the status subresource is on), and the CEL rules of
+ * the schema (`validations`) run after the schema checks.
+ */
+import type { KindDefinition } from "../../../shared/schema/types.ts";
+import { deepEqual } from "../../../shared/schema/values.ts";
+import { genericStrategy, type Strategy } from "../registry/strategy.ts";
+import { meta, type JsonObject } from "../storage/object.ts";
+import type { CelRules } from "./cel-rules.ts";
+
+function content(obj: JsonObject, withoutStatus: boolean): JsonObject {
+  const { metadata: _m, ...rest } = obj;
+  if (withoutStatus) delete rest.status;
+  return rest;
+}
+
+export function customResourceStrategy(def: KindDefinition, rules?: CelRules): Strategy {
+  const base = genericStrategy(def);
+  const hasStatus = base.hasStatus;
+  return {
+    ...base,
+    prepareForCreate(obj) {
+      if (hasStatus) delete obj.status;
+      meta(obj).generation = 1;
+    },
+    prepareForUpdate(obj, old) {
+      if (hasStatus) {
+        if (old.status === undefined) delete obj.status;
+        else obj.status = structuredClone(old.status);
+      }
+      const oldGeneration = meta(old).generation ?? 1;
+      meta(obj).generation = deepEqual(content(obj, hasStatus), content(old, hasStatus)) ? oldGeneration : oldGeneration + 1;
+    },
+    validate(obj) {
+      const errors = base.validate(obj);
+      if (errors.length === 0 && rules) errors.push(...rules.validate(obj, undefined));
+      return errors;
+    },
+    validateUpdate(obj, old) {
+      const errors = base.validate(obj);
+      if (errors.length === 0 && rules) errors.push(...rules.validate(obj, old));
+      return errors;
+    },
+  };
+}
