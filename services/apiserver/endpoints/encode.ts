@@ -77,8 +77,11 @@ export function respond(s: RequestScope, value: JsonObject, status: number, shap
 
 const utf8 = new TextEncoder();
 
+/** What a watch frame's encoding depends on (a watch keeps this, not its whole scope). */
+export type WatchFraming = Pick<RequestScope, "encoding" | "mediaType" | "target" | "resource" | "profile">;
+
 /** One watch frame in the scope's encoding. */
-export function encodeWatchFrame(s: RequestScope, event: { type: string; object: JsonObject }): Uint8Array {
+export function encodeWatchFrame(s: WatchFraming, event: { type: string; object: JsonObject }): Uint8Array {
   if (s.encoding === "protobuf" && !s.target && event.type !== "ERROR") {
     return encodeFrame(encodeWatchEvent(s.resource.def, { type: event.type, object: event.object }, s.profile));
   }
@@ -87,7 +90,7 @@ export function encodeWatchFrame(s: RequestScope, event: { type: string; object:
 }
 
 /** Content-Type of a watch stream. */
-export function watchContentType(s: RequestScope): string {
+export function watchContentType(s: WatchFraming): string {
   if (s.encoding === "protobuf" && !s.target) return `${s.mediaType};stream=watch`;
   if (s.encoding === "cbor") return "application/cbor-seq";
   return "application/json";

@@ -15,7 +15,7 @@ export function includeObject(s: RequestScope): IncludeObject {
   throw badRequest(`includeObject: Unsupported value: "${v}": supported values: "Metadata", "None", "Object"`);
 }
 
-export function partialMetadata(s: RequestScope, obj: Readonly<JsonObject>): JsonObject {
+export function partialMetadata(s: Pick<RequestScope, "profile">, obj: Readonly<JsonObject>): JsonObject {
   return { kind: "PartialObjectMetadata", apiVersion: `${s.profile.metaGroup}/v1`, metadata: obj.metadata };
 }
 
@@ -42,14 +42,17 @@ export function renderList(s: RequestScope, list: JsonObject & { items: JsonObje
   }
 }
 
+/** What a watch event's rendering depends on: the scope's target and kind, and `includeObject` read once. */
+export type EventRendering = Pick<RequestScope, "target" | "resource" | "profile"> & { includeObject: IncludeObject };
+
 /** A watch event's object in the negotiated form; `first` carries the table headers. */
-export function renderEvent(s: RequestScope, event: { type: string; object: JsonObject }, first: boolean): { type: string; object: JsonObject } {
-  switch (s.target?.kind) {
+export function renderEvent(r: EventRendering, event: { type: string; object: JsonObject }, first: boolean): { type: string; object: JsonObject } {
+  switch (r.target?.kind) {
     case "Table":
-      return watchEventTable(s.resource.def, event, { profile: s.profile, includeObject: includeObject(s), noHeaders: !first });
+      return watchEventTable(r.resource.def, event, { profile: r.profile, includeObject: r.includeObject, noHeaders: !first });
     case "PartialObjectMetadata":
     case "PartialObjectMetadataList":
-      return event.type === "ERROR" ? event : { type: event.type, object: partialMetadata(s, event.object) };
+      return event.type === "ERROR" ? event : { type: event.type, object: partialMetadata(r, event.object) };
     default:
       return event;
   }

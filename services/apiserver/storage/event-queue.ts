@@ -3,23 +3,25 @@
  * more than `capacity` events behind is closed (reason "slow consumer") instead of
  * stalling the producer and every other watcher; the client re-watches from the last
  * resourceVersion it saw.
+ *
+ * Memory: an idle queue (the common case: one per open watch) holds no array; the
+ * array is made when an event has to wait for its consumer and dropped once drained.
+ * `stopped()` runs once when the queue closes (a subclass may override it instead of
+ * passing `onStop`).
  */
 import type { WatchEvent, Watcher } from "./interface.ts";
 
 export class EventQueue implements Watcher {
-  private readonly items: WatchEvent[] = [];
+  private items: WatchEvent[] | undefined;
   private head = 0;
   private waiter: ((ev: WatchEvent | undefined) => void) | undefined;
   private closed = false;
   closedReason?: string;
-  private readonly onStop: () => void;
 
   constructor(
     private readonly capacity = 10_000,
-    onStop: () => void = () => {},
-  ) {
-    this.onStop = onStop;
-  }
+    private readonly onStop?: () => void,
+  ) {}
 
   get isClosed(): boolean {
     return this.closed;
@@ -34,19 +36,24 @@ export class EventQueue implements Watcher {
       w(ev);
       return true;
     }
-    if (this.items.length - this.head >= this.capacity) {
+    const items = (this.items ??= []);
+    if (items.length - this.head >= this.capacity) {
       this.close("slow consumer");
       return false;
     }
-    this.items.push(ev);
+    items.push(ev);
     return true;
   }
 
   next(): Promise<WatchEvent | undefined> {
-    if (this.head < this.items.length) {
-      const ev = this.items[this.head++];
-      if (this.head > 1024 && this.head * 2 > this.items.length) {
-        this.items.splice(0, this.head);
+    const items = this.items;
+    if (items && this.head < items.length) {
+      const ev = items[this.head++];
+      if (this.head === items.length) {
+        this.items = undefined;
+        this.head = 0;
+      } else if (this.head > 1024 && this.head * 2 > items.length) {
+        items.splice(0, this.head);
         this.head = 0;
       }
       return Promise.resolve(ev);
@@ -67,12 +74,17 @@ export class EventQueue implements Watcher {
       this.waiter = undefined;
       w(undefined);
     }
-    this.onStop();
+    this.stopped();
   }
 
   stop(): void {
-    this.items.length = 0;
+    this.items = undefined;
     this.head = 0;
     this.close();
+  }
+
+  /** Called once when the queue closes. */
+  protected stopped(): void {
+    this.onStop?.();
   }
 }

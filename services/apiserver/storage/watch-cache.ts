@@ -30,14 +30,27 @@ interface HistoryEntry {
   timeMs: number;
 }
 
-interface CacheWatcher {
-  resourcePrefix: string;
-  prefix: string;
-  predicate?: Predicate;
-  queue: EventQueue;
+/**
+ * A registered watcher is its own event queue (one object per watch, no closures):
+ * closing it removes it from its resource's set.
+ */
+class CacheWatcher extends EventQueue {
   /** Only events with revision > from are delivered. */
-  from: number;
-  bookmarks: boolean;
+  from = 0;
+
+  constructor(
+    readonly prefix: string,
+    readonly predicate: Predicate | undefined,
+    readonly bookmarks: boolean,
+    capacity: number,
+    private readonly owner: Set<CacheWatcher>,
+  ) {
+    super(capacity);
+  }
+
+  protected override stopped(): void {
+    this.owner.delete(this);
+  }
 }
 
 /** Resource prefix of a key: `/registry/<group>/<resource>/`. */
@@ -99,7 +112,7 @@ export class WatchCache {
   stop(): void {
     this.stopped = true;
     this.unsubscribe?.();
-    for (const set of this.watchers.values()) for (const w of set) w.queue.close("cache stopped");
+    for (const set of this.watchers.values()) for (const w of [...set]) w.close("cache stopped");
     this.watchers.clear();
   }
 
@@ -138,9 +151,9 @@ export class WatchCache {
     this.opts.log?.("watch cache reset", { error: err.message, revision: this.current });
     const status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "Expired", code: 410, message: `watch cache reset: ${err.message}` };
     for (const set of this.watchers.values()) {
-      for (const w of set) {
-        w.queue.push({ type: "ERROR", object: status, revision: this.current });
-        w.queue.close("cache reset");
+      for (const w of [...set]) {
+        w.push({ type: "ERROR", object: status, revision: this.current });
+        w.close("cache reset");
       }
     }
     this.watchers.clear();
@@ -176,7 +189,7 @@ export class WatchCache {
     for (const w of set) {
       if (change.revision <= w.from || !change.key.startsWith(w.prefix)) continue;
       const ev = eventFor(change, w.predicate);
-      if (ev && !w.queue.push(ev)) set.delete(w);
+      if (ev) w.push(ev); // a slow consumer closes itself and leaves the set
     }
   }
 
@@ -264,24 +277,16 @@ export class WatchCache {
       set = new Set();
       this.watchers.set(resourcePrefix, set);
     }
-    const owner = set;
-    const watcher: CacheWatcher = {
-      resourcePrefix,
-      prefix,
-      predicate: opts.predicate,
-      queue: new EventQueue(this.opts.watcherCapacity, () => owner.delete(watcher)),
-      from: 0,
-      bookmarks: !!opts.bookmarks,
-    };
+    const watcher = new CacheWatcher(prefix, opts.predicate, !!opts.bookmarks, this.opts.watcherCapacity, set);
     if (opts.initial || opts.from === undefined) {
       watcher.from = this.current;
       for (const [, obj] of this.listPrefix(prefix)) {
-        if (!opts.predicate || opts.predicate(obj)) watcher.queue.push({ type: "ADDED", object: obj, revision: Number(meta(obj).resourceVersion) });
+        if (!opts.predicate || opts.predicate(obj)) watcher.push({ type: "ADDED", object: obj, revision: Number(meta(obj).resourceVersion) });
       }
       if (opts.initialEventsEnd !== undefined && opts.bookmarks) {
         const metadata: Record<string, unknown> = { resourceVersion: String(this.current) };
         if (opts.initialEventsEnd) metadata.annotations = { [opts.initialEventsEnd]: "true" };
-        watcher.queue.push({ type: "BOOKMARK", object: { metadata }, revision: this.current });
+        watcher.push({ type: "BOOKMARK", object: { metadata }, revision: this.current });
       }
     } else {
       const from = opts.from;
@@ -293,13 +298,13 @@ export class WatchCache {
         const c = this.history[i].change;
         if (c.revision <= from || !c.key.startsWith(prefix)) continue;
         const ev = eventFor(c, opts.predicate);
-        if (ev) watcher.queue.push(ev);
+        if (ev) watcher.push(ev);
       }
       // Later events are delivered by dispatch only for revisions above the current one.
       watcher.from = Math.max(from, this.current);
     }
     set.add(watcher);
-    return watcher.queue;
+    return watcher;
   }
 
   /** Sends a BOOKMARK at the current revision to every watcher that asked for bookmarks. */
@@ -308,7 +313,7 @@ export class WatchCache {
       for (const w of set) {
         if (!w.bookmarks) continue;
         const ev: WatchEvent = { type: "BOOKMARK", object: { metadata: { resourceVersion: String(this.current) } }, revision: this.current };
-        if (!w.queue.push(ev)) set.delete(w);
+        w.push(ev);
       }
     }
   }

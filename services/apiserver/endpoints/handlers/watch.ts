@@ -2,15 +2,16 @@
  * Watch: a chunked stream of `{type, object}` documents, one per line. Ends after
  * `timeoutSeconds` (default: a random time between 30 and 60 minutes), when the
  * client goes away, or when the server closes the watcher (slow consumer, cache
- * reset — the latter with an ERROR event carrying a 410 Status).
+ * reset — the latter with an ERROR event carrying a 410 Status). An idle watch keeps
+ * little: its source object, framing inputs, the cache's watcher and one pending read.
  */
 import type { WatchEvent, Watcher } from "../../storage/interface.ts";
 import { parseListQuery, watchTimeoutMs } from "../list-options.ts";
 import { buildSelection } from "../predicate.ts";
 import type { RequestScope } from "../scope.ts";
-import { withTypeMeta } from "./read.ts";
-import { renderEvent } from "../render.ts";
-import { encodeWatchFrame, watchContentType } from "../encode.ts";
+import { includeObject, renderEvent, type EventRendering } from "../render.ts";
+import { encodeWatchFrame, watchContentType, type WatchFraming } from "../encode.ts";
+import { cancelExpiry, scheduleExpiry, type Expiring } from "../watch-deadlines.ts";
 import { encodedOnce } from "../encoded-cache.ts";
 
 const DEFAULT_MIN_TIMEOUT_S = 1800;
@@ -19,6 +20,7 @@ export async function handleWatch(s: RequestScope): Promise<Response> {
   const q = parseListQuery(s.query, true, s.profile.metaGroup);
   const fieldSelector = s.name ? combineNameSelector(q.fieldSelector, s.name) : q.fieldSelector;
   const selection = buildSelection(s.resource.def, q.labelSelector, fieldSelector);
+  const framing = framingOf(s);
   const watcher = await s.registry.watch({
     namespace: s.namespace,
     resourceVersion: q.resourceVersion,
@@ -28,16 +30,25 @@ export async function handleWatch(s: RequestScope): Promise<Response> {
     predicate: selection.predicate,
   });
   const timeoutMs = watchTimeoutMs(q.timeoutSeconds, DEFAULT_MIN_TIMEOUT_S);
-  const body = watchStream(watcher, s, timeoutMs, q.allowWatchBookmarks);
+  const body = watchStream(watcher, framing, timeoutMs, q.allowWatchBookmarks);
   return new Response(body, {
     status: 200,
-    headers: { "content-type": watchContentType(s), "cache-control": "no-cache, private", "transfer-encoding": "chunked" },
+    headers: { "content-type": watchContentType(framing), "cache-control": "no-cache, private", "transfer-encoding": "chunked" },
   });
 }
 
 function combineNameSelector(fieldSelector: string | null, name: string): string {
   const byName = `metadata.name=${name}`;
   return fieldSelector ? `${fieldSelector},${byName}` : byName;
+}
+
+/** What a watch keeps of its request: the frame encoding and rendering inputs (not the scope, its request or query). */
+type Framing = WatchFraming & EventRendering;
+
+function framingOf(s: RequestScope): Framing {
+  // includeObject is read (and a bad value refused) before the watch starts.
+  const include = s.target?.kind === "Table" ? includeObject(s) : "Metadata";
+  return { encoding: s.encoding, mediaType: s.mediaType, target: s.target, resource: s.resource, profile: s.profile, includeObject: include };
 }
 
 /**
@@ -47,46 +58,63 @@ function combineNameSelector(fieldSelector: string | null, name: string): string
  * it, made once and shared the same way. Table output depends on the watcher (headers)
  * and is not shared.
  */
-function frame(ev: WatchEvent, s: RequestScope, first: boolean): Uint8Array {
+function frame(ev: WatchEvent, f: Framing, first: boolean): Uint8Array {
   const encode = (): Uint8Array => {
-    const object = ev.type === "ERROR" || ev.type === "BOOKMARK" ? bookmarkOrStatus(ev, s) : withTypeMeta(ev.object, s);
-    return encodeWatchFrame(s, renderEvent(s, { type: ev.type, object }, first));
+    const object = ev.type === "ERROR" || ev.type === "BOOKMARK" ? bookmarkOrStatus(ev, f) : { apiVersion: f.resource.apiVersion, kind: f.resource.kind, ...ev.object };
+    return encodeWatchFrame(f, renderEvent(f, { type: ev.type, object }, first));
   };
-  const shareable = !s.target && (ev.type === "ADDED" || ev.type === "MODIFIED" || ev.type === "DELETED");
+  const shareable = !f.target && (ev.type === "ADDED" || ev.type === "MODIFIED" || ev.type === "DELETED");
   if (!shareable) return encode();
-  return encodedOnce(ev.object, `watch|${ev.type}|${s.encoding}|${s.mediaType}|${s.resource.apiVersion}|${s.resource.kind}`, encode);
+  return encodedOnce(ev.object, `watch|${ev.type}|${f.encoding}|${f.mediaType}|${f.resource.apiVersion}|${f.resource.kind}`, encode);
 }
 
-function bookmarkOrStatus(ev: WatchEvent, s: RequestScope) {
+function bookmarkOrStatus(ev: WatchEvent, f: Framing) {
   if (ev.type === "ERROR") return ev.object;
-  return { kind: s.resource.kind, apiVersion: s.resource.apiVersion, ...ev.object };
+  return { kind: f.resource.kind, apiVersion: f.resource.apiVersion, ...ev.object };
 }
 
-function watchStream(watcher: Watcher, s: RequestScope, timeoutMs: number, bookmarks: boolean): ReadableStream<Uint8Array> {
-  let timer: NodeJS.Timeout | undefined;
-  let first = true;
-  return new ReadableStream<Uint8Array>({
-    start() {
-      timer = setTimeout(() => watcher.stop(), timeoutMs);
-      s.request.signal?.addEventListener("abort", () => watcher.stop());
-    },
-    async pull(controller) {
-      for (;;) {
-        const ev = await watcher.next();
-        if (!ev) {
-          clearTimeout(timer);
-          controller.close();
-          return;
-        }
-        if (ev.type === "BOOKMARK" && !bookmarks) continue;
-        controller.enqueue(frame(ev, s, first));
-        first = false;
+/**
+ * The body of one watch: a pull-based source that writes the next event when the
+ * client is ready for it. One object per watch with its methods on the prototype (no
+ * per-watch closures); the deadline is on the shared timer (watch-deadlines.ts); the
+ * client going away cancels the stream, which stops the watcher.
+ */
+class WatchSource implements UnderlyingDefaultSource<Uint8Array>, Expiring {
+  private first = true;
+
+  constructor(
+    private readonly watcher: Watcher,
+    private readonly framing: Framing,
+    private readonly bookmarks: boolean,
+  ) {}
+
+  async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    for (;;) {
+      const ev = await this.watcher.next();
+      if (!ev) {
+        cancelExpiry(this);
+        controller.close();
         return;
       }
-    },
-    cancel() {
-      clearTimeout(timer);
-      watcher.stop();
-    },
-  });
+      if (ev.type === "BOOKMARK" && !this.bookmarks) continue;
+      controller.enqueue(frame(ev, this.framing, this.first));
+      this.first = false;
+      return;
+    }
+  }
+
+  cancel(): void {
+    cancelExpiry(this);
+    this.watcher.stop();
+  }
+
+  expire(): void {
+    this.watcher.stop();
+  }
+}
+
+function watchStream(watcher: Watcher, framing: Framing, timeoutMs: number, bookmarks: boolean): ReadableStream<Uint8Array> {
+  const source = new WatchSource(watcher, framing, bookmarks);
+  scheduleExpiry(source, timeoutMs);
+  return new ReadableStream<Uint8Array>(source, { highWaterMark: 0 });
 }

@@ -1,0 +1,60 @@
+/**
+ * What an open watch holds and when it lets go: a client going away removes its
+ * watcher from the cache (no abort listener: the cancelled body stops it), a long
+ * `timeoutSeconds` ends on the shared deadline tick, events still flow to many idle
+ * watches, and a bad `includeObject` is refused before the stream starts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+import type { WatchStream } from "../support/https-client.ts";
+
+let api: TestApiserver;
+const base = "/api/v1/namespaces/default/configmaps";
+
+beforeAll(async () => {
+  api = await startTestApiserver({ bookmarkIntervalMs: 60_000 });
+});
+afterAll(async () => {
+  await api?.close();
+});
+
+async function until(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
+describe("an idle watch", () => {
+  it("delivers events to many watches and leaves the cache when its client goes away", async () => {
+    const before = api.replica.cache.watcherCount;
+    const watches: WatchStream[] = Array.from({ length: 50 }, () => api.admin.watch(`${base}?watch=1&resourceVersion=0&labelSelector=life%3Dcycle`));
+    await until(() => api.replica.cache.watcherCount >= before + 50);
+    expect(api.replica.cache.watcherCount).toBe(before + 50);
+    const created = await api.admin.post(base, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "life", labels: { life: "cycle" } } });
+    expect(created.status).toBe(201);
+    for (const w of watches) {
+      const [ev] = await w.waitFor(1);
+      expect(ev?.type).toBe("ADDED");
+      expect((ev?.object.metadata as { name: string }).name).toBe("life");
+    }
+    for (const w of watches) w.stop();
+    await until(() => api.replica.cache.watcherCount === before);
+    expect(api.replica.cache.watcherCount).toBe(before);
+  });
+
+  it("ends after a long timeoutSeconds on the shared deadline tick", async () => {
+    const started = Date.now();
+    const w = api.admin.watch(`${base}?watch=1&resourceVersion=0&timeoutSeconds=11&labelSelector=none%3Dhere`);
+    await w.waitFor(1_000_000, 20_000);
+    expect(w.ended).toBe(true);
+    expect(w.status).toBe(200);
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(10_500);
+    expect(took).toBeLessThan(16_000);
+  }, 30_000);
+
+  it("refuses a bad includeObject on a Table watch with a 400 Status before streaming", async () => {
+    const res = await api.admin.get(`${base}?watch=1&includeObject=All`, { accept: `application/json;as=Table;g=${api.profile.metaGroup};v=v1` });
+    expect(res.status).toBe(400);
+    expect(res.json()).toMatchObject({ kind: "Status", status: "Failure", reason: "BadRequest", code: 400 });
+  });
+});
