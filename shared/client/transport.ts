@@ -9,6 +9,7 @@
 import { statSync, readFileSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import { Agent, request as httpsRequest } from "node:https";
+import { createSecureContext } from "node:tls";
 import { StatusError, type Status, type StatusReason } from "../api/status.ts";
 import type { ClientConfig } from "./kubeconfig.ts";
 
@@ -64,12 +65,11 @@ export class HttpsTransport {
 
   constructor(private readonly config: ClientConfig) {
     this.base = new URL(config.server);
+    // One secure context for every connection: the CA, certificate and key are parsed once.
     this.agent = new Agent({
       keepAlive: true,
       maxSockets: Infinity,
-      ca: config.ca,
-      cert: config.cert,
-      key: config.key,
+      secureContext: createSecureContext({ ca: config.ca, cert: config.cert, key: config.key }),
       rejectUnauthorized: !config.insecureSkipTlsVerify,
     });
   }
