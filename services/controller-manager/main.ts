@@ -26,6 +26,19 @@ export const CONTROLLER_MANAGER_FLAGS: Record<string, FlagSpec> = {
   help: { kind: "boolean", help: "Print the flags and exit" },
 };
 
+/** Waits until the API server answers /readyz with 200 (it may start after this process). */
+async function waitForServer(client: HttpsObjectClient, warn: (msg: string, fields: Record<string, unknown>) => void): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await client.transport.send("GET", "/readyz").then(
+      (r) => `HTTP ${r.status}`,
+      (err: unknown) => String(err instanceof Error ? err.message : err),
+    );
+    if (answer === "HTTP 200") return;
+    if (attempt === 1 || attempt % 30 === 0) warn("waiting for the API server", { server: client.config.server, answer });
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   let flags;
   try {
@@ -51,6 +64,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   const profile = getProfile(String(flags.profile));
   const log = createLogger({ component: "controller-manager" });
   const client = HttpsObjectClient.fromKubeconfig(String(flags.kubeconfig));
+  await waitForServer(client, (msg, fields) => log.warn(fields, msg));
   const running = await runControllers(client, {
     controllers: flags.controllers as string[],
     namespaceFinalizer: profile.namespaceFinalizer,

@@ -72,6 +72,18 @@ describe("controller-manager process", () => {
     expect(await cm.exited).toBe(0);
   });
 
+  it("waits for an API server that does not answer yet instead of exiting", async () => {
+    const closed = join(api.dir, "closed.kubeconfig");
+    const pki = await ensurePki(api.dir, { profile: api.profile });
+    // Port 1 on loopback: nothing listens there.
+    writeFileSync(closed, kubeconfigYaml({ server: "https://127.0.0.1:1", caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem, user: "admin", clusterName: "local", contextName: "admin@local" }));
+    const cm = start(["--kubeconfig", closed]);
+    expect(await eventually(async () => cm.output().includes("waiting for the API server"))).toBe(true);
+    expect(cm.child.exitCode).toBeNull();
+    cm.child.kill("SIGTERM");
+    await cm.exited;
+  });
+
   it("--help lists the flags and exits 0", async () => {
     const p = start(["--help"]);
     expect(await p.exited).toBe(0);
