@@ -1,35 +1,27 @@
 /**
- * Assembles the enabled methods from the parsed flags, in the platform's
- * order: authenticating proxy, client certificates, bearer tokens (static
- * file, service accounts, bootstrap tokens, JWT/OIDC, webhook), then
- * anonymous. Returns the `authenticate` function of a replica, the
+ * Assembles the enabled methods from the parsed flags (one factory each, in
+ * the platform's order: methods.ts), then anonymous. Returns the `authenticate` function of a replica, the
  * impersonation step, the token chain (for TokenReview), the review handlers
  * and, when a signing key is configured, the service account token minter.
  */
-import { readFileSync } from "node:fs";
 import type { LogFn } from "../../../shared/observability/logger.ts";
 import type { IncomingMessage } from "node:http";
 import { isStatusError, unauthorized } from "../../../shared/api/status.ts";
 import type { MetricsRegistry } from "../../../shared/observability/metrics.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import { anonymousFor, type AnonymousPolicy } from "./anonymous.ts";
-import { SUPPORTED_SIGNING_ALGORITHMS, type JWTAuthenticatorConfig } from "./authn-config.ts";
-import { BootstrapTokenAuthenticator } from "./bootstrap-token.ts";
-import { parseCertificateBundle } from "./cert-verify.ts";
-import { audienceAgnostic, bearerAuthenticator, tokenWithAuthenticatedGroup, unionAuthenticator, unionTokenAuthenticator, withAuthenticatedGroup } from "./chain.ts";
-import { ClientCertAuthenticator, peerCertificatesOf } from "./client-cert.ts";
-import { AuthenticationConfigController, buildFromConfig } from "./config-controller.ts";
+import { bearerAuthenticator, tokenWithAuthenticatedGroup, unionAuthenticator, unionTokenAuthenticator, withAuthenticatedGroup } from "./chain.ts";
+import { peerCertificatesOf } from "./client-cert.ts";
+import type { AuthenticationConfigController } from "./config-controller.ts";
 import { RequestHeaders } from "./headers.ts";
 import { impersonate, type ImpersonationAuthorize } from "./impersonation.ts";
 import type { KeySource } from "./jwt-authenticator.ts";
+import { AUTHENTICATION_METHODS, serviceAccountKeys, type Method } from "./methods.ts";
 import { validateAuthenticationOptions, type AuthenticationOptions } from "./options.ts";
-import { RequestHeaderAuthenticator } from "./request-header.ts";
 import { selfSubjectReviewHandler, tokenReviewHandler, type ReviewHandler } from "./reviews.ts";
-import { parsePublicKeys, parseSigningKey, type ServiceAccountPublicKey, type ServiceAccountSigningKey } from "./sa-keys.ts";
-import { mintServiceAccountToken, ServiceAccountAuthenticator, type MintedToken, type MintOptions } from "./service-account.ts";
-import { TokenFileAuthenticator } from "./token-file.ts";
-import { isAuthenticated, type Authenticator, type AuthRequest, type ObjectGetter, type TokenAuthenticator, type UserInfo } from "./types.ts";
-import { loadWebhookClientConfig, TokenWebhookAuthenticator } from "./webhook.ts";
+import type { ServiceAccountSigningKey } from "./sa-keys.ts";
+import { mintServiceAccountToken, type MintedToken, type MintOptions } from "./service-account.ts";
+import { isAuthenticated, type AuthRequest, type ObjectGetter, type TokenAuthenticator, type UserInfo } from "./types.ts";
 
 export interface AuthenticatorDeps {
   profile: PlatformProfile;
@@ -75,36 +67,7 @@ export interface BuiltAuthentication {
   close(): void;
 }
 
-function read(path: string, what: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (err) {
-    throw new Error(`${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
-  }
-}
-
-/** The JWT authenticator that the `--oidc-*` flags describe. */
-export function oidcFlagsToConfig(o: AuthenticationOptions["oidc"]): JWTAuthenticatorConfig {
-  const issuer = o.issuerUrl ?? "";
-  const claim = o.usernameClaim ?? "sub";
-  const prefix = o.usernamePrefix === undefined ? (claim === "email" ? "" : `${issuer}#`) : o.usernamePrefix === "-" ? "" : o.usernamePrefix;
-  const algs = o.signingAlgs.length > 0 ? o.signingAlgs : ["RS256"];
-  for (const a of algs) {
-    if (!(SUPPORTED_SIGNING_ALGORITHMS as readonly string[]).includes(a)) throw new Error(`oidc-signing-algs: unsupported algorithm ${JSON.stringify(a)}`);
-  }
-  const cfg: JWTAuthenticatorConfig = {
-    issuer: { url: issuer, audiences: [o.clientId ?? ""] },
-    claimMappings: { username: { claim, prefix } },
-    claimValidationRules: Object.entries(o.requiredClaims).map(([c, v]) => ({ claim: c, requiredValue: v })),
-    signingAlgorithms: algs,
-  };
-  if (o.groupsClaim) cfg.claimMappings.groups = { claim: o.groupsClaim, prefix: o.groupsPrefix ?? "" };
-  if (o.caFile) {
-    cfg.issuer.certificateAuthority = read(o.caFile, "oidc-ca-file");
-    parseCertificateBundle(cfg.issuer.certificateAuthority, "oidc-ca-file");
-  }
-  return cfg;
-}
+export { oidcFlagsToConfig } from "./methods.ts";
 
 export async function buildAuthenticator(o: AuthenticationOptions, deps: AuthenticatorDeps): Promise<BuiltAuthentication> {
   const problems = validateAuthenticationOptions(o);
@@ -112,97 +75,22 @@ export async function buildAuthenticator(o: AuthenticationOptions, deps: Authent
   const profile = deps.profile;
   const now = deps.now ?? (() => new Date());
   const apiAudiences = o.apiAudiences.length > 0 ? [...o.apiAudiences] : [...o.serviceAccountIssuers];
-  const requestMethods: Authenticator[] = [];
-  const tokenMethods: TokenAuthenticator[] = [];
-  const methods: string[] = [];
-
-  if (o.requestHeader.clientCaFile) {
-    const rh = o.requestHeader;
-    requestMethods.push(
-      new RequestHeaderAuthenticator(
-        {
-          clientCaPem: read(rh.clientCaFile as string, "requestheader-client-ca-file"),
-          allowedNames: rh.allowedNames,
-          usernameHeaders: rh.usernameHeaders,
-          uidHeaders: rh.uidHeaders,
-          groupHeaders: rh.groupHeaders,
-          extraHeaderPrefixes: rh.extraHeadersPrefix,
-        },
-        now,
-      ),
-    );
-    methods.push("requestheader");
+  const keys = serviceAccountKeys(o);
+  const signingKey = keys.signingKey;
+  const enabled: Method[] = [];
+  try {
+    for (const factory of AUTHENTICATION_METHODS) {
+      const m = await factory({ options: o, deps, profile, apiAudiences, serviceAccountKeys: keys, now });
+      if (m) enabled.push(m);
+    }
+  } catch (err) {
+    for (const m of enabled) m.controller?.stop();
+    throw err;
   }
-  if (o.clientCaFile) {
-    requestMethods.push(new ClientCertAuthenticator(read(o.clientCaFile, "client-ca-file"), now));
-    methods.push("x509");
-  }
-
-  if (o.tokenAuthFile) {
-    tokenMethods.push(audienceAgnostic(apiAudiences, TokenFileAuthenticator.fromFile(o.tokenAuthFile)));
-    methods.push("token-file");
-  }
-
-  let signingKey: ServiceAccountSigningKey | undefined;
-  if (o.serviceAccountSigningKeyFile) signingKey = parseSigningKey(read(o.serviceAccountSigningKeyFile, "service-account-signing-key-file"), o.serviceAccountSigningKeyFile);
-  const saKeys: ServiceAccountPublicKey[] = [];
-  for (const f of o.serviceAccountKeyFiles) saKeys.push(...parsePublicKeys(read(f, "service-account-key-file"), f));
-  if (saKeys.length === 0 && o.tlsPrivateKeyFile && o.serviceAccountIssuers.length > 0) saKeys.push(...parsePublicKeys(read(o.tlsPrivateKeyFile, "tls-private-key-file"), o.tlsPrivateKeyFile));
-  if (signingKey) {
-    const sk = signingKey;
-    if (!saKeys.some((k) => k.kid === sk.kid)) saKeys.push(...parsePublicKeys(read(o.serviceAccountSigningKeyFile as string, "service-account-signing-key-file")));
-  }
-  if (saKeys.length > 0 && o.serviceAccountIssuers.length > 0) {
-    tokenMethods.push(
-      new ServiceAccountAuthenticator({ profile, keys: saKeys, issuers: o.serviceAccountIssuers, apiAudiences, lookup: o.serviceAccountLookup, getObject: deps.getObject, now }),
-    );
-    methods.push("serviceaccount");
-  }
-
-  if (o.enableBootstrapTokenAuth) {
-    if (!deps.getObject) throw new Error("bootstrap token authentication needs an object reader");
-    tokenMethods.push(audienceAgnostic(apiAudiences, new BootstrapTokenAuthenticator(profile, deps.getObject, now)));
-    methods.push("bootstrap");
-  }
-
-  let controller: AuthenticationConfigController | undefined;
-  if (o.authenticationConfig) {
-    controller = new AuthenticationConfigController({
-      path: o.authenticationConfig,
-      profile,
-      serviceAccountIssuers: o.serviceAccountIssuers,
-      anonymousFlagSet: o.anonymousAuth !== undefined,
-      intervalMs: deps.configReloadIntervalMs,
-      metrics: deps.metrics,
-      apiserverId: deps.apiserverId,
-      log: deps.log,
-      keySource: deps.jwtKeySource,
-      now,
-    });
-    await controller.start();
-    const c = controller;
-    // The current file's authenticators, looked up per token so that a reload takes effect at once.
-    tokenMethods.push(audienceAgnostic(apiAudiences, { name: "jwt", authenticateToken: (t, a) => c.current.tokens.authenticateToken(t, a) }));
-    methods.push("jwt");
-  } else if (o.oidc.issuerUrl) {
-    const cfg = oidcFlagsToConfig(o.oidc);
-    const active = buildFromConfig({ jwt: [cfg] }, { keySource: deps.jwtKeySource, now });
-    tokenMethods.push(audienceAgnostic(apiAudiences, active.tokens));
-    methods.push("oidc");
-  }
-
-  if (o.webhook.configFile) {
-    tokenMethods.push(
-      new TokenWebhookAuthenticator({
-        profile,
-        client: loadWebhookClientConfig(o.webhook.configFile),
-        version: o.webhook.version,
-        cacheTtlMs: o.webhook.cacheTtlMs,
-        apiAudiences,
-      }),
-    );
-    methods.push("webhook");
-  }
+  const requestMethods = enabled.flatMap((m) => (m.request ? [m.request] : []));
+  const tokenMethods = enabled.flatMap((m) => (m.token ? [m.token] : []));
+  const methods = enabled.map((m) => m.name);
+  const controller = enabled.find((m) => m.controller)?.controller;
 
   const tokens = tokenWithAuthenticatedGroup(unionTokenAuthenticator("tokens", tokenMethods));
   if (tokenMethods.length > 0) requestMethods.push(bearerAuthenticator(tokens));
