@@ -19,6 +19,7 @@ import { isObject, meta, type JsonObject } from "../storage/object.ts";
 import { cleanupFinalizer } from "./crd-strategy.ts";
 import { servedResources } from "./served.ts";
 import { desiredStatus, isEstablished } from "./status.ts";
+import type { CrdState } from "./strategy.ts";
 
 export type ControllerLog = (level: "info" | "warn", msg: string, fields: Record<string, unknown>) => void;
 
@@ -26,6 +27,7 @@ interface Serving {
   /** JSON of what the served resources were built from (spec and accepted names). */
   source: string;
   served: ServedResource[];
+  state: CrdState;
 }
 
 export class CrdController {
@@ -84,10 +86,12 @@ export class CrdController {
     const status = isObject(crd.status) ? crd.status : {};
     const source = JSON.stringify([crd.spec, status.acceptedNames]);
     const current = this.serving.get(name);
+    const state: CrdState = current?.state ?? { terminating: false };
+    state.terminating = !!meta(crd).deletionTimestamp;
     if (current?.source === source) return;
     let served: ServedResource[];
     try {
-      served = servedResources(crd, this.catalog.profile, this.catalog.storage, this.catalog.options);
+      served = servedResources(crd, this.catalog.profile, this.catalog.storage, this.catalog.options, state);
     } catch (err) {
       this.log?.("warn", "custom resource definition not served", { name, error: String(err) });
       return;
@@ -98,7 +102,7 @@ export class CrdController {
       if (!keep.has(`${r.group}/${r.version}/${r.plural}`)) this.catalog.remove(r.group, r.version, r.plural);
     }
     for (const s of served) this.catalog.add(s);
-    this.serving.set(name, { source, served });
+    this.serving.set(name, { source, served, state });
   }
 
   private unserve(name: string): void {

@@ -17,7 +17,7 @@ import type { ObjectStorage } from "../storage/interface.ts";
 import type { JsonObject } from "../storage/object.ts";
 import { CelRules } from "./cel-rules.ts";
 import { crdVersions, kindDefinition } from "./kind-def.ts";
-import { customResourceStrategy } from "./strategy.ts";
+import { customResourceStrategy, type CrdState } from "./strategy.ts";
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -39,14 +39,14 @@ function noneConverter(def: KindDefinition, storageApiVersion: string, profile: 
 }
 
 /** The served resources of `crd` (empty when it has no storage version). */
-export function servedResources(crd: JsonObject, profile: PlatformProfile, storage: ObjectStorage, options: RegistryOptions): ServedResource[] {
+export function servedResources(crd: JsonObject, profile: PlatformProfile, storage: ObjectStorage, options: RegistryOptions, state: CrdState = { terminating: false }): ServedResource[] {
   const versions = crdVersions(crd);
   const storageVersion = versions.find((v) => v.storage);
   if (!storageVersion) return [];
   const strategyOf = (v: (typeof versions)[number]): { def: KindDefinition; strategy: Strategy } => {
     const def = kindDefinition(crd, v, profile);
     const schema = isObj(v.raw.schema) ? v.raw.schema.openAPIV3Schema : undefined;
-    return { def, strategy: customResourceStrategy(def, CelRules.of(schema, profile.ext)) };
+    return { def, strategy: customResourceStrategy(def, CelRules.of(schema, profile.ext), state) };
   };
   const stored = strategyOf(storageVersion);
   const storageApiVersion = profile.apiVersion(stored.def.group, stored.def.version);

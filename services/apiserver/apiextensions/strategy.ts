@@ -5,6 +5,7 @@
  * (and outside status when the status subresource is on), and the CEL rules of
  * the schema (`validations`) run after the schema checks.
  */
+import { statusError } from "../../../shared/api/status.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
 import { deepEqual } from "../../../shared/schema/values.ts";
 import { genericStrategy, type Strategy } from "../registry/strategy.ts";
@@ -17,12 +18,21 @@ function content(obj: JsonObject, withoutStatus: boolean): JsonObject {
   return rest;
 }
 
-export function customResourceStrategy(def: KindDefinition, rules?: CelRules): Strategy {
+/** What the controller tells the strategies of a CRD's versions while it is served. */
+export interface CrdState {
+  /** The CRD is Terminating: creates are refused (405), as on the platform. */
+  terminating: boolean;
+}
+
+export function customResourceStrategy(def: KindDefinition, rules: CelRules | undefined, state: CrdState): Strategy {
   const base = genericStrategy(def);
   const hasStatus = base.hasStatus;
   return {
     ...base,
     prepareForCreate(obj) {
+      if (state.terminating) {
+        throw statusError({ code: 405, reason: "MethodNotAllowed", message: "create not allowed while custom resource definition is terminating", details: { group: def.group, kind: def.plural } });
+      }
       if (hasStatus) delete obj.status;
       meta(obj).generation = 1;
     },

@@ -16,7 +16,7 @@ import { handleVirtual, type VirtualHandler } from "./virtual.ts";
 import { tokenRequestKind } from "../../../shared/api/groups/authentication-v1.ts";
 import { handleCreate, handleUpdate } from "./handlers/write.ts";
 import type { ResponseMediaType } from "./encode.ts";
-import type { RequestScope, UserInfo } from "./scope.ts";
+import { warningHeader, type RequestScope, type UserInfo } from "./scope.ts";
 
 const NOT_FOUND_MESSAGE = "the server could not find the requested resource";
 
@@ -53,6 +53,8 @@ export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, r
   const collectionVerb = info.verb === "list" || info.verb === "watch" || info.verb === "deletecollection" || info.verb === "create";
   if (resource.namespaced && info.namespace === "" && !collectionVerb && info.resource !== "namespaces") throw pageNotFound();
   if (!resource.namespaced && info.namespace !== "" && info.resource !== "namespaces") throw pageNotFound();
+  // A deprecated custom resource version warns on every request.
+  if (def.deprecationWarning) warnings.push(warningHeader(def.deprecationWarning));
   const reads = info.verb === "get" || info.verb === "list" || info.verb === "watch";
   const negotiated = negotiateOutput(req.headers.get("accept"), {
     profile: cfg.profile,

@@ -1,0 +1,134 @@
+/**
+ * The life of a CRD across two replicas over one store: served by the replica
+ * that did not write it (driven by its watch cache), several versions with
+ * conversion None and a deprecated one, storedVersions, and deletion (Terminating,
+ * custom resources removed — one held by its own finalizer —, then the API gone).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtinKinds } from "../../shared/api/groups/index.ts";
+import { ensurePki } from "../../services/apiserver/server/certs.ts";
+import { startReplica, type Replica } from "../../services/apiserver/server/replica.ts";
+import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+import { CRD_GROUP, crdPath, cronTabCrd, waitServed } from "../support/crd-fixtures.ts";
+import { HttpsClient } from "../support/https-client.ts";
+
+let api: TestApiserver;
+let second: Replica;
+let admin2: HttpsClient;
+
+beforeAll(async () => {
+  api = await startTestApiserver();
+  const pki = await ensurePki(api.dir, { profile: api.profile });
+  second = await startReplica({
+    profile: api.profile,
+    kinds: builtinKinds(api.profile),
+    kv: api.kv,
+    feed: api.kv.feed,
+    tls: { key: pki.serving.keyPem, cert: pki.serving.certPem, clientCa: pki.ca.certPem },
+    compactIntervalMs: 0,
+  });
+  admin2 = new HttpsClient(second.url, { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem });
+});
+afterAll(async () => {
+  admin2?.close();
+  await second?.close();
+  await api?.close();
+});
+
+type Obj = Record<string, unknown>;
+
+function twoVersions(): Obj {
+  const crd = cronTabCrd(api.profile, { plural: "widgets", kind: "Widget", scope: "Cluster" }) as { spec: { versions: Obj[] } };
+  const v1 = crd.spec.versions[0];
+  crd.spec.versions = [
+    { ...structuredClone(v1), name: "v1beta1", storage: false, deprecated: true },
+    { ...structuredClone(v1), name: "v1", storage: true },
+  ];
+  return crd;
+}
+
+async function eventually<T>(f: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const v = await f();
+    if (ok(v) || Date.now() - start > timeoutMs) return v;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe("CRD lifecycle across replicas", () => {
+  it("is served by the other replica within a second, in every served version", async () => {
+    const res = await api.admin.post(crdPath(api.profile), twoVersions());
+    expect(res.status, res.text).toBe(201);
+    const elapsed = await waitServed(admin2, `/apis/${CRD_GROUP}/v1/widgets`, 5000);
+    expect(elapsed).toBeLessThan(1000);
+    await waitServed(admin2, `/apis/${CRD_GROUP}/v1beta1/widgets`, 1000);
+    const disc = await admin2.get(`/apis/${CRD_GROUP}`);
+    expect(disc.json()).toMatchObject({ preferredVersion: { version: "v1" }, versions: [{ version: "v1" }, { version: "v1beta1" }] });
+  });
+
+  it("stores in the storage version and answers in the request's, with the deprecation warning", async () => {
+    const created = await admin2.post(`/apis/${CRD_GROUP}/v1beta1/widgets`, { apiVersion: `${CRD_GROUP}/v1beta1`, kind: "Widget", metadata: { name: "w1" }, spec: { cronSpec: "* * * * *" } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json<{ apiVersion: string }>().apiVersion).toBe(`${CRD_GROUP}/v1beta1`);
+    expect(String(created.headers.warning)).toContain(`${CRD_GROUP}/v1beta1 Widget is deprecated`);
+    const v1 = await api.admin.get(`/apis/${CRD_GROUP}/v1/widgets/w1`);
+    expect(v1.status).toBe(200);
+    expect(v1.json<{ apiVersion: string }>().apiVersion).toBe(`${CRD_GROUP}/v1`);
+    expect(v1.headers.warning).toBeUndefined();
+    const stored = await api.kv.range(`/registry/${CRD_GROUP}/widgets/w1`);
+    expect(JSON.parse(Buffer.from(stored.kvs[0].value).toString("utf8"))).toMatchObject({ apiVersion: `${CRD_GROUP}/v1` });
+  });
+
+  it("records a new storage version in status.storedVersions", async () => {
+    const name = `widgets.${CRD_GROUP}`;
+    const cur = (await api.admin.get(crdPath(api.profile, name))).json<{ metadata: Obj; spec: { versions: Obj[] } }>();
+    cur.spec.versions = cur.spec.versions.map((v) => ({ ...v, storage: v.name === "v1beta1" }));
+    const upd = await api.admin.put(crdPath(api.profile, name), cur);
+    expect(upd.status, upd.text).toBe(200);
+    expect(upd.json<{ status: { storedVersions: string[] } }>().status.storedVersions).toEqual(["v1", "v1beta1"]);
+    const dropped = structuredClone(upd.json<{ spec: { versions: Obj[] } }>());
+    dropped.spec.versions = dropped.spec.versions.filter((v) => v.name === "v1beta1");
+    const refused = await api.admin.put(crdPath(api.profile, name), dropped);
+    expect(refused.status).toBe(422);
+    expect(refused.json<{ message: string }>().message).toContain('status.storedVersions[0]: Invalid value: "v1": must appear in spec.versions');
+  });
+
+  it("deletes: Terminating, creates refused, custom resources removed (finalizers honoured), then the API is gone on both replicas", async () => {
+    const base = `/apis/${CRD_GROUP}/v1/widgets`;
+    const held = await api.admin.post(base, { apiVersion: `${CRD_GROUP}/v1`, kind: "Widget", metadata: { name: "held", finalizers: ["example.com/hold"] }, spec: {} });
+    expect(held.status, held.text).toBe(201);
+    const name = `widgets.${CRD_GROUP}`;
+    const del = await api.admin.delete(crdPath(api.profile, name));
+    expect(del.status, del.text).toBe(200);
+    const terminating = del.json<{ metadata: { deletionTimestamp?: string; finalizers?: string[] }; status: { conditions: Array<Record<string, string>> } }>();
+    expect(terminating.metadata.deletionTimestamp).toBeDefined();
+    expect(terminating.metadata.finalizers).toContain(`customresourcecleanup.${api.profile.group("apiextensions")}`);
+    expect(terminating.status.conditions.find((c) => c.type === "Terminating")).toMatchObject({ status: "True", reason: "InstanceDeletionInProgress", message: "CustomResource deletion is in progress" });
+    const create = await eventually(
+      () => admin2.post(base, { apiVersion: `${CRD_GROUP}/v1`, kind: "Widget", metadata: { name: "late" }, spec: {} }),
+      (r) => r.status === 405,
+    );
+    expect(create.status).toBe(405);
+    expect(create.json()).toMatchObject({ reason: "MethodNotAllowed", message: "create not allowed while custom resource definition is terminating" });
+    // w1 goes; "held" waits for its finalizer and keeps the CRD.
+    await eventually(() => api.admin.get(`${base}/w1`), (r) => r.status === 404);
+    const heldNow = await eventually(() => api.admin.get(`${base}/held`), (r) => !!r.json<{ metadata: { deletionTimestamp?: string } }>().metadata.deletionTimestamp);
+    expect(heldNow.status).toBe(200);
+    expect((await api.admin.get(crdPath(api.profile, name))).status).toBe(200);
+    const h = heldNow.json<{ metadata: Obj }>();
+    const released = await api.admin.patch(`${base}/held`, { metadata: { finalizers: null, resourceVersion: h.metadata.resourceVersion } }, "application/merge-patch+json");
+    expect(released.status, released.text).toBe(200);
+    const gone = await eventually(() => api.admin.get(crdPath(api.profile, name)), (r) => r.status === 404);
+    expect(gone.status).toBe(404);
+    for (const client of [api.admin, admin2]) {
+      const r = await eventually(() => client.get(base), (x) => x.status === 404);
+      expect(r.status).toBe(404);
+      const groups = await client.get("/apis");
+      expect(groups.json<{ groups: Array<{ name: string }> }>().groups.map((g) => g.name)).not.toContain(CRD_GROUP);
+    }
+    // The objects are gone from the store too.
+    const left = await api.kv.range(`/registry/${CRD_GROUP}/widgets/`, { end: `/registry/${CRD_GROUP}/widgets0` });
+    expect(left.count).toBe(0);
+  });
+});
