@@ -11,6 +11,7 @@ import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts"
 import type { AdmissionPlugin, Attributes, PluginContext } from "../../services/apiserver/admission/interfaces.ts";
 import type { PluginRegistry } from "../../services/apiserver/admission/plugins.ts";
 import { forbiddenWithReason } from "../../shared/api/status.ts";
+import { jsonPatch, startWebhookServer } from "../../services/apiserver/admission/testing/webhook-server.ts";
 
 interface Call {
   phase: "admit" | "validate";
@@ -106,6 +107,44 @@ describe("the admission chain", () => {
     expect(calls.map((c) => `${c.phase}:${c.operation}`)).toEqual(["admit:DELETE", "validate:DELETE"]);
     expect(calls[0].object).toBeUndefined();
     expect(calls[0].oldObject).toMatchObject({ metadata: { name: "c1" }, data: { b: "3" } });
+  });
+
+  it("a webhook asking for reinvocation makes the whole mutating phase run again", async () => {
+    const wh = await startWebhookServer();
+    try {
+      const label = (rv: { request: { object: Record<string, unknown> | null } }) => (rv.request.object?.metadata as { labels?: Record<string, string> }).labels ?? {};
+      wh.on("/first", (rv) => (label(rv).first ? { response: { allowed: true } } : { response: { allowed: true, ...jsonPatch([{ op: "add", path: "/metadata/labels/first", value: "1" }]) } }));
+      wh.on("/second", (rv) => (label(rv).second ? { response: { allowed: true } } : { response: { allowed: true, ...jsonPatch([{ op: "add", path: "/metadata/labels/second", value: "2" }]) } }));
+      const ar = api.profile.group("admissionregistration");
+      const hook = (id: string, extra: Record<string, unknown> = {}) => ({
+        name: `${id}.example.com`,
+        clientConfig: { url: `${wh.url}/${id}`, caBundle: wh.caBundle },
+        rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }],
+        objectSelector: { matchLabels: { reinvoke: "yes" } },
+        sideEffects: "None",
+        admissionReviewVersions: ["v1"],
+        ...extra,
+      });
+      const r = await api.admin.post(`/apis/${ar}/v1/mutatingwebhookconfigurations`, {
+        apiVersion: `${ar}/v1`,
+        kind: "MutatingWebhookConfiguration",
+        metadata: { name: "reinvoke" },
+        webhooks: [hook("first", { reinvocationPolicy: "IfNeeded" }), hook("second")],
+      });
+      expect(r.status, r.text).toBe(201);
+      await new Promise((res) => setTimeout(res, 300));
+      calls.length = 0;
+      const c = await api.admin.post("/api/v1/namespaces/chain/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ri-1", labels: { reinvoke: "yes" } } });
+      expect(c.status, c.text).toBe(201);
+      expect(c.json<{ metadata: { labels: Record<string, string> } }>().metadata.labels).toMatchObject({ first: "1", second: "2", admitted: "yes" });
+      // Recorder (an in-tree plugin) ran in both passes; the first webhook was called twice, the second once.
+      expect(calls.filter((x) => x.phase === "admit" && x.name === "ri-1")).toHaveLength(2);
+      expect(wh.reviews.filter((x) => x.path === "/first")).toHaveLength(2);
+      expect(wh.reviews.filter((x) => x.path === "/second")).toHaveLength(1);
+      expect((await api.admin.delete(`/apis/${ar}/v1/mutatingwebhookconfigurations/reinvoke`)).status).toBe(200);
+    } finally {
+      await wh.close();
+    }
   });
 
   it("sees the object in the request's version and kind, not the storage form", async () => {

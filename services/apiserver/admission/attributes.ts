@@ -5,7 +5,7 @@
  */
 import type { AdmissionRequest } from "../registry/registry.ts";
 import type { JsonObject } from "../storage/object.ts";
-import type { Attributes, GroupVersionKind, GroupVersionResource, Operation, UserInfo } from "./interfaces.ts";
+import type { Attributes, GroupVersionKind, GroupVersionResource, Operation, Reinvocation, UserInfo } from "./interfaces.ts";
 
 /** The identity of writes made by the server itself (no user on the context). */
 export const SERVER_USER: UserInfo = { username: "system:apiserver", groups: ["system:authenticated", "system:masters"] };
@@ -28,6 +28,7 @@ export class RequestAttributes implements Attributes {
   readonly namespaced: boolean;
   /** Set when a plugin replaced or changed the object. */
   private current: JsonObject | undefined;
+  readonly reinvocation: Reinvocation & { round: number; requested: boolean };
 
   constructor(readonly request: AdmissionRequest) {
     const r = request.resource;
@@ -43,6 +44,15 @@ export class RequestAttributes implements Attributes {
     this.userInfo = request.ctx.user ?? SERVER_USER;
     this.dryRun = request.ctx.dryRun;
     this.namespaced = r.namespaced;
+    const reinvocation = {
+      round: 0,
+      requested: false,
+      state: new Map<string, unknown>(),
+      requestReinvocation: () => {
+        reinvocation.requested = true;
+      },
+    };
+    this.reinvocation = reinvocation;
   }
 
   get object(): JsonObject | undefined {

@@ -64,6 +64,11 @@ export class AdmissionChain implements AdmissionHooks {
     // The request's object is copied once so plugins can change it in place.
     const attrs = new RequestAttributes(req.object ? { ...req, object: structuredClone(req.object) } : req);
     await this.run("admit", this.mutating, attrs, (p, a) => p.admit?.(a));
+    if (attrs.reinvocation.requested) {
+      // Once more: every mutating plugin (they are idempotent), webhooks only when they need it.
+      attrs.reinvocation.round = 1;
+      await this.run("admit", this.mutating, attrs, (p, a) => p.admit?.(a));
+    }
     return attrs.object;
   }
 

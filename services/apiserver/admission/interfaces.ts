@@ -84,12 +84,24 @@ export interface Attributes {
   readonly dryRun: boolean;
   /** True when the resource is namespaced. */
   readonly namespaced: boolean;
+  /**
+   * The mutating phase runs a second time (every mutating plugin, webhooks only when
+   * they asked for it) when a webhook requests reinvocation; 0 on the first pass.
+   */
+  readonly reinvocation?: Reinvocation;
   /** Replaces the object (mutating phase only). */
   setObject(obj: JsonObject): void;
   /** A `Warning` header for the client. */
   addWarning(message: string): void;
   /** An audit annotation on the request's audit event. */
   addAnnotation(key: string, value: string): void;
+}
+
+/** The platform's ReinvocationContext: the pass, a request for a second pass, per-plugin state across passes. */
+export interface Reinvocation {
+  readonly round: number;
+  requestReinvocation(): void;
+  readonly state: Map<string, unknown>;
 }
 
 /** The plugin interface: `admit` mutates (phase 1), `validate` checks (phase 2). */

@@ -42,8 +42,19 @@ function asVersion(eq: Equivalence | undefined, a: Attributes, obj: JsonObject |
 export class Dispatcher {
   constructor(private readonly deps: DispatcherDeps) {}
 
-  /** Phase 1 over `hooks` (in order); changes `a`'s object. */
+  /**
+   * Phase 1 over `hooks` (in order); changes `a`'s object. On the first pass, a
+   * webhook with reinvocationPolicy IfNeeded whose output a later webhook changed
+   * asks the chain for a second pass, where only such webhooks are called again.
+   */
   async mutate(hooks: readonly Hook[], a: Attributes): Promise<void> {
+    const reinvocation = a.reinvocation;
+    const stateKey = "webhooks/reinvoke";
+    if (reinvocation && reinvocation.round > 0) {
+      const again = (reinvocation.state.get(stateKey) as Set<string> | undefined) ?? new Set<string>();
+      for (const [i, hook] of hooks.entries()) if (again.has(hook.key)) await this.call(hook, a, i, reinvocation.round);
+      return;
+    }
     // Per invoked webhook: the number of mutations once its own call returned.
     const seen = new Map<number, number>();
     let mutations = 0;
@@ -53,11 +64,17 @@ export class Dispatcher {
       if (out === "mutated") mutations++;
       seen.set(i, mutations);
     }
-    if (mutations === 0) return;
-    // Reinvocation (once): webhooks that asked for it and whose output a later webhook changed.
+    const again = new Set<string>();
     for (const [i, hook] of hooks.entries()) {
       const at = seen.get(i);
-      if (at !== undefined && hook.reinvocationPolicy === "IfNeeded" && mutations > at) await this.call(hook, a, i, 1);
+      if (at !== undefined && hook.reinvocationPolicy === "IfNeeded" && mutations > at) again.add(hook.key);
+    }
+    if (again.size === 0) return;
+    if (reinvocation) {
+      reinvocation.state.set(stateKey, again);
+      reinvocation.requestReinvocation();
+    } else {
+      for (const [i, hook] of hooks.entries()) if (again.has(hook.key)) await this.call(hook, a, i, 1);
     }
   }
 
