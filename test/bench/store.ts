@@ -20,8 +20,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { credentials, type Client, type ClientUnaryCall, type ServiceError } from "@grpc/grpc-js";
-import { clientConstructor } from "../../services/store/server/proto.ts";
+import { EtcdClient } from "../../shared/etcd/client.ts";
 import { spawnStoreNode, stopChild, storeStatus, waitForMembers, waitForStore } from "../../services/store/server/node-process.ts";
 import { freePort } from "../support/ports.ts";
 
@@ -53,9 +52,7 @@ interface Cluster {
   initialCluster: string;
 }
 
-type Callback<T> = (err: ServiceError | null, res?: T) => void;
-type Unary = (req: object, opts: { deadline: number }, cb: Callback<unknown>) => ClientUnaryCall;
-type KvClient = Client & { Put: Unary; Range: Unary };
+type KvClient = EtcdClient;
 
 interface LoadResult {
   rps: number;
@@ -185,15 +182,7 @@ async function waitForLeader(cluster: Cluster, timeoutMs = 30_000): Promise<numb
 // ---------- client ----------
 
 function kvClient(endpoint: string): KvClient {
-  const Ctor = clientConstructor("KV");
-  const opts = { "grpc.use_local_subchannel_pool": 1, "grpc.initial_reconnect_backoff_ms": 100, "grpc.max_reconnect_backoff_ms": 500 };
-  return new Ctor(endpoint, credentials.createInsecure(), opts) as unknown as KvClient;
-}
-
-function call(client: KvClient, method: "Put" | "Range", req: object, timeoutMs = 10_000): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    client[method](req, { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(err) : resolve(res)));
-  });
+  return new EtcdClient(endpoint, { "grpc.use_local_subchannel_pool": 1, "grpc.initial_reconnect_backoff_ms": 100, "grpc.max_reconnect_backoff_ms": 500 });
 }
 
 function configMapKey(i: number): Buffer {
@@ -201,11 +190,11 @@ function configMapKey(i: number): Buffer {
 }
 
 function put(client: KvClient, i: number): Promise<unknown> {
-  return call(client, "Put", { key: configMapKey(i), value: VALUE });
+  return client.unary("Put", { key: configMapKey(i), value: VALUE }, { deadline: Date.now() + 10_000 });
 }
 
 function get(client: KvClient, i: number): Promise<unknown> {
-  return call(client, "Range", { key: configMapKey(i), serializable: false });
+  return client.unary("Range", { key: configMapKey(i), serializable: false }, { deadline: Date.now() + 10_000 });
 }
 
 // ---------- load ----------
@@ -279,20 +268,23 @@ async function preload(client: KvClient): Promise<void> {
 /** Puts on every client every 20 ms (overlapping attempts) until one succeeds; ms since t0. */
 function firstWrite(clients: KvClient[], t0: number, budgetMs = 30_000): Promise<number> {
   return new Promise((resolve, reject) => {
-    const calls: ClientUnaryCall[] = [];
+    let sent = 0;
     let settled = false;
     const finish = (fn: () => void): void => {
       if (settled) return;
       settled = true;
       clearInterval(timer);
       fn();
-      for (const c of calls) c.cancel();
     };
     const attempt = (): void => {
       if (performance.now() - t0 > budgetMs) return finish(() => reject(new Error(`no successful write within ${budgetMs} ms of the leader's SIGKILL`)));
       for (const client of clients) {
-        const req = { key: configMapKey(PUT_KEYS + calls.length), value: VALUE };
-        calls.push(client.Put(req, { deadline: Date.now() + 5000 }, (err) => (err ? undefined : finish(() => resolve(performance.now() - t0)))));
+        const req = { key: configMapKey(PUT_KEYS + sent++), value: VALUE };
+        // Attempts still in flight after the first success end at their own deadline.
+        client.unary("Put", req, { deadline: Date.now() + 5000 }).then(
+          () => finish(() => resolve(performance.now() - t0)),
+          () => undefined,
+        );
       }
     };
     const timer = setInterval(attempt, 20);
@@ -303,7 +295,7 @@ function firstWrite(clients: KvClient[], t0: number, budgetMs = 30_000): Promise
 async function failoverOnce(cluster: Cluster, clients: Map<Member, KvClient>): Promise<number> {
   const leader = cluster.members[await waitForLeader(cluster)];
   const survivors = cluster.members.filter((m) => m !== leader).map((m) => clients.get(m) as KvClient);
-  await Promise.all(survivors.map((c) => call(c, "Range", { key: configMapKey(0), serializable: true })));
+  await Promise.all(survivors.map((c) => c.unary("Range", { key: configMapKey(0), serializable: true }, { deadline: Date.now() + 10_000 })));
   const t0 = performance.now();
   const killed = killMember(leader);
   const ms = await firstWrite(survivors, t0);

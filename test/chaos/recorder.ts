@@ -7,16 +7,13 @@
  * (it may or may not have taken effect) unless the failure proves it was never
  * proposed: the endpoint could not be reached, or the store said it has no leader.
  */
-import { credentials, type Client, type ServiceError } from "@grpc/grpc-js";
+import type { ServiceError } from "@grpc/grpc-js";
 import type { Operation } from "../support/linearizability/history.ts";
 import type { KvInput, KvOutput } from "../support/linearizability/kv-model.ts";
-import { clientConstructor } from "../../services/store/server/proto.ts";
-import type { PbDeleteRangeResponse, PbPutResponse, PbRangeResponse, PbTxnResponse } from "../../services/store/server/wire.ts";
+import { EtcdClient } from "../../shared/etcd/client.ts";
+import type { UnaryName, UnaryRequest, UnaryResponse } from "../../shared/etcd/methods.ts";
 
 export type KvOp = Operation<KvInput, KvOutput>;
-
-type Unary = (req: object, opts: { deadline: number }, cb: (err: ServiceError | null, res?: unknown) => void) => void;
-type KvClient = Client & { Range: Unary; Put: Unary; DeleteRange: Unary; Txn: Unary };
 
 const NOT_PROPOSED = /etcdserver: no leader|No connection established|ECONNREFUSED|failed to connect/i;
 
@@ -39,7 +36,7 @@ export class History {
 }
 
 export class RecordingClient {
-  private readonly clients = new Map<string, KvClient>();
+  private readonly clients = new Map<string, EtcdClient>();
 
   constructor(
     readonly id: number,
@@ -47,21 +44,17 @@ export class RecordingClient {
     private readonly timeoutMs: number,
   ) {}
 
-  private client(endpoint: string): KvClient {
+  private client(endpoint: string): EtcdClient {
     let c = this.clients.get(endpoint);
     if (c === undefined) {
-      const Ctor = clientConstructor("KV");
-      c = new Ctor(endpoint, credentials.createInsecure(), { "grpc.initial_reconnect_backoff_ms": 100, "grpc.max_reconnect_backoff_ms": 500 }) as unknown as KvClient;
+      c = new EtcdClient(endpoint, { "grpc.initial_reconnect_backoff_ms": 100, "grpc.max_reconnect_backoff_ms": 500 });
       this.clients.set(endpoint, c);
     }
     return c;
   }
 
-  private call<T>(endpoint: string, method: "Range" | "Put" | "DeleteRange" | "Txn", req: object): Promise<T> {
-    const c = this.client(endpoint);
-    return new Promise<T>((resolve, reject) => {
-      c[method].call(c, req, { deadline: Date.now() + this.timeoutMs }, (err, res) => (err !== null ? reject(err) : resolve(res as T)));
-    });
+  private call<M extends UnaryName>(endpoint: string, method: M, req: UnaryRequest<M>): Promise<UnaryResponse<M>> {
+    return this.client(endpoint).unary(method, req, { deadline: Date.now() + this.timeoutMs });
   }
 
   /** Runs one operation and records it; returns its output, or undefined when it failed. */
@@ -85,16 +78,16 @@ export class RecordingClient {
     const key = Buffer.from(input.key);
     switch (input.kind) {
       case "get": {
-        const res = await this.call<PbRangeResponse>(endpoint, "Range", { key });
+        const res = await this.call(endpoint, "Range", { key });
         const kv = res.kvs[0];
         return kv === undefined ? { kind: "get", value: null } : { kind: "get", value: Buffer.from(kv.value).toString(), modRevision: Number(kv.mod_revision) };
       }
       case "put": {
-        const res = await this.call<PbPutResponse>(endpoint, "Put", { key, value: Buffer.from(input.value) });
+        const res = await this.call(endpoint, "Put", { key, value: Buffer.from(input.value) });
         return { kind: "put", revision: Number(res.header?.revision) };
       }
       case "delete": {
-        const res = await this.call<PbDeleteRangeResponse>(endpoint, "DeleteRange", { key });
+        const res = await this.call(endpoint, "DeleteRange", { key });
         return { kind: "delete", deleted: Number(res.deleted) };
       }
       case "cas": {
@@ -102,7 +95,7 @@ export class RecordingClient {
           "value" in input.expect
             ? { key, result: "EQUAL", target: "VALUE", value: Buffer.from(input.expect.value ?? "") }
             : { key, result: "EQUAL", target: "MOD", mod_revision: input.expect.modRevision };
-        const res = await this.call<PbTxnResponse>(endpoint, "Txn", { compare: [compare], success: [{ request_put: { key, value: Buffer.from(input.value) } }], failure: [] });
+        const res = await this.call(endpoint, "Txn", { compare: [compare], success: [{ request: "request_put", request_put: { key, value: Buffer.from(input.value) } }], failure: [] });
         return res.succeeded ? { kind: "cas", ok: true, revision: Number(res.header?.revision) } : { kind: "cas", ok: false };
       }
     }

@@ -16,7 +16,7 @@
  * are printed when a check fails.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GrpcKv } from "../../services/apiserver/storage/grpc-kv.ts";
+import { EtcdKv } from "../../services/apiserver/storage/etcd-kv.ts";
 import type { RevisionChange } from "../../services/apiserver/storage/kv.ts";
 import { checkLinearizable, describeResult } from "../support/linearizability/checker.ts";
 import { kvModel } from "../support/linearizability/kv-model.ts";
@@ -58,7 +58,7 @@ describe("store under faults (3 real processes, real Redis)", () => {
       const rng = seededRng(SEED);
       const keys = Array.from({ length: CONFIG.keys }, (_, i) => `/chaos/k${i}`);
       const workload = new Workload({ clients: CONFIG.clients, keys, endpoints: c.endpoints, seed: SEED, timeoutMs: CONFIG.timeoutMs });
-      const kv = new GrpcKv(c.endpoints, { callTimeoutMs: 10_000, retryBudgetMs: 30_000 });
+      const kv = new EtcdKv(c.endpoints, { callTimeoutMs: 10_000, retryBudgetMs: 30_000 });
       const before: Array<{ records: StreamRecord[]; revision: number }> = [];
       try {
         workload.start();

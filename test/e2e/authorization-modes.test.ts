@@ -1,5 +1,5 @@
 /**
- * Authorization modes of the apiserver process (`services/apiserver/main.ts`), chosen
+ * Authorization modes of the apiserver process (`services/embedded/main.ts`), chosen
  * by its flags: ABAC with a policy file, AlwaysDeny, the embedded default (Node,RBAC)
  * with the default `cluster-status` role, a Webhook authorizer named by an
  * AuthorizationConfiguration file (a local HTTPS service in this test), and the start

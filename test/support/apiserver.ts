@@ -1,6 +1,6 @@
 /**
- * An in-process apiserver replica for tests: a store without replication, the
- * in-process revision feed, generated certificates, and an admin client.
+ * An in-process apiserver replica for tests: a store without replication called in
+ * process (services/store/embedded.ts), the in-process revision feed, generated certificates, and an admin client.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,8 +9,9 @@ import { builtinKinds } from "../../shared/api/groups/index.ts";
 import { getProfile, type PlatformProfile } from "../../shared/platform/index.ts";
 import { ensurePki } from "../../services/apiserver/server/certs.ts";
 import { startReplica, type Replica, type ReplicaOptions } from "../../services/apiserver/server/replica.ts";
-import { BackendKv } from "../../services/apiserver/storage/backend-kv.ts";
-import { LocalBackend } from "../../services/store/server/local-backend.ts";
+import { EmbeddedKv } from "../../services/apiserver/storage/embedded-kv.ts";
+import { memoryStore } from "../../services/store/embedded.ts";
+import type { LocalBackend } from "../../services/store/server/local-backend.ts";
 import { HttpsClient } from "./https-client.ts";
 
 export interface TestApiserver {
@@ -18,7 +19,7 @@ export interface TestApiserver {
   profile: PlatformProfile;
   admin: HttpsClient;
   ca: string;
-  kv: BackendKv;
+  kv: EmbeddedKv;
   backend: LocalBackend;
   dir: string;
   close(): Promise<void>;
@@ -28,8 +29,9 @@ export async function startTestApiserver(opts: Partial<ReplicaOptions> & { profi
   const profile = getProfile(opts.profileId ?? "plat");
   const dir = await mkdtemp(join(tmpdir(), "apiserver-test-"));
   const pki = await ensurePki(dir, { profile });
-  const backend = new LocalBackend();
-  const kv = new BackendKv(backend);
+  const store = memoryStore();
+  const backend = store.backend;
+  const kv = new EmbeddedKv(store, { closeStore: true });
   const replica = await startReplica({
     profile,
     kinds: builtinKinds(profile),

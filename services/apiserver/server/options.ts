@@ -16,7 +16,7 @@ export const APISERVER_FLAGS: Record<string, FlagSpec> = {
   "data-dir": { kind: "string", default: ".plat", help: "embedded mode: store data, certificates and the admin client configuration" },
   "bind-address": { kind: "string", default: "127.0.0.1", help: "address to serve HTTPS on" },
   "secure-port": { kind: "number", default: 6443, help: "HTTPS port (0 picks a free one)" },
-  "store-endpoints": { kind: "list", help: "store gRPC endpoints (host:port); empty runs the embedded single-node store" },
+  "store-endpoints": { kind: "list", help: "store gRPC endpoints (host:port); required by a replica (services/apiserver/main.ts); empty in the single-process default (npm start) runs the embedded single-node store" },
   "redis-url": { kind: "string", help: "Redis URL of the revision stream (with --store-endpoints)" },
   "revision-stream": { kind: "string", default: "revisions", help: "name of the revision stream" },
   "tls-cert-file": { kind: "string", help: "serving certificate (default: generated under the data dir)" },

@@ -1,15 +1,12 @@
 /**
- * Connects a replica to its store: the embedded single-node store (in process,
- * revision feed in memory) or a remote store cluster over gRPC with the Redis
- * revision stream.
+ * Connects a replica to its store: the store cluster of `--store-endpoints` over
+ * gRPC, with the Redis revision stream of `--redis-url`. An entry point may bring
+ * its own connector (the embedded default serves from a store in process).
  */
-import { mkdir } from "node:fs/promises";
 import type { LogFn } from "../../../shared/observability/logger.ts";
-import { join } from "node:path";
-import { BackendKv } from "../storage/backend-kv.ts";
+import { EtcdKv } from "../storage/etcd-kv.ts";
 import type { KvStore, RevisionFeed } from "../storage/kv.ts";
 import { RedisFeed } from "../storage/redis-feed.ts";
-import { openEmbeddedBackend } from "./embedded-store.ts";
 
 export interface StoreConnection {
   kv: KvStore;
@@ -29,25 +26,11 @@ export interface StoreConnectionOptions {
 /** Opens the store an entry point serves from. */
 export type StoreConnector = (opts: StoreConnectionOptions) => Promise<StoreConnection>;
 
-export async function openStore(opts: StoreConnectionOptions): Promise<StoreConnection> {
-  if (opts.endpoints.length === 0) {
-    const dir = join(opts.dataDir, "store");
-    await mkdir(dir, { recursive: true });
-    const backend = await openEmbeddedBackend(dir, opts.log);
-    const kv = new BackendKv(backend);
-    return {
-      kv,
-      feed: kv.feed,
-      description: `embedded store in ${dir}`,
-      async close() {
-        await kv.close();
-        await backend.close();
-      },
-    };
-  }
+/** The remote store cluster; --store-endpoints and --redis-url are required. */
+export const openStore: StoreConnector = async (opts) => {
+  if (opts.endpoints.length === 0) throw new Error("--store-endpoints is required (the single-process default with an embedded store is `npm start`, services/embedded/main.ts)");
   if (!opts.redisUrl) throw new Error("--redis-url is required with --store-endpoints");
-  const { GrpcKv } = await import("../storage/grpc-kv.ts");
-  const kv = new GrpcKv(opts.endpoints);
+  const kv = new EtcdKv(opts.endpoints);
   const reader = new RedisFeed(kv, { url: opts.redisUrl, stream: opts.stream, log: opts.log });
   await reader.start();
   return {
@@ -59,4 +42,4 @@ export async function openStore(opts: StoreConnectionOptions): Promise<StoreConn
       await kv.close();
     },
   };
-}
+};

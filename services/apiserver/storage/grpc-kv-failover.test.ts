@@ -1,5 +1,5 @@
 /**
- * GrpcKv against a 3-node store cluster of real processes: when the endpoint it
+ * EtcdKv (over gRPC) against a 3-node store cluster of real processes: when the endpoint it
  * talks to dies (a follower, then the leader) it fails over to the others; reads
  * and history keep working and acknowledged writes are never lost.
  */
@@ -10,17 +10,17 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../../test/support/ports.ts";
 import { spawnStoreNode, stopChild, storeStatus, waitForMembers, waitForStore, type StoreNodeSpec } from "../../store/server/node-process.ts";
-import { GrpcKv } from "./grpc-kv.ts";
+import { EtcdKv } from "./etcd-kv.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-describe("GrpcKv failover over a 3-node store cluster", () => {
+describe("EtcdKv failover over a 3-node store cluster", () => {
   let dir = "";
   const specs: StoreNodeSpec[] = [];
   const children: ChildProcess[] = [];
   const endpoints: string[] = [];
-  let kv: GrpcKv;
+  let kv: EtcdKv;
 
   const spawnNode = (i: number) => {
     children[i] = spawnStoreNode(specs[i], { stdio: ["ignore", "ignore", "inherit"] });
@@ -37,7 +37,7 @@ describe("GrpcKv failover over a 3-node store cluster", () => {
     }
     await Promise.all(endpoints.map((e, i) => waitForStore(e, 60_000, children[i])));
     await waitForMembers(endpoints[0], 3);
-    kv = new GrpcKv(endpoints, { callTimeoutMs: 8000, retryBudgetMs: 20_000 });
+    kv = new EtcdKv(endpoints, { callTimeoutMs: 8000, retryBudgetMs: 20_000 });
   }, 90_000);
 
   afterAll(async () => {

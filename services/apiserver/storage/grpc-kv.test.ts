@@ -1,27 +1,26 @@
-import { LocalBackend } from "../../store/server/local-backend.ts";
+import { memoryStore } from "../../store/embedded.ts";
 import { StoreGrpcServer } from "../../store/server/grpc-server.ts";
-import { toRevisionChange } from "./backend-kv.ts";
 import { CachedStorage } from "./cached-storage.ts";
 import { storageConformance } from "./conformance.ts";
+import { EtcdKv } from "./etcd-kv.ts";
 import { FanoutFeed } from "./fanout-feed.ts";
-import { GrpcKv } from "./grpc-kv.ts";
 import { StoreStorage } from "./store-storage.ts";
 import { WatchCache } from "./watch-cache.ts";
 
 /**
  * The storage conformance suite over the gRPC store client: StoreStorage over
- * GrpcKv over the store's gRPC server over LocalBackend. Live revisions come from
- * the in-process backend (the replica's Redis feed is tested on its own); every
- * catch-up of the feed goes through GrpcKv.history.
+ * EtcdKv over the store's gRPC server over a store without replication. Live
+ * revisions come from the in-process store (the replica's Redis feed is tested on
+ * its own); every catch-up of the feed goes through EtcdKv.history over gRPC.
  */
 async function fixture() {
-  const backend = new LocalBackend();
-  const server = new StoreGrpcServer(backend);
+  const store = memoryStore();
+  const server = new StoreGrpcServer(store.backend);
   const port = await server.listen("127.0.0.1:0");
-  const kv = new GrpcKv([`127.0.0.1:${port}`]);
+  const kv = new EtcdKv([`127.0.0.1:${port}`]);
   const feed = new FanoutFeed(kv);
-  feed.setLivePosition(backend.mvcc.currentRevision);
-  const unsubscribe = backend.onApplied((change) => feed.push(toRevisionChange(change)));
+  feed.setLivePosition(store.currentRevision());
+  const unsubscribe = store.onRevision((entry) => feed.push(entry));
   return { server, kv, feed, unsubscribe };
 }
 

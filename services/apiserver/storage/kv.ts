@@ -1,11 +1,14 @@
 /**
  * The key-value contract the apiserver needs from the store service: an etcd v3
- * subset with string keys. Implemented over gRPC (store-client.ts) and in process
- * over the embedded single-node store (embedded-kv.ts).
+ * subset with string keys. One implementation, EtcdKv (etcd-kv.ts), over the typed
+ * etcd v3 API of shared/etcd: store members over gRPC, or the embedded store's
+ * handlers in process. Failures are the typed errors of errors.ts.
  *
  * Revisions: one global, strictly increasing number per successful write txn.
  */
 import type { StreamKeyChange } from "../../../shared/stream/revision-entry.ts";
+
+export { CompactedError, FutureRevisionError, StoreError, StoreRejectedError, StoreUnavailableError } from "./errors.ts";
 
 export interface KeyValue {
   key: string;
@@ -89,24 +92,6 @@ export type KeyChange = StreamKeyChange;
 export interface RevisionChange {
   revision: number;
   changes: KeyChange[];
-}
-
-/** Errors the store reports that the apiserver maps to Status codes. */
-export class CompactedError extends Error {
-  constructor(
-    readonly requested: number,
-    readonly compactRevision: number,
-  ) {
-    super(`required revision ${requested} has been compacted (compact revision ${compactRevision})`);
-  }
-}
-export class FutureRevisionError extends Error {
-  constructor(
-    readonly requested: number,
-    readonly current: number,
-  ) {
-    super(`required revision ${requested} is a future revision (current ${current})`);
-  }
 }
 
 /** Exclusive end key of a prefix range (etcd's GetPrefixRangeEnd on strings of code units). */

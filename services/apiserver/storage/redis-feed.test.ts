@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startRedis, type RedisServer } from "../../../test/support/redis.ts";
-import { LocalBackend } from "../../store/server/local-backend.ts";
+import { memoryStore } from "../../store/embedded.ts";
 import { RevisionPublisher } from "../../store/server/publisher.ts";
-import { BackendKv } from "./backend-kv.ts";
+import { EmbeddedKv } from "./embedded-kv.ts";
 import type { WatchEvent } from "./interface.ts";
 import { meta } from "./object.ts";
 import { RedisFeed } from "./redis-feed.ts";
@@ -11,8 +11,9 @@ import { WatchCache } from "./watch-cache.ts";
 
 /** Store (no replication) → publisher → Redis → one reader → watch cache, as in a replica. */
 async function pipeline(redisUrl: string) {
-  const backend = new LocalBackend();
-  const kv = new BackendKv(backend);
+  const store = memoryStore();
+  const backend = store.backend;
+  const kv = new EmbeddedKv(store, { closeStore: true });
   const publisher = new RevisionPublisher(backend.mvcc, { url: redisUrl, stream: "revisions" });
   backend.onApplied(() => publisher.notify());
   publisher.setLeader(true);

@@ -1,17 +1,17 @@
-import { LocalBackend } from "../../store/server/local-backend.ts";
-import { BackendKv } from "./backend-kv.ts";
+import { memoryStore } from "../../store/embedded.ts";
+import { EmbeddedKv } from "./embedded-kv.ts";
 import { CachedStorage } from "./cached-storage.ts";
 import { storageConformance } from "./conformance.ts";
 import { StoreStorage } from "./store-storage.ts";
 import { WatchCache } from "./watch-cache.ts";
 
 storageConformance("direct store", async () => {
-  const kv = new BackendKv(new LocalBackend());
+  const kv = new EmbeddedKv(memoryStore(), { closeStore: true });
   return { kv, storage: new StoreStorage(kv, kv.feed), close: () => kv.close() };
 });
 
 storageConformance("watch cache", async () => {
-  const kv = new BackendKv(new LocalBackend());
+  const kv = new EmbeddedKv(memoryStore(), { closeStore: true });
   // History window of the cache is tiny here so that compaction cases are visible.
   const cache = new WatchCache(kv, kv.feed, { root: "/registry/", maxHistory: 2 });
   await cache.start();

@@ -7,7 +7,7 @@
 import { membershipOf, type MemberInfo } from "./capabilities.ts";
 import type { ServerContext } from "./context.ts";
 import { Errors, invalidArgument, unimplemented } from "./grpc-errors.ts";
-import type { Int64, PbHeader, PbMember } from "./wire.ts";
+import type { Int64, PbHeader, PbMember } from "../../../shared/etcd/wire.ts";
 
 function pbMember(m: MemberInfo): PbMember {
   return { ID: String(m.id), name: m.name, peerURLs: m.peerUrls, clientURLs: m.clientUrls, isLearner: m.isLearner };

@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import { encodeRequest, type StoreRequest, type StoreResponse, type StoreResult } from "../mvcc/index.ts";
 import type { StoreBackend } from "./backend.ts";
 import { Errors, fromStoreError } from "./grpc-errors.ts";
-import type { PbHeader } from "./wire.ts";
+import type { PbHeader } from "../../../shared/etcd/wire.ts";
 
 export interface GrpcServerOptions {
   /** Largest encoded write accepted (etcd's --max-request-bytes; default 1.5 MiB). */

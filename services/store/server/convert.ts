@@ -38,7 +38,7 @@ import type {
   PbTxnRequest,
   PbTxnResponse,
   WireEnum,
-} from "./wire.ts";
+} from "../../../shared/etcd/wire.ts";
 
 const EMPTY = new Uint8Array(0);
 const MIN_INT64 = -(1n << 63n);
@@ -89,7 +89,7 @@ export function rangeRequest(r: PbRangeRequest): RangeRequest {
   const limit = num(r.limit, "limit");
   if (limit < 0) throw invalidArgument("negative limit");
   return {
-    key: r.key,
+    key: bytes(r.key),
     rangeEnd: optionalEnd(r.range_end),
     limit,
     revision: num(r.revision, "revision"),
@@ -109,19 +109,19 @@ export function putRequest(r: PbPutRequest): PutRequest {
   if (r.ignore_value === true && bytes(r.value).length > 0) throw Errors.valueProvided();
   const lease = leaseId(r.lease);
   if (r.ignore_lease === true && lease !== 0n) throw Errors.leaseProvided();
-  return { key: r.key, value: bytes(r.value), lease, prevKv: r.prev_kv === true, ignoreValue: r.ignore_value === true, ignoreLease: r.ignore_lease === true };
+  return { key: bytes(r.key), value: bytes(r.value), lease, prevKv: r.prev_kv === true, ignoreValue: r.ignore_value === true, ignoreLease: r.ignore_lease === true };
 }
 
 export function deleteRequest(r: PbDeleteRangeRequest): DeleteRangeRequest {
   if (bytes(r.key).length === 0) throw Errors.emptyKey();
-  return { key: r.key, rangeEnd: optionalEnd(r.range_end), prevKv: r.prev_kv === true };
+  return { key: bytes(r.key), rangeEnd: optionalEnd(r.range_end), prevKv: r.prev_kv === true };
 }
 
 export function compare(c: PbCompare): Compare {
   if (bytes(c.key).length === 0) throw Errors.emptyKey();
   const result = enumValue(c.result, COMPARE_RESULTS, "compare result");
   const target = enumValue(c.target, COMPARE_TARGETS, "compare target");
-  const base = { key: c.key, rangeEnd: optionalEnd(c.range_end), result };
+  const base = { key: bytes(c.key), rangeEnd: optionalEnd(c.range_end), result };
   switch (target) {
     case "VERSION":
       return { ...base, target, version: num(c.version, "version") };

@@ -12,26 +12,20 @@
  */
 import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import type { StoreBackend } from "./backend.ts";
-import { clusterHandlers } from "./cluster-service.ts";
-import { GRPC_OVERHEAD_BYTES, ServerContext, resolveOptions, type GrpcServerOptions } from "./context.ts";
+import { GRPC_OVERHEAD_BYTES, type GrpcServerOptions, type ServerContext } from "./context.ts";
 import { toGrpcError, toServiceError } from "./grpc-errors.ts";
-import { kvHandlers } from "./kv-service.ts";
-import { LeaderForwarder } from "./lease-forward.ts";
-import { LeaseKeeper } from "./lease-keeper.ts";
-import { leaseHandlers } from "./lease-service.ts";
-import { maintenanceHandlers } from "./maintenance-service.ts";
-import { serviceDefinition } from "./proto.ts";
-import { watchHandlers } from "./watch-service.ts";
+import { StoreHandlers, STREAMING_METHODS, type Handler } from "./handlers.ts";
+import { serviceDefinition, type EtcdServiceName } from "../../../shared/etcd/proto.ts";
 
 export type { GrpcServerOptions } from "./context.ts";
 
-type Handler = (...args: never[]) => unknown;
+const SERVICES: readonly EtcdServiceName[] = ["KV", "Watch", "Lease", "Cluster", "Maintenance"];
 
 /** Wraps each async unary handler so its result or its error reaches the callback. */
-function unaryService(ctx: ServerContext, handlers: Record<string, Handler>, streaming: readonly string[] = []): UntypedServiceImplementation {
+function unaryService(ctx: ServerContext, handlers: Record<string, Handler>): UntypedServiceImplementation {
   const out: UntypedServiceImplementation = {};
   for (const [name, fn] of Object.entries(handlers)) {
-    if (streaming.includes(name)) {
+    if (STREAMING_METHODS.includes(name)) {
       out[name] = fn as UntypedServiceImplementation[string];
       continue;
     }
@@ -55,25 +49,18 @@ function unaryService(ctx: ServerContext, handlers: Record<string, Handler>, str
 export class StoreGrpcServer {
   readonly context: ServerContext;
   private readonly server: Server;
-  private readonly keeper: LeaseKeeper;
-  private readonly forwarder: LeaderForwarder;
-  private started = false;
+  private readonly handlers: StoreHandlers;
 
   constructor(backend: StoreBackend, options: GrpcServerOptions = {}) {
-    this.context = new ServerContext(backend, resolveOptions(options));
+    this.handlers = new StoreHandlers(backend, options);
+    this.context = this.handlers.context;
     const ctx = this.context;
-    this.keeper = new LeaseKeeper(ctx);
-    this.forwarder = new LeaderForwarder(backend);
     this.server = new Server({
       "grpc.max_receive_message_length": ctx.options.maxRequestBytes + GRPC_OVERHEAD_BYTES,
       "grpc.max_send_message_length": -1,
       "grpc.keepalive_permit_without_calls": 1,
     });
-    this.server.addService(serviceDefinition("KV"), unaryService(ctx, kvHandlers(ctx)));
-    this.server.addService(serviceDefinition("Watch"), unaryService(ctx, watchHandlers(ctx), ["Watch"]));
-    this.server.addService(serviceDefinition("Lease"), unaryService(ctx, leaseHandlers(ctx, this.keeper, this.forwarder), ["LeaseKeepAlive"]));
-    this.server.addService(serviceDefinition("Cluster"), unaryService(ctx, clusterHandlers(ctx)));
-    this.server.addService(serviceDefinition("Maintenance"), unaryService(ctx, maintenanceHandlers(ctx)));
+    for (const name of SERVICES) this.server.addService(serviceDefinition(name), unaryService(ctx, this.handlers.services[name]));
   }
 
   /** Listens on host:port (port 0: any free port); resolves with the bound port. */
@@ -81,17 +68,13 @@ export class StoreGrpcServer {
     const port = await new Promise<number>((resolve, reject) => {
       this.server.bindAsync(hostPort, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
     });
-    if (!this.started) {
-      this.started = true;
-      this.keeper.start();
-    }
+    this.handlers.start();
     return port;
   }
 
   /** Stops lease expiry and closes every call; waits briefly for a graceful close. */
   async close(graceMs = 2000): Promise<void> {
-    this.keeper.stop();
-    this.forwarder.close();
+    this.handlers.stop();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.server.forceShutdown();

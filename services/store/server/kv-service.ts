@@ -17,7 +17,7 @@ import type {
   PbRangeResponse,
   PbTxnRequest,
   PbTxnResponse,
-} from "./wire.ts";
+} from "../../../shared/etcd/wire.ts";
 
 export function kvHandlers(ctx: ServerContext) {
   const mvcc = () => ctx.backend.mvcc;

@@ -4,36 +4,22 @@
  * leader's address comes from the backend's member list (its client URLs). Without
  * membership, or with no known leader, calls fail with "etcdserver: no leader".
  */
-import { credentials, type Client, type ClientDuplexStream, type ServiceError } from "@grpc/grpc-js";
+import { EtcdClient } from "../../../shared/etcd/client.ts";
+import type { EtcdStream } from "../../../shared/etcd/methods.ts";
+import type { PbLeaseKeepAliveRequest, PbLeaseKeepAliveResponse, PbLeaseTimeToLiveResponse } from "../../../shared/etcd/wire.ts";
 import type { StoreBackend } from "./backend.ts";
 import { membershipOf } from "./capabilities.ts";
 import { Errors, GrpcError } from "./grpc-errors.ts";
-import { clientConstructor, grpcTarget } from "./proto.ts";
-import type { Int64 } from "./wire.ts";
+import { grpcTarget } from "../../../shared/etcd/proto.ts";
 
-interface KeepAliveReply {
-  ID: string;
-  TTL: string;
-}
-
-export interface TimeToLiveReply {
-  ID: Int64;
-  TTL: Int64;
-  grantedTTL: Int64;
-  keys: Uint8Array[];
-}
-
-type LeaseClient = Client & {
-  LeaseKeepAlive(): ClientDuplexStream<{ ID: string }, KeepAliveReply>;
-  LeaseTimeToLive(req: { ID: string; keys: boolean }, opts: { deadline: number }, cb: (err: ServiceError | null, res?: TimeToLiveReply) => void): void;
-};
+export type TimeToLiveReply = PbLeaseTimeToLiveResponse;
 
 const FORWARD_TIMEOUT_MS = 5000;
 
 export class LeaderForwarder {
-  private client: LeaseClient | undefined;
+  private client: EtcdClient | undefined;
   private target: string | undefined;
-  private stream: ClientDuplexStream<{ ID: string }, KeepAliveReply> | undefined;
+  private stream: EtcdStream<PbLeaseKeepAliveRequest, PbLeaseKeepAliveResponse> | undefined;
   private readonly waiting = new Map<string, Array<{ resolve: (ttl: number) => void; reject: (err: Error) => void }>>();
 
   constructor(private readonly backend: StoreBackend) {}
@@ -48,13 +34,12 @@ export class LeaderForwarder {
     return grpcTarget(url);
   }
 
-  private async leaseClient(): Promise<LeaseClient> {
+  private async leaseClient(): Promise<EtcdClient> {
     const target = await this.leaderTarget();
     if (this.client === undefined || this.target !== target) {
       this.reset(Errors.leaderChanged());
       this.client?.close();
-      const Ctor = clientConstructor("Lease");
-      this.client = new Ctor(target, credentials.createInsecure()) as unknown as LeaseClient;
+      this.client = new EtcdClient(target);
       this.target = target;
     }
     return this.client;
@@ -70,13 +55,13 @@ export class LeaderForwarder {
   async keepAlive(id: bigint): Promise<number> {
     const client = await this.leaseClient();
     if (this.stream === undefined) {
-      const stream = client.LeaseKeepAlive();
-      stream.on("data", (res: KeepAliveReply) => {
-        const queue = this.waiting.get(res.ID);
+      const stream = client.stream("LeaseKeepAlive");
+      stream.on("data", (res) => {
+        const queue = this.waiting.get(String(res.ID));
         queue?.shift()?.resolve(Number(res.TTL));
-        if (queue !== undefined && queue.length === 0) this.waiting.delete(res.ID);
+        if (queue !== undefined && queue.length === 0) this.waiting.delete(String(res.ID));
       });
-      stream.on("error", (err: Error) => {
+      stream.on("error", (err) => {
         if (this.stream === stream) this.reset(new GrpcError(Errors.leaderChanged().code, err.message));
       });
       stream.on("end", () => {
@@ -102,12 +87,12 @@ export class LeaderForwarder {
 
   async timeToLive(id: bigint, keys: boolean): Promise<TimeToLiveReply> {
     const client = await this.leaseClient();
-    return new Promise((resolve, reject) => {
-      client.LeaseTimeToLive({ ID: id.toString(), keys }, { deadline: Date.now() + FORWARD_TIMEOUT_MS }, (err, res) => {
-        if (err !== null || res === undefined) reject(new GrpcError(err?.code ?? Errors.timeout().code, err?.details ?? "etcdserver: request timed out"));
-        else resolve(res);
-      });
-    });
+    try {
+      return await client.unary("LeaseTimeToLive", { ID: id.toString(), keys }, { deadline: Date.now() + FORWARD_TIMEOUT_MS });
+    } catch (err) {
+      const e = err as { code?: number; details?: string };
+      throw new GrpcError(e.code ?? Errors.timeout().code, e.details ?? "etcdserver: request timed out");
+    }
   }
 
   close(): void {

@@ -5,13 +5,13 @@
  * there from followers.
  */
 import { randomBytes } from "node:crypto";
-import type { ServerDuplexStream } from "@grpc/grpc-js";
+import type { BidiCall } from "./bidi-call.ts";
 import type { ServerContext } from "./context.ts";
 import { leaseId, num } from "./convert.ts";
 import { GrpcError, toServiceError } from "./grpc-errors.ts";
 import type { LeaderForwarder } from "./lease-forward.ts";
 import type { LeaseKeeper } from "./lease-keeper.ts";
-import type { Int64, PbHeader } from "./wire.ts";
+import type { Int64, PbHeader } from "../../../shared/etcd/wire.ts";
 
 interface KeepAliveRequest {
   ID: Int64;
@@ -53,7 +53,7 @@ export function leaseHandlers(ctx: ServerContext, keeper: LeaseKeeper, forwarder
       return { header: ctx.header(res.revision) };
     },
 
-    LeaseKeepAlive(call: ServerDuplexStream<KeepAliveRequest, KeepAliveResponse>): void {
+    LeaseKeepAlive(call: BidiCall<KeepAliveRequest, KeepAliveResponse>): void {
       let closed = false;
       const fail = (err: unknown) => {
         if (closed) return;

@@ -4,7 +4,7 @@
  */
 import { sizedOf } from "./capabilities.ts";
 import type { ServerContext } from "./context.ts";
-import type { PbHeader } from "./wire.ts";
+import type { PbHeader } from "../../../shared/etcd/wire.ts";
 
 /** etcd's default backend quota (2 GiB). */
 const DB_SIZE_QUOTA = 2 * 1024 * 1024 * 1024;

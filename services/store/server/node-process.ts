@@ -6,8 +6,8 @@
  */
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import { join } from "node:path";
-import { credentials, type Client, type ServiceError } from "@grpc/grpc-js";
-import { clientConstructor } from "./proto.ts";
+import { EtcdClient } from "../../../shared/etcd/client.ts";
+import type { PbHeader, PbMember, PbStatusResponse } from "../../../shared/etcd/wire.ts";
 
 export const REPO_ROOT = join(import.meta.dirname, "..", "..", "..");
 export const STORE_MAIN = join(REPO_ROOT, "services", "store", "main.ts");
@@ -57,21 +57,19 @@ export function spawnStoreNode(s: StoreNodeSpec, opts: { stdio?: StdioOptions; d
   });
 }
 
-export type StatusReply = Record<string, unknown> & { leader: string; version: string; raftTerm: string; header: { member_id: string; revision: string } };
+/** A Status answer; the store always sends its header. */
+export type StatusReply = PbStatusResponse & { header: PbHeader };
 
 /** Maintenance Status of one endpoint (host:port), within timeoutMs. */
-export function storeStatus(endpoint: string, timeoutMs = 2000): Promise<StatusReply> {
-  const Ctor = clientConstructor("Maintenance");
-  const client = new Ctor(endpoint, credentials.createInsecure()) as unknown as Client & {
-    Status(req: object, opts: { deadline: number }, cb: (err: ServiceError | null, res?: StatusReply) => void): void;
-  };
-  return new Promise<StatusReply>((resolve, reject) => {
-    client.Status({}, { deadline: Date.now() + timeoutMs }, (err, res) => {
-      client.close();
-      if (err !== null || res === undefined) reject(err ?? new Error("no status"));
-      else resolve(res);
-    });
-  });
+export async function storeStatus(endpoint: string, timeoutMs = 2000): Promise<StatusReply> {
+  const client = new EtcdClient(endpoint);
+  try {
+    const res = await client.unary("Status", {}, { deadline: Date.now() + timeoutMs });
+    if (res.header === undefined || res.header === null) throw new Error(`${endpoint}: Status without a header`);
+    return { ...res, header: res.header };
+  } finally {
+    client.close();
+  }
 }
 
 /** Waits until the endpoint answers Status and knows a leader. */
@@ -82,7 +80,7 @@ export async function waitForStore(endpoint: string, timeoutMs = 30_000, child?:
     if (child !== undefined && child.exitCode !== null) throw new Error(`store node exited with code ${child.exitCode} before serving ${endpoint}`);
     try {
       const s = await storeStatus(endpoint, 1000);
-      if (s.leader !== "0") return s;
+      if (String(s.leader) !== "0") return s;
       last = new Error("no leader yet");
     } catch (err) {
       last = err;
@@ -92,18 +90,13 @@ export async function waitForStore(endpoint: string, timeoutMs = 30_000, child?:
   throw new Error(`store at ${endpoint} not ready within ${timeoutMs} ms: ${String(last)}`);
 }
 
-type MemberReply = { members: Array<{ ID: string; name: string; clientURLs: string[] }> };
-
 /** Waits until the endpoint's member list has `count` members, each with a name and client URLs. */
-export async function waitForMembers(endpoint: string, count: number, timeoutMs = 30_000): Promise<MemberReply["members"]> {
-  const Ctor = clientConstructor("Cluster");
-  const client = new Ctor(endpoint, credentials.createInsecure()) as unknown as Client & {
-    MemberList(req: object, opts: { deadline: number }, cb: (err: ServiceError | null, res?: MemberReply) => void): void;
-  };
+export async function waitForMembers(endpoint: string, count: number, timeoutMs = 30_000): Promise<PbMember[]> {
+  const client = new EtcdClient(endpoint);
   const deadline = Date.now() + timeoutMs;
   try {
     while (Date.now() < deadline) {
-      const res = await new Promise<MemberReply | undefined>((resolve) => client.MemberList({}, { deadline: Date.now() + 1000 }, (err, r) => resolve(err ? undefined : r)));
+      const res = await client.unary("MemberList", {}, { deadline: Date.now() + 1000 }).catch(() => undefined);
       const members = res?.members ?? [];
       if (members.length === count && members.every((m) => m.name !== "" && m.clientURLs.length > 0)) return members;
       await new Promise((r) => setTimeout(r, 100));

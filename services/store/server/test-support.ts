@@ -3,18 +3,16 @@
  * port, promisified unary calls by service and method name, a watch stream with a
  * response queue, and an assertion on etcd's gRPC errors.
  */
-import { credentials, type Client, type ClientDuplexStream, type ServiceError } from "@grpc/grpc-js";
+import { Client, credentials, Metadata, type ClientDuplexStream, type ServiceError } from "@grpc/grpc-js";
 import { expect } from "vitest";
 import type { StoreBackend } from "./backend.ts";
 import { StoreGrpcServer, type GrpcServerOptions } from "./grpc-server.ts";
 import { LocalBackend } from "./local-backend.ts";
-import { clientConstructor, type EtcdServiceName } from "./proto.ts";
-import type { PbWatchResponse } from "./wire.ts";
+import { methodDefinition, type EtcdServiceName } from "../../../shared/etcd/proto.ts";
+import type { PbWatchResponse } from "../../../shared/etcd/wire.ts";
 
 /** A decoded response: fields by name (int64 as decimal strings). */
 export type Msg = Record<string, unknown> & { header?: { revision: string; cluster_id: string; member_id: string; raft_term: string } };
-
-type Unary = (req: object, cb: (err: ServiceError | null, res?: Msg) => void) => void;
 
 export interface TestServer {
   backend: StoreBackend;
@@ -32,32 +30,25 @@ export async function startTestServer(options: GrpcServerOptions = {}, backend: 
   const server = new StoreGrpcServer(backend, options);
   const port = await server.listen("127.0.0.1:0");
   const endpoint = `127.0.0.1:${port}`;
-  const clients = new Map<EtcdServiceName, Client>();
-  const client = (service: EtcdServiceName): Client => {
-    let c = clients.get(service);
-    if (c === undefined) {
-      const Ctor = clientConstructor(service);
-      c = new Ctor(endpoint, credentials.createInsecure(), { "grpc.max_send_message_length": -1 });
-      clients.set(service, c);
-    }
-    return c;
-  };
-  const streams: ClientDuplexStream<object, unknown>[] = [];
+  // Untyped on purpose: the tests also send what a typed client would refuse (unknown enum numbers, missing fields).
+  const client = new Client(endpoint, credentials.createInsecure(), { "grpc.max_send_message_length": -1 });
+  const streams: Array<{ cancel(): void }> = [];
   const t: TestServer = {
     backend,
     server,
     port,
     endpoint,
     call<T>(service: EtcdServiceName, method: string, req: object = {}): Promise<T> {
-      const c = client(service);
-      const fn = (c as unknown as Record<string, Unary>)[method];
-      return new Promise<T>((resolve, reject) => fn.call(c, req, (err, res) => (err ? reject(err) : resolve(res as T))));
+      const def = methodDefinition(service, method);
+      return new Promise<T>((resolve, reject) =>
+        client.makeUnaryRequest(def.path, def.requestSerialize, (buf) => def.responseDeserialize(buf) as T, req, new Metadata(), {}, (err, res) => (err ? reject(err) : resolve(res as T))),
+      );
     },
     stream<Req extends object, Res>(service: EtcdServiceName, method: string): ClientDuplexStream<Req, Res> {
-      const c = client(service);
-      const s = (c as unknown as Record<string, () => ClientDuplexStream<Req, Res>>)[method].call(c);
+      const def = methodDefinition(service, method);
+      const s = client.makeBidiStreamRequest<Req, Res>(def.path, def.requestSerialize, (buf) => def.responseDeserialize(buf) as Res, new Metadata());
       s.on("error", () => {});
-      streams.push(s as unknown as ClientDuplexStream<object, unknown>);
+      streams.push(s);
       return s;
     },
     watch(): WatchClient {
@@ -65,7 +56,7 @@ export async function startTestServer(options: GrpcServerOptions = {}, backend: 
     },
     async close() {
       for (const s of streams) s.cancel();
-      for (const c of clients.values()) c.close();
+      client.close();
       await server.close(200);
     },
   };

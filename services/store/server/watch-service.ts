@@ -17,15 +17,16 @@
  * noticed by a once-a-second check (`next <= currentRevision` on a synced watcher),
  * which catches the watcher up from the history (or cancels it as compacted).
  */
-import { status, type ServerDuplexStream } from "@grpc/grpc-js";
+import { status } from "@grpc/grpc-js";
 import { intervalContains, keyId, toInterval, type KeyInterval } from "../mvcc/keys.ts";
 import { ErrCompacted, type KvEvent, type RevisionChange } from "../mvcc/index.ts";
+import type { BidiCall } from "./bidi-call.ts";
 import type { ServerContext } from "./context.ts";
 import { num, pbEvent } from "./convert.ts";
 import { GrpcError, toServiceError } from "./grpc-errors.ts";
-import type { PbEvent, PbWatchCreateRequest, PbWatchRequest, PbWatchResponse } from "./wire.ts";
+import type { PbEvent, PbWatchCreateRequest, PbWatchRequest, PbWatchResponse } from "../../../shared/etcd/wire.ts";
 
-type WatchCall = ServerDuplexStream<PbWatchRequest, PbWatchResponse>;
+type WatchCall = BidiCall<PbWatchRequest, PbWatchResponse>;
 
 interface Watcher {
   readonly id: number;

@@ -11,11 +11,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { kinds as coreKinds } from "../../../../shared/api/groups/core-v1.ts";
 import { getProfile, type PlatformProfile } from "../../../../shared/platform/index.ts";
-import { LocalBackend } from "../../../store/server/local-backend.ts";
+import { memoryStore } from "../../../store/embedded.ts";
 import { createCA, createServingCert, type CertificateAuthority, type KeyPairPem } from "../../server/certs.ts";
 import { deleteObject } from "../../registry/deletion.ts";
 import { startReplica, type Replica } from "../../server/replica.ts";
-import { BackendKv } from "../../storage/backend-kv.ts";
+import { EmbeddedKv } from "../../storage/embedded-kv.ts";
 import { buildAuthenticator, catalogObjectGetter, type AuthenticatorDeps, type BuiltAuthentication } from "../build.ts";
 import type { ImpersonationAuthorize } from "../impersonation.ts";
 import type { AuthenticationOptions } from "../options.ts";
@@ -65,7 +65,7 @@ export interface StartOptions {
 
 export async function startAuthServer(options: AuthenticationOptions, so: StartOptions = {}): Promise<TestServer> {
   const { ca, serving } = await clusterPki();
-  const kv = new BackendKv(new LocalBackend());
+  const kv = new EmbeddedKv(memoryStore(), { closeStore: true });
   const holder: { replica?: Replica } = {};
   const auth = await buildAuthenticator(options, { profile, getObject: catalogObjectGetter(() => holder.replica?.catalog), ...(so.deps ?? {}) });
   const authorize: ImpersonationAuthorize = so.authorizeImpersonation ?? (async () => false);

@@ -12,10 +12,10 @@ import { coreV1Kinds } from "../../../../shared/api/groups/core-v1.ts";
 import { kinds as coordinationKinds } from "../../../../shared/api/groups/coordination-v1.ts";
 import { makeKinds as rbacKinds } from "../../../../shared/api/groups/rbac-v1.ts";
 import { getProfile, type PlatformProfile } from "../../../../shared/platform/index.ts";
-import { LocalBackend } from "../../../store/server/local-backend.ts";
+import { memoryStore } from "../../../store/embedded.ts";
 import { createCA, createClientCert, createServingCert, type CertificateAuthority, type KeyPairPem } from "../../server/certs.ts";
 import { startReplica, type Replica } from "../../server/replica.ts";
-import { BackendKv } from "../../storage/backend-kv.ts";
+import { EmbeddedKv } from "../../storage/embedded-kv.ts";
 import { buildAuthorizer, type AuthorizationHandle, type AuthorizerDeps } from "../chain.ts";
 import { nodeRestriction } from "../../admission/plugins/node-restriction.ts";
 import type { AuthorizationFlags } from "../options.ts";
@@ -64,7 +64,7 @@ export interface AuthzServerOptions {
 
 export async function startAuthzServer(flags: AuthorizationFlags, o: AuthzServerOptions = {}): Promise<AuthzServer> {
   const { ca, serving } = await clusterPki();
-  const kv = new BackendKv(new LocalBackend());
+  const kv = new EmbeddedKv(memoryStore(), { closeStore: true });
   // The chain needs the replica's catalog; the replica needs the chain: bind late.
   const ref: { handle?: AuthorizationHandle } = {};
   const replica = await startReplica({

@@ -1,21 +1,22 @@
 /**
- * KvStore over the store's etcd v3 gRPC API (the apiserver replica's store client),
- * behaving like BackendKv over an in-process backend:
+ * The apiserver's one KvStore: over the typed etcd v3 API of shared/etcd, i.e. the
+ * store members over gRPC or the embedded store's handlers in process (a pool of
+ * one member), and over a real etcd cluster alike:
  * - reads are linearizable Ranges unless `serializable`; `currentRevision()` is a
  *   linearizable count-only Range of one key (its header revision);
  * - puts and deletes inside txns ask for previous values (results carry them);
  * - `history(after, upTo)` is a Watch from `after + 1` over every key with prev_kv,
  *   ended by a progress request (answered once the watcher has caught up);
- * - compacted and future revisions become CompactedError / FutureRevisionError;
- * - several endpoints with failover (grpc-kv-pool.ts); reads and history are retried.
+ * - failures are the typed errors of errors.ts (compacted, future revision,
+ *   unavailable, rejected), mapped in one place;
+ * - several endpoints with failover (etcd-kv-pool.ts); reads and history are retried.
  */
 import { randomBytes } from "node:crypto";
-import { status } from "@grpc/grpc-js";
-import type { PbEvent, PbKeyValue, PbRangeResponse, PbRequestOp, PbTxnResponse, PbWatchRequest, PbWatchResponse } from "../../store/server/wire.ts";
-import { EndpointPool, StoreCallError, type GrpcKvOptions } from "./grpc-kv-pool.ts";
+import { EtcdCallError, GrpcStatus } from "../../../shared/etcd/errors.ts";
+import type { PbCompare, PbEvent, PbKeyValue, PbRangeRequest, PbRequestOp, PbTxnResponse, PbWatchCreateRequest, PbWatchResponse } from "../../../shared/etcd/wire.ts";
+import { EndpointPool, grpcMembers, type EtcdKvOptions, type StoreMember } from "./etcd-kv-pool.ts";
+import { CompactedError, fromEtcdError } from "./errors.ts";
 import {
-  CompactedError,
-  FutureRevisionError,
   type Compare,
   type KeyChange,
   type KeyValue,
@@ -27,7 +28,7 @@ import {
   type TxnResult,
 } from "./kv.ts";
 
-export type { GrpcKvOptions } from "./grpc-kv-pool.ts";
+export type { EtcdKvOptions, StoreMember } from "./etcd-kv-pool.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -67,7 +68,7 @@ function toChange(e: PbEvent): KeyChange {
   };
 }
 
-function rangeRequest(key: string, o: RangeOptions = {}): object {
+function rangeRequest(key: string, o: RangeOptions = {}): PbRangeRequest {
   return {
     key: bytes(key),
     range_end: rangeEnd(o.end),
@@ -82,24 +83,43 @@ function rangeRequest(key: string, o: RangeOptions = {}): object {
 function requestOp(op: TxnOp): PbRequestOp {
   switch (op.type) {
     case "put":
-      return { request_put: { key: bytes(op.key), value: op.value, lease: op.lease ?? 0, prev_kv: true, ignore_value: false, ignore_lease: false } };
+      return { request: "request_put", request_put: { key: bytes(op.key), value: op.value, lease: op.lease ?? 0, prev_kv: true, ignore_value: false, ignore_lease: false } };
     case "delete":
-      return { request_delete_range: { key: bytes(op.key), range_end: rangeEnd(op.end) ?? Buffer.alloc(0), prev_kv: true } };
+      return { request: "request_delete_range", request_delete_range: { key: bytes(op.key), range_end: rangeEnd(op.end) ?? Buffer.alloc(0), prev_kv: true } };
     case "range":
-      return { request_range: rangeRequest(op.key, op.options) as PbRequestOp["request_range"] };
+      return { request: "request_range", request_range: rangeRequest(op.key, op.options) };
   }
 }
 
-export class GrpcKv implements KvStore {
+function compareOf(c: Compare): PbCompare {
+  const base = { key: bytes(c.key), result: RESULTS[c.result], target: TARGETS[c.target] };
+  if (c.target === "value") return { ...base, target_union: "value", value: c.value instanceof Uint8Array ? c.value : new Uint8Array(0) };
+  const n = typeof c.value === "number" ? c.value : 0;
+  switch (c.target) {
+    case "version":
+      return { ...base, target_union: "version", version: n };
+    case "create":
+      return { ...base, target_union: "create_revision", create_revision: n };
+    case "mod":
+      return { ...base, target_union: "mod_revision", mod_revision: n };
+  }
+}
+
+export class EtcdKv implements KvStore {
   private readonly pool: EndpointPool;
 
-  constructor(endpoints: readonly string[], private readonly opts: GrpcKvOptions = {}) {
-    this.pool = new EndpointPool(endpoints, opts);
+  /** Store members: endpoints (host:port or URLs) reached over gRPC, or members with their API. */
+  constructor(
+    members: readonly string[] | readonly StoreMember[],
+    private readonly opts: EtcdKvOptions = {},
+  ) {
+    const list = members.map((m) => (typeof m === "string" ? grpcMembers([m])[0] : m));
+    this.pool = new EndpointPool(list, opts);
   }
 
   async range(key: string, options: RangeOptions = {}): Promise<RangeResult> {
     try {
-      const res = await this.pool.unary<PbRangeResponse>("KV", "Range", rangeRequest(key, options), true);
+      const res = await this.pool.unary("Range", rangeRequest(key, options), true);
       return { kvs: res.kvs.map(toKv), count: Number(res.count), more: res.more, revision: Number(res.header?.revision ?? 0) };
     } catch (err) {
       throw await this.mapError(err, options.revision ?? 0);
@@ -107,24 +127,11 @@ export class GrpcKv implements KvStore {
   }
 
   async txn(compares: Compare[], success: TxnOp[], failure: TxnOp[]): Promise<TxnResult> {
-    const compare = compares.map((c) => {
-      const base = { key: bytes(c.key), result: RESULTS[c.result], target: TARGETS[c.target] };
-      switch (c.target) {
-        case "version":
-          return { ...base, version: c.value as number };
-        case "create":
-          return { ...base, create_revision: c.value as number };
-        case "mod":
-          return { ...base, mod_revision: c.value as number };
-        case "value":
-          return { ...base, value: c.value as Uint8Array };
-      }
-    });
-    const req = { compare, success: success.map(requestOp), failure: failure.map(requestOp) };
+    const req = { compare: compares.map(compareOf), success: success.map(requestOp), failure: failure.map(requestOp) };
     const readOnly = [...success, ...failure].every((op) => op.type === "range");
     let res: PbTxnResponse;
     try {
-      res = await this.pool.unary<PbTxnResponse>("KV", "Txn", req, readOnly);
+      res = await this.pool.unary("Txn", req, readOnly);
     } catch (err) {
       throw await this.mapError(err, 0);
     }
@@ -139,22 +146,30 @@ export class GrpcKv implements KvStore {
 
   async compact(revision: number): Promise<void> {
     try {
-      await this.pool.unary("KV", "Compact", { revision, physical: false }, false);
+      await this.pool.unary("Compact", { revision, physical: false }, false);
     } catch (err) {
       throw await this.mapError(err, revision);
     }
   }
 
   async currentRevision(): Promise<number> {
-    const res = await this.pool.unary<PbRangeResponse>("KV", "Range", { key: ALL, count_only: true }, true);
-    return Number(res.header?.revision ?? 0);
+    try {
+      const res = await this.pool.unary("Range", { key: ALL, count_only: true }, true);
+      return Number(res.header?.revision ?? 0);
+    } catch (err) {
+      throw await this.mapError(err, 0);
+    }
   }
 
   async leaseGrant(ttlSeconds: number): Promise<number> {
     // The id is chosen here (48 bits) so that it is exact as a JS number.
     const id = randomBytes(6).readUIntBE(0, 6) || 1;
-    const res = await this.pool.unary<{ ID: string }>("Lease", "LeaseGrant", { TTL: ttlSeconds, ID: id }, false);
-    return Number(res.ID);
+    try {
+      const res = await this.pool.unary("LeaseGrant", { TTL: ttlSeconds, ID: id }, false);
+      return Number(res.ID);
+    } catch (err) {
+      throw await this.mapError(err, 0);
+    }
   }
 
   async history(after: number, upTo: number): Promise<RevisionChange[]> {
@@ -169,9 +184,9 @@ export class GrpcKv implements KvStore {
         else changes.push({ revision: rev, changes: [toChange(e)] });
       }
       return changes.length > 0 && changes[changes.length - 1].revision >= upTo;
-    }).catch((err: unknown) => {
+    }).catch(async (err: unknown) => {
       if (err instanceof CompactedRevision) throw new CompactedError(after + 1, err.revision);
-      throw err;
+      throw await this.mapError(err, after + 1);
     });
     return changes;
   }
@@ -191,10 +206,10 @@ export class GrpcKv implements KvStore {
    * Runs one watcher until `onEvents` returns true or the store reports it caught up
    * (the answer to a progress request). Retried on another endpoint when the stream fails.
    */
-  private async watchOnce(create: object, onEvents: (res: PbWatchResponse) => boolean): Promise<void> {
+  private async watchOnce(create: PbWatchCreateRequest, onEvents: (res: PbWatchResponse) => boolean): Promise<void> {
     const deadline = Date.now() + (this.opts.retryBudgetMs ?? 15_000);
     for (;;) {
-      const { stream, endpoint } = this.pool.stream<PbWatchRequest | object, PbWatchResponse>("Watch", "Watch");
+      const { stream, endpoint } = this.pool.stream("Watch");
       try {
         await new Promise<void>((resolve, reject) => {
           let done = false;
@@ -206,22 +221,22 @@ export class GrpcKv implements KvStore {
             if (err === undefined) resolve();
             else reject(err);
           };
-          const timer = setTimeout(() => finish(new StoreCallError(status.DEADLINE_EXCEEDED, "watch timed out", endpoint)), this.opts.callTimeoutMs ?? 10_000);
+          const timer = setTimeout(() => finish(new EtcdCallError(GrpcStatus.DEADLINE_EXCEEDED, "watch timed out", endpoint)), this.opts.callTimeoutMs ?? 10_000);
           stream.on("data", (res: PbWatchResponse) => {
             if (res.canceled) {
               const compact = Number(res.compact_revision ?? 0);
-              finish(compact > 0 ? new CompactedRevision(compact) : new StoreCallError(status.CANCELLED, res.cancel_reason || "watch canceled", endpoint));
+              finish(compact > 0 ? new CompactedRevision(compact) : new EtcdCallError(GrpcStatus.CANCELLED, res.cancel_reason || "watch canceled", endpoint));
             } else if (Number(res.watch_id) === -1) finish();
             else if ((res.events?.length ?? 0) > 0 && onEvents(res)) finish();
           });
-          stream.on("error", (err: Error & { code?: number; details?: string }) => finish(new StoreCallError(err.code ?? status.UNAVAILABLE, err.details ?? err.message, endpoint)));
-          stream.on("end", () => finish(new StoreCallError(status.UNAVAILABLE, "watch stream ended", endpoint)));
-          stream.write({ create_request: create });
-          stream.write({ progress_request: {} });
+          stream.on("error", (err) => finish(err instanceof EtcdCallError ? err : new EtcdCallError(GrpcStatus.UNAVAILABLE, err.message, endpoint)));
+          stream.on("end", () => finish(new EtcdCallError(GrpcStatus.UNAVAILABLE, "watch stream ended", endpoint)));
+          stream.write({ request_union: "create_request", create_request: create });
+          stream.write({ request_union: "progress_request", progress_request: {} });
         });
         return;
       } catch (err) {
-        const retry = err instanceof StoreCallError && (err.code === status.UNAVAILABLE || err.code === status.DEADLINE_EXCEEDED);
+        const retry = err instanceof EtcdCallError && (err.code === GrpcStatus.UNAVAILABLE || err.code === GrpcStatus.DEADLINE_EXCEEDED);
         if (!retry || Date.now() > deadline) throw err;
         this.pool.failover(endpoint);
         await new Promise((r) => setTimeout(r, 100));
@@ -229,11 +244,8 @@ export class GrpcKv implements KvStore {
     }
   }
 
-  private async mapError(err: unknown, requested: number): Promise<unknown> {
-    if (!(err instanceof StoreCallError) || err.code !== status.OUT_OF_RANGE) return err;
-    if (/compacted/.test(err.details)) return new CompactedError(requested, await this.compactRevision().catch(() => requested));
-    if (/future revision/.test(err.details)) return new FutureRevisionError(requested, await this.currentRevision().catch(() => 0));
-    return err;
+  private mapError(err: unknown, requested: number): Promise<unknown> {
+    return fromEtcdError(err, { requested, compactRevision: () => this.compactRevision(), currentRevision: () => this.currentRevision() });
   }
 
   async close(): Promise<void> {
