@@ -168,6 +168,7 @@ export interface ApiserverMetrics {
   storageObjects: Gauge<"resource">;
   etcdRequestDuration: Histogram<"operation" | "type">;
   watchEventsTotal: Counter<"group" | "version" | "resource">;
+  requestTerminations: Counter<RequestLabel>;
 }
 
 /** Declares the API server's metrics with the platform's names, labels and classes. */
@@ -215,6 +216,12 @@ export function declareApiserverMetrics(m: MetricsRegistry): ApiserverMetrics {
       name: "apiserver_watch_events_total",
       help: "Number of events sent in watch clients",
       labelNames: ["group", "version", "resource"],
+      stabilityLevel: "ALPHA",
+    }),
+    requestTerminations: m.counter({
+      name: "apiserver_request_terminations_total",
+      help: "Number of requests which apiserver terminated in self-defense.",
+      labelNames: ["verb", "group", "version", "resource", "subresource", "scope", "component", "code"],
       stabilityLevel: "ALPHA",
     }),
   };

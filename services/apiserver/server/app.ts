@@ -112,7 +112,7 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
     }
     const seconds = (Date.now() - ctx.receivedAt) / 1000;
     ctx.log("info", "request", { method: ctx.request.method, path: ctx.url.pathname, code: response.status, ms: Math.round(seconds * 1000), user: ctx.user?.username });
-    if (metrics && ctx.info) metrics.record(ctx.info, response.status, seconds, limiter.counts);
+    if (metrics && ctx.info) metrics.record(ctx.info, response.status, seconds, limiter.counts, ctx.terminated);
     return setResponseHeader(response, AUDIT_ID_HEADER, ctx.requestId);
   });
   return app;

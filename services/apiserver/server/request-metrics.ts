@@ -50,7 +50,8 @@ export class RequestMetrics {
     return shape;
   }
 
-  record(info: RequestInfo, code: number, seconds: number, inflight: { readOnly: number; mutating: number }): void {
+  /** `terminated`: the server ended the request in self-defense (in-flight limit, deadline). */
+  record(info: RequestInfo, code: number, seconds: number, inflight: { readOnly: number; mutating: number }, terminated = false): void {
     const shape = this.shape(info);
     let withCode = shape.withCode.get(code);
     if (!withCode) {
@@ -58,6 +59,7 @@ export class RequestMetrics {
       shape.withCode.set(code, withCode);
     }
     this.m.requestTotal.inc(withCode);
+    if (terminated) this.m.requestTerminations.inc(withCode);
     if (info.verb !== "watch") this.m.requestDuration.observe(shape.labels, seconds);
     if (inflight.readOnly !== this.lastInflight.readOnly) {
       this.m.currentInflightRequests.set({ request_kind: "readOnly" }, inflight.readOnly);

@@ -149,6 +149,16 @@ describe("request path over HTTPS", () => {
     const after = await asMallory.request("POST", CONFIGMAPS, { body: configMap("from-mallory") });
     expect(after.status).toBe(201);
 
+    // Both refusals and deadlines count as terminations in self-defense.
+    const metrics = (await api.admin.request("GET", "/metrics")).text;
+    const terminations = (code: number) =>
+      metrics
+        .split("\n")
+        .filter((l) => l.startsWith("apiserver_request_terminations_total{") && l.includes(`code="${code}"`) && l.includes('resource="configmaps"') && l.includes('verb="POST"'))
+        .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+    expect(terminations(429)).toBe(5);
+    expect(terminations(504)).toBe(4);
+
     // Every log line of a timed-out request carries its Audit-ID.
     const id = String(timedOut[0].headers["audit-id"]);
     const mine = lines.filter((l) => l.fields.auditID === id);

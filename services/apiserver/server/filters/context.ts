@@ -33,6 +33,8 @@ export interface RequestContext {
   audit?: AuditEvent;
   /** `Warning` header values (`299 - "text"`), written by with-warnings. */
   readonly warnings: string[];
+  /** Set when the server ended the request in self-defense (429 of the in-flight limit, 504 at the deadline). */
+  terminated?: boolean;
   /** Aborted at the request's deadline (with-timeout) or when the client goes away. */
   signal: AbortSignal;
 }

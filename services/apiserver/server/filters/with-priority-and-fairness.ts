@@ -19,12 +19,18 @@ export function withPriorityAndFairness(limiter: InFlightLimiter, count: ObjectC
     const info = infoOf(ctx);
     if (isLongRunning(info)) return next(ctx);
     const user = userOf(ctx);
-    const release = limiter.acquire({
-      pool: MUTATING.has(info.verb) ? "mutating" : "readOnly",
-      user: user.username,
-      seats: estimateSeats(info, ctx.url.searchParams, count),
-      privileged: user.groups.includes(PRIVILEGED_GROUP),
-    });
+    let release: () => void;
+    try {
+      release = limiter.acquire({
+        pool: MUTATING.has(info.verb) ? "mutating" : "readOnly",
+        user: user.username,
+        seats: estimateSeats(info, ctx.url.searchParams, count),
+        privileged: user.groups.includes(PRIVILEGED_GROUP),
+      });
+    } catch (err) {
+      ctx.terminated = true;
+      throw err;
+    }
     const signal = ctx.signal;
     signal.addEventListener("abort", release, { once: true });
     try {

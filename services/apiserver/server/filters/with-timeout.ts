@@ -53,6 +53,7 @@ export function withTimeout(requestTimeoutMs: number): Filter {
     const deadline = new Promise<Response>((resolve) => {
       timer = setTimeout(() => {
         const err = timeout(DEADLINE_EXCEEDED);
+        ctx.terminated = true;
         controller.abort(err);
         resolve(setResponseHeader(errorResponse(ctx, err), "connection", "close"));
       }, ms);
