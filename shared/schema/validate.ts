@@ -6,6 +6,7 @@
  * error it finds (a type mismatch stops descent below that node only).
  * Unknown fields are not errors here (see unknown-fields.ts).
  */
+import { RE2JS } from "re2js";
 import { checkFormat, OPENAPI_TYPE_FORMATS } from "./formats.ts";
 import { fieldErrors } from "./field-errors.ts";
 import { childPath, indexPath, keyPath } from "./path.ts";
@@ -85,21 +86,30 @@ function validateScalar(schema: Schema, value: unknown, path: string, errs: Fiel
     if (schema.minLength !== undefined && chars < schema.minLength) {
       errs.push(fieldErrors.invalid(path, value, `${name} in body should be at least ${schema.minLength} chars long`));
     }
-    if (schema.pattern !== undefined && !patternRegExp(schema.pattern).test(value)) {
+    if (schema.pattern !== undefined && patternRegExp(schema.pattern)?.test(value) === false) {
       errs.push(fieldErrors.invalid(path, value, `${name} in body should match '${schema.pattern}'`));
     }
   }
 }
 
-const patternCache = new Map<string, RegExp>();
-/** Compiled schema patterns (ECMA syntax, unanchored as in OpenAPI), cached. */
-function patternRegExp(pattern: string): RegExp {
+const patternCache = new Map<string, RE2JS | null>();
+/**
+ * Compiled schema patterns, cached: RE2 syntax (as the platform's), unanchored as in
+ * OpenAPI, matched in linear time whatever the pattern or input. Undefined for a
+ * pattern that does not compile (refused where schemas are written, e.g. CRDs).
+ */
+function patternRegExp(pattern: string): RE2JS | undefined {
   let re = patternCache.get(pattern);
-  if (!re) {
-    re = new RegExp(pattern, "u");
+  if (re === undefined) {
+    try {
+      re = RE2JS.compile(pattern);
+    } catch {
+      re = null;
+    }
+    if (patternCache.size >= 1024) patternCache.clear();
     patternCache.set(pattern, re);
   }
-  return re;
+  return re ?? undefined;
 }
 
 function validateArray(schema: Schema, value: unknown[], path: string, errs: FieldError[]): void {

@@ -14,6 +14,7 @@ import { timestamp } from "../registry/system-meta.ts";
 import { genericStrategy, type Strategy } from "../registry/strategy.ts";
 import { isObject, meta, type JsonObject } from "../storage/object.ts";
 import { compileRules } from "./cel-rules.ts";
+import { checkPatterns } from "./schema-checks.ts";
 import { setCondition, conditionsOf } from "./status.ts";
 
 /** The finalizer that holds a deleted CRD until its custom resources are gone. */
@@ -38,6 +39,7 @@ function serverRules(obj: JsonObject, profile: PlatformProfile): FieldError[] {
   versionsOf(obj).forEach((v, i) => {
     const p = `spec.versions[${i}]`;
     const schema = isObject(v.schema) ? v.schema.openAPIV3Schema : undefined;
+    errs.push(...checkPatterns(schema, `${p}.schema.openAPIV3Schema`));
     errs.push(...compileRules(schema, `${p}.schema.openAPIV3Schema`, profile.ext));
     const cols = Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : [];
     cols.forEach((c, j) => {
