@@ -80,7 +80,10 @@ function tlsConnection(t: ClientTarget): Promise<boolean> {
       held.push(entry);
       resolve(true);
     });
-    socket.on("close", () => (entry.open = false));
+    socket.on("close", () => {
+      entry.open = false;
+      resolve(false); // closed before the handshake completed (no-op after it)
+    });
     socket.on("error", () => resolve(false));
   });
 }
@@ -96,6 +99,7 @@ function watch(agent: Agent, url: URL): Promise<boolean> {
       resolve(res.statusCode === 200);
     });
     req.on("error", () => resolve(false));
+    req.on("close", () => resolve(false)); // no-op once answered
     req.end();
   });
 }
