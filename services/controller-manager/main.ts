@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { FlagError, parseFlags, usage, type FlagSpec } from "../../shared/cli/flags.ts";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
 import { KubeconfigError } from "../../shared/client/kubeconfig.ts";
-import { createLogger } from "../../shared/observability/logger.ts";
+import { createLogger, logTo } from "../../shared/observability/logger.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { ControllerSelectionError, KNOWN_CONTROLLERS, runControllers, selectControllers } from "./controllers.ts";
 
@@ -70,7 +70,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     namespaceFinalizer: profile.namespaceFinalizer,
     concurrentGcSyncs: flags["concurrent-gc-syncs"] as number,
     concurrentNamespaceSyncs: flags["concurrent-namespace-syncs"] as number,
-    log: (level, msg, fields) => log[level](fields, msg),
+    log: logTo(log),
   });
   log.info({ controllers: running.names, server: client.config.server }, "controllers started");
   process.stdout.write(`controller manager running ${running.names.join(", ") || "no controllers"} against ${client.config.server}\n`);
