@@ -15,6 +15,7 @@ import { discoveryRoutes } from "../endpoints/routes.ts";
 import { Catalog } from "../registry/catalog.ts";
 import { strategyFor } from "../registry/kind-strategies.ts";
 import { CachedStorage } from "../storage/cached-storage.ts";
+import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from "../storage/compactor.ts";
 import type { KvStore, RevisionFeed } from "../storage/kv.ts";
 import { StoreStorage } from "../storage/store-storage.ts";
 import { WatchCache } from "../storage/watch-cache.ts";
@@ -193,19 +194,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
 
   const bookmarks = setInterval(() => cache.sendBookmarks(), opts.bookmarkIntervalMs ?? 5000);
   bookmarks.unref();
-  const compactEvery = opts.compactIntervalMs ?? 5 * 60 * 1000;
-  let lastSeen = 0;
-  const compaction =
-    compactEvery > 0
-      ? setInterval(() => {
-          void (async () => {
-            const current = await opts.kv.currentRevision();
-            if (lastSeen > 0) await opts.kv.compact(lastSeen).catch(() => {});
-            lastSeen = current;
-          })().catch((err: unknown) => opts.log?.("warn", "compaction failed", { error: String(err) }));
-        }, compactEvery)
-      : undefined;
-  compaction?.unref();
+  const compaction = startCompactor(opts.kv, opts.compactIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS, opts.log);
 
   return {
     port: address.port,
@@ -222,7 +211,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       security?.close();
       crdController.stop();
       admission.close();
-      if (compaction) clearInterval(compaction);
+      compaction.stop();
       cache.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
