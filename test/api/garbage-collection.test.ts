@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { startTestControllers, type TestControllers } from "../support/controllers.ts";
+import { CRD_GROUP, crdPath, cronTabCrd, waitServed } from "../support/crd-fixtures.ts";
 
 let api: TestApiserver;
 let controllers: TestControllers;
@@ -143,5 +144,30 @@ describe("garbage collection through the dependency graph", () => {
     expect(dep.status, dep.text).toBe(201);
     expect((await api.admin.delete("/api/v1/namespaces/gc-owner-ns")).status).toBe(200);
     expect((await eventually(() => api.admin.get(`${base}/owned-by-ns`), (x) => x.status === 404)).status).toBe(404);
+  });
+});
+
+describe("garbage collection of custom resources", () => {
+  it("follows a resource defined after it started: deleting a custom owner deletes its dependents", async () => {
+    const crd = await api.admin.post(crdPath(api.profile), cronTabCrd(api.profile, { plural: "gcowners", kind: "GcOwner", singular: "gcowner" }));
+    expect(crd.status, crd.text).toBe(201);
+    const crs = `/apis/${CRD_GROUP}/v1/namespaces/default/gcowners`;
+    await waitServed(api.admin, crs);
+    const owner = await api.admin.post(crs, { apiVersion: `${CRD_GROUP}/v1`, kind: "GcOwner", metadata: { name: "boss" }, spec: { cronSpec: "* * * * *" } });
+    expect(owner.status, owner.text).toBe(201);
+    const uid = owner.json<CM>().metadata.uid;
+    const dep = await api.admin.post(base, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "boss-dep", ownerReferences: [{ apiVersion: `${CRD_GROUP}/v1`, kind: "GcOwner", name: "boss", uid }] } });
+    expect(dep.status, dep.text).toBe(201);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await api.admin.get(`${base}/boss-dep`)).status).toBe(200);
+    expect((await api.admin.delete(`${crs}/boss`)).status).toBe(200);
+    expect((await eventually(() => api.admin.get(`${base}/boss-dep`), (x) => x.status === 404)).status).toBe(404);
+  });
+
+  it("never deletes a dependent whose owner kind no resource serves", async () => {
+    const dep = await api.admin.post(base, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "unknown-kind-dep", ownerReferences: [{ apiVersion: "nowhere.example.com/v1", kind: "Ghost", name: "g", uid: "00000000-0000-0000-0000-00000000dead" }] } });
+    expect(dep.status, dep.text).toBe(201);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect((await api.admin.get(`${base}/unknown-kind-dep`)).status).toBe(200);
   });
 });

@@ -47,6 +47,8 @@ export class GarbageCollector {
   private readonly queue: WorkQueue<string>;
   private readonly monitors = new Map<string, { reflector: Reflector; uids: Set<string> }>();
   private kinds = new KindIndex([]);
+  /** The discovery in flight or last finished, shared by the workers (see `resourceFor`). */
+  private discovery: { at: number; running?: Promise<void> } = { at: 0 };
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -93,7 +95,14 @@ export class GarbageCollector {
   }
 
   /** Starts reflectors for new deletable resources and stops those of vanished ones. */
-  private async syncMonitors(): Promise<void> {
+  private syncMonitors(): Promise<void> {
+    this.discovery.running ??= this.discoverAndMonitor().finally(() => {
+      this.discovery = { at: Date.now() };
+    });
+    return this.discovery.running;
+  }
+
+  private async discoverAndMonitor(): Promise<void> {
     const all = await discoverResources(this.client);
     this.kinds = new KindIndex(all);
     const wanted = new Map(preferredWithVerbs(all, ["list", "watch", "delete"]).map((r) => [resourceKey(r), r]));
@@ -147,9 +156,23 @@ export class GarbageCollector {
   }
 
   /** Looks an owner up by its reference: live and the same uid, waiting on its dependents, or absent. */
+  /**
+   * The resource of an owner's kind. An unknown kind triggers a discovery (at most one
+   * every 5 s: a custom resource may have just appeared) and, if still unknown, an error:
+   * the item is retried with backoff, never deleted on doubt.
+   */
+  private async resourceFor(ref: OwnerReference): Promise<DiscoveredResource> {
+    let r = this.kinds.lookup(ref.apiVersion, ref.kind);
+    if (!r && Date.now() - this.discovery.at > 5000) {
+      await this.syncMonitors();
+      r = this.kinds.lookup(ref.apiVersion, ref.kind);
+    }
+    if (!r) throw new Error(`no resource serves owner kind ${ref.kind} in ${ref.apiVersion}`);
+    return r;
+  }
+
   private async lookupOwner(item: ObservedObject, ref: OwnerReference): Promise<OwnerState> {
-    const r = this.kinds.lookup(ref.apiVersion, ref.kind);
-    if (!r) return "unknown";
+    const r = await this.resourceFor(ref);
     if (r.namespaced && !item.namespace) return "unknown";
     try {
       const owner = await this.client.get(r, ref.name, { namespace: r.namespaced ? item.namespace : undefined });
