@@ -5,15 +5,27 @@
  */
 import type { PluginFactory } from "../interfaces.ts";
 import type { PluginRegistry } from "../plugins.ts";
+import { ALWAYS_PULL_IMAGES_PLUGIN, alwaysPullImagesPlugin } from "./always-pull-images.ts";
+import {
+  CERTIFICATE_APPROVAL_PLUGIN,
+  CERTIFICATE_SIGNING_PLUGIN,
+  CERTIFICATE_SUBJECT_RESTRICTION_PLUGIN,
+  certificateApprovalPlugin,
+  certificateSigningPlugin,
+  certificateSubjectRestrictionPlugin,
+} from "./certificates.ts";
 import { DEFAULT_INGRESS_CLASS_PLUGIN, defaultIngressClassPlugin } from "./default-ingress-class.ts";
 import { DEFAULT_STORAGE_CLASS_PLUGIN, defaultStorageClassPlugin } from "./default-storage-class.ts";
 import { DEFAULT_TOLERATION_SECONDS_PLUGIN, defaultTolerationSecondsPlugin } from "./default-toleration-seconds.ts";
 import { LIMIT_RANGER_PLUGIN, limitRangerPlugin } from "./limit-ranger.ts";
+import { PVC_RESIZE_PLUGIN, persistentVolumeClaimResizePlugin } from "./persistent-volume-claim-resize.ts";
+import { POD_NODE_SELECTOR_PLUGIN, podNodeSelectorPlugin } from "./pod-node-selector.ts";
 import { POD_SECURITY_PLUGIN, podSecurityPlugin } from "./pod-security.ts";
 import { PRIORITY_PLUGIN, priorityPlugin } from "./priority.ts";
 import { RESOURCE_QUOTA_PLUGIN, resourceQuotaPlugin } from "./resource-quota.ts";
 import { RUNTIME_CLASS_PLUGIN, runtimeClassPlugin } from "./runtime-class.ts";
 import { SERVICE_ACCOUNT_PLUGIN, serviceAccountPlugin } from "./service-account.ts";
+import { STORAGE_OBJECT_IN_USE_PROTECTION_PLUGIN, storageObjectInUseProtectionPlugin } from "./storage-object-in-use-protection.ts";
 import { TAINT_NODES_BY_CONDITION_PLUGIN, taintNodesByConditionPlugin } from "./taint-nodes-by-condition.ts";
 
 export const BUILTIN_PLUGIN_FACTORIES: ReadonlyArray<readonly [string, PluginFactory]> = [
@@ -27,6 +39,13 @@ export const BUILTIN_PLUGIN_FACTORIES: ReadonlyArray<readonly [string, PluginFac
   [RUNTIME_CLASS_PLUGIN, runtimeClassPlugin],
   [DEFAULT_INGRESS_CLASS_PLUGIN, defaultIngressClassPlugin],
   [RESOURCE_QUOTA_PLUGIN, resourceQuotaPlugin],
+  [STORAGE_OBJECT_IN_USE_PROTECTION_PLUGIN, storageObjectInUseProtectionPlugin],
+  [PVC_RESIZE_PLUGIN, persistentVolumeClaimResizePlugin],
+  [CERTIFICATE_APPROVAL_PLUGIN, certificateApprovalPlugin],
+  [CERTIFICATE_SIGNING_PLUGIN, certificateSigningPlugin],
+  [CERTIFICATE_SUBJECT_RESTRICTION_PLUGIN, certificateSubjectRestrictionPlugin],
+  [ALWAYS_PULL_IMAGES_PLUGIN, alwaysPullImagesPlugin],
+  [POD_NODE_SELECTOR_PLUGIN, podNodeSelectorPlugin],
 ];
 
 /** Registers every plugin of this folder. */
