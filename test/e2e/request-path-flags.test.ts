@@ -57,7 +57,8 @@ describe("request path flags of the apiserver process", () => {
   it("limits one user's stalled writes to its share of --max-mutating-requests-inflight and ends them at --request-timeout", async () => {
     const answers = await Promise.all(Array.from({ length: 6 }, () => stalledPost(server.url, ca, mallory)));
     const counts = answers.reduce<Record<string, number>>((acc, a) => ({ ...acc, [`${a.status} ${String(a.reason)}`]: (acc[`${a.status} ${String(a.reason)}`] ?? 0) + 1 }), {});
-    expect(counts).toEqual({ "429 TooManyRequests": 2, "504 Timeout": 4 });
+    // a lone user holds half of the 4 seats
+    expect(counts).toEqual({ "429 TooManyRequests": 4, "504 Timeout": 2 });
   });
 
   it("serves only TLS 1.3 with --tls-min-version=VersionTLS13", async () => {

@@ -19,14 +19,25 @@ describe("in-flight limiter", () => {
     // [pool size, min user seats, requests of one user admitted before a refusal]
     { max: 8, min: 2, alone: 4 }, // half the pool: one share stays free for a newcomer
     { max: 200, min: 4, alone: 100 },
-    { max: 6, min: 4, alone: 4 }, // the minimum wins over floor(6 / 2)
-    { max: 3, min: 4, alone: 3 }, // never more than the pool
+    { max: 10, min: 8, alone: 5 }, // the minimum is at most half the pool
+    { max: 12, min: 2, alone: 6 },
+    { max: 3, min: 4, alone: 1 }, // a tiny pool still keeps room for others
+    { max: 1, min: 4, alone: 1 },
   ])("a lone user of a pool of $max holds at most $alone seats", ({ max, min, alone }) => {
     const l = new InFlightLimiter({ maxReadOnly: max, maxMutating: max, minUserSeats: min });
     for (let i = 0; i < alone; i++) l.acquire(req("mallory"));
     const err = refused(() => l.acquire(req("mallory")));
     expect(err.status).toMatchObject({ code: 429, reason: "TooManyRequests", message: "Too many requests, please try again later.", details: { retryAfterSeconds: 1 } });
     expect(l.seatsInUse("mutating", "mallory")).toBe(alone);
+  });
+
+  it("gives each user at least the minimum when many are active", () => {
+    const l = new InFlightLimiter({ maxReadOnly: 100, maxMutating: 100, minUserSeats: 4 });
+    for (let u = 0; u < 20; u++) l.acquire(req(`user-${u}`));
+    // 20 active users: floor(100 / 21) = 4 = the minimum
+    for (let i = 0; i < 3; i++) l.acquire(req("user-0"));
+    expect(() => l.acquire(req("user-0"))).toThrow(StatusError);
+    expect(l.seatsInUse("mutating", "user-0")).toBe(4);
   });
 
   it("keeps room for other users while one user holds its share", () => {
@@ -46,7 +57,7 @@ describe("in-flight limiter", () => {
   it("never refuses system:masters: seats when there is room, none when the pool is full", () => {
     const l = new InFlightLimiter({ maxReadOnly: 2, maxMutating: 2, minUserSeats: 2 });
     l.acquire(req("mallory"));
-    l.acquire(req("mallory"));
+    l.acquire(req("alice"));
     const releases = [0, 1, 2].map(() => l.acquire(req("admin", 1, "mutating", true)));
     expect(l.counts.mutating).toBe(5);
     expect(l.seatsInUse("mutating", "admin")).toBe(0);

@@ -7,8 +7,9 @@
  *  - the pool must have room for the request's seats (a request wider than the
  *    pool is clamped to the pool);
  *  - a user that already holds seats may hold at most its fair share,
- *    `max(minUserSeats, floor(pool / (activeUsers + 1)))`: one share stays free for
- *    a user that is not active yet, so one user cannot starve the others.
+ *    `max(min(minUserSeats, floor(pool / 2)), floor(pool / (activeUsers + 1)))`: one
+ *    share stays free for a user that is not active yet, so one user cannot starve
+ *    the others, however small the pool.
  * Refusals are 429 TooManyRequests with `Retry-After: 1`. Pure bookkeeping: no clock.
  */
 import { tooManyRequests } from "../../../../shared/api/status.ts";
@@ -43,7 +44,8 @@ class Pool {
 
   fairShare(user: string): number {
     const active = this.byUser.size + (this.byUser.has(user) ? 0 : 1);
-    return Math.max(this.minUserSeats, Math.floor(this.max / (active + 1)));
+    const floor = Math.min(this.minUserSeats, Math.max(1, Math.floor(this.max / 2)));
+    return Math.max(floor, Math.floor(this.max / (active + 1)));
   }
 
   /** Seats taken (0: admitted without seats), or undefined when refused. */
