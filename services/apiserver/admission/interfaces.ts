@@ -26,8 +26,8 @@
  * What a plugin gets at construction (`PluginContext`): the naming profile, its
  * configuration (the `configuration` object or the parsed `path` file of its
  * entry in `--admission-control-config-file`, undefined when none), `objects` (a
- * narrow reader and updater over the served kinds, always the current state, no
- * admission on its writes), the authorizer (for plugins that check permissions)
+ * narrow reader and updater over the served kinds: current state, or the watch
+ * cache's when asked, no admission on its updates), the authorizer (for plugins that check permissions)
  * and a logger. Plugins never import the registry, the catalog or HTTP code.
  *
  * Registration: `registerPlugin(name, factory)` in plugins.ts (names are unique;
@@ -125,11 +125,14 @@ export interface ObjectRef {
 
 /**
  * Narrow access to stored objects for plugins. Objects come back in the preferred
- * version of the group; `get` returns undefined when absent.
+ * version of the group; `get` returns undefined when absent. Reads return the
+ * current state (a quorum read: one store round trip, then the watch cache);
+ * `{ cached: true }` answers from the watch cache as it is, like the platform's
+ * informer listers (it may lag the store by the cache's delay, no round trip).
  */
 export interface ObjectAccess {
-  get(ref: ObjectRef): Promise<JsonObject | undefined>;
-  list(group: string, resource: string, namespace?: string): Promise<JsonObject[]>;
+  get(ref: ObjectRef, opts?: { cached?: boolean }): Promise<JsonObject | undefined>;
+  list(group: string, resource: string, namespace?: string, opts?: { cached?: boolean }): Promise<JsonObject[]>;
   /**
    * Read-modify-write with optimistic concurrency, retried on conflicts: `mutate`
    * gets the current object (a copy) and returns the new one, or undefined to leave

@@ -1,7 +1,7 @@
 /**
- * `ObjectAccess` over the replica's catalog: plugins read current objects (the
- * watch cache when it is fresh, else the store) in the preferred version of their
- * group. `update` writes through the storage with the kind's update validation but
+ * `ObjectAccess` over the replica's catalog: plugins read the current objects (a
+ * quorum read, then the watch cache) or the watch cache's as they are
+ * (`cached`, resourceVersion "0"), in the preferred version of their group. `update` writes through the storage with the kind's update validation but
  * no admission (a plugin's own bookkeeping, e.g. quota usage); `create` goes
  * through the registry like any write of the server itself.
  */
@@ -19,20 +19,20 @@ export function catalogObjectAccess(catalog: () => Catalog | undefined): ObjectA
     return s;
   };
   return {
-    async get(ref: ObjectRef) {
+    async get(ref: ObjectRef, opts) {
       const s = catalog()?.preferred(ref.group, ref.resource);
       if (!s) return undefined;
       try {
-        return await s.registry.get(ref.namespace, ref.name);
+        return await s.registry.get(ref.namespace, ref.name, opts?.cached ? "0" : undefined);
       } catch (err) {
         if (isStatusError(err, "NotFound")) return undefined;
         throw err;
       }
     },
-    async list(group, resource, namespace) {
+    async list(group, resource, namespace, opts) {
       const s = catalog()?.preferred(group, resource);
       if (!s) return [];
-      return (await s.registry.list({ namespace })).items;
+      return (await s.registry.list({ namespace, resourceVersion: opts?.cached ? "0" : undefined })).items;
     },
     async update(ref, mutate, opts) {
       const { registry } = served(ref.group, ref.resource);

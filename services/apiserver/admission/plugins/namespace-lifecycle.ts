@@ -19,6 +19,9 @@ export function namespaceLifecycle(ctx: PluginContext): AdmissionPlugin {
   const core = ctx.profile.group("core");
   const authorization = ctx.profile.group("authorization");
   const immortal = new Set(["default", ctx.profile.systemNamespace, ctx.profile.publicNamespace]);
+  // Namespaces deleted through this replica are looked up live for a while (the cache may lag).
+  const forceLive = new Map<string, number>();
+  const FORCE_LIVE_MS = 30_000;
   return {
     name: NAMESPACE_LIFECYCLE,
     handles: (op) => op === "CREATE" || op === "UPDATE" || op === "DELETE" || op === "CONNECT",
@@ -26,11 +29,19 @@ export function namespaceLifecycle(ctx: PluginContext): AdmissionPlugin {
       const isNamespace = a.resource.group === core && a.resource.resource === "namespaces";
       if (isNamespace) {
         if (a.operation === "DELETE" && immortal.has(a.name)) throw forbiddenWithReason("namespaces", a.name, "this namespace may not be deleted");
+        if (a.operation === "DELETE") {
+          const now = Date.now();
+          for (const [n, until] of forceLive) if (until < now) forceLive.delete(n);
+          forceLive.set(a.name, now + FORCE_LIVE_MS);
+        }
         return;
       }
       if (!a.namespaced || a.namespace === "" || a.operation === "DELETE") return;
       if (a.resource.group === authorization && a.resource.resource === "localsubjectaccessreviews") return;
-      const ns = await ctx.objects.get({ group: core, resource: "namespaces", name: a.namespace });
+      // The cache first; a namespace it does not have yet (brand new) or that was just deleted is looked up live.
+      const ref = { group: core, resource: "namespaces", name: a.namespace };
+      const live = (forceLive.get(a.namespace) ?? 0) > Date.now();
+      const ns = (live ? undefined : await ctx.objects.get(ref, { cached: true })) ?? (await ctx.objects.get(ref));
       if (!ns) throw notFound("namespaces", a.namespace);
       if (a.operation !== "CREATE") return;
       const m = (ns.metadata ?? {}) as { deletionTimestamp?: string };

@@ -78,7 +78,8 @@ export async function matchSelectors(hook: Hook, a: Attributes, deps: MatchDeps)
   if (!a.namespaced || a.namespace === "") return true;
   let ns: JsonObject | undefined;
   try {
-    ns = await deps.objects.get({ group: core, resource: "namespaces", name: a.namespace });
+    const ref = { group: core, resource: "namespaces", name: a.namespace };
+    ns = (await deps.objects.get(ref, { cached: true })) ?? (await deps.objects.get(ref));
   } catch (err) {
     throw new MatchError(`failed to get namespace ${JSON.stringify(a.namespace)}: ${err instanceof Error ? err.message : String(err)}`);
   }
