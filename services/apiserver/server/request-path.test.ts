@@ -101,6 +101,9 @@ describe("request path over HTTPS", () => {
     expect(own.headers["audit-id"]).toBe("trace-4711");
     const bad = await api.admin.request("GET", "/api/v1/namespaces/x/nothings/y/z/w");
     expect(String(bad.headers["audit-id"])).toMatch(UUID);
+    const watch = await api.admin.request("GET", "/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1", { headers: { "audit-id": "watch-1" } });
+    expect(watch.status).toBe(200);
+    expect(watch.headers["audit-id"]).toBe("watch-1");
   });
 
   it.each(["TRACE", "OPTIONS", "PROPFIND"])("answers %s with 405 MethodNotAllowed", async (method) => {
