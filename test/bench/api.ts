@@ -16,6 +16,7 @@ import { startTestApiserver } from "../support/apiserver.ts";
 import { HttpsClient } from "../support/https-client.ts";
 import { ensurePki } from "../../services/apiserver/server/certs.ts";
 import { WatchClientsProcess } from "./watch-process.ts";
+import { benchCustomResources } from "./api-crd.ts";
 import { ChildChannel } from "./child-channel.ts";
 import type { LoadReply, LoadRequest } from "./get-clients.ts";
 
@@ -143,5 +144,7 @@ export async function benchApi(): Promise<Record<string, number>> {
   } finally {
     await api.close();
   }
+  // Custom resources vs ConfigMaps, and CRD create → first custom resource across two replicas.
+  Object.assign(out, await benchCustomResources());
   return out;
 }
