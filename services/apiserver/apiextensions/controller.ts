@@ -96,6 +96,15 @@ export class CrdController {
       this.log?.("warn", "custom resource definition not served", { name, error: String(err) });
       return;
     }
+    // A resource served by another CRD or built in keeps its handler (the CRD's names were accepted in its own group only).
+    const mine = new Set(current?.served ?? []);
+    served = served.filter((s) => {
+      const r = s.resource;
+      const existing = this.catalog.lookup(r.group, r.version, r.plural);
+      if (!existing || mine.has(existing)) return true;
+      this.log?.("warn", "custom resource not served: the path is served already", { name, path: `${r.group}/${r.version}/${r.plural}` });
+      return false;
+    });
     const keep = new Set(served.map((s) => `${s.resource.group}/${s.resource.version}/${s.resource.plural}`));
     for (const old of current?.served ?? []) {
       const r = old.resource;
