@@ -5,7 +5,10 @@
  * Contract: the generator is advanced only when the consumer asks for data
  * (backpressure); one pull gathers pieces until `chunkBytes` are collected or
  * `sliceMs` of work have passed, and consecutive pulls are separated by a turn of
- * the event loop (setImmediate), so other requests run between chunks. A piece
+ * the event loop (setImmediate), so other requests run between chunks. All streams
+ * of the process share one budget of work per event-loop turn (`TURN_BUDGET_MS`):
+ * twenty large lists together delay other requests by about one budget per turn,
+ * not twenty slices. A piece
  * `PAUSE` produces no bytes; it only lets the stream end a slice during long
  * work that emits nothing (a size pass). An exception from the generator errors
  * the stream; cancelling the stream returns the generator (its `finally` runs).
@@ -24,6 +27,23 @@ export interface ChunkedStreamOptions {
 const utf8 = new TextEncoder();
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** Work (ms) all chunked streams together may do in one turn of the event loop. */
+export const TURN_BUDGET_MS = 4;
+let budgetLeft = TURN_BUDGET_MS;
+let refillScheduled = false;
+
+/** Takes work time from this turn's budget; the budget refills on the next turn. */
+function spend(ms: number): void {
+  budgetLeft -= ms;
+  if (!refillScheduled) {
+    refillScheduled = true;
+    setImmediate(() => {
+      budgetLeft = TURN_BUDGET_MS;
+      refillScheduled = false;
+    });
+  }
+}
+
 export function chunkedStream(pieces: Iterator<Piece>, opts: ChunkedStreamOptions = {}): ReadableStream<Uint8Array> {
   const chunkBytes = opts.chunkBytes ?? 64 * 1024;
   const sliceMs = opts.sliceMs ?? 4;
@@ -36,10 +56,13 @@ export function chunkedStream(pieces: Iterator<Piece>, opts: ChunkedStreamOption
         const parts: Uint8Array[] = [];
         let size = 0;
         for (;;) {
-          const deadline = performance.now() + sliceMs;
+          while (budgetLeft <= 0) await nextTurn();
+          const sliceStart = performance.now();
+          const deadline = sliceStart + Math.min(sliceMs, budgetLeft);
           for (;;) {
             const r = pieces.next();
             if (r.done) {
+              spend(performance.now() - sliceStart);
               if (size > 0) controller.enqueue(concat(parts, size));
               controller.close();
               return;
@@ -53,6 +76,7 @@ export function chunkedStream(pieces: Iterator<Piece>, opts: ChunkedStreamOption
             }
             if (size >= chunkBytes || performance.now() >= deadline) break;
           }
+          spend(performance.now() - sliceStart);
           if (size > 0) {
             controller.enqueue(concat(parts, size));
             return;
