@@ -372,6 +372,13 @@ describe("webhook configurations", () => {
     expect((await bad({ ...hook("t"), admissionReviewVersions: undefined })).status).toBe(422);
     expect((await bad(hook("t", { clientConfig: { url: `${wh.url}/x?query=1` } }))).status).toBe(422);
     expect((await bad(hook("t", { clientConfig: { url: `http://127.0.0.1/x` } }))).status).toBe(422);
+    const cel = await bad(hook("t", { matchConditions: [{ name: "broken", expression: "object.metadata.name ==" }] }));
+    expect(cel.status).toBe(422);
+    expect(cel.json<{ message: string }>().message).toContain("webhooks[0].matchConditions[0].expression: Invalid value");
+    expect(cel.json<{ message: string }>().message).toContain("compilation failed");
+    const notBool = await bad(hook("t", { matchConditions: [{ name: "str", expression: "'a string'" }] }));
+    expect(notBool.status).toBe(422);
+    expect(notBool.json<{ message: string }>().message).toContain("must evaluate to bool");
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * The few kinds whose registry behaviour is more than the schema says: namespaces
- * (their own finalizers in spec, Terminating phase) and pods (initial status).
+ * (their own finalizers in spec, Terminating phase), pods (initial status) and
+ * webhook configurations (CEL match conditions compiled).
  * Everything else uses the generic strategy.
  */
 import { initialPodStatus } from "../../../shared/api/groups/core-v1-pod.ts";
@@ -8,6 +9,7 @@ import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
 import { isObject, type JsonObject } from "../storage/object.ts";
 import { genericStrategy, type Strategy } from "./strategy.ts";
+import { webhookConfigurationStrategy } from "../admission/webhooks/config-strategy.ts";
 
 function namespaceStrategy(def: KindDefinition, profile: PlatformProfile): Strategy {
   const base = genericStrategy(def);
@@ -74,6 +76,7 @@ export function strategyFor(profile: PlatformProfile): (def: KindDefinition) => 
   return (def) => {
     if (def.group === "core" && def.plural === "namespaces") return namespaceStrategy(def, profile);
     if (def.group === "core" && def.plural === "pods") return podStrategy(def);
+    if (def.group === "admissionregistration" && (def.plural === "mutatingwebhookconfigurations" || def.plural === "validatingwebhookconfigurations")) return webhookConfigurationStrategy(def);
     return genericStrategy(def);
   };
 }

@@ -52,6 +52,13 @@ export const MAX_MATCH_CONDITIONS = 64;
 
 const conditionEnv = createEnvironment({ variables: { object: "dyn", oldObject: "dyn", request: "map", authorizer: "dyn", params: "dyn", namespaceObject: "dyn" } });
 
+/** Compiles one match condition; throws with the compiler's message, or when the result cannot be a bool. */
+export function compileCondition(expression: string): CelProgram {
+  const program = conditionEnv.compile(expression);
+  if (program.resultType !== "bool" && program.resultType !== "dyn") throw new Error(`must evaluate to bool`);
+  return program;
+}
+
 function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((s): s is string => typeof s === "string") : [];
 }
@@ -109,7 +116,7 @@ export function hooksOf(config: JsonObject, type: HookType): Hook[] {
       hook.objectSelector = selector(w.objectSelector);
       const conditions = (Array.isArray(w.matchConditions) ? w.matchConditions : []).filter(isObject);
       if (conditions.length > MAX_MATCH_CONDITIONS) throw new Error(`matchConditions: Too many: ${conditions.length}: must have at most ${MAX_MATCH_CONDITIONS} items`);
-      hook.matchConditions = conditions.map((c) => ({ name: String(c.name ?? ""), program: conditionEnv.compile(String(c.expression ?? "")) }));
+      hook.matchConditions = conditions.map((c) => ({ name: String(c.name ?? ""), program: compileCondition(String(c.expression ?? "")) }));
     } catch (err) {
       hook.problem = err instanceof Error ? err.message : String(err);
     }
