@@ -33,6 +33,8 @@ export type { EtcdKvOptions, StoreMember } from "./etcd-kv-pool.ts";
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 const ALL = Buffer.from([0]);
+/** Longer than etcd's unsynced-watcher sync interval (100 ms). */
+const PROGRESS_RECHECK_MS = 150;
 const RESULTS = { "=": "EQUAL", "!=": "NOT_EQUAL", ">": "GREATER", "<": "LESS" } as const;
 const TARGETS = { version: "VERSION", create: "CREATE", mod: "MOD", value: "VALUE" } as const;
 
@@ -175,6 +177,7 @@ export class EtcdKv implements KvStore {
   async history(after: number, upTo: number): Promise<RevisionChange[]> {
     if (upTo <= after) return [];
     const changes: RevisionChange[] = [];
+    const reached = () => changes.length > 0 && changes[changes.length - 1].revision >= upTo;
     await this.watchOnce({ key: ALL, range_end: ALL, start_revision: after + 1, prev_kv: true }, (res) => {
       for (const e of res.events ?? []) {
         const rev = Number(e.kv.mod_revision);
@@ -183,8 +186,8 @@ export class EtcdKv implements KvStore {
         if (last !== undefined && last.revision === rev) last.changes.push(toChange(e));
         else changes.push({ revision: rev, changes: [toChange(e)] });
       }
-      return changes.length > 0 && changes[changes.length - 1].revision >= upTo;
-    }).catch(async (err: unknown) => {
+      return reached();
+    }, reached).catch(async (err: unknown) => {
       if (err instanceof CompactedRevision) throw new CompactedError(after + 1, err.revision);
       throw await this.mapError(err, after + 1);
     });
@@ -205,14 +208,20 @@ export class EtcdKv implements KvStore {
   /**
    * Runs one watcher until `onEvents` returns true or the store reports it caught up
    * (the answer to a progress request). Retried on another endpoint when the stream fails.
+   *
+   * etcd 3.4 answers a progress request at once, even before an unsynced watcher has
+   * been sent its history (later versions and this store wait until it is synced):
+   * unless `complete()` holds, a first answer is followed by a second request after
+   * etcd's sync interval, and only that answer ends the watcher.
    */
-  private async watchOnce(create: PbWatchCreateRequest, onEvents: (res: PbWatchResponse) => boolean): Promise<void> {
+  private async watchOnce(create: PbWatchCreateRequest, onEvents: (res: PbWatchResponse) => boolean, complete: () => boolean = () => false): Promise<void> {
     const deadline = Date.now() + (this.opts.retryBudgetMs ?? 15_000);
     for (;;) {
       const { stream, endpoint } = this.pool.stream("Watch");
       try {
         await new Promise<void>((resolve, reject) => {
           let done = false;
+          let progressAnswers = 0;
           const finish = (err?: unknown) => {
             if (done) return;
             done = true;
@@ -226,7 +235,10 @@ export class EtcdKv implements KvStore {
             if (res.canceled) {
               const compact = Number(res.compact_revision ?? 0);
               finish(compact > 0 ? new CompactedRevision(compact) : new EtcdCallError(GrpcStatus.CANCELLED, res.cancel_reason || "watch canceled", endpoint));
-            } else if (Number(res.watch_id) === -1) finish();
+            } else if (Number(res.watch_id) === -1) {
+              if (complete() || ++progressAnswers >= 2) finish();
+              else setTimeout(() => done || stream.write({ request_union: "progress_request", progress_request: {} }), PROGRESS_RECHECK_MS);
+            }
             else if ((res.events?.length ?? 0) > 0 && onEvents(res)) finish();
           });
           stream.on("error", (err) => finish(err instanceof EtcdCallError ? err : new EtcdCallError(GrpcStatus.UNAVAILABLE, err.message, endpoint)));
