@@ -56,6 +56,8 @@ export interface RunControllersOptions {
   concurrentGcSyncs?: number;
   concurrentNamespaceSyncs?: number;
   log?: LogFn;
+  /** Aborting stops whatever was started and makes a pending `runControllers` reject. */
+  signal?: AbortSignal;
 }
 
 export interface RunningControllers {
@@ -75,18 +77,70 @@ export async function runControllers(client: ObjectClient & PathGetter, options:
       running.namespaceController?.stop();
     },
   };
+  const signal = options.signal;
+  const onAbort = () => running.stop();
+  signal?.addEventListener("abort", onAbort);
+  const checkAborted = () => {
+    if (signal?.aborted) throw new Error("controllers stopped before they started");
+  };
   try {
+    checkAborted();
+    // Each controller is recorded before its start, so an abort can stop a start that waits on the API.
     if (names.has("namespace-controller")) {
       running.namespaceController = new NamespaceController(client, { finalizer: options.namespaceFinalizer, workers: options.concurrentNamespaceSyncs, log: options.log });
       await running.namespaceController.start();
+      checkAborted();
     }
     if (names.has("garbage-collector-controller")) {
       running.garbageCollector = new GarbageCollector(client, { workers: options.concurrentGcSyncs, log: options.log });
       await running.garbageCollector.start();
+      checkAborted();
     }
   } catch (err) {
     running.stop();
     throw err;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
   }
   return running;
+}
+
+/**
+ * `runControllers` for a host process that must not fail when the API refuses the
+ * controllers (an authorization mode that denies them, a server not ready yet): starts
+ * in the background; a failed discovery is retried with backoff (1 s doubling to 30 s),
+ * a refused first list is retried by its reflector; failures are logged. `stop()` ends
+ * the attempts (then `started` resolves undefined) or stops the running controllers.
+ */
+export function runControllersInBackground(client: ObjectClient & PathGetter, options: RunControllersOptions): { started: Promise<RunningControllers | undefined>; stop(): void } {
+  const abort = new AbortController();
+  let running: RunningControllers | undefined;
+  let wake: () => void = () => {};
+  const started = (async () => {
+    for (let delay = 1000; !abort.signal.aborted; delay = Math.min(delay * 2, 30_000)) {
+      try {
+        running = await runControllers(client, { ...options, signal: abort.signal });
+        return running;
+      } catch (err) {
+        if (abort.signal.aborted) break;
+        options.log?.("warn", "controllers failed to start, retrying", { error: String(err), retryInMs: delay });
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, delay);
+          wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+      }
+    }
+    return undefined;
+  })();
+  return {
+    started,
+    stop() {
+      abort.abort();
+      running?.stop();
+      wake();
+    },
+  };
 }

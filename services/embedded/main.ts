@@ -10,8 +10,9 @@
  * apiserver's (`--help` lists them).
  */
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
+import { createLogger, logTo } from "../../shared/observability/logger.ts";
 import { main as runApiserver } from "../apiserver/main.ts";
-import { runControllers } from "../controller-manager/controllers.ts";
+import { runControllersInBackground } from "../controller-manager/controllers.ts";
 import { connectEmbeddedOrRemote } from "./store.ts";
 
 runApiserver({
@@ -20,7 +21,8 @@ runApiserver({
   onReady: async (ready) => {
     const server = ready.url.replace("//0.0.0.0:", "//127.0.0.1:");
     const client = new HttpsObjectClient({ server, ca: ready.caPem, cert: ready.admin.certPem, key: ready.admin.keyPem, insecureSkipTlsVerify: false });
-    const controllers = await runControllers(client, { namespaceFinalizer: ready.profile.namespaceFinalizer });
+    // In the background: a refusal (e.g. --authorization-mode=AlwaysDeny) is retried, never fatal to the server.
+    const controllers = runControllersInBackground(client, { namespaceFinalizer: ready.profile.namespaceFinalizer, log: logTo(createLogger({ component: "controller-manager" })) });
     return {
       async close() {
         controllers.stop();
