@@ -155,6 +155,23 @@ describe("validating webhooks", () => {
     expect((await api.admin.get("/readyz")).status).toBe(200);
   });
 
+  it("the webhook's certificate is verified against caBundle: another CA's bundle fails the call", async () => {
+    const other = await startWebhookServer();
+    try {
+      wh.on("/tls", () => ({ response: { allowed: true } }));
+      await register("Validating", "tls", [hook("tls", { clientConfig: { url: `${wh.url}/tls`, caBundle: other.caBundle } })]);
+      await new Promise((r) => setTimeout(r, 300));
+      const before = wh.reviews.filter((x) => x.path === "/tls").length;
+      const r = await create("tls-1", "tls");
+      expect(r.status).toBe(500);
+      expect(r.json<{ message: string }>().message).toMatch(/failed calling webhook "tls.example.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/tls\?timeout=10s": .*certificate/);
+      expect(wh.reviews.filter((x) => x.path === "/tls").length).toBe(before);
+      await unregister("Validating", "tls");
+    } finally {
+      await other.close();
+    }
+  });
+
   it("namespaceSelector and objectSelector skip requests they do not select", async () => {
     wh.on("/sel", () => ({ response: { allowed: false, status: { message: "selected" } } }));
     await register("Validating", "sel", [hook("sel", { namespaceSelector: { matchExpressions: [{ key: "policy", operator: "NotIn", values: ["off"] }] } })]);
