@@ -1,7 +1,8 @@
 /**
  * StorageObjectInUseProtection, PersistentVolumeClaimResize, the certificate
  * plugins and the default-off AlwaysPullImages and PodNodeSelector over HTTPS
- * (the last two enabled by flag, with their configuration file).
+ * (enabled by flag with their configuration file), as are EventRateLimit and
+ * OwnerReferencesPermissionEnforcement (allowed for an administrator).
  */
 import { webcrypto } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -25,10 +26,13 @@ beforeAll(async () => {
     JSON.stringify({
       apiVersion: `${profile.group("apiserverConfig")}/v1`,
       kind: "AdmissionConfiguration",
-      plugins: [{ name: "PodNodeSelector", configuration: { podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: "tier=general", fenced: "zone=a" } } }],
+      plugins: [
+        { name: "PodNodeSelector", configuration: { podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: "tier=general", fenced: "zone=a" } } },
+        { name: "EventRateLimit", configuration: { kind: "Configuration", limits: [{ type: "Namespace", qps: 1, burst: 3 }] } },
+      ],
     }),
   );
-  api = await startTestApiserver({ profileId: "kubernetes", admission: { enable: ["AlwaysPullImages", "PodNodeSelector"], disable: [], configFile } });
+  api = await startTestApiserver({ profileId: "kubernetes", admission: { enable: ["AlwaysPullImages", "PodNodeSelector", "EventRateLimit", "OwnerReferencesPermissionEnforcement"], disable: [], configFile } });
   for (const [name, annotations] of [
     ["vols", {}],
     ["pinned", { [profile.admission.nodeSelectorAnnotation]: "disk=ssd" }],
@@ -160,5 +164,45 @@ describe("default-off pod plugins enabled by flag", () => {
     expect(outside.json<{ message: string }>().message).toBe('pods "f" is forbidden: pod node label selector labels conflict with its namespace whitelist');
     const inside = await api.admin.post("/api/v1/namespaces/fenced/pods", pod("h", { nodeSelector: { zone: "a" } }));
     expect(inside.status, inside.text).toBe(201);
+  });
+});
+
+describe("default-off EventRateLimit and OwnerReferencesPermissionEnforcement", () => {
+  const event = (name: string) => ({
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { name },
+    involvedObject: { kind: "Pod", name: "p", namespace: "fenced" },
+    reason: "Test",
+    message: "m",
+    source: { component: "test" },
+  });
+
+  it("answers 429 once a namespace's burst is used up; dry runs are not counted", async () => {
+    const dry = await api.admin.post("/api/v1/namespaces/fenced/events?dryRun=All", event("dry"));
+    expect(dry.status, dry.text).toBe(201);
+    // Concurrent, so that the one-per-second refill hardly matters: the burst of 3 is what is admitted.
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => api.admin.post("/api/v1/namespaces/fenced/events", event(`e${i}`))));
+    const admitted = results.filter((r) => r.status === 201).length;
+    expect(admitted).toBeGreaterThanOrEqual(3);
+    expect(admitted).toBeLessThanOrEqual(4);
+    const refused = results.filter((r) => r.status !== 201);
+    expect(refused.length).toBe(8 - admitted);
+    for (const r of refused) {
+      expect(r.json()).toMatchObject({ kind: "Status", code: 429, reason: "TooManyRequests", message: "Too many requests: limit reached on type Namespace for key fenced" });
+    }
+    const other = await api.admin.post("/api/v1/namespaces/pinned/events", event("elsewhere"));
+    expect(other.status, other.text).toBe(201);
+  });
+
+  it("lets an administrator set blocking owner references", async () => {
+    const owner = await api.admin.post("/api/v1/namespaces/pinned/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "owner" } });
+    const uid = owner.json<{ metadata: { uid: string } }>().metadata.uid;
+    const dep = await api.admin.post("/api/v1/namespaces/pinned/configmaps", {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "dependent", ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "owner", uid, blockOwnerDeletion: true }] },
+    });
+    expect(dep.status, dep.text).toBe(201);
   });
 });

@@ -17,7 +17,9 @@ import {
 import { DEFAULT_INGRESS_CLASS_PLUGIN, defaultIngressClassPlugin } from "./default-ingress-class.ts";
 import { DEFAULT_STORAGE_CLASS_PLUGIN, defaultStorageClassPlugin } from "./default-storage-class.ts";
 import { DEFAULT_TOLERATION_SECONDS_PLUGIN, defaultTolerationSecondsPlugin } from "./default-toleration-seconds.ts";
+import { EVENT_RATE_LIMIT_PLUGIN, eventRateLimitPlugin } from "./event-rate-limit.ts";
 import { LIMIT_RANGER_PLUGIN, limitRangerPlugin } from "./limit-ranger.ts";
+import { OWNER_REFERENCES_PLUGIN, ownerReferencesPermissionEnforcementPlugin } from "./owner-references-permission-enforcement.ts";
 import { PVC_RESIZE_PLUGIN, persistentVolumeClaimResizePlugin } from "./persistent-volume-claim-resize.ts";
 import { POD_NODE_SELECTOR_PLUGIN, podNodeSelectorPlugin } from "./pod-node-selector.ts";
 import { POD_SECURITY_PLUGIN, podSecurityPlugin } from "./pod-security.ts";
@@ -46,6 +48,8 @@ export const BUILTIN_PLUGIN_FACTORIES: ReadonlyArray<readonly [string, PluginFac
   [CERTIFICATE_SUBJECT_RESTRICTION_PLUGIN, certificateSubjectRestrictionPlugin],
   [ALWAYS_PULL_IMAGES_PLUGIN, alwaysPullImagesPlugin],
   [POD_NODE_SELECTOR_PLUGIN, podNodeSelectorPlugin],
+  [EVENT_RATE_LIMIT_PLUGIN, eventRateLimitPlugin],
+  [OWNER_REFERENCES_PLUGIN, ownerReferencesPermissionEnforcementPlugin],
 ];
 
 /** Registers every plugin of this folder. */
