@@ -1,6 +1,6 @@
 /**
  * Test support for the authentication suites: a CA and serving certificate, a
- * real replica over the local store whose `authenticate` is a built chain
+ * real replica (the shared test replica of test/support/apiserver.ts) whose `authenticate` is a built chain
  * followed by impersonation, routes that echo the user and run the reviews,
  * HTTPS calls with optional client certificates and repeated headers, and a
  * local HTTPS server with its own CA.
@@ -9,13 +9,13 @@ import { call as httpsCall, TempDir as BaseTempDir, type CallOptions, type HttpR
 import { createServer as createHttpsServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { makeKinds as apiextensionsKinds } from "../../../../shared/api/groups/apiextensions-v1.ts";
 import { kinds as coreKinds } from "../../../../shared/api/groups/core-v1.ts";
 import { getProfile, type PlatformProfile } from "../../../../shared/platform/index.ts";
-import { memoryStore } from "../../../store/embedded.ts";
 import { createCA, createServingCert, type CertificateAuthority, type KeyPairPem } from "../../server/certs.ts";
 import { deleteObject } from "../../registry/deletion.ts";
-import { startReplica, type Replica } from "../../server/replica.ts";
-import { EmbeddedKv } from "../../storage/embedded-kv.ts";
+import type { Replica } from "../../server/replica.ts";
+import { startTestApiserver } from "../../../../test/support/apiserver.ts";
 import { buildAuthenticator, catalogObjectGetter, type AuthenticatorDeps, type BuiltAuthentication } from "../build.ts";
 import type { ImpersonationAuthorize } from "../impersonation.ts";
 import type { AuthenticationOptions } from "../options.ts";
@@ -65,18 +65,16 @@ export interface StartOptions {
 
 export async function startAuthServer(options: AuthenticationOptions, so: StartOptions = {}): Promise<TestServer> {
   const { ca, serving } = await clusterPki();
-  const kv = new EmbeddedKv(memoryStore(), { closeStore: true });
   const holder: { replica?: Replica } = {};
   const auth = await buildAuthenticator(options, { profile, getObject: catalogObjectGetter(() => holder.replica?.catalog), ...(so.deps ?? {}) });
   const authorize: ImpersonationAuthorize = so.authorizeImpersonation ?? (async () => false);
   const json = (v: unknown, status = 200) => new Response(JSON.stringify(v), { status, headers: { "content-type": "application/json" } });
-  const replica = await startReplica({
+  // The replica harness shared with the API tests (test/support/apiserver.ts), with this suite's chain.
+  const api = await startTestApiserver({
     profile,
-    kinds: coreKinds,
-    kv,
-    feed: kv.feed,
+    // Every replica serves CustomResourceDefinitions (its CRD controller watches them).
+    kinds: [...coreKinds, ...apiextensionsKinds(profile)],
     tls: { key: serving.keyPem, cert: serving.certPem },
-    compactIntervalMs: 0,
     authenticate: async (req, incoming) => auth.impersonation(await auth.authenticate(req, incoming), req, incoming, authorize),
     extraRoutes: [
       ["/whoami", (_req, _url, _info, user) => json(user)],
@@ -85,8 +83,8 @@ export async function startAuthServer(options: AuthenticationOptions, so: StartO
       ["/selfsubjectreview", async (req, _url, _info, user) => json(await auth.reviews.selfSubjectReview(await req.json(), user), 201)],
     ],
   });
-  holder.replica = replica;
-  const r = replica;
+  holder.replica = api.replica;
+  const r = api.replica;
   return {
     replica: r,
     auth,
@@ -105,8 +103,7 @@ export async function startAuthServer(options: AuthenticationOptions, so: StartO
     },
     async close() {
       auth.close();
-      await r.close();
-      await kv.close();
+      await api.close();
     },
   };
 }

@@ -8,14 +8,14 @@ import { call as httpsCall, TempDir as BaseTempDir, type CallOptions, type HttpR
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer as createHttpsServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
+import { makeKinds as apiextensionsKinds } from "../../../../shared/api/groups/apiextensions-v1.ts";
 import { coreV1Kinds } from "../../../../shared/api/groups/core-v1.ts";
 import { kinds as coordinationKinds } from "../../../../shared/api/groups/coordination-v1.ts";
 import { makeKinds as rbacKinds } from "../../../../shared/api/groups/rbac-v1.ts";
 import { getProfile, type PlatformProfile } from "../../../../shared/platform/index.ts";
-import { memoryStore } from "../../../store/embedded.ts";
 import { createCA, createClientCert, createServingCert, type CertificateAuthority, type KeyPairPem } from "../../server/certs.ts";
-import { startReplica, type Replica } from "../../server/replica.ts";
-import { EmbeddedKv } from "../../storage/embedded-kv.ts";
+import type { Replica } from "../../server/replica.ts";
+import { startTestApiserver } from "../../../../test/support/apiserver.ts";
 import { buildAuthorizer, type AuthorizationHandle, type AuthorizerDeps } from "../chain.ts";
 import { nodeRestriction } from "../../admission/plugins/node-restriction.ts";
 import type { AuthorizationFlags } from "../options.ts";
@@ -64,21 +64,20 @@ export interface AuthzServerOptions {
 
 export async function startAuthzServer(flags: AuthorizationFlags, o: AuthzServerOptions = {}): Promise<AuthzServer> {
   const { ca, serving } = await clusterPki();
-  const kv = new EmbeddedKv(memoryStore(), { closeStore: true });
   // The chain needs the replica's catalog; the replica needs the chain: bind late.
   const ref: { handle?: AuthorizationHandle } = {};
-  const replica = await startReplica({
+  // The replica harness shared with the API tests (test/support/apiserver.ts), with this suite's chain.
+  const api = await startTestApiserver({
     profile,
-    kinds: [...coreV1Kinds(profile), ...rbacKinds(profile), ...coordinationKinds],
-    kv,
-    feed: kv.feed,
+    // Every replica serves CustomResourceDefinitions (its CRD controller watches them).
+    kinds: [...coreV1Kinds(profile), ...rbacKinds(profile), ...coordinationKinds, ...apiextensionsKinds(profile)],
     tls: { key: serving.keyPem, cert: serving.certPem, clientCa: ca.certPem },
-    compactIntervalMs: 0,
     authorize: async (user, info, req) => {
       if (!ref.handle) throw new Error("authorizer not ready");
       await ref.handle.authorize(user, info, req);
     },
   });
+  const replica = api.replica;
   const h = await buildAuthorizer(flags, { profile, catalog: replica.catalog, ...(o.deps ?? {}) });
   ref.handle = h;
   if (o.admission !== false) {
@@ -101,8 +100,7 @@ export async function startAuthzServer(flags: AuthorizationFlags, o: AuthzServer
     call: (client, method, path, body) => call(replica.url, ca.certPem, { method, path, body, client }),
     async close() {
       h.close();
-      await replica.close();
-      await kv.close();
+      await api.close();
     },
   };
 }
