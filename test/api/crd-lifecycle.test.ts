@@ -99,6 +99,8 @@ describe("CRD lifecycle across replicas", () => {
     const held = await api.admin.post(base, { apiVersion: `${CRD_GROUP}/v1`, kind: "Widget", metadata: { name: "held", finalizers: ["example.com/hold"] }, spec: {} });
     expect(held.status, held.text).toBe(201);
     const name = `widgets.${CRD_GROUP}`;
+    const watch = admin2.watch(`${base}?watch=true`);
+    await watch.waitFor(2); // the initial ADDED events of w1 and held
     const del = await api.admin.delete(crdPath(api.profile, name));
     expect(del.status, del.text).toBe(200);
     const terminating = del.json<{ metadata: { deletionTimestamp?: string; finalizers?: string[] }; status: { conditions: Array<Record<string, string>> } }>();
@@ -127,6 +129,10 @@ describe("CRD lifecycle across replicas", () => {
       const groups = await client.get("/apis");
       expect(groups.json<{ groups: Array<{ name: string }> }>().groups.map((g) => g.name)).not.toContain(CRD_GROUP);
     }
+    // An open watch saw the deletions and ended when the resource stopped being served.
+    await eventually(async () => watch.ended, (ended) => ended);
+    expect(watch.ended).toBe(true);
+    expect(watch.events.filter((e) => e.type === "DELETED").map((e) => (e.object.metadata as Obj).name)).toEqual(expect.arrayContaining(["w1", "held"]));
     // The objects are gone from the store too.
     const left = await api.kv.range(`/registry/${CRD_GROUP}/widgets/`, { end: `/registry/${CRD_GROUP}/widgets0` });
     expect(left.count).toBe(0);

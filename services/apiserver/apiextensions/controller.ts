@@ -122,6 +122,8 @@ export class CrdController {
       // Only the entry this CRD added (another CRD may serve the path by now).
       if (this.catalog.lookup(r.group, r.version, r.plural) === s) this.catalog.remove(r.group, r.version, r.plural);
     }
+    // Watches of a resource that is no longer served end, as on the platform.
+    for (const w of [...(current.state.watchers ?? [])]) w.stop();
     this.serving.delete(name);
   }
 

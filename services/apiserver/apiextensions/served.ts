@@ -13,7 +13,7 @@ import { VersionView, type VersionConverter } from "../registry/conversion.ts";
 import { Registry, type RegistryOptions } from "../registry/registry.ts";
 import { resourceInfo } from "../registry/resource.ts";
 import type { Strategy } from "../registry/strategy.ts";
-import type { ObjectStorage } from "../storage/interface.ts";
+import type { ObjectStorage, Watcher } from "../storage/interface.ts";
 import type { JsonObject } from "../storage/object.ts";
 import { CelRules } from "./cel-rules.ts";
 import { crdVersions, kindDefinition } from "./kind-def.ts";
@@ -27,6 +27,37 @@ function withApiVersion(obj: JsonObject, apiVersion: string): JsonObject {
   const out = structuredClone(obj);
   out.apiVersion = apiVersion;
   return out;
+}
+
+/** A version view whose watches end when the CRD stops being served (state.watchers). */
+class CrdVersionView extends VersionView {
+  constructor(
+    converter: VersionConverter,
+    private readonly state: CrdState,
+  ) {
+    super(converter);
+  }
+
+  override watcher(inner: Watcher): Watcher {
+    const outer = super.watcher(inner);
+    const watchers = (this.state.watchers ??= new Set());
+    const entry = { stop: () => outer.stop() };
+    watchers.add(entry);
+    return {
+      next: async () => {
+        const ev = await outer.next();
+        if (!ev) watchers.delete(entry);
+        return ev;
+      },
+      stop: () => {
+        watchers.delete(entry);
+        outer.stop();
+      },
+      get closedReason() {
+        return outer.closedReason;
+      },
+    };
+  }
 }
 
 /** A converter between a served version and the storage version (strategy None). */
@@ -55,7 +86,7 @@ export function servedResources(crd: JsonObject, profile: PlatformProfile, stora
     if (!v.served) continue;
     const own = v === storageVersion ? stored : strategyOf(v);
     const resource = resourceInfo(own.def, profile);
-    const view = new VersionView(noneConverter(own.def, storageApiVersion, profile));
+    const view = new CrdVersionView(noneConverter(own.def, storageApiVersion, profile), state);
     const registry = new Registry(resource, stored.strategy, storage, options, { view, requestStrategy: v === storageVersion ? undefined : own.strategy });
     out.push({ resource, registry });
   }

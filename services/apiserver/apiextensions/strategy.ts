@@ -22,6 +22,8 @@ function content(obj: JsonObject, withoutStatus: boolean): JsonObject {
 export interface CrdState {
   /** The CRD is Terminating: creates are refused (405), as on the platform. */
   terminating: boolean;
+  /** Open watches of the CRD's resources: ended when the CRD stops being served. */
+  watchers?: Set<{ stop(): void }>;
 }
 
 export function customResourceStrategy(def: KindDefinition, rules: CelRules | undefined, state: CrdState): Strategy {
