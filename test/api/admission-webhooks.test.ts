@@ -91,6 +91,10 @@ describe("validating webhooks", () => {
     expect(denied.status).toBe(403);
     expect(denied.json()).toMatchObject({ kind: "Status", status: "Failure", reason: "Forbidden", code: 403, message: 'admission webhook "deny.example.com" denied the request: configmaps need an owner' });
     expect(await stored("bad-1")).toBe(404);
+    const connectionsBefore = wh.connections();
+    for (let i = 0; i < 5; i++) expect((await create(`ok-ka-${i}`, "deny")).status).toBe(201);
+    // Calls reuse kept-alive connections.
+    expect(wh.connections() - connectionsBefore).toBeLessThanOrEqual(1);
     const ok = await create("ok-1", "deny", "?fieldManager=tester");
     expect(ok.status).toBe(201);
     expect(String(ok.headers.warning)).toContain("careful: a warning");

@@ -39,6 +39,8 @@ export interface WebhookServer {
   /** base64 PEM of the server's CA, for `clientConfig.caBundle`. */
   caBundle: string;
   reviews: Array<{ path: string; review: Review }>;
+  /** TLS connections accepted so far. */
+  connections(): number;
   /** Sets the answer by request path. */
   on(path: string, answer: (review: Review) => Answer): void;
   close(): Promise<void>;
@@ -81,6 +83,8 @@ export async function startWebhookServer(hosts: string[] = []): Promise<WebhookS
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
     });
   });
+  let connections = 0;
+  server.on("secureConnection", () => connections++);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -88,6 +92,7 @@ export async function startWebhookServer(hosts: string[] = []): Promise<WebhookS
     port,
     caBundle: Buffer.from(ca.certPem).toString("base64"),
     reviews,
+    connections: () => connections,
     on(path, answer) {
       handlers.set(path, answer);
     },
