@@ -5,12 +5,12 @@ import { storageConformance } from "./conformance.ts";
 import { StoreStorage } from "./store-storage.ts";
 import { WatchCache } from "./watch-cache.ts";
 
-storageConformance("direct store", async () => {
+storageConformance("embedded store in process", async () => {
   const kv = new EmbeddedKv(memoryStore(), { closeStore: true });
   return { kv, storage: new StoreStorage(kv, kv.feed), close: () => kv.close() };
 });
 
-storageConformance("watch cache", async () => {
+storageConformance("embedded store in process with watch cache", async () => {
   const kv = new EmbeddedKv(memoryStore(), { closeStore: true });
   // History window of the cache is tiny here so that compaction cases are visible.
   const cache = new WatchCache(kv, kv.feed, { root: "/registry/", maxHistory: 2 });
