@@ -11,6 +11,7 @@
  *    the objects are honoured: the CRD waits), then drops the cleanup finalizer.
  */
 import { isStatusError } from "../../../shared/api/status.ts";
+import type { LogFn } from "../../../shared/observability/logger.ts";
 import { Informer, type InformerEvent } from "../authz/informer.ts";
 import type { Catalog, ServedResource } from "../registry/catalog.ts";
 import { deleteObject } from "../registry/deletion.ts";
@@ -21,7 +22,8 @@ import { servedResources } from "./served.ts";
 import { desiredStatus, isEstablished } from "./status.ts";
 import type { CrdState } from "./strategy.ts";
 
-export type ControllerLog = (level: "info" | "warn", msg: string, fields: Record<string, unknown>) => void;
+/** The shared log sink (shared/observability). */
+export type ControllerLog = LogFn;
 
 interface Serving {
   /** JSON of what the served resources were built from (spec and accepted names). */
