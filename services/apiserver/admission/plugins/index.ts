@@ -52,7 +52,11 @@ export const BUILTIN_PLUGIN_FACTORIES: ReadonlyArray<readonly [string, PluginFac
   [OWNER_REFERENCES_PLUGIN, ownerReferencesPermissionEnforcementPlugin],
 ];
 
-/** Registers every plugin of this folder. */
+/**
+ * Registers every plugin of this folder. Idempotent: the chain registers them in
+ * every replica (../build.ts), and callers that also pass this function as
+ * `registerAdmissionPlugins` (the process entry point, benchmarks) do no harm.
+ */
 export function registerBuiltinPlugins(registry: PluginRegistry): void {
-  for (const [name, factory] of BUILTIN_PLUGIN_FACTORIES) registry.register(name, factory);
+  for (const [name, factory] of BUILTIN_PLUGIN_FACTORIES) if (!registry.has(name)) registry.register(name, factory);
 }
