@@ -89,6 +89,11 @@ describe("CRD lifecycle across replicas", () => {
     expect(upd.json<{ status: { storedVersions: string[] } }>().status.storedVersions).toEqual(["v1", "v1beta1"]);
     const dropped = structuredClone(upd.json<{ spec: { versions: Obj[] } }>());
     dropped.spec.versions = dropped.spec.versions.filter((v) => v.name === "v1beta1");
+    const rescoped = structuredClone(upd.json<{ spec: Obj }>());
+    rescoped.spec.scope = "Namespaced";
+    const immutable = await api.admin.put(crdPath(api.profile, name), rescoped);
+    expect(immutable.status).toBe(422);
+    expect(immutable.json<{ message: string }>().message).toContain('spec.scope: Invalid value: "Namespaced": field is immutable');
     const refused = await api.admin.put(crdPath(api.profile, name), dropped);
     expect(refused.status).toBe(422);
     expect(refused.json<{ message: string }>().message).toContain('status.storedVersions[0]: Invalid value: "v1": must appear in spec.versions');

@@ -9,13 +9,14 @@
  */
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import { fieldErrors } from "../../../shared/schema/field-errors.ts";
+import { FIELD_IMMUTABLE_MSG } from "../../../shared/schema/immutable.ts";
 import type { FieldError, KindDefinition } from "../../../shared/schema/types.ts";
 import { timestamp } from "../registry/system-meta.ts";
 import { genericStrategy, type Strategy } from "../registry/strategy.ts";
 import { isObject, meta, type JsonObject } from "../storage/object.ts";
 import { compileRules } from "./cel-rules.ts";
 import { checkPatterns } from "./schema-checks.ts";
-import { setCondition, conditionsOf } from "./status.ts";
+import { conditionsOf, isEstablished, setCondition } from "./status.ts";
 
 /** The finalizer that holds a deleted CRD until its custom resources are gone. */
 export function cleanupFinalizer(profile: PlatformProfile): string {
@@ -53,6 +54,20 @@ function serverRules(obj: JsonObject, profile: PlatformProfile): FieldError[] {
   return errs;
 }
 
+/** What affects storage never changes; scope and kind are fixed once the CRD is Established. */
+function immutableSpecFields(obj: JsonObject, old: JsonObject): FieldError[] {
+  const spec = isObject(obj.spec) ? obj.spec : {};
+  const oldSpec = isObject(old.spec) ? old.spec : {};
+  const names = isObject(spec.names) ? spec.names : {};
+  const oldNames = isObject(oldSpec.names) ? oldSpec.names : {};
+  const fields: Array<[string, unknown, unknown]> = [
+    ["spec.group", spec.group, oldSpec.group],
+    ["spec.names.plural", names.plural, oldNames.plural],
+  ];
+  if (isEstablished(old)) fields.unshift(["spec.scope", spec.scope, oldSpec.scope], ["spec.names.kind", names.kind, oldNames.kind]);
+  return fields.filter(([, now, before]) => now !== before).map(([field, now]) => fieldErrors.invalid(field, now, FIELD_IMMUTABLE_MSG));
+}
+
 function storedVersions(obj: JsonObject): string[] {
   const status = isObject(obj.status) ? obj.status : {};
   return Array.isArray(status.storedVersions) ? status.storedVersions.filter((x): x is string => typeof x === "string") : [];
@@ -84,6 +99,7 @@ export function crdStrategy(def: KindDefinition, profile: PlatformProfile): Stra
     validateUpdate(obj, old) {
       const errs = base.validateUpdate(obj, old);
       errs.push(...serverRules(obj, profile));
+      errs.push(...immutableSpecFields(obj, old));
       const names = new Set(versionsOf(obj).map((v) => v.name));
       storedVersions(obj).forEach((v, i) => {
         if (!names.has(v)) errs.push(fieldErrors.invalid(`status.storedVersions[${i}]`, v, "must appear in spec.versions"));
