@@ -1,7 +1,10 @@
 /**
  * One behavioural suite for every ObjectStorage implementation (direct store path and
  * watch-cache path), as the platform's storage tests do. Call it from a test file
- * with a factory that builds a fresh storage over a fresh store.
+ * with a factory that builds a fresh storage over a fresh store. It runs over the
+ * embedded store in process (storage.test.ts), the store's gRPC server
+ * (grpc-kv.test.ts) and a real etcd 3.4 cluster (etcd-conformance.test.ts), each
+ * with and without the watch cache.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { StorageError, type ObjectStorage, type WatchEvent, type Watcher } from "./interface.ts";

@@ -30,7 +30,6 @@ import {
 
 export type { EtcdKvOptions, StoreMember } from "./etcd-kv-pool.ts";
 
-const enc = new TextEncoder();
 const dec = new TextDecoder();
 const ALL = Buffer.from([0]);
 /** Longer than etcd's unsynced-watcher sync interval (100 ms). */
@@ -38,8 +37,9 @@ const PROGRESS_RECHECK_MS = 150;
 const RESULTS = { "=": "EQUAL", "!=": "NOT_EQUAL", ">": "GREATER", "<": "LESS" } as const;
 const TARGETS = { version: "VERSION", create: "CREATE", mod: "MOD", value: "VALUE" } as const;
 
+/** UTF-8 bytes of a key (one allocation; lone surrogates become U+FFFD as with TextEncoder). */
 function bytes(s: string): Buffer {
-  return Buffer.from(enc.encode(s));
+  return Buffer.from(s, "utf8");
 }
 
 function rangeEnd(end: string | undefined): Buffer | undefined {
