@@ -117,8 +117,3 @@ export async function deleteObject(registry: Registry, namespace: string | undef
     registry.fail(err, name);
   }
 }
-
-/** `Registry.finishDeletionIfDone` (kept for the in-process controllers). */
-export async function finishDeletionIfDone(registry: Registry, namespace: string | undefined, obj: JsonObject, dryRun: boolean): Promise<JsonObject | undefined> {
-  return registry.finishDeletionIfDone(namespace, obj, dryRun);
-}
