@@ -65,8 +65,15 @@ describe("every built-in kind over HTTPS", () => {
     if (!def.namespaced) delete sample.metadata.namespace;
     const created = await api.admin.post(`${path}?fieldValidation=Strict`, sample);
     expect(created.status, created.text).toBe(201);
-    const obj = created.json<Obj>();
+    let obj = created.json<Obj>();
     expect(obj.metadata.uid).toBeTruthy();
+    // The server writes a new CRD's status right after the create (NamesAccepted, Established): read it once settled.
+    for (let i = 0; def.kind === "CustomResourceDefinition" && i < 200; i++) {
+      const cur = (await api.admin.get(`${path}/${name}`)).json<Obj & { status?: { conditions?: Array<{ type: string; status: string }> } }>();
+      obj = cur;
+      if (cur.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
 
     const got = await api.admin.get(`${path}/${name}`);
     expect(got.status).toBe(200);
