@@ -12,7 +12,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
-import { FlagError, parseFlags, usage } from "../../shared/cli/flags.ts";
+import { parseFlags, usage } from "../../shared/cli/flags.ts";
 import { createLogger } from "../../shared/observability/logger.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { MvccStore } from "./mvcc/index.ts";
@@ -21,27 +21,30 @@ import { nodeConfig, STORE_FLAGS, type NodeConfig } from "./server/node-flags.ts
 import { openBackend } from "./server/open-backend.ts";
 import { RevisionPublisher } from "./server/publisher.ts";
 
-function parse(): NodeConfig | undefined {
+/**
+ * The command line: `--help` prints every flag with its default and returns undefined;
+ * an unknown flag, a bad value or an inconsistent combination (nodeConfig's completion and
+ * validation, the profile) exits with status 2 and the flags.
+ */
+function parse(argv: readonly string[]): NodeConfig | undefined {
   try {
-    const flags = parseFlags(process.argv.slice(2), STORE_FLAGS);
+    const flags = parseFlags(argv, STORE_FLAGS);
     if (flags.help) {
-      process.stdout.write(`flags:\n${usage(STORE_FLAGS)}\n`);
+      process.stdout.write(`Usage: store [flags]\n\nflags:\n${usage(STORE_FLAGS)}\n`);
       return undefined;
     }
     const config = nodeConfig(flags);
     getProfile(config.profile);
     return config;
   } catch (err) {
-    if (err instanceof FlagError || (err instanceof Error && /profile/.test(err.message))) {
-      process.stderr.write(`error: ${err.message}\n\nflags:\n${usage(STORE_FLAGS)}\n`);
-      process.exit(2);
-    }
-    throw err;
+    if (!(err instanceof Error)) throw err;
+    process.stderr.write(`error: ${err.message}\n\nflags:\n${usage(STORE_FLAGS)}\n`);
+    process.exit(2);
   }
 }
 
 async function main(): Promise<void> {
-  const config = parse();
+  const config = parse(process.argv.slice(2));
   if (config === undefined) return;
   const log = createLogger({ component: "store" }).child({ member: config.name });
   config.dataDir = resolve(config.dataDir);
