@@ -6,7 +6,7 @@
  * Every response carries the request id as `Audit-ID`; every log line of a request
  * carries it as `auditID`. Handlers know HTTP, not kinds.
  */
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { Hono } from "hono";
 import { statusError } from "../../../shared/api/status.ts";
 import type { ApiserverMetrics } from "../../../shared/observability/metrics.ts";
@@ -28,7 +28,7 @@ import { withTimeout } from "./filters/with-timeout.ts";
 import { withWarnings } from "./filters/with-warnings.ts";
 import type { ObjectCount } from "./filters/work-estimate.ts";
 
-export type NodeEnv = { incoming: IncomingMessage };
+export type NodeEnv = { incoming: IncomingMessage; outgoing?: ServerResponse };
 export type { Authenticate, Authorize, Impersonate, LogFn };
 
 /** The platform's defaults: `--max-requests-inflight`, `--max-mutating-requests-inflight`, `--request-timeout`. */
@@ -111,8 +111,14 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
       response = errorResponse(ctx, err);
     }
     const seconds = (Date.now() - ctx.receivedAt) / 1000;
-    ctx.log("info", "request", { method: ctx.request.method, path: ctx.url.pathname, code: response.status, ms: Math.round(seconds * 1000), user: ctx.user?.username });
+    if (log) ctx.log("info", "request", { method: ctx.request.method, path: ctx.url.pathname, code: response.status, ms: Math.round(seconds * 1000), user: ctx.user?.username });
     if (metrics && ctx.info) metrics.record(ctx.info, response.status, seconds, limiter.counts, ctx.terminated);
+    // On the node response when there is one: the Response keeps its plain header record (node-server's fast path).
+    const outgoing = c.env?.outgoing;
+    if (outgoing && !outgoing.headersSent) {
+      outgoing.setHeader(AUDIT_ID_HEADER, ctx.requestId);
+      return response;
+    }
     return setResponseHeader(response, AUDIT_ID_HEADER, ctx.requestId);
   });
   return app;

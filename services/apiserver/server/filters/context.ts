@@ -2,7 +2,7 @@
  * The typed state of one request as it passes the filter chain: the request itself,
  * its id (the `Audit-ID`), a logger bound to that id, then what the filters add in
  * order — request info, the authenticated (then impersonated) user, the audit event,
- * warnings and the deadline signal. A filter is a decorator of the next handler.
+ * warnings and the deadline. A filter is a decorator of the next handler.
  */
 import type { IncomingMessage } from "node:http";
 import { randomUUID } from "node:crypto";
@@ -11,6 +11,7 @@ import type { LogFn } from "../../../../shared/observability/logger.ts";
 import type { RequestInfo } from "../../endpoints/request-info.ts";
 import type { UserInfo } from "../../endpoints/scope.ts";
 import type { AuditEvent } from "./with-audit.ts";
+import { NEVER, type Deadline } from "./deadline.ts";
 
 /** The structured log sink (shared/observability): `fields` never carries a request body. */
 export type { LogFn, LogLevel } from "../../../../shared/observability/logger.ts";
@@ -35,8 +36,8 @@ export interface RequestContext {
   readonly warnings: string[];
   /** Set when the server ended the request in self-defense (429 of the in-flight limit, 504 at the deadline). */
   terminated?: boolean;
-  /** Aborted at the request's deadline (with-timeout) or when the client goes away. */
-  signal: AbortSignal;
+  /** Expires at the request's deadline (set by with-timeout; never for long-running requests). */
+  deadline: Deadline;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<Response>;
@@ -61,7 +62,7 @@ export function createRequestContext(request: Request, incoming: IncomingMessage
     log: log ? (level, msg, fields) => log(level, msg, { ...fields, auditID: requestId }) : () => {},
     receivedAt: now,
     warnings: [],
-    signal: request.signal,
+    deadline: NEVER,
   };
 }
 

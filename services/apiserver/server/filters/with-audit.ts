@@ -18,12 +18,13 @@ export interface AuditEvent {
   user: UserInfo;
   /** The impersonated user, set by with-impersonation. */
   impersonatedUser?: UserInfo;
-  sourceIPs: string[];
+  /** Filled in when a sink is configured, like the timestamps. */
+  sourceIPs?: string[];
   userAgent?: string;
   objectRef?: { resource: string; namespace?: string; name?: string; apiGroup?: string; apiVersion?: string; subresource?: string };
   responseStatus?: { code: number };
-  requestReceivedTimestamp: string;
-  stageTimestamp: string;
+  requestReceivedTimestamp?: string;
+  stageTimestamp?: string;
 }
 
 /** Receives audit events; must not throw and must not block. */
@@ -34,25 +35,26 @@ export const DISCARD_AUDIT: AuditSink = () => {};
 export function withAudit(sink: AuditSink = DISCARD_AUDIT): Filter {
   return (next) => async (ctx) => {
     const info = infoOf(ctx);
-    const received = new Date(ctx.receivedAt).toISOString();
     const event: AuditEvent = {
       auditID: ctx.requestId,
       stage: "RequestReceived",
       requestURI: ctx.url.pathname + ctx.url.search,
       verb: info.verb,
       user: userOf(ctx),
-      sourceIPs: ctx.incoming?.socket?.remoteAddress ? [ctx.incoming.socket.remoteAddress] : [],
-      userAgent: ctx.request.headers.get("user-agent") ?? undefined,
       objectRef: info.isResourceRequest
         ? { resource: info.resource, namespace: info.namespace || undefined, name: info.name || undefined, apiGroup: info.apiGroup, apiVersion: info.apiVersion, subresource: info.subresource || undefined }
         : undefined,
-      requestReceivedTimestamp: received,
-      stageTimestamp: received,
     };
     ctx.audit = event;
-    if (sink !== DISCARD_AUDIT) sink({ ...event });
-
     if (sink === DISCARD_AUDIT) return next(ctx);
+    // What only a real sink reads is filled in for it (a socket call and two dates per request otherwise).
+    const received = new Date(ctx.receivedAt).toISOString();
+    const address = ctx.incoming?.socket?.remoteAddress;
+    event.sourceIPs = address ? [address] : [];
+    event.userAgent = ctx.request.headers.get("user-agent") ?? undefined;
+    event.requestReceivedTimestamp = received;
+    event.stageTimestamp = received;
+    sink({ ...event });
     let code = 500;
     try {
       const response = await next(ctx);

@@ -2,7 +2,7 @@
  * The in-flight limit (the slot the priority-and-fairness issue refines): every
  * request that is not long-running takes seats of the read-only or mutating pool
  * for the acting user, sized by the work estimate, or is refused with 429. Seats
- * come back when the request ends or its deadline passes (`ctx.signal`), whichever
+ * come back when the request ends or its deadline passes (`ctx.deadline`), whichever
  * is first, so a stalled body cannot keep them past the request timeout.
  */
 import { infoOf, userOf, type Filter } from "./context.ts";
@@ -31,12 +31,11 @@ export function withPriorityAndFairness(limiter: InFlightLimiter, count: ObjectC
       ctx.terminated = true;
       throw err;
     }
-    const signal = ctx.signal;
-    signal.addEventListener("abort", release, { once: true });
+    const stopWatching = ctx.deadline.onExpire(release);
     try {
       return await next(ctx);
     } finally {
-      signal.removeEventListener("abort", release);
+      stopWatching();
       release();
     }
   };

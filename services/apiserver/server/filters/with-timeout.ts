@@ -1,14 +1,15 @@
 /**
  * The deadline of a request that is not long-running: `--request-timeout`, or the
  * shorter `timeout` query parameter (a Go duration; `0` or larger means the server's;
- * malformed → 400). At the deadline the request's signal aborts (its in-flight seats
- * are given back and body reads stop) and the client gets the platform's 504:
- * `Timeout: request did not complete within requested timeout - context deadline
- * exceeded`, on a connection that is then closed (its body may be unread).
+ * malformed → 400). At the deadline `ctx.deadline` expires (the in-flight seats are
+ * given back) and the client gets the platform's 504: `Timeout: request did not
+ * complete within requested timeout - context deadline exceeded`, on a connection
+ * that is then closed, which also ends a body read still waiting for bytes.
  */
 import { badRequest, timeout } from "../../../../shared/api/status.ts";
 import { infoOf, type Filter } from "./context.ts";
 import { errorResponse } from "./errors.ts";
+import { Deadline } from "./deadline.ts";
 import { isLongRunning } from "./long-running.ts";
 import { setResponseHeader } from "./response-headers.ts";
 
@@ -43,26 +44,21 @@ export function withTimeout(requestTimeoutMs: number): Filter {
   return (next) => async (ctx) => {
     if (requestTimeoutMs <= 0 || isLongRunning(infoOf(ctx))) return next(ctx);
     const ms = requestDeadlineMs(ctx.url.searchParams.get("timeout"), requestTimeoutMs);
-    const controller = new AbortController();
-    const parent = ctx.signal;
-    const onParentAbort = (): void => controller.abort(parent.reason);
-    if (parent.aborted) onParentAbort();
-    else parent.addEventListener("abort", onParentAbort, { once: true });
-    ctx.signal = controller.signal;
+    const deadline = new Deadline();
+    ctx.deadline = deadline;
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<Response>((resolve) => {
+    const expiry = new Promise<Response>((resolve) => {
       timer = setTimeout(() => {
         const err = timeout(DEADLINE_EXCEEDED);
         ctx.terminated = true;
-        controller.abort(err);
+        deadline.expire(err);
         resolve(setResponseHeader(errorResponse(ctx, err), "connection", "close"));
       }, ms);
     });
     try {
-      return await Promise.race([next(ctx), deadline]);
+      return await Promise.race([next(ctx), expiry]);
     } finally {
       clearTimeout(timer);
-      parent.removeEventListener("abort", onParentAbort);
     }
   };
 }
