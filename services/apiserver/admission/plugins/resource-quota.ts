@@ -10,6 +10,8 @@
  *   (only the exceeded resources, sorted); pods lacking a tracked compute resource:
  *   403 `failed quota: <name>: must specify cpu for: app; ...`;
  * - dry runs are checked but charge nothing.
+ * Quotas are found through an informer; a namespace where it has none is looked up
+ * live, and an empty answer is trusted for 30 s (as the platform does).
  * The quota controller's part is done here as well: `status.hard` follows
  * `spec.hard` and `status.used` is computed from the stored objects when a quota is
  * written or first used, and recomputed shortly after a counted object is deleted.
@@ -90,13 +92,52 @@ function sourcesOf(hardKeys: string[]): Array<{ group: string; resource: string 
   return [...seen.values()];
 }
 
+/** How long a live lookup that found no quotas in a namespace is trusted (the platform's 30 s). */
+const LIVE_LOOKUP_TTL_MS = 30_000;
+
 class ResourceQuotaPlugin implements AdmissionPlugin {
   readonly name = RESOURCE_QUOTA_PLUGIN;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly profile: PlatformProfile;
+  /** Quotas by namespace from the watch cache (an informer), once synced. */
+  private byNamespace = new Map<string, JsonObject[]>();
+  private synced = false;
+  private readonly watch: { stop(): void };
+  /** Namespaces whose live lookup found no quota, until the given time. */
+  private readonly emptyUntil = new Map<string, number>();
 
   constructor(private readonly ctx: PluginContext) {
     this.profile = ctx.profile;
+    const w = ctx.objects.watchList("", "resourcequotas", (items) => {
+      const next = new Map<string, JsonObject[]>();
+      for (const q of items) {
+        const ns = str(obj(q.metadata)?.namespace);
+        next.set(ns, [...(next.get(ns) ?? []), q]);
+      }
+      this.byNamespace = next;
+    });
+    void w.synced.then(() => {
+      this.synced = true;
+    });
+    this.watch = w;
+  }
+
+  /**
+   * The namespace's quotas: from the informer when it has some; otherwise a live
+   * list, whose empty answer is trusted for 30 s (the platform's live-lookup cache),
+   * so that a quota the informer has not seen yet is still found.
+   */
+  private async quotasIn(namespace: string): Promise<JsonObject[]> {
+    const cached = this.synced ? this.byNamespace.get(namespace) : undefined;
+    if (cached && cached.length > 0) return cached;
+    const until = this.emptyUntil.get(namespace);
+    if (this.synced && until !== undefined && until > Date.now()) return [];
+    const live = await this.ctx.objects.list("", "resourcequotas", namespace);
+    if (live.length === 0) {
+      if (this.emptyUntil.size > 4096) this.emptyUntil.clear();
+      this.emptyUntil.set(namespace, Date.now() + LIVE_LOOKUP_TTL_MS);
+    } else this.emptyUntil.delete(namespace);
+    return live;
   }
 
   handles(op: string): boolean {
@@ -126,6 +167,8 @@ class ResourceQuotaPlugin implements AdmissionPlugin {
   async admit(a: Attributes): Promise<void> {
     if (a.resource.group !== "" || a.resource.resource !== "resourcequotas" || a.subresource || !a.object) return;
     if (a.operation !== "CREATE" && a.operation !== "UPDATE") return;
+    // A quota written through this replica is looked up live until the informer has it.
+    this.emptyUntil.delete(a.namespace);
     if (!needsSync({ spec: a.object.spec, status: a.oldObject?.status })) {
       a.object.status = a.oldObject?.status;
       return;
@@ -155,8 +198,8 @@ class ResourceQuotaPlugin implements AdmissionPlugin {
       delta = grown;
     }
     if (delta.size === 0) return;
-    const quotas = await this.ctx.objects.list("", "resourcequotas", a.namespace);
-    for (const quota of quotas.sort((x, y) => str(obj(x.metadata)?.name).localeCompare(str(obj(y.metadata)?.name)))) {
+    const quotas = await this.quotasIn(a.namespace);
+    for (const quota of [...quotas].sort((x, y) => str(obj(x.metadata)?.name).localeCompare(str(obj(y.metadata)?.name)))) {
       const hard = parseList(obj(quota.spec)?.hard);
       const relevant: Usage = new Map([...delta].filter(([k]) => hard.has(k)));
       if (relevant.size === 0 || !quotaSelects(quota, group, resource, a.object)) continue;
@@ -221,6 +264,7 @@ class ResourceQuotaPlugin implements AdmissionPlugin {
   }
 
   close(): void {
+    this.watch.stop();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
   }
