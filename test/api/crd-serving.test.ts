@@ -192,6 +192,20 @@ describe("custom resources", () => {
     expect(Object.keys(v2.json<{ definitions: Record<string, unknown> }>().definitions)).toContain("com.example.stable.v1.CronTab");
   });
 
+  it("lists in chunks and honours dry run", async () => {
+    for (const n of ["c1", "c2", "c3"]) expect((await api.admin.post(ns, tab(`chunk-${n}`, {}, { chunk: "yes" }))).status).toBe(201);
+    const first = await api.admin.get(`${ns}?labelSelector=chunk%3Dyes&limit=2`);
+    const page = first.json<{ items: Array<{ metadata: { name: string } }>; metadata: { continue?: string } }>();
+    expect(page.items.map((i) => i.metadata.name)).toEqual(["chunk-c1", "chunk-c2"]);
+    expect(page.metadata.continue).toBeTruthy();
+    const rest = await api.admin.get(`${ns}?labelSelector=chunk%3Dyes&limit=2&continue=${encodeURIComponent(page.metadata.continue ?? "")}`);
+    expect(rest.json<{ items: Array<{ metadata: { name: string } }> }>().items.map((i) => i.metadata.name)).toEqual(["chunk-c3"]);
+    const dry = await api.admin.post(`${ns}?dryRun=All`, tab("dry"));
+    expect(dry.status, dry.text).toBe(201);
+    expect(dry.json<{ spec: { image: string } }>().spec.image).toBe("busybox");
+    expect((await api.admin.get(`${ns}/dry`)).status).toBe(404);
+  });
+
   it("watches custom resources", async () => {
     const list = await api.admin.get(ns);
     const rv = list.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
