@@ -79,7 +79,7 @@ function bookmarkOrStatus(ev: WatchEvent, f: Framing) {
  * per-watch closures); the deadline is on the shared timer (watch-deadlines.ts); the
  * client going away cancels the stream, which stops the watcher.
  */
-class WatchSource implements UnderlyingDefaultSource<Uint8Array>, Expiring {
+class WatchSource implements Expiring {
   private first = true;
 
   constructor(
