@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { StoreBackend } from "./backend.ts";
 import type { MemberInfo, MembershipBackend } from "./capabilities.ts";
 import { LocalBackend } from "./local-backend.ts";
-import { b, expectGrpcError, startTestServer, type Msg, type TestServer } from "./test-support.ts";
+import { b, expectGrpcError, startTestServer, type Msg, type TestServer } from "./testing/support.ts";
 
 type Members = Msg & { members: Array<{ ID: string; name: string; peerURLs: string[]; clientURLs: string[]; isLearner: boolean }> };
 

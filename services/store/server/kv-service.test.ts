@@ -2,7 +2,7 @@ import { status } from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { StoreBackend } from "./backend.ts";
 import { LocalBackend } from "./local-backend.ts";
-import { b, expectGrpcError, startTestServer, str, type Msg, type TestServer } from "./test-support.ts";
+import { b, expectGrpcError, startTestServer, str, type Msg, type TestServer } from "./testing/support.ts";
 
 type Kv = { key: Buffer; value: Buffer; create_revision: string; mod_revision: string; version: string; lease: string };
 type RangeRes = Msg & { kvs: Kv[]; more: boolean; count: string };

@@ -1,6 +1,6 @@
 import { Client, credentials, status, type ServiceError } from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { b, expectGrpcError, startTestServer, str, type Msg, type TestServer } from "./test-support.ts";
+import { b, expectGrpcError, startTestServer, str, type Msg, type TestServer } from "./testing/support.ts";
 
 type Grant = Msg & { ID: string; TTL: string };
 type Ttl = Msg & { ID: string; TTL: string; grantedTTL: string; keys: Buffer[] };

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { StoreBackend } from "./backend.ts";
 import { LocalBackend } from "./local-backend.ts";
-import { b, startTestServer, str, type TestServer } from "./test-support.ts";
+import { b, startTestServer, str, type TestServer } from "./testing/support.ts";
 import type { PbWatchResponse } from "../../../shared/etcd/wire.ts";
 
 const ALL = Buffer.from([0]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { benchWal } from "./bench.ts";
-import { useTempDir } from "./test-support.ts";
+import { useTempDir } from "./testing/support.ts";
 
 const dir = useTempDir("wal-bench-");
 

@@ -3,7 +3,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { snapshotName, Snapshotter } from "./snapshotter.ts";
-import { collectingLogger, meta, useTempDir } from "./test-support.ts";
+import { collectingLogger, meta, useTempDir } from "./testing/support.ts";
 import type { Snapshot } from "./types.ts";
 
 const dir = useTempDir("wal-snap-");

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { WalCorruptError } from "./errors.ts";
 import { SEGMENT_HEADER_SIZE } from "./record.ts";
 import { payloadFor } from "./testdata/crash-writer.ts";
-import { collectingLogger, entry, hs, meta, useTempDir, view } from "./test-support.ts";
+import { collectingLogger, entry, hs, meta, useTempDir, view } from "./testing/support.ts";
 import type { Entry, HardState, SnapshotMetadata } from "./types.ts";
 import { segmentName, Wal, type WalState } from "./wal.ts";
 

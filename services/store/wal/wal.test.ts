@@ -2,7 +2,7 @@ import { readdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { WalCorruptError } from "./errors.ts";
-import { collectingLogger, entry, hs, meta, useTempDir, view } from "./test-support.ts";
+import { collectingLogger, entry, hs, meta, useTempDir, view } from "./testing/support.ts";
 import { segmentName, Wal, type WalOptions } from "./wal.ts";
 
 const dir = useTempDir();

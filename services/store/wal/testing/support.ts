@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
-import type { Entry, HardState, LogLevel, SnapshotMetadata, WalLogger } from "./types.ts";
+import type { Entry, HardState, LogLevel, SnapshotMetadata, WalLogger } from "../types.ts";
 
 /** A fresh temporary directory per test, always removed afterwards. */
 export function useTempDir(prefix = "wal-test-"): () => string {

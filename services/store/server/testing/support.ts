@@ -5,11 +5,11 @@
  */
 import { Client, credentials, Metadata, type ClientDuplexStream, type ServiceError } from "@grpc/grpc-js";
 import { expect } from "vitest";
-import type { StoreBackend } from "./backend.ts";
-import { StoreGrpcServer, type GrpcServerOptions } from "./grpc-server.ts";
-import { LocalBackend } from "./local-backend.ts";
-import { methodDefinition, type EtcdServiceName } from "../../../shared/etcd/proto.ts";
-import type { PbWatchResponse } from "../../../shared/etcd/wire.ts";
+import type { StoreBackend } from "../backend.ts";
+import { StoreGrpcServer, type GrpcServerOptions } from "../grpc-server.ts";
+import { LocalBackend } from "../local-backend.ts";
+import { methodDefinition, type EtcdServiceName } from "../../../../shared/etcd/proto.ts";
+import type { PbWatchResponse } from "../../../../shared/etcd/wire.ts";
 
 /** A decoded response: fields by name (int64 as decimal strings). */
 export type Msg = Record<string, unknown> & { header?: { revision: string; cluster_id: string; member_id: string; raft_term: string } };
