@@ -3,10 +3,12 @@
  * converted schema, with the custom resource rules of the platform:
  * `metadata.generation` starts at 1 and grows on every change outside metadata
  * (and outside status when the status subresource is on), and the CEL rules of
- * the schema (`validations`) run after the schema checks.
+ * the schema (`validations`) run after the schema checks; every write is pruned by
+ * the schema before defaulting (what mutating admission added included).
  */
 import { statusError } from "../../../shared/api/status.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
+import { prune } from "../../../shared/schema/prune.ts";
 import { deepEqual } from "../../../shared/schema/values.ts";
 import { genericStrategy, type Strategy } from "../registry/strategy.ts";
 import { meta, type JsonObject } from "../storage/object.ts";
@@ -45,6 +47,10 @@ export function customResourceStrategy(def: KindDefinition, rules: CelRules | un
       }
       const oldGeneration = meta(old).generation ?? 1;
       meta(obj).generation = deepEqual(content(obj, hasStatus), content(old, hasStatus)) ? oldGeneration : oldGeneration + 1;
+    },
+    // Pruned before defaulting on every write: also what mutating admission added (as the platform prunes webhook results).
+    applyDefaults(obj) {
+      return base.applyDefaults(prune(def.schema, obj).value as JsonObject);
     },
     validate(obj) {
       const errors = base.validate(obj);
