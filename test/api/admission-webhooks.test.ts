@@ -319,7 +319,7 @@ describe("mutating webhooks", () => {
     await unregister("Mutating", "bad");
   });
 
-  it("a patch may not move the object (name, namespace, kind): 400 and nothing stored", async () => {
+  it("a patch may not move the object (name, namespace, kind: 400, nothing stored) nor forge system metadata", async () => {
     wh.on("/rename", () => ({ response: { allowed: true, ...jsonPatch([{ op: "replace", path: "/metadata/name", value: "elsewhere" }]) } }));
     await register("Mutating", "rename", [hook("rename")]);
     await new Promise((r) => setTimeout(r, 300));
@@ -329,6 +329,16 @@ describe("mutating webhooks", () => {
     expect(await stored("rn-1")).toBe(404);
     expect(await stored("elsewhere")).toBe(404);
     await unregister("Mutating", "rename");
+    // System metadata stays the server's whatever a patch says.
+    wh.on("/sysmeta", () => ({ response: { allowed: true, ...jsonPatch([{ op: "add", path: "/metadata/uid", value: "forged" }, { op: "add", path: "/metadata/creationTimestamp", value: "2001-01-01T00:00:00Z" }]) } }));
+    await register("Mutating", "sysmeta", [hook("sysmeta")]);
+    await new Promise((r) => setTimeout(r, 300));
+    const sm = await create("sm-1", "sysmeta");
+    expect(sm.status, sm.text).toBe(201);
+    const smeta = sm.json<{ metadata: { uid: string; creationTimestamp: string } }>().metadata;
+    expect(smeta.uid).not.toBe("forged");
+    expect(smeta.creationTimestamp).not.toBe("2001-01-01T00:00:00Z");
+    await unregister("Mutating", "sysmeta");
   });
 
   it("clientConfig.service resolves through the Service's EndpointSlices and path", async () => {

@@ -211,7 +211,7 @@ export class Registry {
     this.strategy.prepareForCreate(obj);
     let out = this.strategy.applyDefaults(obj);
     if (this.options.admission?.admit) {
-      out = await this.admitPhase("CREATE", out, undefined, ctx);
+      out = this.keepSystemFields(out, await this.admitPhase("CREATE", out, undefined, ctx));
       out = this.strategy.applyDefaults(out);
     }
     const errors = this.strategy.validate(out);
@@ -347,7 +347,7 @@ export class Registry {
     }
     out = this.strategy.applyDefaults(out);
     if (this.options.admission?.admit) {
-      out = await this.admitPhase("UPDATE", out, current, ctx);
+      out = this.keepSystemFields(out, await this.admitPhase("UPDATE", out, current, ctx));
       out = this.strategy.applyDefaults(out);
     }
     const errors = this.strategy.validateUpdate(out, current);
@@ -378,6 +378,18 @@ export class Registry {
     const out = (await admission.admit(req)) ?? before;
     if (out !== before) this.checkIdentityKept(before, out);
     return this.conversion ? this.conversion.view.toStorage(out) : out;
+  }
+
+  /** The system metadata the server set (uid, timestamps, resourceVersion) stays whatever mutating admission did. */
+  private keepSystemFields(before: JsonObject, after: JsonObject): JsonObject {
+    if (after === before) return after;
+    const b = meta(before);
+    const a = meta(after);
+    for (const key of ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion"] as const) {
+      if (b[key] === undefined) delete a[key];
+      else (a as Record<string, unknown>)[key] = b[key];
+    }
+    return after;
   }
 
   /** Mutating admission may not move an object: its type, name and namespace stay (the storage key is already chosen). */
