@@ -50,26 +50,25 @@ export interface SizedBackend {
   dbSize(): number;
 }
 
-function hasMethods(obj: unknown, names: readonly string[]): boolean {
-  if (typeof obj !== "object" || obj === null) return false;
-  const rec = obj as Record<string, unknown>;
-  return names.every((n) => typeof rec[n] === "function");
+/** A type guard: the backend has every named method (the capability's shape, checked at run time). */
+function hasMethods<T extends object>(backend: StoreBackend, names: ReadonlyArray<keyof T & string>): backend is StoreBackend & T {
+  return names.every((n) => typeof Reflect.get(backend, n) === "function");
 }
 
 export function membershipOf(backend: StoreBackend): MembershipBackend | undefined {
-  return hasMethods(backend, ["memberList", "memberAdd", "memberRemove", "memberPromote"]) ? (backend as unknown as MembershipBackend) : undefined;
+  return hasMethods<MembershipBackend>(backend, ["memberList", "memberAdd", "memberRemove", "memberPromote"]) ? backend : undefined;
 }
 
 export function leadershipOf(backend: StoreBackend): LeadershipBackend | undefined {
-  return hasMethods(backend, ["isLeader", "onLeadershipChange"]) ? (backend as unknown as LeadershipBackend) : undefined;
+  return hasMethods<LeadershipBackend>(backend, ["isLeader", "onLeadershipChange"]) ? backend : undefined;
 }
 
 export function leaseDeadlinesOf(backend: StoreBackend): LeaseDeadlineBackend | undefined {
-  return hasMethods(backend, ["leaseKeepAlive", "leaseTimeToLive"]) ? (backend as unknown as LeaseDeadlineBackend) : undefined;
+  return hasMethods<LeaseDeadlineBackend>(backend, ["leaseKeepAlive", "leaseTimeToLive"]) ? backend : undefined;
 }
 
 export function sizedOf(backend: StoreBackend): SizedBackend | undefined {
-  return hasMethods(backend, ["dbSize"]) ? (backend as unknown as SizedBackend) : undefined;
+  return hasMethods<SizedBackend>(backend, ["dbSize"]) ? backend : undefined;
 }
 
 /** Whether this node currently leads its group. */
