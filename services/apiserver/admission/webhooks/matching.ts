@@ -66,7 +66,7 @@ export function matchRules(hook: Hook, a: Attributes, deps: MatchDeps): Invocati
 }
 
 /** The selectors; throws MatchError when the namespace cannot be read. */
-export async function matchSelectors(hook: Hook, a: Attributes, deps: MatchDeps): Promise<boolean> {
+export async function matchSelectors(hook: Pick<Hook, "objectSelector" | "namespaceSelector">, a: Attributes, deps: MatchDeps): Promise<boolean> {
   if (!hook.objectSelector.empty() && !hook.objectSelector.matches(labels(a.object) ?? {}) && !hook.objectSelector.matches(labels(a.oldObject) ?? {})) {
     return false;
   }

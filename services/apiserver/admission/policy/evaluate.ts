@@ -1,0 +1,72 @@
+/**
+ * Evaluation of one compiled policy for one request and one parameter object:
+ * match conditions (any false: nothing to check; an error: failurePolicy),
+ * variables (in order, each may read the ones before it), then every
+ * validation. A false validation gives a "deny" decision with its message
+ * (messageExpression, else message, else `failed expression: <expr>`) and
+ * reason (default Invalid); an evaluation error gives "deny" under failurePolicy
+ * Fail and nothing under Ignore. Never throws for CEL problems.
+ */
+import type { CelProgram } from "../../../../shared/cel/index.ts";
+import type { CompiledPolicy } from "./compile.ts";
+
+export interface Decision {
+  message: string;
+  /** A StatusReason: Invalid, Forbidden, Unauthorized, RequestEntityTooLarge; "" for configuration errors. */
+  reason: string;
+}
+
+export interface Activation {
+  object: unknown;
+  oldObject: unknown;
+  request: Record<string, unknown>;
+  params: unknown;
+  namespaceObject: unknown;
+}
+
+function run(program: CelProgram, activation: Record<string, unknown>): { value?: unknown; error?: string } {
+  try {
+    return { value: program.evaluate(activation).value };
+  } catch (err) {
+    return { error: `expression '${program.source}' resulted in error: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+function failureMessage(policy: CompiledPolicy["validations"][number], activation: Record<string, unknown>): string {
+  if (policy.messageExpression) {
+    const r = run(policy.messageExpression, activation);
+    if (typeof r.value === "string" && r.value.trim() !== "" && !r.value.includes("\n")) return r.value.trim();
+  }
+  if (policy.message !== undefined) return policy.message;
+  return `failed expression: ${policy.program.source.trim()}`;
+}
+
+/** The denials of one policy for one parameter object (empty: allowed). */
+export function evaluatePolicy(policy: CompiledPolicy, input: Activation): Decision[] {
+  const variables: Record<string, unknown> = {};
+  const activation: Record<string, unknown> = { ...input, object: input.object ?? null, oldObject: input.oldObject ?? null, params: input.params ?? null, namespaceObject: input.namespaceObject ?? null, variables };
+  const onError = (message: string): Decision[] => (policy.failurePolicy === "Ignore" ? [] : [{ message, reason: "" }]);
+  const conditionErrors: string[] = [];
+  for (const c of policy.matchConditions) {
+    const r = run(c.program, activation);
+    if (r.value === false) return [];
+    if (r.error !== undefined) conditionErrors.push(r.error);
+    else if (r.value !== true) conditionErrors.push(`expression '${c.program.source}' resulted in error: no such overload`);
+  }
+  if (conditionErrors.length > 0) return onError(conditionErrors.join("; "));
+  for (const v of policy.variables) {
+    const r = run(v.program, activation);
+    // A failed variable stays unset: an expression that reads it fails (no such key).
+    if (r.error === undefined) variables[v.name] = r.value;
+  }
+  const out: Decision[] = [];
+  for (const v of policy.validations) {
+    const r = run(v.program, activation);
+    if (r.error !== undefined) out.push(...onError(r.error));
+    else if (r.value !== true) {
+      if (r.value === false) out.push({ message: failureMessage(v, activation), reason: v.reason ?? "Invalid" });
+      else out.push(...onError(`expression '${v.program.source}' resulted in error: no such overload`));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,145 @@
+/**
+ * The ValidatingAdmissionPolicy plugin (validating phase, between the mutating
+ * and the validating webhooks). Policies and bindings are kept current from the
+ * watch cache (a change applies on every replica within the cache's delay),
+ * each policy compiled once per change; requests wait for the first lists.
+ * Bindings run in name order; each binding whose policy exists and matches
+ * (policy matchConstraints, then the binding's matchResources) is evaluated for
+ * each of its parameter objects. Denials act per validationActions: Deny
+ * rejects (the first one, once all were evaluated), Warn adds a `Warning`
+ * header, Audit an audit annotation. Configuration problems (missing params
+ * under Deny, an expression that no longer compiles, an unreadable namespace)
+ * follow the policy's failurePolicy. The admission configuration kinds are exempt.
+ */
+import { forbiddenWithReason, statusError, type StatusReason } from "../../../../shared/api/status.ts";
+import { isObject, type JsonObject } from "../../storage/object.ts";
+import type { AdmissionPlugin, Attributes, PluginContext } from "../interfaces.ts";
+import { conditionRequest, isExempt, type MatchDeps } from "../webhooks/matching.ts";
+import { compilePolicy, type CompiledPolicy } from "./compile.ts";
+import { evaluatePolicy, type Decision } from "./evaluate.ts";
+import { compiledMatch, matchResources, type CompiledMatch } from "./match.ts";
+import { resolveParams } from "./params.ts";
+
+export const VALIDATING_ADMISSION_POLICY = "ValidatingAdmissionPolicy";
+
+interface Binding {
+  name: string;
+  policyName: string;
+  paramRef?: JsonObject;
+  match?: CompiledMatch;
+  actions: string[];
+}
+
+interface Denied extends Decision {
+  policy: string;
+  binding: string;
+}
+
+function nameOf(o: JsonObject): string {
+  return String((o.metadata as { name?: unknown } | undefined)?.name ?? "");
+}
+
+function versionOf(o: JsonObject): string {
+  return String((o.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion ?? "");
+}
+
+function bindingOf(o: JsonObject): Binding {
+  const spec = isObject(o.spec) ? o.spec : {};
+  return {
+    name: nameOf(o),
+    policyName: typeof spec.policyName === "string" ? spec.policyName : "",
+    ...(isObject(spec.paramRef) ? { paramRef: spec.paramRef } : {}),
+    ...(isObject(spec.matchResources) ? { match: compiledMatch(spec.matchResources) } : {}),
+    actions: Array.isArray(spec.validationActions) ? spec.validationActions.filter((x): x is string => typeof x === "string") : [],
+  };
+}
+
+const CODES: Record<string, number> = { Forbidden: 403, Unauthorized: 401, RequestEntityTooLarge: 413, Invalid: 422 };
+
+/** The platform's rejection: a Forbidden-shaped message with the decision's reason and code. */
+function rejection(a: Attributes, d: Denied): Error {
+  const message = `ValidatingAdmissionPolicy '${d.policy}' with binding '${d.binding}' denied request: ${d.message}`;
+  const base = forbiddenWithReason(a.resource.resource, a.name, message, a.resource.group).status;
+  const reason = d.reason === "" ? "Invalid" : d.reason;
+  return statusError({
+    code: CODES[reason] ?? 422,
+    reason: reason as StatusReason,
+    message: base.message,
+    details: { ...(base.details ?? {}), causes: [{ message }] },
+  });
+}
+
+export function validatingAdmissionPolicyPlugin(ctx: PluginContext): AdmissionPlugin {
+  const group = ctx.profile.group("admissionregistration");
+  const compiled = new Map<string, { version: string; policy: CompiledPolicy }>();
+  let policies = new Map<string, CompiledPolicy>();
+  let bindings: Binding[] = [];
+  const policyWatch = ctx.objects.watchList(group, "validatingadmissionpolicies", (items) => {
+    const next = new Map<string, CompiledPolicy>();
+    for (const o of items) {
+      const name = nameOf(o);
+      const seen = compiled.get(name);
+      const policy = seen && seen.version === versionOf(o) ? seen.policy : compilePolicy(o);
+      compiled.set(name, { version: versionOf(o), policy });
+      next.set(name, policy);
+    }
+    for (const name of compiled.keys()) if (!next.has(name)) compiled.delete(name);
+    policies = next;
+  });
+  const bindingWatch = ctx.objects.watchList(group, "validatingadmissionpolicybindings", (items) => {
+    bindings = items.map(bindingOf).sort((x, y) => x.name.localeCompare(y.name));
+  });
+  const deps: MatchDeps = { profile: ctx.profile, objects: ctx.objects };
+
+  /** The denials of one binding; configuration errors become denials under failurePolicy Fail. */
+  async function evaluateBinding(policy: CompiledPolicy, b: Binding, a: Attributes): Promise<Decision[]> {
+    const configError = (err: unknown): Decision[] =>
+      policy.failurePolicy === "Ignore" ? [] : [{ message: `failed to configure binding: ${err instanceof Error ? err.message : String(err)}`, reason: "" }];
+    try {
+      if (!(await matchResources(policy.match, a, deps, true))) return [];
+      if (b.match && !(await matchResources(b.match, a, deps, false))) return [];
+    } catch (err) {
+      return configError(err);
+    }
+    if (policy.problem) return configError(new Error(policy.problem));
+    let params: Array<JsonObject | undefined>;
+    let namespaceObject: JsonObject | undefined;
+    try {
+      params = await resolveParams(ctx.profile, ctx.objects, policy.paramKind, b.paramRef, a);
+      if (a.namespace !== "") namespaceObject = await ctx.objects.get({ group: ctx.profile.group("core"), resource: "namespaces", name: a.namespace }, { cached: true });
+    } catch (err) {
+      return configError(err);
+    }
+    const request = conditionRequest(a);
+    return params.flatMap((p) => evaluatePolicy(policy, { object: a.object, oldObject: a.oldObject, request, params: p, namespaceObject }));
+  }
+
+  return {
+    name: VALIDATING_ADMISSION_POLICY,
+    handles: () => true,
+    close: () => {
+      policyWatch.stop();
+      bindingWatch.stop();
+    },
+    async validate(a) {
+      await Promise.all([policyWatch.synced, bindingWatch.synced]);
+      if (bindings.length === 0 || isExempt(ctx.profile, a)) return;
+      const denied: Denied[] = [];
+      for (const b of bindings) {
+        const policy = policies.get(b.policyName);
+        if (!policy) continue;
+        for (const d of await evaluateBinding(policy, b, a)) {
+          if (b.actions.includes("Deny")) denied.push({ ...d, policy: policy.name, binding: b.name });
+          if (b.actions.includes("Warn")) a.addWarning(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${b.name}': ${d.message}`);
+          if (b.actions.includes("Audit")) {
+            a.addAnnotation(
+              `validation.policy.admission.${ctx.profile.groupDomain}/validation_failure`,
+              JSON.stringify([{ message: d.message, policy: policy.name, binding: b.name, expressionIndex: 0, validationActions: b.actions }]),
+            );
+          }
+        }
+      }
+      if (denied.length > 0) throw rejection(a, denied[0]);
+    },
+  };
+}
