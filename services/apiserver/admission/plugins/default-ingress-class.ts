@@ -7,7 +7,7 @@ import type { PlatformProfile } from "../../../../shared/platform/index.ts";
 import type { JsonObject } from "../../storage/object.ts";
 import type { AdmissionPlugin, PluginFactory } from "../interfaces.ts";
 import { pickNewest } from "./default-storage-class.ts";
-import { annotationsOf, child, isResource, obj, str } from "./util.ts";
+import { annotationsOf, child, isResource, listFresh, obj, str } from "./util.ts";
 
 export const DEFAULT_INGRESS_CLASS_PLUGIN = "DefaultIngressClass";
 
@@ -24,7 +24,8 @@ export const defaultIngressClassPlugin: PluginFactory = (ctx): AdmissionPlugin =
   handles: (op) => op === "CREATE",
   async admit(a) {
     if (!isResource(a, ctx.profile.group("networking"), "ingresses") || !a.object || !needsIngressClass(a.object, ctx.profile)) return;
-    const def = defaultIngressClass(await ctx.objects.list(ctx.profile.group("networking"), "ingressclasses"), ctx.profile);
+    const classes = await listFresh(ctx.objects, ctx.profile.group("networking"), "ingressclasses", undefined, (items) => defaultIngressClass(items, ctx.profile) !== undefined);
+    const def = defaultIngressClass(classes, ctx.profile);
     if (def) child(a.object, "spec").ingressClassName = str(obj(def.metadata)?.name);
   },
 });

@@ -7,7 +7,7 @@
 import type { PlatformProfile } from "../../../../shared/platform/index.ts";
 import type { JsonObject } from "../../storage/object.ts";
 import type { AdmissionPlugin, PluginFactory } from "../interfaces.ts";
-import { annotationsOf, child, isResource, obj, str } from "./util.ts";
+import { annotationsOf, child, isResource, listFresh, obj, str } from "./util.ts";
 
 export const DEFAULT_STORAGE_CLASS_PLUGIN = "DefaultStorageClass";
 
@@ -41,7 +41,7 @@ export const defaultStorageClassPlugin: PluginFactory = (ctx): AdmissionPlugin =
   handles: (op) => op === "CREATE",
   async admit(a) {
     if (!isResource(a, "", "persistentvolumeclaims") || !a.object || hasClass(a.object, ctx.profile)) return;
-    const classes = await ctx.objects.list(ctx.profile.group("storage"), "storageclasses");
+    const classes = await listFresh(ctx.objects, ctx.profile.group("storage"), "storageclasses", undefined, (items) => defaultStorageClass(items, ctx.profile) !== undefined);
     const def = defaultStorageClass(classes, ctx.profile);
     if (def) child(a.object, "spec").storageClassName = str(obj(def.metadata)?.name);
   },

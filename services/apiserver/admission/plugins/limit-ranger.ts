@@ -14,7 +14,7 @@ import { isObject, type JsonObject } from "../../storage/object.ts";
 import type { AdmissionPlugin, Attributes, PluginContext, PluginFactory } from "../interfaces.ts";
 import { cmp, format, quantity, type Quantity } from "./quantity.ts";
 import { containerList, podList, type ResourceList } from "./resources.ts";
-import { admissionForbidden, arr, child, isResource, obj } from "./util.ts";
+import { admissionForbidden, arr, child, isResource, listFresh, obj } from "./util.ts";
 
 export const LIMIT_RANGER_PLUGIN = "LimitRanger";
 
@@ -181,7 +181,7 @@ class LimitRangerPlugin implements AdmissionPlugin {
   }
 
   private ranges(a: Attributes): Promise<JsonObject[]> {
-    return this.ctx.objects.list("", "limitranges", a.namespace);
+    return listFresh(this.ctx.objects, "", "limitranges", a.namespace, (items) => items.length > 0);
   }
 
   async admit(a: Attributes): Promise<void> {

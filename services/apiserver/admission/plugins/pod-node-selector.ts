@@ -7,7 +7,7 @@
  */
 import type { JsonObject } from "../../storage/object.ts";
 import type { AdmissionPlugin, PluginContext, PluginFactory } from "../interfaces.ts";
-import { admissionForbidden, annotationsOf, child, isResource, obj, str } from "./util.ts";
+import { admissionForbidden, annotationsOf, child, getFresh, isResource, obj, str } from "./util.ts";
 
 export const POD_NODE_SELECTOR_PLUGIN = "PodNodeSelector";
 export const CONFLICT = "pod node label selector conflicts with its namespace node label selector";
@@ -51,7 +51,7 @@ class PodNodeSelectorPlugin implements AdmissionPlugin {
   }
 
   private async namespaceSelector(namespace: string): Promise<Record<string, string>> {
-    const ns = await this.ctx.objects.get({ group: "", resource: "namespaces", name: namespace });
+    const ns = await getFresh(this.ctx.objects, { group: "", resource: "namespaces", name: namespace });
     const ann = annotationsOf(ns);
     const key = this.ctx.profile.admission.nodeSelectorAnnotation;
     return parseSelectorMap(key in ann ? ann[key] : this.clusterDefault);

@@ -17,7 +17,7 @@ import type { FieldError } from "../../../../shared/schema/types.ts";
 import type { JsonObject } from "../../storage/object.ts";
 import type { AdmissionPlugin, Attributes, PluginContext, PluginFactory } from "../interfaces.ts";
 import { evaluate, forbiddenDetail, LEVELS, type Level } from "./pod-security-checks.ts";
-import { admissionForbidden, arr, isResource, labelsOf, obj, str } from "./util.ts";
+import { admissionForbidden, arr, getFresh, isResource, labelsOf, obj, str } from "./util.ts";
 
 export const POD_SECURITY_PLUGIN = "PodSecurity";
 const MODES = ["enforce", "audit", "warn"] as const;
@@ -132,7 +132,7 @@ class PodSecurityPlugin implements AdmissionPlugin {
   }
 
   private async namespacePolicy(namespace: string): Promise<Policy> {
-    const ns = await this.ctx.objects.get({ group: "", resource: "namespaces", name: namespace });
+    const ns = await getFresh(this.ctx.objects, { group: "", resource: "namespaces", name: namespace });
     return policyOf(labelsOf(ns), this.prefix, this.config.defaults).policy;
   }
 

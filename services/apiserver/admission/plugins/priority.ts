@@ -9,7 +9,7 @@
 import { SYSTEM_PRIORITY_CLASSES } from "../../../../shared/api/groups/scheduling-v1.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
 import type { AdmissionPlugin, Attributes, PluginContext, PluginFactory } from "../interfaces.ts";
-import { admissionForbidden, arr, child, isResource, obj, str } from "./util.ts";
+import { admissionForbidden, arr, child, getFresh, isResource, listFresh, obj, str } from "./util.ts";
 
 export const PRIORITY_PLUGIN = "Priority";
 
@@ -64,8 +64,9 @@ class PriorityPlugin implements AdmissionPlugin {
     return op === "CREATE" || op === "UPDATE" || op === "DELETE";
   }
 
+  /** Cached classes; the store is asked when the cache has no default (one may have just been made). */
   private classes(): Promise<JsonObject[]> {
-    return this.ctx.objects.list(this.ctx.profile.group("scheduling"), "priorityclasses");
+    return listFresh(this.ctx.objects, this.ctx.profile.group("scheduling"), "priorityclasses", undefined, (items) => defaultPriorityClass(items) !== undefined);
   }
 
   async admit(a: Attributes): Promise<void> {
@@ -85,7 +86,7 @@ class PriorityPlugin implements AdmissionPlugin {
       r = def ? resolved(def) : { className: "", value: 0, preemptionPolicy: "PreemptLowerPriority" };
     } else {
       const pc =
-        (await this.ctx.objects.get({ group: this.ctx.profile.group("scheduling"), resource: "priorityclasses", name })) ?? systemPriorityClass(name);
+        (await getFresh(this.ctx.objects, { group: this.ctx.profile.group("scheduling"), resource: "priorityclasses", name })) ?? systemPriorityClass(name);
       if (!pc) throw admissionForbidden(a, `no PriorityClass with name ${name} was found`);
       r = resolved(pc);
     }

@@ -10,7 +10,7 @@
 import { isObject, type JsonObject } from "../../storage/object.ts";
 import type { AdmissionPlugin, Attributes, PluginContext, PluginFactory } from "../interfaces.ts";
 import { cmp, quantity } from "./quantity.ts";
-import { admissionForbidden, arr, child, isResource, obj, str } from "./util.ts";
+import { admissionForbidden, arr, child, getFresh, isResource, obj, str } from "./util.ts";
 
 export const RUNTIME_CLASS_PLUGIN = "RuntimeClass";
 const OVERHEAD_MISMATCH = "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead";
@@ -113,7 +113,7 @@ class RuntimeClassPlugin implements AdmissionPlugin {
   private async runtimeClass(a: Attributes & { object: JsonObject }): Promise<JsonObject | undefined> {
     const name = obj(a.object.spec)?.runtimeClassName;
     if (typeof name !== "string") return undefined;
-    const rc = await this.ctx.objects.get({ group: this.ctx.profile.group("node"), resource: "runtimeclasses", name });
+    const rc = await getFresh(this.ctx.objects, { group: this.ctx.profile.group("node"), resource: "runtimeclasses", name });
     if (!rc) throw admissionForbidden(a, `pod rejected: RuntimeClass ${JSON.stringify(name)} not found`);
     return rc;
   }

@@ -17,7 +17,7 @@
 import type { PlatformProfile } from "../../../../shared/platform/index.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
 import type { AdmissionPlugin, Attributes, PluginContext, PluginFactory } from "../interfaces.ts";
-import { admissionForbidden, annotationsOf, arr, child, childList, isResource, obj, str } from "./util.ts";
+import { admissionForbidden, annotationsOf, arr, child, childList, getFresh, isResource, obj, str } from "./util.ts";
 
 export const SERVICE_ACCOUNT_PLUGIN = "ServiceAccount";
 export const DEFAULT_SERVICE_ACCOUNT = "default";
@@ -151,7 +151,7 @@ class ServiceAccountPlugin implements AdmissionPlugin {
    */
   private async lookup(a: Attributes, name: string): Promise<JsonObject> {
     const ref = { group: "", resource: "serviceaccounts", namespace: a.namespace, name };
-    const found = await this.ctx.objects.get(ref);
+    const found = await getFresh(this.ctx.objects, ref);
     if (found) return found;
     if (name === DEFAULT_SERVICE_ACCOUNT) {
       try {

@@ -5,7 +5,7 @@
  */
 import { forbiddenWithReason, type StatusError } from "../../../../shared/api/status.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
-import type { Attributes } from "../interfaces.ts";
+import type { Attributes, ObjectAccess, ObjectRef } from "../interfaces.ts";
 
 /**
  * 403 with the request's resource and name: `pods "x" is forbidden: <err>`. The
@@ -74,4 +74,15 @@ export function containersOf(spec: JsonObject, lists: readonly string[] = CONTAI
   const out: JsonObject[] = [];
   for (const l of lists) for (const c of arr(spec[l])) if (isObject(c)) out.push(c);
   return out;
+}
+
+/** Lister-then-live read (the platform's plugins): the watch cache first, the store when absent there. */
+export async function getFresh(objects: ObjectAccess, ref: ObjectRef): Promise<JsonObject | undefined> {
+  return (await objects.get(ref, { cached: true })) ?? objects.get(ref);
+}
+
+/** Like getFresh for lists: the store is asked only when the cached list has nothing `wanted`. */
+export async function listFresh(objects: ObjectAccess, group: string, resource: string, namespace: string | undefined, wanted: (items: JsonObject[]) => boolean): Promise<JsonObject[]> {
+  const cached = await objects.list(group, resource, namespace, { cached: true });
+  return wanted(cached) ? cached : objects.list(group, resource, namespace);
 }
