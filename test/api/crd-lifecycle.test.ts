@@ -161,3 +161,26 @@ describe("a CRD in a built-in group", () => {
     expect(role.json<{ rules: unknown[] }>().rules).toEqual([]);
   });
 });
+
+describe("conversion Webhook", () => {
+  it("serves the storage version and answers other versions with a 500 Status, never a wrong object", async () => {
+    const crd = cronTabCrd(api.profile, { plural: "gears", kind: "Gear", scope: "Cluster" }) as { spec: { versions: Obj[]; conversion?: Obj } };
+    const v1 = crd.spec.versions[0];
+    crd.spec.versions = [
+      { ...structuredClone(v1), name: "v1" },
+      { ...structuredClone(v1), name: "v2", storage: false },
+    ];
+    crd.spec.conversion = { strategy: "Webhook", webhook: { conversionReviewVersions: ["v1"], clientConfig: { url: "https://127.0.0.1:1/convert" } } };
+    const res = await api.admin.post(crdPath(api.profile), crd);
+    expect(res.status, res.text).toBe(201);
+    await waitServed(api.admin, `/apis/${CRD_GROUP}/v1/gears`);
+    const created = await api.admin.post(`/apis/${CRD_GROUP}/v1/gears`, { apiVersion: `${CRD_GROUP}/v1`, kind: "Gear", metadata: { name: "g" }, spec: {} });
+    expect(created.status, created.text).toBe(201);
+    const other = await api.admin.get(`/apis/${CRD_GROUP}/v2/gears/g`);
+    expect(other.status).toBe(500);
+    expect(other.json()).toMatchObject({ kind: "Status", reason: "InternalError", message: `conversion webhook for ${CRD_GROUP}/v2, Kind=Gear failed: conversion webhooks are not supported by this server` });
+    const write = await api.admin.post(`/apis/${CRD_GROUP}/v2/gears`, { apiVersion: `${CRD_GROUP}/v2`, kind: "Gear", metadata: { name: "g2" }, spec: {} });
+    expect(write.status).toBe(500);
+    expect((await api.admin.get(`/apis/${CRD_GROUP}/v1/gears/g2`)).status).toBe(404);
+  });
+});

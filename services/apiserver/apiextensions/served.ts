@@ -3,8 +3,10 @@
  * storage version's form (conversion `None`: only `apiVersion` changes). Every
  * object leaving a registry is defaulted with its version's schema (defaulting
  * on read), and a request in a version other than the storage version is first
- * validated by that version's own strategy.
+ * validated by that version's own strategy. Conversion `Webhook` is not implemented:
+ * only the storage version's objects are served through it (see webhookConverter).
  */
+import { statusError } from "../../../shared/api/status.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import { applyDefaults } from "../../../shared/schema/index.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
@@ -60,6 +62,22 @@ class CrdVersionView extends VersionView {
   }
 }
 
+/**
+ * Conversion `Webhook` is not implemented: objects in the storage version pass, any
+ * other version is a 500 Status naming the conversion, never a silently wrong object.
+ */
+function webhookConverter(def: KindDefinition, storageApiVersion: string, profile: PlatformProfile): VersionConverter {
+  const none = noneConverter(def, storageApiVersion, profile);
+  const apiVersion = profile.apiVersion(def.group, def.version);
+  const fail = (to: string): never => {
+    throw statusError({ code: 500, reason: "InternalError", message: `conversion webhook for ${to}, Kind=${def.kind} failed: conversion webhooks are not supported by this server` });
+  };
+  return {
+    toStorage: (obj) => (obj.apiVersion === storageApiVersion || apiVersion === storageApiVersion ? none.toStorage(obj) : fail(storageApiVersion)),
+    fromStorage: (obj) => (obj.apiVersion === apiVersion ? none.fromStorage(obj) : fail(apiVersion)),
+  };
+}
+
 /** A converter between a served version and the storage version (strategy None). */
 function noneConverter(def: KindDefinition, storageApiVersion: string, profile: PlatformProfile): VersionConverter {
   const apiVersion = profile.apiVersion(def.group, def.version);
@@ -81,12 +99,15 @@ export function servedResources(crd: JsonObject, profile: PlatformProfile, stora
   };
   const stored = strategyOf(storageVersion);
   const storageApiVersion = profile.apiVersion(stored.def.group, stored.def.version);
+  const conversion = isObj(crd.spec) && isObj(crd.spec.conversion) ? crd.spec.conversion : {};
+  const webhook = conversion.strategy === "Webhook";
   const out: ServedResource[] = [];
   for (const v of versions) {
     if (!v.served) continue;
     const own = v === storageVersion ? stored : strategyOf(v);
     const resource = resourceInfo(own.def, profile);
-    const view = new CrdVersionView(noneConverter(own.def, storageApiVersion, profile), state);
+    const converter = webhook ? webhookConverter(own.def, storageApiVersion, profile) : noneConverter(own.def, storageApiVersion, profile);
+    const view = new CrdVersionView(converter, state);
     const registry = new Registry(resource, stored.strategy, storage, options, { view, requestStrategy: v === storageVersion ? undefined : own.strategy });
     out.push({ resource, registry });
   }
