@@ -24,6 +24,8 @@ const VARIANTS: Record<string, object> = {
   "5 store members": { store: { replicas: 5 } },
   "HPA on": { apiserver: { autoscaling: { enabled: true } } },
   "existing TLS secret": { apiserver: { tls: { existingSecret: "api-tls" } }, auth: { existingSecret: "api-auth" } },
+  "controller manager off": { controllerManager: { enabled: false } },
+  "controller manager tuned": { controllerManager: { controllers: ["namespace-controller"], concurrentNamespaceSyncs: 2, nodeSelector: { role: "control" }, tolerations: [{ key: "control", operator: "Exists" }] } },
   "every option": { profile: "kubernetes", networkPolicy: { enabled: true }, serviceMonitor: { enabled: true }, apiserver: { service: { type: "NodePort", nodePort: 30443 } } },
 };
 
@@ -57,6 +59,9 @@ const SCHEMA_REJECTS: Array<[string, object, string]> = [
   ["an unknown authorization mode", { apiserver: { authorizationMode: "RBAC,Everything" } }, "/apiserver/authorizationMode"],
   ["a malformed shutdown delay", { apiserver: { shutdownDelay: "ten seconds" } }, "/apiserver/shutdownDelay"],
   ["an unknown anti-affinity mode", { store: { antiAffinity: "sometimes" } }, "/store/antiAffinity"],
+  ["controller manager replicas (one instance until leader election)", { controllerManager: { replicas: 2 } }, "replicas"],
+  ["no controller manager controllers", { controllerManager: { controllers: [] } }, "/controllerManager/controllers"],
+  ["zero garbage collector workers", { controllerManager: { concurrentGcSyncs: 0 } }, "/controllerManager/concurrentGcSyncs"],
 ];
 
 describe("values the chart refuses", () => {

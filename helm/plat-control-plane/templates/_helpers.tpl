@@ -44,6 +44,12 @@ app.kubernetes.io/component: {{ .component }}
 {{- define "cp.storeHeadless" -}}{{ include "cp.fullname" . }}-store-peers{{- end }}
 {{- define "cp.apiserverName" -}}{{ include "cp.fullname" . }}-apiserver{{- end }}
 {{- define "cp.redisName" -}}{{ include "cp.fullname" . }}-redis{{- end }}
+{{- define "cp.controllerManagerName" -}}{{ include "cp.fullname" . }}-controller-manager{{- end }}
+
+{{/* The controller manager's user in the token file: the platform's name under the profile. */}}
+{{- define "cp.controllerManagerUser" -}}
+{{- printf "system:%s-controller-manager" (eq .Values.profile "kubernetes" | ternary "kube" "plat") }}
+{{- end }}
 
 {{/* Stable DNS name of store pod $i: <sts>-<i>.<headless>.<ns>.svc.<domain>; pass (dict "ctx" $ "i" 0). */}}
 {{- define "cp.storeHost" -}}
@@ -128,4 +134,26 @@ podAntiAffinity:
           matchLabels:
             {{- include "cp.selectorLabels" . | nindent 12 }}
 {{- end }}
+{{- end }}
+
+{{/* The controller manager's client configuration: the API Service's in-cluster HTTPS address,
+the chart's CA and its token, as files mounted from the TLS and auth Secrets. */}}
+{{- define "cp.controllerManagerKubeconfig" -}}
+apiVersion: v1
+kind: Config
+clusters:
+  - name: {{ include "cp.fullname" . }}
+    cluster:
+      server: {{ printf "https://%s.%s.svc.%s:%d" (include "cp.apiserverName" .) .Release.Namespace .Values.clusterDomain (int .Values.apiserver.service.port) }}
+      certificate-authority: /etc/controller-manager/tls/ca.crt
+users:
+  - name: {{ include "cp.controllerManagerUser" . }}
+    user:
+      tokenFile: /etc/controller-manager/auth/controller-manager-token
+contexts:
+  - name: controller-manager
+    context:
+      cluster: {{ include "cp.fullname" . }}
+      user: {{ include "cp.controllerManagerUser" . }}
+current-context: controller-manager
 {{- end }}

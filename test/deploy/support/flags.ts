@@ -9,6 +9,8 @@ import { validateAuthorizationFlags } from "../../../services/apiserver/authz/op
 import { parseApiserverCommandLine, type ApiserverCommandLine } from "../../../services/apiserver/server/options.ts";
 import { nodeConfig, STORE_FLAGS, type NodeConfig } from "../../../services/store/server/node-flags.ts";
 import { getProfile } from "../../../shared/platform/index.ts";
+import { CONTROLLER_MANAGER_FLAGS } from "../../../services/controller-manager/main.ts";
+import { selectControllers } from "../../../services/controller-manager/controllers.ts";
 
 export type { ApiserverCommandLine as ApiserverCommand } from "../../../services/apiserver/server/options.ts";
 
@@ -26,6 +28,18 @@ export function parseStoreArgs(argv: readonly string[]): NodeConfig {
   const config = nodeConfig(parseFlags(argv, STORE_FLAGS));
   getProfile(config.profile);
   return config;
+}
+
+/** Throws as the controller manager would refuse to start on these arguments (before reading files). */
+export function parseControllerManagerArgs(argv: readonly string[]): Record<string, unknown> {
+  const flags = parseFlags(argv, CONTROLLER_MANAGER_FLAGS);
+  if (!flags.kubeconfig) throw new Error("--kubeconfig is required");
+  selectControllers(flags.controllers as string[]);
+  for (const f of ["concurrent-gc-syncs", "concurrent-namespace-syncs"]) {
+    if (!Number.isInteger(flags[f]) || (flags[f] as number) < 1) throw new Error(`--${f} must be a positive integer`);
+  }
+  getProfile(String(flags.profile));
+  return flags;
 }
 
 /** Kubernetes-style `$(VAR)` expansion of container arguments. */
