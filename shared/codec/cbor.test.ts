@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { kinds as coreKinds } from "../api/groups/core-v1.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { SAMPLES_DIR, defaultObject } from "../api/sample-harness.ts";
+import { SAMPLES_DIR, defaultObject } from "../api/testing/sample-harness.ts";
 import { decodeYamlStrict } from "../schema/index.ts";
 import { CborError, CborSeqReader, decodeCbor, decodeCborSeq, encodeCbor, encodeCborSeqItem } from "./cbor.ts";
 

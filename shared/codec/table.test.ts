@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { kinds as appsKinds } from "../api/groups/apps-v1.ts";
 import { kinds as coreKinds } from "../api/groups/core-v1.ts";
-import { SAMPLES_DIR, defaultObject } from "../api/sample-harness.ts";
+import { SAMPLES_DIR, defaultObject } from "../api/testing/sample-harness.ts";
 import { getProfile } from "../platform/index.ts";
 import { decodeYamlStrict } from "../schema/index.ts";
 import type { KindDefinition } from "../schema/types.ts";

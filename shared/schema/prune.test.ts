@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { prune } from "./prune.ts";
 import { findUnknownFields } from "./unknown-fields.ts";
-import { kindSchema, UNKNOWN_CASES } from "./unknown-fields.fixtures.ts";
+import { kindSchema, UNKNOWN_CASES } from "./testing/unknown-fields.fixtures.ts";
 
 describe("prune", () => {
   it.each(UNKNOWN_CASES)("%s: prunes exactly the unknown fields", (_name, value, expected) => {

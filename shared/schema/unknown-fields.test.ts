@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { obj, str } from "./build.ts";
 import { findUnknownFields, unknownFieldMessage } from "./unknown-fields.ts";
-import { kindSchema, UNKNOWN_CASES } from "./unknown-fields.fixtures.ts";
+import { kindSchema, UNKNOWN_CASES } from "./testing/unknown-fields.fixtures.ts";
 
 describe("findUnknownFields", () => {
   it.each(UNKNOWN_CASES)("%s", (_name, value, expected) => {

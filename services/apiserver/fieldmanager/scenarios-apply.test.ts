@@ -4,7 +4,7 @@
  */
 import { describe, it } from "vitest";
 import { fieldPaths } from "./index.ts";
-import { runScenario, type Scenario } from "./scenario-harness.ts";
+import { runScenario, type Scenario } from "./testing/scenario-harness.ts";
 
 type Obj = Record<string, unknown>;
 

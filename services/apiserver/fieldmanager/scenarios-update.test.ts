@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { recordUpdate } from "./manager.ts";
-import { KINDS, managedFieldsOf, runScenario, type Scenario } from "./scenario-harness.ts";
+import { KINDS, managedFieldsOf, runScenario, type Scenario } from "./testing/scenario-harness.ts";
 
 type Obj = Record<string, unknown>;
 

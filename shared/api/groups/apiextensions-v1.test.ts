@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { getProfile } from "../../platform/index.ts";
 import { openapiV3, prune } from "../../schema/index.ts";
 import type { KindDefinition } from "../../schema/types.ts";
-import { admit, defaultObject, deleteAt, getAt, loadSample, mutate, paths, sampleFile, setAt } from "../sample-harness.ts";
+import { admit, defaultObject, deleteAt, getAt, loadSample, mutate, paths, sampleFile, setAt } from "../testing/sample-harness.ts";
 import { makeKinds } from "./apiextensions-v1.ts";
 
 type Obj = Record<string, unknown>;

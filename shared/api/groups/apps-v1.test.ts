@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { getProfile } from "../../platform/index.ts";
 import { validateImmutable } from "../../schema/index.ts";
 import type { Schema } from "../../schema/types.ts";
-import { admit, defaultObject, deleteAt, mutate, paths, setAt } from "../sample-harness.ts";
+import { admit, defaultObject, deleteAt, mutate, paths, setAt } from "../testing/sample-harness.ts";
 import { kinds } from "./apps-v1.ts";
-import { byKind, sampleOf, sampleSuite } from "./sample-suite.ts";
+import { byKind, sampleOf, sampleSuite } from "../testing/sample-suite.ts";
 
 const DIR = "apps-v1";
 const profile = getProfile();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getProfile } from "../../platform/index.ts";
 import type { KindDefinition } from "../../schema/types.ts";
-import { admit, defaultObject, deleteAt, loadSample, mutate, paths, sampleFile, setAt } from "../sample-harness.ts";
+import { admit, defaultObject, deleteAt, loadSample, mutate, paths, sampleFile, setAt } from "../testing/sample-harness.ts";
 import { kinds, tokenRequestKind } from "./authentication-v1.ts";
 
 const profile = getProfile();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { applyDefaults, findUnknownFields, validate } from "../../schema/index.ts";
-import { defaultObject, deleteAt, getAt, mutate, paths, setAt } from "../sample-harness.ts";
+import { defaultObject, deleteAt, getAt, mutate, paths, setAt } from "../testing/sample-harness.ts";
 import { kinds, scaleKindSchema } from "./autoscaling-v1.ts";
-import { byKind, sampleOf, sampleSuite } from "./sample-suite.ts";
+import { byKind, sampleOf, sampleSuite } from "../testing/sample-suite.ts";
 
 const DIR = "autoscaling-v1";
 const hpa = byKind(kinds, "HorizontalPodAutoscaler");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { deleteAt, defaultObject, getAt, mutate, setAt } from "../sample-harness.ts";
+import { deleteAt, defaultObject, getAt, mutate, setAt } from "../testing/sample-harness.ts";
 import { DEFAULT_CPU_UTILIZATION, formatHPAMetrics, kinds } from "./autoscaling-v2.ts";
-import { byKind, sampleOf, sampleSuite } from "./sample-suite.ts";
+import { byKind, sampleOf, sampleSuite } from "../testing/sample-suite.ts";
 
 const DIR = "autoscaling-v2";
 const hpa = byKind(kinds, "HorizontalPodAutoscaler");

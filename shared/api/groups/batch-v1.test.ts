@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { validateImmutable } from "../../schema/index.ts";
 import type { Schema } from "../../schema/types.ts";
-import { admit, defaultObject, deleteAt, getAt, mutate, paths, setAt } from "../sample-harness.ts";
+import { admit, defaultObject, deleteAt, getAt, mutate, paths, setAt } from "../testing/sample-harness.ts";
 import { kinds } from "./batch-v1.ts";
 import { cronScheduleError, timeZoneError } from "./batch-v1-rules.ts";
-import { byKind, sampleOf, sampleSuite } from "./sample-suite.ts";
+import { byKind, sampleOf, sampleSuite } from "../testing/sample-suite.ts";
 
 const DIR = "batch-v1";
 const def = (k: string) => byKind(kinds, k);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getProfile } from "../../platform/index.ts";
 import { validateImmutable } from "../../schema/index.ts";
-import { admit, defaultObject, deleteAt, loadSample, mutate, paths, sampleFile, setAt } from "../sample-harness.ts";
+import { admit, defaultObject, deleteAt, loadSample, mutate, paths, sampleFile, setAt } from "../testing/sample-harness.ts";
 import { csrConditionSummary, kinds, validateSignerName } from "./certificates-v1.ts";
 
 const profile = getProfile();

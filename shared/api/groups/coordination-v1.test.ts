@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { setAt } from "../sample-harness.ts";
+import { setAt } from "../testing/sample-harness.ts";
 import { kinds } from "./coordination-v1.ts";
-import { byKind, sampleOf, sampleSuite } from "./sample-suite.ts";
+import { byKind, sampleOf, sampleSuite } from "../testing/sample-suite.ts";
 
 const lease = byKind(kinds, "Lease");
 

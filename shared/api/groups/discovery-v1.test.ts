@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { validateImmutable } from "../../schema/index.ts";
-import { mutate, paths, setAt, deleteAt } from "../sample-harness.ts";
+import { mutate, paths, setAt, deleteAt } from "../testing/sample-harness.ts";
 import { kinds } from "./discovery-v1.ts";
-import { byKind, sampleOf, sampleSuite } from "./sample-suite.ts";
+import { byKind, sampleOf, sampleSuite } from "../testing/sample-suite.ts";
 
 const slice = byKind(kinds, "EndpointSlice");
 const sample = () => sampleOf("discovery-v1", kinds, "EndpointSlice");

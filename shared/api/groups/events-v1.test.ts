@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { validateImmutable } from "../../schema/index.ts";
-import { admit, deleteAt, mutate, paths, setAt } from "../sample-harness.ts";
+import { admit, deleteAt, mutate, paths, setAt } from "../testing/sample-harness.ts";
 import { kinds } from "./events-v1.ts";
-import { byKind, sampleOf, sampleSuite } from "./sample-suite.ts";
+import { byKind, sampleOf, sampleSuite } from "../testing/sample-suite.ts";
 
 const DIR = "events-v1";
 const ev = byKind(kinds, "Event");

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { validateImmutable } from "../../schema/index.ts";
-import { admit, defaultObject, deleteAt, getAt, mutate, paths, setAt } from "../sample-harness.ts";
+import { admit, defaultObject, deleteAt, getAt, mutate, paths, setAt } from "../testing/sample-harness.ts";
 import { kinds } from "./networking-v1.ts";
 import { isCIDR } from "./networking-v1-rules.ts";
-import { byKind, sampleOf, sampleSuite } from "./sample-suite.ts";
+import { byKind, sampleOf, sampleSuite } from "../testing/sample-suite.ts";
 
 const DIR = "networking-v1";
 const def = (k: string) => byKind(kinds, k);

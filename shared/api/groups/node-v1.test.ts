@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { validateImmutable } from "../../schema/index.ts";
-import { deleteAt, mutate, paths, setAt } from "../sample-harness.ts";
+import { deleteAt, mutate, paths, setAt } from "../testing/sample-harness.ts";
 import { kinds } from "./node-v1.ts";
-import { byKind, sampleOf, sampleSuite } from "./sample-suite.ts";
+import { byKind, sampleOf, sampleSuite } from "../testing/sample-suite.ts";
 
 const rc = byKind(kinds, "RuntimeClass");
 const sample = () => sampleOf("node-v1", kinds, "RuntimeClass");

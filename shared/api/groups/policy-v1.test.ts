@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { admit, deleteAt, mutate, setAt } from "../sample-harness.ts";
+import { admit, deleteAt, mutate, setAt } from "../testing/sample-harness.ts";
 import { evictionKind, kinds } from "./policy-v1.ts";
-import { byKind, sampleOf, sampleSuite } from "./sample-suite.ts";
+import { byKind, sampleOf, sampleSuite } from "../testing/sample-suite.ts";
 
 const DIR = "policy-v1";
 const pdb = byKind(kinds, "PodDisruptionBudget");

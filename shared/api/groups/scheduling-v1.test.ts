@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { validateImmutable } from "../../schema/index.ts";
-import { admit, defaultObject, deleteAt, mutate, paths, setAt } from "../sample-harness.ts";
+import { admit, defaultObject, deleteAt, mutate, paths, setAt } from "../testing/sample-harness.ts";
 import { HIGHEST_USER_DEFINABLE_PRIORITY, kinds } from "./scheduling-v1.ts";
-import { byKind, sampleOf, sampleSuite } from "./sample-suite.ts";
+import { byKind, sampleOf, sampleSuite } from "../testing/sample-suite.ts";
 
 const pc = byKind(kinds, "PriorityClass");
 const sample = () => sampleOf("scheduling-v1", kinds, "PriorityClass");

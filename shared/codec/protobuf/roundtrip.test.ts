@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { builtinKinds } from "../../api/groups/index.ts";
-import { SAMPLES_DIR, defaultObject } from "../../api/sample-harness.ts";
+import { SAMPLES_DIR, defaultObject } from "../../api/testing/sample-harness.ts";
 import { decodeYamlStrict } from "../../schema/index.ts";
 import { isObject } from "../../schema/values.ts";
 import { getProfile } from "../../platform/index.ts";

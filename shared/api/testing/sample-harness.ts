@@ -7,12 +7,12 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { applyDefaults, cloneValue, decodeYamlStrict, findUnknownFields, validate, validateObjectMeta } from "../schema/index.ts";
-import type { FieldError, KindDefinition } from "../schema/types.ts";
+import { applyDefaults, cloneValue, decodeYamlStrict, findUnknownFields, validate, validateObjectMeta } from "../../schema/index.ts";
+import type { FieldError, KindDefinition } from "../../schema/types.ts";
 
 type Obj = Record<string, unknown>;
 
-export const SAMPLES_DIR = join(import.meta.dirname, "samples");
+export const SAMPLES_DIR = join(import.meta.dirname, "..", "samples");
 
 /** Decodes `samples/<dir>/<file>` strictly; throws on duplicate fields or a non-object document. */
 export function loadSample(dir: string, file: string): Obj {

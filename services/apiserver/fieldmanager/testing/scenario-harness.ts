@@ -10,15 +10,15 @@
  * Operation i runs at 2024-01-01T00:00:<i>Z unless it says otherwise.
  */
 import { expect } from "vitest";
-import { deployment } from "../../../shared/api/groups/apps-v1.ts";
-import { configMapKind, serviceKind } from "../../../shared/api/groups/core-v1.ts";
-import { StatusError } from "../../../shared/api/status.ts";
-import { ApplyConflictError } from "./conflict.ts";
-import { fromFieldsV1, pathString } from "./fieldpath.ts";
-import type { FieldsV1 } from "./fields-v1.ts";
-import type { ManagedFieldsEntry } from "./managed-fields.ts";
-import { applyPatch, recordUpdate, type KindContext, type Obj } from "./manager.ts";
-import type { FieldSet } from "./fieldpath.ts";
+import { deployment } from "../../../../shared/api/groups/apps-v1.ts";
+import { configMapKind, serviceKind } from "../../../../shared/api/groups/core-v1.ts";
+import { StatusError } from "../../../../shared/api/status.ts";
+import { ApplyConflictError } from "../conflict.ts";
+import { fromFieldsV1, pathString } from "../fieldpath.ts";
+import type { FieldsV1 } from "../fields-v1.ts";
+import type { ManagedFieldsEntry } from "../managed-fields.ts";
+import { applyPatch, recordUpdate, type KindContext, type Obj } from "../manager.ts";
+import type { FieldSet } from "../fieldpath.ts";
 
 export type KindName = "Deployment" | "ConfigMap" | "Service";
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { getProfile } from "../../platform/index.ts";
 import { findUnknownFields, validate } from "../../schema/index.ts";
 import type { FieldErrorType, KindDefinition } from "../../schema/types.ts";
-import { admit, defaultObject, getAt, loadSample, mutate, paths, sampleFile } from "../sample-harness.ts";
+import { admit, defaultObject, getAt, loadSample, mutate, paths, sampleFile } from "./sample-harness.ts";
 
 type Obj = Record<string, unknown>;
 

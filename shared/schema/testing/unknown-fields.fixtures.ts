@@ -1,7 +1,7 @@
 /** Test data shared by unknown-fields.test.ts and prune.test.ts: a kind exercising every rule and its cases. */
-import { objectKind } from "../api/groups/meta-v1.ts";
-import { anyValue, int32, intOrString, list, mapOf, obj, str } from "./build.ts";
-import type { Schema } from "./types.ts";
+import { objectKind } from "../../api/groups/meta-v1.ts";
+import { anyValue, int32, intOrString, list, mapOf, obj, str } from "../build.ts";
+import type { Schema } from "../types.ts";
 
 /** A kind exercising every rule; shared with prune.test.ts. */
 export const kindSchema: Schema = objectKind({
