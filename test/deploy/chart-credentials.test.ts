@@ -5,12 +5,18 @@
  * (embedded store instead of the store members). Then the chart's CA verifies the serving
  * certificate under the Service's DNS name, health is readable without credentials (the
  * probes), the admin token is a cluster admin and the metrics token may read /metrics only.
+ * The controller manager's rendered kubeconfig (its server pointed at the test process) is
+ * read by the platform client, whose token lists namespaces, and the controller-manager
+ * process started with the Deployment's own flags and that kubeconfig starts its controllers.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseDocument } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
 import { startServerProcess, type ServerProcess } from "../support/server-process.ts";
 import { chartClients, NAMESPACE, one, podSpec, RELEASE, renderChart, type Manifest } from "./support/chart.ts";
 
@@ -25,6 +31,7 @@ const TOPOLOGY_FLAGS = ["bind-address", "secure-port", "data-dir", "store-endpoi
 let server: ServerProcess;
 let work: string;
 let secrets: Record<string, Record<string, string>>;
+let controllerManager: { args: string[]; kubeconfig: string };
 
 function decode(s: Manifest): Record<string, string> {
   return Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, "base64").toString("utf8")]));
@@ -56,6 +63,19 @@ describe("the chart's generated credentials on the apiserver process", () => {
       .filter((a) => !TOPOLOGY_FLAGS.some((f) => a.startsWith(`--${f}=`)))
       .map((a) => a.replace(/\/etc\/apiserver\/(tls|auth)\//, (_m, dir: string) => join(work, `${dir}-`)));
     server = await startServerProcess(args);
+    // The controller manager's kubeconfig, its mounted files at their test paths and its
+    // server (the API Service's in-cluster address) replaced by the test process's URL.
+    const cm = podSpec(one(r.objects, "Deployment", "-controller-manager")).containers[0];
+    const kubeconfigSecret = decode(one(r.objects, "Secret", "-controller-manager-kubeconfig"));
+    const doc = parseDocument(
+      kubeconfigSecret.kubeconfig.replace(/\/etc\/controller-manager\/(tls|auth)\//g, (_m, dir: string) => join(work, `${dir}-`)),
+    );
+    const inCluster = String(doc.getIn(["clusters", 0, "cluster", "server"]));
+    expect(inCluster).toBe(`https://${SERVICE_DNS}.cluster.local:443`);
+    doc.setIn(["clusters", 0, "cluster", "server"], server.url);
+    const kubeconfig = join(work, "controller-manager.kubeconfig");
+    writeFileSync(kubeconfig, doc.toString(), { mode: 0o600 });
+    controllerManager = { args: (cm.args ?? []).map((a) => (a.startsWith("--kubeconfig=") ? `--kubeconfig=${kubeconfig}` : a)), kubeconfig };
   });
   afterAll(async () => {
     await server?.close();
@@ -80,4 +100,47 @@ describe("the chart's generated credentials on the apiserver process", () => {
     expect(await get("/metrics", secrets.auth["metrics-token"])).toBe(200);
     expect(await get("/api/v1/namespaces", secrets.auth["metrics-token"])).toBe(403);
   });
+
+  it("lets the controller manager's kubeconfig and token list namespaces through the platform client", async () => {
+    const client = HttpsObjectClient.fromKubeconfig(controllerManager.kubeconfig);
+    try {
+      expect(readFileSync(client.config.tokenFile ?? "", "utf8")).toBe(secrets.auth["controller-manager-token"]);
+      expect((await client.transport.send("GET", "/api/v1/namespaces")).status).toBe(200);
+    } finally {
+      client.close();
+    }
+    expect(await get("/api/v1/namespaces", secrets.auth["controller-manager-token"])).toBe(200);
+  });
+
+  it("starts the controller-manager process with the Deployment's flags and that kubeconfig", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "..", "..", "services", "controller-manager", "main.ts"), ...controllerManager.args], {
+      cwd: join(import.meta.dirname, "..", ".."),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    try {
+      const started = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`controller manager did not start: ${out}`)), 60_000);
+        const onData = (b: Buffer) => {
+          out += b.toString("utf8");
+          const line = /controller manager running .*\n/.exec(out);
+          if (line) {
+            clearTimeout(timer);
+            resolve(line[0]);
+          }
+        };
+        child.stdout.on("data", onData);
+        child.stderr.on("data", onData);
+        child.once("exit", (code) => {
+          clearTimeout(timer);
+          reject(new Error(`controller manager exited with ${code}: ${out}`));
+        });
+      });
+      expect(started).toContain("garbage-collector-controller");
+      expect(started).toContain("namespace-controller");
+      expect(started).toContain(server.url);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  }, 90_000);
 });
