@@ -42,7 +42,7 @@ describe("local cluster tool", () => {
     const out = await cluster("up", "--dir", dir);
     state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as State;
     expect(out).toContain(`store endpoints: ${state.outputs.storeEndpoints.join(",")}`);
-    expect(state.processes.map((p) => p.role)).toEqual(["redis", ...state.outputs.storeEndpoints.map(() => "store"), "apiserver", "apiserver", "haproxy"]);
+    expect(state.processes.map((p) => p.role)).toEqual(["redis", ...state.outputs.storeEndpoints.map(() => "store"), "apiserver", "apiserver", "haproxy", "controller-manager"]);
 
     const status = await cluster("status", "--dir", dir);
     expect(status.match(/^store-\d .* (leader|follower) version 3\.5\.0 /gm)).toHaveLength(state.outputs.storeEndpoints.length);
@@ -95,5 +95,6 @@ describe("local cluster tool", () => {
     expect(await cluster("down", "--dir", dir)).toMatch(/stopped redis/);
     expect(existsSync(join(dir, "state.json"))).toBe(false);
     for (const p of state.processes) expect(() => process.kill(p.pid, 0)).toThrow();
-  });
+    // Eight processes up, a leader failover and down: over a minute on a loaded 2-core machine.
+  }, 180_000);
 });
