@@ -3,7 +3,7 @@
 // checked, in repository-relative paths:
 //   service   services/<a>/ never imports services/<b>/ (only services/embedded/ composes them);
 //   shared    shared/ never imports services/;
-//   test      shipped code never imports test code: test/, a testing/ folder, the Raft
+//   test      shipped code never imports test code: test/, a testing/ or testdata/ folder, the Raft
 //             simulator (services/store/raft/sim/), *.test.ts, benchmarks (bench.ts, bench/);
 //   layer     the apiserver's lower layers (storage, registry, endpoints) never import
 //             the server layer (services/apiserver/server/).
@@ -18,7 +18,7 @@ const slash = (p) => p.split("\\").join("/");
 export function isTestCode(path) {
   return (
     path.startsWith("test/") ||
-    /(^|\/)testing\//.test(path) ||
+    /(^|\/)(testing|testdata)\//.test(path) ||
     path.startsWith("services/store/raft/sim/") ||
     /\.test\.[cm]?[jt]s$/.test(path) ||
     /(^|\/)bench(\.[cm]?[jt]s|\/)/.test(path)

@@ -45,6 +45,12 @@ const cases: Array<{ name: string; path: string; source: string; error: RegExp }
     error: /shipped code must not import test code \(services\/apiserver\/authz\/testing\/harness\.ts\)/,
   },
   {
+    name: "shipped code importing a testdata/ program",
+    path: "services/store/wal/fixture.ts",
+    source: `import "./testdata/crash-writer.ts";\n`,
+    error: /shipped code must not import test code \(services\/store\/wal\/testdata\/crash-writer\.ts\)/,
+  },
+  {
     name: "shipped code importing test/",
     path: "shared/observability/fixture.ts",
     source: `import { seededRng } from "../../test/support/seeded-rng.ts";\nexport const r = seededRng;\n`,
