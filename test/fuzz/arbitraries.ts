@@ -141,7 +141,7 @@ export function arbitrarySelector(): fc.Arbitrary<string> {
 /** Continue tokens: base64 of plausible JSON, of garbage, and non-base64 text. */
 export function arbitraryContinue(): fc.Arbitrary<string> {
   return fc.oneof(
-    fc.record({ v: fc.constantFrom("meta.k8s.io/v1", "v1", ""), rv: fc.oneof(fc.integer(), fc.string({ maxLength: 10 })), start: fc.string({ maxLength: 40 }) }, { requiredKeys: [] }).map((o) => Buffer.from(JSON.stringify(o)).toString("base64")),
+    fc.record({ v: fc.constantFrom("meta/v1", "v1", ""), rv: fc.oneof(fc.integer(), fc.string({ maxLength: 10 })), start: fc.string({ maxLength: 40 }) }, { requiredKeys: [] }).map((o) => Buffer.from(JSON.stringify(o)).toString("base64")),
     fc.jsonValue({ maxDepth: 2 }).map((v) => Buffer.from(JSON.stringify(v)).toString("base64url")),
     fc.string({ maxLength: 60 }),
   );

@@ -69,7 +69,7 @@ export function defaultAuthenticationOptions(): AuthenticationOptions {
 export const AUTHENTICATION_FLAG_SPECS: Record<string, FlagSpec> = {
   "client-ca-file": { kind: "string", help: "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate." },
   "token-auth-file": { kind: "string", help: "If set, the file that will be used to secure the secure port of the API server via token authentication." },
-  "enable-bootstrap-token-auth": { kind: "boolean", default: false, help: "Enable to allow secrets of type 'bootstrap.kubernetes.io/token' in the 'kube-system' namespace to be used for TLS bootstrapping authentication." },
+  "enable-bootstrap-token-auth": { kind: "boolean", default: false, help: "Enable to allow bootstrap token secrets (type bootstrap.<domain>/token) in the system namespace to be used for TLS bootstrapping authentication." },
   "service-account-key-file": { kind: "array", help: "File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. Repeatable." },
   "service-account-signing-key-file": { kind: "string", help: "Path to the file that contains the current private key of the service account token issuer." },
   "service-account-issuer": { kind: "array", help: "Identifier of the service account token issuer. Repeatable: the first one issues tokens, all are accepted." },

@@ -5,6 +5,7 @@
  */
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getProfile } from "../../../shared/platform/index.ts";
 import { startTestApiserver, type TestApiserver } from "../../../test/support/apiserver.ts";
 import type { HttpsClient } from "../../../test/support/https-client.ts";
 import { defaultAuthenticationOptions } from "./options.ts";
@@ -35,7 +36,7 @@ async function start(dir: TempDir, maxTokenExpirationSeconds: number): Promise<S
 }
 
 function tokenRequest(admin: HttpsClient, spec: Record<string, unknown>) {
-  return admin.post(TOKEN_PATH, { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec });
+  return admin.post(TOKEN_PATH, { apiVersion: getProfile().apiVersion("authentication", "v1"), kind: "TokenRequest", spec });
 }
 
 function expiresInSeconds(body: { status: { expirationTimestamp: string } }): number {

@@ -1,5 +1,5 @@
 /**
- * The audit slot: builds the request's audit event (the platform's audit.k8s.io
+ * The audit slot: builds the request's audit event (the platform's audit
  * Event fields that are known at this point) and hands it to a sink at the
  * RequestReceived and ResponseComplete stages. The default sink drops events; the
  * audit issue supplies policy and backends.
