@@ -5,17 +5,21 @@
  * they import is a production dependency, and that the flags of its CMD, of every
  * compose service and of the health checks are accepted by the services' own parsers;
  * the compose topology mirrors deploy/local (3 store members that name each other,
- * 2 apiservers on all of them, haproxy over both), and haproxy accepts its config file.
+ * 2 apiservers on all of them, haproxy over both, the controller manager through haproxy
+ * from the apiserver image), and haproxy accepts its config file.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "./support/chart.ts";
 import { copySources, includedInContext, parseDockerfile, type Instruction } from "./support/dockerfile.ts";
-import { parseApiserverArgs, parseStoreArgs } from "./support/flags.ts";
+import { kubeconfigYaml } from "../../services/apiserver/server/certs.ts";
+import { loadKubeconfig } from "../../shared/client/kubeconfig.ts";
+import { parseApiserverArgs, parseControllerManagerArgs, parseStoreArgs } from "./support/flags.ts";
 import { importGraph } from "./support/import-graph.ts";
 
 const DIR = join(ROOT, "deploy", "docker");
@@ -79,6 +83,8 @@ interface ComposeService {
   image?: string;
   build?: { context: string; dockerfile: string };
   command?: string[];
+  entrypoint?: string[];
+  network_mode?: string;
   volumes?: string[];
   depends_on?: Record<string, { condition: string }>;
 }
@@ -90,7 +96,7 @@ const APISERVERS = ["apiserver-1", "apiserver-2"];
 
 describe("compose.yaml", () => {
   it("has the topology of deploy/local: redis, 3 store members, 2 apiservers and haproxy", () => {
-    expect(Object.keys(compose.services).sort()).toEqual(["apiserver-1", "apiserver-2", "haproxy", "redis", ...STORES].sort());
+    expect(Object.keys(compose.services).sort()).toEqual(["apiserver-1", "apiserver-2", "controller-manager", "haproxy", "redis", ...STORES].sort());
     for (const name of [...STORES, ...APISERVERS]) {
       const b = compose.services[name].build;
       expect(b, name).toBeDefined();
@@ -138,5 +144,52 @@ describe("compose.yaml", () => {
       console.log("haproxy is not installed: its check of the config file (haproxy -c) is not run");
     }
     if (haproxy) expect(execFileSync("haproxy", ["-c", "-f", file], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })).toContain("Configuration file is valid");
+  });
+
+  it("runs the controller manager from the apiserver image, whose copies hold everything it imports, with flags its parser accepts", () => {
+    const cm = compose.services["controller-manager"];
+    expect(cm.image).toBe(compose.services["apiserver-1"].image);
+    const [shell, dashC, script, ...rest] = cm.entrypoint ?? [];
+    expect([shell, dashC, rest]).toEqual(["sh", "-c", ["controller-manager"]]);
+    // `exec node --import tsx <main> <flags> "$@"` (compose turns `$$` into `$`), the compose command as "$@".
+    const exec = /exec (node --import tsx \S+)((?: --\S+)*) "\$\$@"/.exec(script ?? "");
+    expect(exec, script).not.toBeNull();
+    const [node, imp, tsx, entry] = (exec?.[1] ?? "").split(" ");
+    expect([node, imp, tsx, entry]).toEqual(["node", "--import", "tsx", "services/controller-manager/main.ts"]);
+    const flags = parseControllerManagerArgs([...(exec?.[2] ?? "").trim().split(" "), ...interpolate(cm.command)]);
+    expect(flags.profile).toBe("plat");
+    const ins = parseDockerfile(readFileSync(join(DIR, "apiserver.Dockerfile"), "utf8"));
+    const ignore = readFileSync(join(DIR, "apiserver.Dockerfile.dockerignore"), "utf8");
+    const sources = copySources(ins);
+    const graph = importGraph(ROOT, [entry]);
+    const copied = (f: string) => sources.some((src) => f === src || f.startsWith(`${src.replace(/\/$/, "")}/`));
+    expect(graph.files.filter((f) => !copied(f) || !includedInContext(ignore, f))).toEqual([]);
+    expect([...graph.packages].filter((p) => !builtinModules.includes(p) && !(p in pkg.dependencies))).toEqual([]);
+  });
+
+  it("gives the controller manager the replicas' admin configuration with haproxy's address, in haproxy's network", () => {
+    const cm = compose.services["controller-manager"];
+    expect(cm.network_mode).toBe("service:haproxy");
+    expect(cm.volumes).toEqual(["apiserver-pki:/var/lib/apiserver:ro"]);
+    const script = (cm.entrypoint ?? [])[2] ?? "";
+    const rewrite = /^(sed '[^']*') (\S+) > (\S+) &&/.exec(script);
+    expect(rewrite, script).not.toBeNull();
+    const dataDir = parseApiserverArgs(interpolate(compose.services["apiserver-1"].command)).flags["data-dir"];
+    expect(rewrite?.[2]).toBe(`${dataDir}/admin.kubeconfig`);
+    expect(script).toContain(`--kubeconfig=${rewrite?.[3]}`);
+    expect(compose.services.haproxy.depends_on).toMatchObject({ "apiserver-1": { condition: "service_healthy" } });
+    // The rewrite on a configuration as the replicas write it: the server becomes haproxy's port on loopback.
+    const dir = mkdtempSync(join(tmpdir(), "compose-cm-"));
+    try {
+      const admin = join(dir, "admin.kubeconfig");
+      const pem = "-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n";
+      writeFileSync(admin, kubeconfigYaml({ server: "https://0.0.0.0:6443", caPem: pem, certPem: pem, keyPem: pem, user: "admin", clusterName: "local", contextName: "admin@local" }));
+      execFileSync("sh", ["-c", `${rewrite?.[1]} ${admin} > ${join(dir, "out")}`]);
+      expect(loadKubeconfig(join(dir, "out")).server).toBe("https://127.0.0.1:6443");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const port = /^\s*bind\s+:(\d+)/m.exec(readFileSync(join(DIR, "haproxy.cfg"), "utf8"))?.[1];
+    expect(port).toBe("6443");
   });
 });
