@@ -74,7 +74,9 @@ describe("kubectl apply --dry-run=server of the rendered chart", () => {
   it("accepts every object of the default rendering", async () => {
     const { applied, excluded } = await dryRun({ profile: "kubernetes" }, "defaults");
     expect(excluded).toEqual([]);
-    expect(applied).toHaveLength(11);
+    // 11 objects of the API tier and store, and the controller manager's Deployment and kubeconfig Secret.
+    expect(applied).toHaveLength(13);
+    expect(applied.filter((a) => a.includes("controller-manager"))).toHaveLength(2);
     for (const kind of ["statefulset.apps", "deployment.apps", "service", "poddisruptionbudget.policy", "secret", "serviceaccount"]) {
       expect(applied.some((a) => a.startsWith(`${kind}/`)), kind).toBe(true);
     }
