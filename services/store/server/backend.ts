@@ -1,5 +1,5 @@
 /**
- * What the client API (gRPC server, embedded apiserver) needs from a store node:
+ * What the client API (handlers.ts, served over gRPC or in process by ../embedded.ts) needs from a store node:
  * linearizable writes through the replicated log, a read barrier for linearizable
  * reads, the local state machine for serving reads, and the applied-change feed.
  * Implemented by the Raft node (replicated) and by LocalBackend (no replication).
