@@ -228,6 +228,64 @@ describe("ValidatingAdmissionPolicy", () => {
     expect(r.text).toContain("ValidatingAdmissionPolicy 'fails.example.com' with binding 'fails-binding' denied request: expression 'object.spec.missing > 1' resulted in error");
   });
 
+  it("stops enforcing within a second of the binding's deletion", async () => {
+    await namespace("removal");
+    await policy("removal.example.com", { validations: [{ expression: "object.spec.replicas <= 1" }] });
+    await binding("removal-binding", "removal.example.com", "removal", ["Deny"]);
+    await effective("removal", 2, 422);
+    expect((await api.admin.delete(`${ar}/validatingadmissionpolicybindings/removal-binding`)).status).toBe(200);
+    await effective("removal", 2, 201);
+    expect((await createDeployment("removal", "two", 2)).status).toBe(201);
+  });
+
+  it("matchPolicy Equivalent checks a request in another served version in the rule's version", async () => {
+    await namespace("equiv");
+    const autoscaling = api.profile.group("autoscaling");
+    const rules = [{ apiGroups: [autoscaling], apiVersions: ["v2"], operations: ["CREATE"], resources: ["horizontalpodautoscalers"] }];
+    const check = "object.spec.metrics.all(m, m.resource.target.averageUtilization <= 80)";
+    await policy("equiv.example.com", { matchConstraints: { resourceRules: rules }, validations: [{ expression: check }] });
+    await policy("exact.example.com", { matchConstraints: { resourceRules: rules, matchPolicy: "Exact" }, validations: [{ expression: "false" }] });
+    await binding("equiv-binding", "equiv.example.com", "equiv", ["Deny"]);
+    await binding("exact-binding", "exact.example.com", "equiv", ["Deny"]);
+    const hpa = (name: string, cpu: number) => ({
+      apiVersion: `${autoscaling}/v1`,
+      kind: "HorizontalPodAutoscaler",
+      metadata: { name },
+      spec: { scaleTargetRef: { apiVersion: `${apps}/v1`, kind: "Deployment", name: "d" }, minReplicas: 1, maxReplicas: 3, targetCPUUtilizationPercentage: cpu },
+    });
+    const url = `/apis/${autoscaling}/v1/namespaces/equiv/horizontalpodautoscalers`;
+    const deadline = Date.now() + 1000;
+    let r = await api.admin.post(`${url}?dryRun=All`, hpa("probe", 90));
+    while (r.status !== 422 && Date.now() < deadline) {
+      await new Promise((res) => setTimeout(res, 20));
+      r = await api.admin.post(`${url}?dryRun=All`, hpa("probe", 90));
+    }
+    expect(r.status, r.text).toBe(422);
+    expect(r.text).toContain(`ValidatingAdmissionPolicy 'equiv.example.com' with binding 'equiv-binding' denied request: failed expression: ${check}`);
+    expect((await api.admin.post(url, hpa("calm", 50))).status).toBe(201);
+  });
+
+  it("records the observed generation in the policy's status", async () => {
+    await policy("status.example.com", { validations: [{ expression: "true" }] });
+    const path = `${ar}/validatingadmissionpolicies/status.example.com`;
+    const observedAfter = async (generation: number) => {
+      const deadline = Date.now() + 1000;
+      for (;;) {
+        const got = JSON.parse((await api.admin.get(path)).text) as Obj & { metadata: { generation: number }; status?: { observedGeneration?: number; typeChecking?: Obj } };
+        if (got.status?.observedGeneration === generation) return got;
+        if (Date.now() > deadline) throw new Error(`observedGeneration ${String(got.status?.observedGeneration)}, want ${generation}`);
+        await new Promise((res) => setTimeout(res, 20));
+      }
+    };
+    const first = await observedAfter(1);
+    expect(first.metadata.generation).toBe(1);
+    expect(first.status?.typeChecking).toEqual({});
+    const spec = first.spec as Obj;
+    const put = await api.admin.put(path, { ...first, spec: { ...spec, validations: [{ expression: "object != null" }] } });
+    expect(put.status, put.text).toBe(200);
+    expect((await observedAfter(2)).metadata.generation).toBe(2);
+  });
+
   it("rejects at write time a policy whose expressions do not compile, with their field paths", async () => {
     const body = {
       apiVersion: `${api.profile.group("admissionregistration")}/v1`,
@@ -236,13 +294,14 @@ describe("ValidatingAdmissionPolicy", () => {
       spec: {
         matchConstraints: { resourceRules: [{ apiGroups: [apps], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"] }] },
         validations: [{ expression: "object.spec.replicas <=" }, { expression: "object.spec.replicas < 3", messageExpression: "object.spec.replicas +" }],
+        auditAnnotations: [{ key: "replicas", valueExpression: "string(object.spec.replicas) +" }],
       },
     };
     const r = await api.admin.post(`${ar}/validatingadmissionpolicies`, body);
     expect(r.status).toBe(422);
     const status = JSON.parse(r.text) as { reason: string; details: { causes: Array<{ field: string; message: string }> } };
     expect(status.reason).toBe("Invalid");
-    expect(status.details.causes.map((c) => c.field)).toEqual(["spec.validations[0].expression", "spec.validations[1].messageExpression"]);
+    expect(status.details.causes.map((c) => c.field)).toEqual(["spec.validations[0].expression", "spec.validations[1].messageExpression", "spec.auditAnnotations[0].valueExpression"]);
     expect(status.details.causes[0].message).toContain('Invalid value: "object.spec.replicas <=": compilation failed: ');
     expect((await api.admin.get(`${ar}/validatingadmissionpolicies/broken.example.com`)).status).toBe(404);
   });

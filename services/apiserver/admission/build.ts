@@ -51,7 +51,7 @@ function registerOwn(registry: PluginRegistry, deps: WebhookDeps): void {
   registerBuiltinPlugins(registry);
   registry.register(MUTATING_WEBHOOK, (ctx) => mutatingWebhookPlugin(ctx, deps));
   registry.register(VALIDATING_WEBHOOK, (ctx) => validatingWebhookPlugin(ctx, deps));
-  registry.register(VALIDATING_ADMISSION_POLICY, validatingAdmissionPolicyPlugin);
+  registry.register(VALIDATING_ADMISSION_POLICY, (ctx) => validatingAdmissionPolicyPlugin(ctx, deps.equivalence));
 }
 
 /** The chain is created at once (the catalog's hooks); `start` fills it once the catalog exists. */

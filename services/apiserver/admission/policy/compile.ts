@@ -31,6 +31,8 @@ export interface CompiledPolicy {
   matchConditions: Array<{ name: string; program: CelProgram }>;
   variables: Array<{ name: string; program: CelProgram }>;
   validations: CompiledValidation[];
+  /** auditAnnotations: key and value expression (a string, or null for none). */
+  auditAnnotations: Array<{ key: string; program: CelProgram }>;
   /** The first compile problem; the failure policy decides what a matched request gets. */
   problem?: string;
 }
@@ -98,6 +100,7 @@ export function compilePolicy(obj: JsonObject): CompiledPolicy {
     matchConditions: [],
     variables: [],
     validations: [],
+    auditAnnotations: [],
   };
   if (isObject(spec.paramKind)) policy.paramKind = { apiVersion: str(spec.paramKind.apiVersion), kind: str(spec.paramKind.kind) };
   try {
@@ -110,6 +113,7 @@ export function compilePolicy(obj: JsonObject): CompiledPolicy {
       if (typeof v.reason === "string" && v.reason !== "") out.reason = v.reason;
       return out;
     });
+    policy.auditAnnotations = list(spec.auditAnnotations).map((x) => ({ key: str(x.key), program: compileExpression(str(x.valueExpression), "string") }));
   } catch (err) {
     policy.problem = err instanceof Error ? err.message : String(err);
   }

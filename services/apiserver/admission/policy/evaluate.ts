@@ -14,6 +14,14 @@ export interface Decision {
   message: string;
   /** A StatusReason: Invalid, Forbidden, Unauthorized, RequestEntityTooLarge; "" for configuration errors. */
   reason: string;
+  /** Index of the failed validation (configuration errors: none). */
+  index?: number;
+}
+
+export interface PolicyResult {
+  denials: Decision[];
+  /** auditAnnotations that produced a value: key → value. */
+  annotations: Record<string, string>;
 }
 
 export interface Activation {
@@ -41,8 +49,14 @@ function failureMessage(policy: CompiledPolicy["validations"][number], activatio
   return `failed expression: ${policy.program.source.trim()}`;
 }
 
-/** The denials of one policy for one parameter object (empty: allowed). */
-export function evaluatePolicy(policy: CompiledPolicy, input: Activation): Decision[] {
+/** The denials of one policy for one parameter object (empty: allowed) and its audit annotations. */
+export function evaluatePolicy(policy: CompiledPolicy, input: Activation): PolicyResult {
+  const annotations: Record<string, string> = {};
+  const denials = validate(policy, input, annotations);
+  return { denials, annotations };
+}
+
+function validate(policy: CompiledPolicy, input: Activation, annotations: Record<string, string>): Decision[] {
   const variables: Record<string, unknown> = {};
   const activation: Record<string, unknown> = { ...input, object: input.object ?? null, oldObject: input.oldObject ?? null, params: input.params ?? null, namespaceObject: input.namespaceObject ?? null, variables };
   const onError = (message: string): Decision[] => (policy.failurePolicy === "Ignore" ? [] : [{ message, reason: "" }]);
@@ -60,13 +74,18 @@ export function evaluatePolicy(policy: CompiledPolicy, input: Activation): Decis
     if (r.error === undefined) variables[v.name] = r.value;
   }
   const out: Decision[] = [];
-  for (const v of policy.validations) {
+  policy.validations.forEach((v, index) => {
     const r = run(v.program, activation);
-    if (r.error !== undefined) out.push(...onError(r.error));
+    if (r.error !== undefined) out.push(...onError(r.error).map((d) => ({ ...d, index })));
     else if (r.value !== true) {
-      if (r.value === false) out.push({ message: failureMessage(v, activation), reason: v.reason ?? "Invalid" });
-      else out.push(...onError(`expression '${v.program.source}' resulted in error: no such overload`));
+      if (r.value === false) out.push({ message: failureMessage(v, activation), reason: v.reason ?? "Invalid", index });
+      else out.push(...onError(`expression '${v.program.source}' resulted in error: no such overload`).map((d) => ({ ...d, index })));
     }
+  });
+  for (const x of policy.auditAnnotations) {
+    const r = run(x.program, activation);
+    if (r.error !== undefined) out.push(...onError(r.error));
+    else if (typeof r.value === "string") annotations[x.key] = r.value;
   }
   return out;
 }

@@ -2,8 +2,10 @@
  * matchConstraints of a policy and matchResources of a binding: resourceRules
  * (with resourceNames), excludeResourceRules (an excluded request never
  * matches), namespaceSelector and objectSelector. Rule and selector matching
- * are the webhooks' (../webhooks/rules.ts, ../webhooks/matching.ts);
- * `matchResources` throws MatchError when the namespace cannot be read.
+ * are the webhooks' (../webhooks/rules.ts, ../webhooks/matching.ts). Under
+ * matchPolicy Equivalent (the default) a rule for another served version of the
+ * same group and resource matches too, and the policy then sees the object in
+ * that version. `matchResources` throws MatchError when the namespace cannot be read.
  */
 import { labelSelectorFromObject, ParsedLabelSelector } from "../../../../shared/api/label-selector.ts";
 import type { LabelSelector } from "../../../../shared/api/selector-types.ts";
@@ -24,6 +26,12 @@ export interface CompiledMatch {
   exclude: PolicyRule[];
   namespaceSelector: ParsedLabelSelector;
   objectSelector: ParsedLabelSelector;
+  matchPolicy: "Exact" | "Equivalent";
+}
+
+/** A match: the version the policy gets the object in (undefined: the request's). */
+export interface Matched {
+  version?: string;
 }
 
 function strings(v: unknown): string[] {
@@ -51,7 +59,7 @@ function rules(v: unknown): PolicyRule[] {
 }
 
 export function compiledMatch(m: JsonObject): CompiledMatch {
-  return { rules: rules(m.resourceRules), exclude: rules(m.excludeResourceRules), namespaceSelector: selector(m.namespaceSelector), objectSelector: selector(m.objectSelector) };
+  return { rules: rules(m.resourceRules), exclude: rules(m.excludeResourceRules), namespaceSelector: selector(m.namespaceSelector), objectSelector: selector(m.objectSelector), matchPolicy: m.matchPolicy === "Exact" ? "Exact" : "Equivalent" };
 }
 
 function target(profile: PlatformProfile, a: Attributes): RuleTarget {
@@ -71,9 +79,17 @@ function ruleHits(list: readonly PolicyRule[], t: RuleTarget, name: string): boo
 }
 
 /** Whether the request is in scope; `requireRules` false lets a binding without resourceRules match every resource. */
-export async function matchResources(m: CompiledMatch, a: Attributes, deps: MatchDeps, requireRules: boolean): Promise<boolean> {
+export async function matchResources(m: CompiledMatch, a: Attributes, deps: MatchDeps, requireRules: boolean): Promise<Matched | undefined> {
   const t = target(deps.profile, a);
-  if ((requireRules || m.rules.length > 0) && !ruleHits(m.rules, t, a.name)) return false;
-  if (ruleHits(m.exclude, t, a.name)) return false;
-  return matchSelectors(m, a, deps);
+  let matched: Matched | undefined = {};
+  if (requireRules || m.rules.length > 0) {
+    matched = ruleHits(m.rules, t, a.name) ? {} : undefined;
+    if (!matched && m.matchPolicy === "Equivalent" && deps.equivalence) {
+      const version = deps.equivalence.versions(t.group, t.resource).find((v) => v !== t.version && ruleHits(m.rules, { ...t, version: v }, a.name));
+      if (version) matched = { version };
+    }
+  }
+  if (!matched) return undefined;
+  if (ruleHits(m.exclude, t, a.name)) return undefined;
+  return (await matchSelectors(m, a, deps)) ? matched : undefined;
 }

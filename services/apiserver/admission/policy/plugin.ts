@@ -7,18 +7,20 @@
  * (policy matchConstraints, then the binding's matchResources) is evaluated for
  * each of its parameter objects. Denials act per validationActions: Deny
  * rejects (the first one, once all were evaluated), Warn adds a `Warning`
- * header, Audit an audit annotation. Configuration problems (missing params
+ * header, Audit the `validation_failure` audit annotation; auditAnnotations
+ * become `<policy>/<key>` audit annotations. Configuration problems (missing params
  * under Deny, an expression that no longer compiles, an unreadable namespace)
  * follow the policy's failurePolicy. The admission configuration kinds are exempt.
  */
 import { forbiddenWithReason, statusError, type StatusReason } from "../../../../shared/api/status.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
 import type { AdmissionPlugin, Attributes, PluginContext } from "../interfaces.ts";
-import { conditionRequest, isExempt, type MatchDeps } from "../webhooks/matching.ts";
+import { conditionRequest, isExempt, type Equivalence, type MatchDeps } from "../webhooks/matching.ts";
 import { compilePolicy, type CompiledPolicy } from "./compile.ts";
-import { evaluatePolicy, type Decision } from "./evaluate.ts";
+import { evaluatePolicy, type Decision, type PolicyResult } from "./evaluate.ts";
 import { compiledMatch, matchResources, type CompiledMatch } from "./match.ts";
 import { resolveParams } from "./params.ts";
+import { recordObserved } from "./status.ts";
 
 export const VALIDATING_ADMISSION_POLICY = "ValidatingAdmissionPolicy";
 
@@ -69,7 +71,8 @@ function rejection(a: Attributes, d: Denied): Error {
   });
 }
 
-export function validatingAdmissionPolicyPlugin(ctx: PluginContext): AdmissionPlugin {
+/** `equivalence` serves matchPolicy Equivalent (none: exact matches only). */
+export function validatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?: Equivalence): AdmissionPlugin {
   const group = ctx.profile.group("admissionregistration");
   const compiled = new Map<string, { version: string; policy: CompiledPolicy }>();
   let policies = new Map<string, CompiledPolicy>();
@@ -85,19 +88,26 @@ export function validatingAdmissionPolicyPlugin(ctx: PluginContext): AdmissionPl
     }
     for (const name of compiled.keys()) if (!next.has(name)) compiled.delete(name);
     policies = next;
+    recordObserved(ctx, group, items);
   });
   const bindingWatch = ctx.objects.watchList(group, "validatingadmissionpolicybindings", (items) => {
     bindings = items.map(bindingOf).sort((x, y) => x.name.localeCompare(y.name));
   });
-  const deps: MatchDeps = { profile: ctx.profile, objects: ctx.objects };
+  const deps: MatchDeps = { profile: ctx.profile, objects: ctx.objects, equivalence };
 
   /** The denials of one binding; configuration errors become denials under failurePolicy Fail. */
-  async function evaluateBinding(policy: CompiledPolicy, b: Binding, a: Attributes): Promise<Decision[]> {
-    const configError = (err: unknown): Decision[] =>
-      policy.failurePolicy === "Ignore" ? [] : [{ message: `failed to configure binding: ${err instanceof Error ? err.message : String(err)}`, reason: "" }];
+  async function evaluateBinding(policy: CompiledPolicy, b: Binding, a: Attributes): Promise<PolicyResult> {
+    const configError = (err: unknown): PolicyResult => ({
+      denials: policy.failurePolicy === "Ignore" ? [] : [{ message: `failed to configure binding: ${err instanceof Error ? err.message : String(err)}`, reason: "" }],
+      annotations: {},
+    });
+    const none: PolicyResult = { denials: [], annotations: {} };
+    let version: string | undefined;
     try {
-      if (!(await matchResources(policy.match, a, deps, true))) return [];
-      if (b.match && !(await matchResources(b.match, a, deps, false))) return [];
+      const matched = await matchResources(policy.match, a, deps, true);
+      if (!matched) return none;
+      if (b.match && !(await matchResources(b.match, a, deps, false))) return none;
+      version = matched.version;
     } catch (err) {
       return configError(err);
     }
@@ -111,7 +121,11 @@ export function validatingAdmissionPolicyPlugin(ctx: PluginContext): AdmissionPl
       return configError(err);
     }
     const request = conditionRequest(a);
-    return params.flatMap((p) => evaluatePolicy(policy, { object: a.object, oldObject: a.oldObject, request, params: p, namespaceObject }));
+    const view = (obj: JsonObject | undefined) => (obj && version && equivalence ? equivalence.convert(obj, a.resource.group, a.resource.resource, a.resource.version, version) : obj);
+    const object = view(a.object);
+    const oldObject = view(a.oldObject);
+    const results = params.map((p) => evaluatePolicy(policy, { object, oldObject, request, params: p, namespaceObject }));
+    return { denials: results.flatMap((r) => r.denials), annotations: Object.assign({}, ...results.map((r) => r.annotations)) as Record<string, string> };
   }
 
   return {
@@ -125,20 +139,19 @@ export function validatingAdmissionPolicyPlugin(ctx: PluginContext): AdmissionPl
       await Promise.all([policyWatch.synced, bindingWatch.synced]);
       if (bindings.length === 0 || isExempt(ctx.profile, a)) return;
       const denied: Denied[] = [];
+      const audited: JsonObject[] = [];
       for (const b of bindings) {
         const policy = policies.get(b.policyName);
         if (!policy) continue;
-        for (const d of await evaluateBinding(policy, b, a)) {
+        const result = await evaluateBinding(policy, b, a);
+        for (const [key, value] of Object.entries(result.annotations)) a.addAnnotation(`${policy.name}/${key}`, value);
+        for (const d of result.denials) {
           if (b.actions.includes("Deny")) denied.push({ ...d, policy: policy.name, binding: b.name });
           if (b.actions.includes("Warn")) a.addWarning(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${b.name}': ${d.message}`);
-          if (b.actions.includes("Audit")) {
-            a.addAnnotation(
-              `validation.policy.admission.${ctx.profile.groupDomain}/validation_failure`,
-              JSON.stringify([{ message: d.message, policy: policy.name, binding: b.name, expressionIndex: 0, validationActions: b.actions }]),
-            );
-          }
+          if (b.actions.includes("Audit")) audited.push({ message: d.message, policy: policy.name, binding: b.name, expressionIndex: d.index ?? 0, validationActions: b.actions });
         }
       }
+      if (audited.length > 0) a.addAnnotation(`validation.policy.admission.${ctx.profile.groupDomain}/validation_failure`, JSON.stringify(audited));
       if (denied.length > 0) throw rejection(a, denied[0]);
     },
   };
