@@ -2,7 +2,7 @@
  * The ValidatingAdmissionPolicy plugin (validating phase, between the mutating
  * and the validating webhooks). Policies and bindings are kept current from the
  * watch cache (a change applies on every replica within the cache's delay),
- * each policy compiled once per change; requests wait for the first lists.
+ * each policy compiled once per generation; requests wait for the first lists.
  * Bindings run in name order; each binding whose policy exists and matches
  * (policy matchConstraints, then the binding's matchResources) is evaluated for
  * each of its parameter objects. Denials act per validationActions: Deny
@@ -41,8 +41,10 @@ function nameOf(o: JsonObject): string {
   return String((o.metadata as { name?: unknown } | undefined)?.name ?? "");
 }
 
-function versionOf(o: JsonObject): string {
-  return String((o.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion ?? "");
+/** Programs are compiled once per generation (status writes do not recompile). */
+function generationOf(o: JsonObject): string {
+  const m = o.metadata as { generation?: unknown; uid?: unknown } | undefined;
+  return `${String(m?.uid ?? "")}/${String(m?.generation ?? "")}`;
 }
 
 function bindingOf(o: JsonObject): Binding {
@@ -74,7 +76,7 @@ function rejection(a: Attributes, d: Denied): Error {
 /** `equivalence` serves matchPolicy Equivalent (none: exact matches only). */
 export function validatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?: Equivalence): AdmissionPlugin {
   const group = ctx.profile.group("admissionregistration");
-  const compiled = new Map<string, { version: string; policy: CompiledPolicy }>();
+  const compiled = new Map<string, { generation: string; policy: CompiledPolicy }>();
   let policies = new Map<string, CompiledPolicy>();
   let bindings: Binding[] = [];
   const policyWatch = ctx.objects.watchList(group, "validatingadmissionpolicies", (items) => {
@@ -82,8 +84,8 @@ export function validatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?
     for (const o of items) {
       const name = nameOf(o);
       const seen = compiled.get(name);
-      const policy = seen && seen.version === versionOf(o) ? seen.policy : compilePolicy(o);
-      compiled.set(name, { version: versionOf(o), policy });
+      const policy = seen && seen.generation === generationOf(o) ? seen.policy : compilePolicy(o);
+      compiled.set(name, { generation: generationOf(o), policy });
       next.set(name, policy);
     }
     for (const name of compiled.keys()) if (!next.has(name)) compiled.delete(name);
