@@ -67,11 +67,14 @@ describe("every built-in kind over HTTPS", () => {
     expect(created.status, created.text).toBe(201);
     let obj = created.json<Obj>();
     expect(obj.metadata.uid).toBeTruthy();
-    // The server writes a new CRD's status right after the create (NamesAccepted, Established): read it once settled.
-    for (let i = 0; def.kind === "CustomResourceDefinition" && i < 200; i++) {
-      const cur = (await api.admin.get(`${path}/${name}`)).json<Obj & { status?: { conditions?: Array<{ type: string; status: string }> } }>();
+    // The server writes the status of a new CRD (NamesAccepted, Established) and of a new
+    // ValidatingAdmissionPolicy (observedGeneration) right after the create: read it once settled.
+    const settles = def.kind === "CustomResourceDefinition" || def.kind === "ValidatingAdmissionPolicy";
+    for (let i = 0; settles && i < 200; i++) {
+      const cur = (await api.admin.get(`${path}/${name}`)).json<Obj & { status?: { observedGeneration?: number; conditions?: Array<{ type: string; status: string }> } }>();
       obj = cur;
       if (cur.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) break;
+      if (def.kind === "ValidatingAdmissionPolicy" && cur.status?.observedGeneration !== undefined) break;
       await new Promise((r) => setTimeout(r, 25));
     }
 
