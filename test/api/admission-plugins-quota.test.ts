@@ -5,10 +5,8 @@
  * stored objects afterwards (also after deletes).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { builtinKinds } from "../../shared/api/groups/index.ts";
-import { ensurePki } from "../../services/apiserver/server/certs.ts";
-import { startReplica, type Replica } from "../../services/apiserver/server/replica.ts";
-import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+import type { Replica } from "../../services/apiserver/server/replica.ts";
+import { startSecondReplica, startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { HttpsClient } from "../support/https-client.ts";
 
 let api: TestApiserver;
@@ -17,16 +15,7 @@ let admin2: HttpsClient;
 
 beforeAll(async () => {
   api = await startTestApiserver();
-  const pki = await ensurePki(api.dir, { profile: api.profile });
-  second = await startReplica({
-    profile: api.profile,
-    kinds: builtinKinds(api.profile),
-    kv: api.kv,
-    feed: api.kv.feed,
-    tls: { key: pki.serving.keyPem, cert: pki.serving.certPem, clientCa: pki.ca.certPem },
-    compactIntervalMs: 0,
-  });
-  admin2 = new HttpsClient(second.url, { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem });
+  ({ replica: second, admin: admin2 } = await startSecondReplica(api));
   for (const ns of ["lr", "quota", "race", "classes"]) {
     const r = await api.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
     expect(r.status, r.text).toBe(201);

@@ -5,10 +5,8 @@
  * custom resources removed — one held by its own finalizer —, then the API gone).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { builtinKinds } from "../../shared/api/groups/index.ts";
-import { ensurePki } from "../../services/apiserver/server/certs.ts";
-import { startReplica, type Replica } from "../../services/apiserver/server/replica.ts";
-import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+import type { Replica } from "../../services/apiserver/server/replica.ts";
+import { startSecondReplica, startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { CRD_GROUP, crdPath, cronTabCrd, waitServed } from "../support/crd-fixtures.ts";
 import { HttpsClient } from "../support/https-client.ts";
 
@@ -18,16 +16,7 @@ let admin2: HttpsClient;
 
 beforeAll(async () => {
   api = await startTestApiserver();
-  const pki = await ensurePki(api.dir, { profile: api.profile });
-  second = await startReplica({
-    profile: api.profile,
-    kinds: builtinKinds(api.profile),
-    kv: api.kv,
-    feed: api.kv.feed,
-    tls: { key: pki.serving.keyPem, cert: pki.serving.certPem, clientCa: pki.ca.certPem },
-    compactIntervalMs: 0,
-  });
-  admin2 = new HttpsClient(second.url, { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem });
+  ({ replica: second, admin: admin2 } = await startSecondReplica(api));
 });
 afterAll(async () => {
   admin2?.close();

@@ -63,3 +63,18 @@ export async function startTestApiserver(opts: Partial<ReplicaOptions> & { profi
     },
   };
 }
+
+/** Another replica over the same store and certificates as `api`, with its own admin client. */
+export async function startSecondReplica(api: TestApiserver, opts: Partial<ReplicaOptions> = {}): Promise<{ replica: Replica; admin: HttpsClient }> {
+  const pki = await ensurePki(api.dir, { profile: api.profile });
+  const replica = await startReplica({
+    profile: api.profile,
+    kinds: builtinKinds(api.profile),
+    kv: api.kv,
+    feed: api.kv.feed,
+    tls: { key: pki.serving.keyPem, cert: pki.serving.certPem, clientCa: pki.ca.certPem },
+    compactIntervalMs: 0,
+    ...opts,
+  });
+  return { replica, admin: new HttpsClient(replica.url, { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem }) };
+}
