@@ -65,6 +65,13 @@ export interface ProfileNames {
   readonly apiServiceName: string;
   /** Environment variable carrying ExecCredential to client plugins. */
   readonly execInfoEnv: string;
+  /** Environment variable listing client configuration files (path-list separated). */
+  readonly clientConfigEnv: string;
+  /** Default client configuration file, relative to the home directory. */
+  readonly clientConfigHomePath: string;
+  /** Environment variables of the API service a pod sees (in-cluster configuration). */
+  readonly serviceHostEnv: string;
+  readonly servicePortEnv: string;
   /** Well-known labels. */
   readonly labels: {
     readonly arch: string;
@@ -206,6 +213,10 @@ export const PLAT_NAMES: ProfileNames = {
   namespaceFinalizer: "plat",
   apiServiceName: "plat",
   execInfoEnv: "PLAT_EXEC_INFO",
+  clientConfigEnv: "PLATCONFIG",
+  clientConfigHomePath: ".plat/config",
+  serviceHostEnv: "PLAT_SERVICE_HOST",
+  servicePortEnv: "PLAT_SERVICE_PORT",
   labels: {
     arch: "plat.io/arch",
     os: "plat.io/os",
@@ -327,6 +338,10 @@ export const KUBERNETES_NAMES: ProfileNames = {
   namespaceFinalizer: "kubernetes",
   apiServiceName: "kubernetes",
   execInfoEnv: "KUBERNETES_EXEC_INFO",
+  clientConfigEnv: "KUBECONFIG",
+  clientConfigHomePath: ".kube/config",
+  serviceHostEnv: "KUBERNETES_SERVICE_HOST",
+  servicePortEnv: "KUBERNETES_SERVICE_PORT",
   labels: {
     arch: "kubernetes.io/arch",
     os: "kubernetes.io/os",
