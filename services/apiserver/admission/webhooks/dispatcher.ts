@@ -3,16 +3,19 @@
  * other on the current object, their JSONPatch applied in turn; a webhook with
  * reinvocationPolicy IfNeeded is called once more when a later webhook changed
  * the object. Validating webhooks run in parallel; the first error in order wins.
- * Failures (unreachable, timeout, non-2xx, garbage, wrong uid, a patch that does
- * not apply, an unmatchable selector or condition) follow failurePolicy: Fail
- * rejects with a 500 naming the webhook, Ignore goes on with an audit annotation.
+ * Failures (unreachable, timeout, non-2xx, garbage, wrong uid, an unmatchable
+ * selector or condition) follow failurePolicy: Fail rejects with a 500 naming the
+ * webhook, Ignore goes on with an audit annotation. A JSONPatch is applied by the
+ * shared bounded engine (operation cap, copied-byte budget, time slicing); one
+ * that does not apply is an internal error whatever the failurePolicy, as on the
+ * platform (500 InternalError naming the webhook and the failing operation).
  * A dry-run request fails with 400 at a webhook that may have side effects.
  */
 import { randomUUID } from "node:crypto";
-import fastJsonPatch from "fast-json-patch";
-import { badRequest, isStatusError } from "../../../../shared/api/status.ts";
+import { badRequest, isStatusError, type StatusError } from "../../../../shared/api/status.ts";
+import { applyJsonPatchBounded, JsonPatchError } from "../../../../shared/patch/json-patch.ts";
 import type { PlatformProfile } from "../../../../shared/platform/index.ts";
-import type { JsonObject } from "../../storage/object.ts";
+import { isObject, type JsonObject } from "../../storage/object.ts";
 import type { Attributes, PluginContext } from "../interfaces.ts";
 import type { AdmissionMetrics, WebhookType } from "../metrics.ts";
 import { WebhookCallError, type WebhookClient } from "./client.ts";
@@ -129,20 +132,28 @@ export class Dispatcher {
       throw err;
     }
     if (!response.patch || response.patch.length === 0 || !object) return "unchanged";
-    let patched: JsonObject;
+    let patched: unknown;
     try {
-      patched = fastJsonPatch.applyPatch(structuredClone(object), response.patch as fastJsonPatch.Operation[], true, false).newDocument;
+      patched = await applyJsonPatchBounded(object, response.patch);
     } catch (err) {
-      return this.failed(hook, type, a, index, round, `JSONPatch could not be applied: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+      if (!(err instanceof JsonPatchError)) throw err;
+      throw this.patchFailure(hook, type, a, err.message);
     }
-    if (typeof patched !== "object" || patched === null || Array.isArray(patched)) {
-      return this.failed(hook, type, a, index, round, "JSONPatch produced a value that is not an object");
+    if (!isObject(patched)) {
+      throw this.patchFailure(hook, type, a, "the patched value is not an object");
     }
     const back = inv.version && eq ? eq.convert(patched, a.resource.group, a.resource.resource, inv.version, a.resource.version) : patched;
     if (JSON.stringify(back) === JSON.stringify(a.object)) return "unchanged";
     a.setObject(back);
     a.addAnnotation(`patch.webhook.admission.${this.deps.profile.groupDomain}/round_${round}_index_${index}`, JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patchType: "JSONPatch" }));
     return "mutated";
+  }
+
+  /** A JSONPatch that does not apply: 500 whatever the failurePolicy (the platform's internal error). */
+  private patchFailure(hook: Hook, type: WebhookType, a: Attributes, detail: string): StatusError {
+    this.deps.log("warn", "a webhook's JSONPatch could not be applied", { webhook: hook.name, error: detail });
+    this.deps.metrics?.observeWebhookRejection(hook.name, type, a.operation, "apiserver_internal_error", 0);
+    return callFailure(hook, `JSONPatch could not be applied: ${detail}`);
   }
 
   /** failurePolicy: Ignore goes on (annotated), Fail rejects with 500 naming the webhook. */

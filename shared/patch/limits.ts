@@ -1,10 +1,9 @@
 /**
- * Bounds on the work one PATCH may cause, the platform's limits: at most 10,000
- * JSON patch operations, at most 3 MiB of growth through `copy` operations, and
- * cooperative slicing so that one patch never holds the event loop for more than
- * a few milliseconds at a time.
+ * Bounds on the work of one JSON patch, the platform's limits: at most 10,000
+ * operations, at most 3 MiB of growth through `copy` operations, and cooperative
+ * slicing so that applying one patch never holds the event loop for more than a
+ * few milliseconds at a time. Pure helpers; no I/O besides yielding.
  */
-import { requestEntityTooLarge, statusError, type StatusError } from "../../../shared/api/status.ts";
 
 /** The maximum number of operations of one JSON patch. */
 export const MAX_JSON_PATCH_OPERATIONS = 10_000;
@@ -14,21 +13,6 @@ export const JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024;
 
 /** How long one slice of patch work may run before it yields to the event loop. */
 export const PATCH_SLICE_MS = 2;
-
-/** 413 of a JSON patch with more operations than allowed. */
-export function tooManyOperations(count: number): StatusError {
-  return requestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${count}`);
-}
-
-/** 422 of a patch that failed to apply: the detail names operations and paths, never values. */
-export function patchApplyError(detail: string): StatusError {
-  return statusError({ code: 422, reason: "Invalid", message: `the server rejected our request due to an error in our request: ${detail}` });
-}
-
-/** The copy error of the JSON patch engine: `accumulated` is the growth so far. */
-export function copyLimitExceeded(accumulated: number, limit = JSON_PATCH_MAX_COPY_BYTES): StatusError {
-  return patchApplyError(`Unable to complete the copy, the accumulated size increase of copy is ${accumulated}, exceeding the limit ${limit}`);
-}
 
 /**
  * The size of `value` encoded as JSON, counted only up to `budget`: the walk stops
