@@ -1,0 +1,157 @@
+/**
+ * A small container runtime for tests: a real gRPC server speaking CRI runtime.v1
+ * (the agent's .proto) on a unix socket in a temporary directory. It knows the pod
+ * sandboxes and containers it is told about; CheckpointContainer writes a real tar
+ * archive (ustar) at the requested location with the file mode the test chooses.
+ * Modes: `ok`, `fail` (Internal error), `hang` (never answers CheckpointContainer),
+ * `unimplemented` (answers Unimplemented as a runtime without checkpoint support).
+ * Every request is recorded for assertions. `close()` stops it and removes the directory.
+ */
+import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runtimeServiceDefinition, type Container, type ContainerFilter, type PodSandbox, type PodSandboxFilter } from "../../services/node-agent/cri/runtime-proto.ts";
+
+export type CheckpointMode = "ok" | "fail" | "hang" | "unimplemented";
+
+export interface FakePod {
+  name: string;
+  namespace: string;
+  uid: string;
+  containers: string[];
+}
+
+export interface RecordedCall {
+  method: string;
+  request: Record<string, unknown>;
+}
+
+export interface CriServer {
+  /** `unix://<socket>`, for `--container-runtime-endpoint`. */
+  endpoint: string;
+  socket: string;
+  mode: CheckpointMode;
+  /** Mode of the archive file written by CheckpointContainer (default 0644: the agent tightens it). */
+  archiveMode: number;
+  calls: RecordedCall[];
+  addPod(pod: FakePod): { sandboxId: string; containerIds: Record<string, string> };
+  close(): Promise<void>;
+}
+
+function id(): string {
+  return randomBytes(32).toString("hex");
+}
+
+/** One 512-byte ustar header. */
+function tarHeader(name: string, size: number, mtime: number): Buffer {
+  const h = Buffer.alloc(512, 0);
+  const put = (text: string, offset: number, length: number) => h.write(text.slice(0, length), offset, length, "ascii");
+  // Octal digits, NUL-terminated by the zero-filled buffer.
+  const octal = (n: number, length: number) => n.toString(8).padStart(length - 1, "0");
+  put(name, 0, 100);
+  put(octal(0o600, 8), 100, 8);
+  put(octal(0, 8), 108, 8);
+  put(octal(0, 8), 116, 8);
+  put(octal(size, 12), 124, 12);
+  put(octal(mtime, 12), 136, 12);
+  h.fill(0x20, 148, 156); // checksum field counts as spaces
+  put("0", 156, 1);
+  put("ustar\0", 257, 6);
+  put("00", 263, 2);
+  let sum = 0;
+  for (const b of h) sum += b;
+  put(sum.toString(8).padStart(6, "0") + "\0 ", 148, 8);
+  return h;
+}
+
+/** A tar archive of the given files (ustar, two zero blocks at the end). */
+export function tarArchive(files: Record<string, Buffer>): Buffer {
+  const parts: Buffer[] = [];
+  const mtime = Math.floor(Date.now() / 1000);
+  for (const [name, data] of Object.entries(files)) {
+    parts.push(tarHeader(name, data.length, mtime), data, Buffer.alloc((512 - (data.length % 512)) % 512, 0));
+  }
+  parts.push(Buffer.alloc(1024, 0));
+  return Buffer.concat(parts);
+}
+
+export async function startCriServer(): Promise<CriServer> {
+  const dir = mkdtempSync(join(tmpdir(), "cri-"));
+  const socket = join(dir, "runtime.sock");
+  const sandboxes: PodSandbox[] = [];
+  const containers: Container[] = [];
+  const server = new Server();
+  const hanging: Array<sendUnaryData<unknown>> = [];
+  const state: CriServer = {
+    endpoint: `unix://${socket}`,
+    socket,
+    mode: "ok",
+    archiveMode: 0o644,
+    calls: [],
+    addPod(pod) {
+      const sandboxId = id();
+      const now = String(BigInt(Date.now()) * 1_000_000n);
+      sandboxes.push({ id: sandboxId, metadata: { name: pod.name, namespace: pod.namespace, uid: pod.uid, attempt: 0 }, state: "SANDBOX_READY", created_at: now, labels: {}, annotations: {}, runtime_handler: "" });
+      const containerIds: Record<string, string> = {};
+      for (const name of pod.containers) {
+        const cid = id();
+        containerIds[name] = cid;
+        containers.push({ id: cid, pod_sandbox_id: sandboxId, metadata: { name, attempt: 0 }, image: { image: "busybox" }, image_ref: "busybox", state: "CONTAINER_RUNNING", created_at: now, labels: {}, annotations: {}, image_id: "busybox" });
+      }
+      return { sandboxId, containerIds };
+    },
+    async close() {
+      for (const cb of hanging.splice(0)) cb({ code: status.UNAVAILABLE, details: "server stopping" });
+      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      server.forceShutdown();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  const record = (method: string, call: ServerUnaryCall<unknown, unknown>) => state.calls.push({ method, request: call.request as Record<string, unknown> });
+  const impl: UntypedServiceImplementation = {
+    Version(call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) {
+      record("Version", call);
+      cb(null, { version: "0.1.0", runtime_name: "test-runtime", runtime_version: "1.0.0", runtime_api_version: "v1" });
+    },
+    ListPodSandbox(call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) {
+      record("ListPodSandbox", call);
+      const f = (call.request as { filter: PodSandboxFilter | null }).filter;
+      cb(null, { items: sandboxes.filter((s) => (!f?.id || s.id === f.id) && (!f?.state || s.state === f.state.state)) });
+    },
+    ListContainers(call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) {
+      record("ListContainers", call);
+      const f = (call.request as { filter: ContainerFilter | null }).filter;
+      cb(null, { containers: containers.filter((c) => (!f?.id || c.id === f.id) && (!f?.pod_sandbox_id || c.pod_sandbox_id === f.pod_sandbox_id) && (!f?.state || c.state === f.state.state)) });
+    },
+    ContainerStatus(call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) {
+      record("ContainerStatus", call);
+      const c = containers.find((x) => x.id === (call.request as { container_id: string }).container_id);
+      if (!c) return cb({ code: status.NOT_FOUND, details: "an error occurred when try to find container" });
+      cb(null, { status: { id: c.id, metadata: c.metadata, state: c.state, created_at: c.created_at, labels: {}, annotations: {} }, info: {} });
+    },
+    CheckpointContainer(call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) {
+      record("CheckpointContainer", call);
+      const req = call.request as { container_id: string; location: string };
+      if (state.mode === "unimplemented") return cb({ code: status.UNIMPLEMENTED, details: "method CheckpointContainer not implemented" });
+      if (state.mode === "fail") return cb({ code: status.INTERNAL, details: "checkpointing failed: criu dump exited with status 1" });
+      if (state.mode === "hang") {
+        hanging.push(cb);
+        return;
+      }
+      const c = containers.find((x) => x.id === req.container_id);
+      if (!c) return cb({ code: status.NOT_FOUND, details: `container ${req.container_id} not found` });
+      try {
+        writeFileSync(req.location, tarArchive({ "config.dump": Buffer.from(JSON.stringify({ id: c.id, name: c.metadata?.name })), "checkpoint/pages-1.img": randomBytes(4096) }), { mode: state.archiveMode });
+        chmodSync(req.location, state.archiveMode);
+      } catch (err) {
+        return cb({ code: status.INTERNAL, details: `writing ${req.location}: ${(err as Error).message}` });
+      }
+      cb(null, {});
+    },
+  };
+  server.addService(runtimeServiceDefinition(), impl);
+  await new Promise<void>((resolve, reject) => server.bindAsync(`unix:${socket}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+  return state;
+}
