@@ -22,7 +22,7 @@ import {
   type WatchStream,
   type WriteOptions,
 } from "./object-client.ts";
-import { errorFromResponse, HttpsTransport } from "./transport.ts";
+import { errorFromResponse, HttpsTransport, type TransportOptions } from "./transport.ts";
 
 const PATCH_TYPES: Record<PatchType, string> = {
   merge: "application/merge-patch+json",
@@ -73,8 +73,11 @@ async function* frames(res: IncomingMessage): AsyncGenerator<WatchEvent> {
 export class HttpsObjectClient implements ObjectClient, PathGetter {
   readonly transport: HttpsTransport;
 
-  constructor(readonly config: ClientConfig) {
-    this.transport = new HttpsTransport(config);
+  constructor(
+    readonly config: ClientConfig,
+    opts: TransportOptions = {},
+  ) {
+    this.transport = new HttpsTransport(config, opts);
   }
 
   static fromKubeconfig(path: string, context?: string): HttpsObjectClient {

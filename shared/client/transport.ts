@@ -2,14 +2,22 @@
  * HTTPS transport over node:https: one keep-alive agent per client (connections are
  * reused across requests), the CA from the configuration (or no verification with
  * insecure-skip-tls-verify), a client certificate or a bearer token (a token file is
- * re-read when its modification time changes). Non-2xx answers become `StatusError`s
- * carrying the server's Status (or one synthesized from the code); transport failures
- * become a `StatusError` with code 0 and reason `InternalError`.
+ * re-read when its modification time changes), an optional `http://` proxy (CONNECT).
+ * Non-2xx answers become `StatusError`s carrying the server's Status (or one
+ * synthesized from the code); transport failures become a `StatusError` with code 0 and
+ * reason `InternalError`.
+ *
+ * Auth hook: a `CredentialProvider` (the exec plugin) supplies a token or a client
+ * certificate per request when the configuration has no token of its own. A 401 tells
+ * the provider to forget that credential, and a whole request (`send`/`json`) is sent
+ * once more with a fresh one. A client certificate different from the one the current
+ * connections use replaces the agent, so the next request makes a new TLS handshake.
  */
 import { statSync, readFileSync } from "node:fs";
-import type { IncomingMessage } from "node:http";
-import { Agent, request as httpsRequest } from "node:https";
-import { createSecureContext } from "node:tls";
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent, request as httpsRequest, type AgentOptions } from "node:https";
+import type { Duplex } from "node:stream";
+import { connect as tlsConnect, createSecureContext, type ConnectionOptions } from "node:tls";
 import { StatusError, type Status, type StatusReason } from "../api/status.ts";
 import type { ClientConfig } from "./kubeconfig.ts";
 
@@ -58,67 +66,177 @@ export function transportError(err: unknown): StatusError {
   return new StatusError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", code: 0, reason: "InternalError", message: `request failed: ${msg}` });
 }
 
-export class HttpsTransport {
-  readonly base: URL;
-  private readonly agent: Agent;
-  private tokenCache: { mtimeMs: number; token: string } | undefined;
+/** A credential for one request. */
+export interface Credential {
+  token?: string;
+  cert?: string;
+  key?: string;
+}
 
-  constructor(private readonly config: ClientConfig) {
-    this.base = new URL(config.server);
-    // One secure context for every connection: the CA, certificate and key are parsed once.
-    this.agent = new Agent({
-      keepAlive: true,
-      maxSockets: Infinity,
-      secureContext: createSecureContext({ ca: config.ca, cert: config.cert, key: config.key }),
-      rejectUnauthorized: !config.insecureSkipTlsVerify,
-    });
+/** Supplies credentials that may change over time (exec plugins). */
+export interface CredentialProvider {
+  credential(): Promise<Credential>;
+  /** A 401 answered a request sent with `used`: the next `credential()` must not return it again. */
+  unauthorized(used: Credential): void;
+}
+
+export interface TransportOptions {
+  credentials?: CredentialProvider;
+}
+
+type ConnectCallback = (err: Error | null, socket?: Duplex) => void;
+
+/** An https agent whose connections are tunnelled through an http proxy with CONNECT. */
+class ProxyAgent extends Agent {
+  constructor(
+    private readonly proxy: URL,
+    opts: AgentOptions,
+  ) {
+    super(opts);
   }
 
-  private token(): string | undefined {
-    if (this.config.token) return this.config.token;
+  override createConnection(options: ConnectionOptions & { host?: string; port?: number }, done: ConnectCallback): undefined {
+    const target = `${options.host ?? "localhost"}:${options.port ?? 443}`;
+    const headers: Record<string, string> = { host: target };
+    if (this.proxy.username) headers["proxy-authorization"] = `Basic ${Buffer.from(`${decodeURIComponent(this.proxy.username)}:${decodeURIComponent(this.proxy.password)}`).toString("base64")}`;
+    const req = httpRequest({ host: this.proxy.hostname, port: this.proxy.port || 80, method: "CONNECT", path: target, headers });
+    req.once("connect", (res, socket) => {
+      if (res.statusCode !== 200) {
+        socket.destroy();
+        done(new Error(`proxy ${this.proxy.host} refused CONNECT ${target}: ${res.statusCode}`));
+        return;
+      }
+      done(null, tlsConnect({ ...options, socket }));
+    });
+    req.once("error", (err) => done(new Error(`proxy ${this.proxy.host}: ${err.message}`)));
+    req.end();
+    return undefined;
+  }
+}
+
+export class HttpsTransport {
+  readonly base: URL;
+  private agent: Agent;
+  private agentCert: string | undefined;
+  private tokenCache: { mtimeMs: number; token: string } | undefined;
+  private readonly credentials: CredentialProvider | undefined;
+
+  constructor(
+    private readonly config: ClientConfig,
+    opts: TransportOptions = {},
+  ) {
+    this.base = new URL(config.server);
+    // A token of the configuration's own takes precedence over a plugin, as in the platform's clients.
+    this.credentials = config.token || config.tokenFile ? undefined : opts.credentials;
+    this.agent = this.makeAgent(config.cert, config.key);
+    this.agentCert = config.cert;
+  }
+
+  /** One secure context for every connection of an agent: the CA, certificate and key are parsed once. */
+  private makeAgent(cert: string | undefined, key: string | undefined): Agent {
+    const opts: AgentOptions = {
+      keepAlive: true,
+      maxSockets: Infinity,
+      secureContext: createSecureContext({ ca: this.config.ca, cert, key }),
+      rejectUnauthorized: !this.config.insecureSkipTlsVerify,
+      servername: this.config.tlsServerName,
+    };
+    return this.config.proxyUrl ? new ProxyAgent(new URL(this.config.proxyUrl), opts) : new Agent(opts);
+  }
+
+  private staticToken(): string | undefined {
     const file = this.config.tokenFile;
-    if (!file) return undefined;
-    const mtimeMs = statSync(file).mtimeMs;
-    if (!this.tokenCache || this.tokenCache.mtimeMs !== mtimeMs) this.tokenCache = { mtimeMs, token: readFileSync(file, "utf8").trim() };
-    return this.tokenCache.token;
+    if (file) {
+      const mtimeMs = statSync(file).mtimeMs;
+      if (!this.tokenCache || this.tokenCache.mtimeMs !== mtimeMs) this.tokenCache = { mtimeMs, token: readFileSync(file, "utf8").trim() };
+      return this.tokenCache.token;
+    }
+    return this.config.token;
+  }
+
+  /** The credential of the next request; a changed client certificate gets a fresh agent. */
+  private async credential(): Promise<Credential> {
+    if (!this.credentials) return { token: this.staticToken() };
+    const c = await this.credentials.credential();
+    if (c.cert && c.cert !== this.agentCert) {
+      const old = this.agent;
+      this.agent = this.makeAgent(c.cert, c.key);
+      this.agentCert = c.cert;
+      old.destroy();
+    }
+    return c;
   }
 
   /** Starts a request; the response is handed over unread (watch streams read it incrementally). */
   open(method: string, pathAndQuery: string, body?: { contentType: string; data: string }, accept = "application/json"): { response: Promise<IncomingMessage>; abort: () => void } {
+    let aborted = false;
+    let req: ReturnType<typeof httpsRequest> | undefined;
+    const response = this.start(method, pathAndQuery, body, accept, (r) => {
+      req = r;
+      if (aborted) r.destroy();
+    }).then(({ res }) => res);
+    return {
+      response,
+      abort: () => {
+        aborted = true;
+        req?.destroy();
+      },
+    };
+  }
+
+  private async start(
+    method: string,
+    pathAndQuery: string,
+    body: { contentType: string; data: string } | undefined,
+    accept: string,
+    onRequest: (r: ReturnType<typeof httpsRequest>) => void,
+  ): Promise<{ res: IncomingMessage; used: Credential }> {
     const headers: Record<string, string> = { accept };
-    let token: string | undefined;
-    try {
-      token = this.token();
-    } catch (err) {
-      return { response: Promise.reject(transportError(err)), abort: () => {} };
-    }
-    if (token) headers.authorization = `Bearer ${token}`;
+    // A credential provider's failure (a plugin that cannot run) is reported as it is: one clear line.
+    const used = await this.credential();
+    if (used.token) headers.authorization = `Bearer ${used.token}`;
     if (body) {
       headers["content-type"] = body.contentType;
       headers["content-length"] = String(Buffer.byteLength(body.data));
     }
     const url = new URL(pathAndQuery, this.base);
     const req = httpsRequest(url, { method, headers, agent: this.agent });
-    const response = new Promise<IncomingMessage>((resolve, reject) => {
+    const res = new Promise<IncomingMessage>((resolve, reject) => {
       req.once("response", resolve);
       req.once("error", (err) => reject(transportError(err)));
     });
+    onRequest(req);
     if (body) req.write(body.data);
     req.end();
-    return { response, abort: () => req.destroy() };
+    const answer = await res;
+    if (answer.statusCode === 401 && this.credentials) this.credentials.unauthorized(used);
+    return { res: answer, used };
   }
 
-  /** A whole request; one retry (not for POST) of a request that failed on a reused keep-alive connection. */
+  /**
+   * A whole request. One retry (not for POST) of a request that failed on a reused
+   * keep-alive connection; one retry of a 401 when a credential provider can give a new credential.
+   */
   async send(method: string, pathAndQuery: string, body?: { contentType: string; data: string }): Promise<RawResponse> {
-    for (let attempt = 0; ; attempt++) {
+    let resetRetried = false;
+    let unauthorizedRetried = false;
+    for (;;) {
       try {
-        const res = await this.open(method, pathAndQuery, body).response;
+        const { res } = await this.start(method, pathAndQuery, body, "application/json", () => {});
         const chunks: Buffer[] = [];
         for await (const c of res) chunks.push(c as Buffer);
-        return { status: res.statusCode ?? 0, body: Buffer.concat(chunks) };
+        const status = res.statusCode ?? 0;
+        if (status === 401 && this.credentials && !unauthorizedRetried) {
+          unauthorizedRetried = true;
+          continue;
+        }
+        return { status, body: Buffer.concat(chunks) };
       } catch (err) {
         const reset = err instanceof StatusError && err.code === 0 && /ECONNRESET|socket hang up/.test(err.message);
-        if (attempt === 0 && reset && method !== "POST") continue;
+        if (!resetRetried && reset && method !== "POST") {
+          resetRetried = true;
+          continue;
+        }
         throw err instanceof StatusError ? err : transportError(err);
       }
     }
