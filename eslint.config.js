@@ -10,16 +10,7 @@ const root = import.meta.dirname;
  * Temporary exceptions to the dependency rules, each scoped to the files that break a rule today and
  * removed by the work that ends it.
  */
-const TEMPORARY_EXCEPTIONS = [
-  // Storage tests that start store members or the store's publisher in process (issue 15 item 3 left
-  // them beside the store client); they belong under test/ with the cross-service tests.
-  ...[
-    "services/apiserver/storage/grpc-kv.test.ts",
-    "services/apiserver/storage/grpc-kv-failover.test.ts",
-    "services/apiserver/storage/redis-feed.test.ts",
-    "services/apiserver/storage/storage.test.ts",
-  ].map((from) => ({ from, to: "services/store/", why: "cross-service storage tests still beside the store client" })),
-];
+const TEMPORARY_EXCEPTIONS = [];
 
 export default tseslint.config(
   { ignores: ["node_modules/**", ".plat/**", "dist/**", "coverage/**", "loadtest/k6/**"] },

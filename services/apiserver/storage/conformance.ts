@@ -2,8 +2,8 @@
  * One behavioural suite for every ObjectStorage implementation (direct store path and
  * watch-cache path), as the platform's storage tests do. Call it from a test file
  * with a factory that builds a fresh storage over a fresh store. It runs over the
- * embedded store in process (storage.test.ts), the store's gRPC server
- * (grpc-kv.test.ts) and a real etcd 3.4 cluster (etcd-conformance.test.ts), each
+ * embedded store in process (test/storage/storage.test.ts), the store's gRPC server
+ * (test/storage/grpc-kv.test.ts) and a real etcd 3.4 cluster (test/storage/etcd-conformance.test.ts), each
  * with and without the watch cache.
  */
 import { afterEach, describe, expect, it } from "vitest";

@@ -8,9 +8,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../../test/support/ports.ts";
-import { spawnStoreNode, stopChild, storeStatus, waitForMembers, waitForStore, type StoreNodeSpec } from "../../store/server/node-process.ts";
-import { EtcdKv } from "./etcd-kv.ts";
+import { freePort } from "../support/ports.ts";
+import { spawnStoreNode, stopChild, storeStatus, waitForMembers, waitForStore, type StoreNodeSpec } from "../../services/store/server/node-process.ts";
+import { EtcdKv } from "../../services/apiserver/storage/etcd-kv.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

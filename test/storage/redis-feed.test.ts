@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startRedis, type RedisServer } from "../../../test/support/redis.ts";
-import { memoryStore } from "../../store/embedded.ts";
-import { RevisionPublisher } from "../../store/server/publisher.ts";
-import { EmbeddedKv } from "./embedded-kv.ts";
-import type { WatchEvent } from "./interface.ts";
-import { meta } from "./object.ts";
-import { RedisFeed } from "./redis-feed.ts";
-import { StoreStorage } from "./store-storage.ts";
-import { WatchCache } from "./watch-cache.ts";
+import { startRedis, type RedisServer } from "../support/redis.ts";
+import { memoryStore } from "../../services/store/embedded.ts";
+import { RevisionPublisher } from "../../services/store/server/publisher.ts";
+import { EmbeddedKv } from "../../services/apiserver/storage/embedded-kv.ts";
+import type { WatchEvent } from "../../services/apiserver/storage/interface.ts";
+import { meta } from "../../services/apiserver/storage/object.ts";
+import { RedisFeed } from "../../services/apiserver/storage/redis-feed.ts";
+import { StoreStorage } from "../../services/apiserver/storage/store-storage.ts";
+import { WatchCache } from "../../services/apiserver/storage/watch-cache.ts";
 
 /** Store (no replication) → publisher → Redis → one reader → watch cache, as in a replica. */
 async function pipeline(redisUrl: string) {

@@ -1,11 +1,11 @@
-import { memoryStore } from "../../store/embedded.ts";
-import { StoreGrpcServer } from "../../store/server/grpc-server.ts";
-import { CachedStorage } from "./cached-storage.ts";
-import { storageConformance } from "./conformance.ts";
-import { EtcdKv } from "./etcd-kv.ts";
-import { FanoutFeed } from "./fanout-feed.ts";
-import { StoreStorage } from "./store-storage.ts";
-import { WatchCache } from "./watch-cache.ts";
+import { memoryStore } from "../../services/store/embedded.ts";
+import { StoreGrpcServer } from "../../services/store/server/grpc-server.ts";
+import { CachedStorage } from "../../services/apiserver/storage/cached-storage.ts";
+import { storageConformance } from "../../services/apiserver/storage/conformance.ts";
+import { EtcdKv } from "../../services/apiserver/storage/etcd-kv.ts";
+import { FanoutFeed } from "../../services/apiserver/storage/fanout-feed.ts";
+import { StoreStorage } from "../../services/apiserver/storage/store-storage.ts";
+import { WatchCache } from "../../services/apiserver/storage/watch-cache.ts";
 
 /**
  * The storage conformance suite over the gRPC store client: StoreStorage over

@@ -1,9 +1,9 @@
-import { memoryStore } from "../../store/embedded.ts";
-import { EmbeddedKv } from "./embedded-kv.ts";
-import { CachedStorage } from "./cached-storage.ts";
-import { storageConformance } from "./conformance.ts";
-import { StoreStorage } from "./store-storage.ts";
-import { WatchCache } from "./watch-cache.ts";
+import { memoryStore } from "../../services/store/embedded.ts";
+import { EmbeddedKv } from "../../services/apiserver/storage/embedded-kv.ts";
+import { CachedStorage } from "../../services/apiserver/storage/cached-storage.ts";
+import { storageConformance } from "../../services/apiserver/storage/conformance.ts";
+import { StoreStorage } from "../../services/apiserver/storage/store-storage.ts";
+import { WatchCache } from "../../services/apiserver/storage/watch-cache.ts";
 
 storageConformance("embedded store in process", async () => {
   const kv = new EmbeddedKv(memoryStore(), { closeStore: true });

@@ -4,12 +4,12 @@
  * EtcdKv that replicas use against the store, with the live revisions from etcd's
  * own Watch. Proves the client speaks etcd v3 as etcd does, not only as our store does.
  */
-import { startEtcdCluster, etcdFeed } from "../../../test/support/etcd.ts";
-import { CachedStorage } from "./cached-storage.ts";
-import { storageConformance } from "./conformance.ts";
-import { EtcdKv } from "./etcd-kv.ts";
-import { StoreStorage } from "./store-storage.ts";
-import { WatchCache } from "./watch-cache.ts";
+import { startEtcdCluster, etcdFeed } from "../support/etcd.ts";
+import { CachedStorage } from "../../services/apiserver/storage/cached-storage.ts";
+import { storageConformance } from "../../services/apiserver/storage/conformance.ts";
+import { EtcdKv } from "../../services/apiserver/storage/etcd-kv.ts";
+import { StoreStorage } from "../../services/apiserver/storage/store-storage.ts";
+import { WatchCache } from "../../services/apiserver/storage/watch-cache.ts";
 
 async function fixture() {
   const cluster = await startEtcdCluster(3);
