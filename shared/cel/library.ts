@@ -6,10 +6,19 @@
  *   `<string>.findAll(<string>) list<string>`, `<string>.findAll(<string>, <int>) list<string>`;
  * - `duration(<string>)` accepts only text of the duration grammar, checked in
  *   linear time, before the evaluator's own parser (a backtracking JS RegExp
- *   that is polynomial on long digit runs) sees it.
+ *   that is polynomial on long digit runs) sees it;
+ * - the platform's libraries in ./lib: quantity, IP and CIDR, URL, semver,
+ *   named formats, lists and the string extensions.
  */
 import type { Environment } from "@marcbachmann/cel-js";
 import { CelEvaluationError } from "./errors.ts";
+import { registerFormat } from "./lib/format.ts";
+import { registerLists } from "./lib/lists.ts";
+import { registerNet } from "./lib/net.ts";
+import { registerQuantity } from "./lib/quantity.ts";
+import { registerSemver } from "./lib/semver.ts";
+import { registerStrings } from "./lib/strings.ts";
+import { registerURL } from "./lib/url.ts";
 import { compileRegex, regexFind, regexFindAll, regexMatches } from "./regex.ts";
 
 const sync = { async: false };
@@ -19,7 +28,9 @@ const limitOf = (n: bigint): number => (n < 0n ? -1 : n > BigInt(Number.MAX_SAFE
 
 /** Registers the added functions on a fresh environment. */
 export function registerLibrary(env: Environment): Environment {
-  return env
+  const platform = [registerQuantity, registerNet, registerURL, registerSemver, registerFormat, registerLists, registerStrings];
+  return platform
+    .reduce((e, register) => register(e), env)
     .registerFunction("matches(string, string): bool", (s: string, re: string) => regexMatches(s, re), sync)
     .registerFunction("string.find(string): string", (s: string, re: string) => regexFind(s, re), sync)
     .registerFunction("string.findAll(string): list<string>", (s: string, re: string) => regexFindAll(s, re), sync)
