@@ -99,11 +99,12 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
     withAuthentication(cfg.authenticate),
     withAudit(cfg.audit),
     withImpersonation(cfg.impersonate),
-    withPriorityAndFairness(limiter, cfg.objectCount),
+    withPriorityAndFairness(limiter, cfg.objectCount, cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
     withAuthorization(cfg.authorize),
   ]);
   app.all("*", async (c) => {
     const ctx: RequestContext = createRequestContext(c.req.raw, c.env?.incoming, log);
+    ctx.outgoing = c.env?.outgoing;
     let response: Response;
     try {
       response = await handler(ctx);

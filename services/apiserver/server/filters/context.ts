@@ -4,7 +4,7 @@
  * order — request info, the authenticated (then impersonated) user, the audit event,
  * warnings and the deadline. A filter is a decorator of the next handler.
  */
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { internalError } from "../../../../shared/api/status.ts";
 import type { LogFn } from "../../../../shared/observability/logger.ts";
@@ -21,6 +21,12 @@ export interface RequestContext {
   readonly url: URL;
   /** The node request (TLS socket, peer certificates); absent when driven without a server. */
   readonly incoming: IncomingMessage | undefined;
+  /**
+   * The node response, when there is one: its `close` event marks the end of the
+   * response, its body written out or the client gone (a streamed list ends there,
+   * not when the handler returns).
+   */
+  outgoing?: ServerResponse;
   /** The request id: the incoming `Audit-ID` when well formed, else a new UUID. */
   readonly requestId: string;
   /** Logs with the request id in every line. */
