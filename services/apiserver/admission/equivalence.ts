@@ -19,7 +19,7 @@ export function catalogEquivalence(catalog: () => Catalog | undefined): Equivale
       const dst = c?.lookup(group, to, resource)?.registry;
       if (!src || !dst || from === to) return obj;
       const stored = src.conversion ? src.conversion.view.toStorage(structuredClone(obj)) : obj;
-      return dst.toRequest(structuredClone(stored));
+      return dst.conversion ? dst.conversion.view.fromStorage(structuredClone(stored)) : structuredClone(stored);
     },
   };
 }

@@ -38,14 +38,14 @@ export function catalogObjectAccess(catalog: () => Catalog | undefined): ObjectA
       const { registry } = served(ref.group, ref.resource);
       const key = registry.key(ref.namespace, ref.name);
       try {
-        return registry.toRequest(
-          await registry.storage.guaranteedUpdate(key, (current) => {
+        return await registry.toRequest(
+          await registry.storage.guaranteedUpdate(key, async (current) => {
             if (!current) throw new StorageError("NotFound", key, `key ${key} not found`);
-            const next = mutate(registry.toRequest(structuredClone(current)));
+            const next = mutate(await registry.toRequest(structuredClone(current)));
             if (!next) return undefined;
             const errors = opts?.subresource === "status" ? [] : registry.strategy.validateUpdate(next, current);
             if (errors.length > 0) throw registry.invalid(ref.name, errors);
-            return registry.conversion ? registry.conversion.view.toStorage(next) : next;
+            return registry.conversion ? registry.conversion.view.toStorageAsync(next) : next;
           }),
         );
       } catch (err) {

@@ -9,9 +9,14 @@
  *    next event, and an equal status is not written;
  *  - cleans up a Terminating CRD: deletes every custom resource (finalizers of
  *    the objects are honoured: the CRD waits), then drops the cleanup finalizer.
+ * Conversion webhooks are called through one HTTPS client of the replica (a service is
+ * resolved to an endpoint of its EndpointSlices, as admission webhooks are).
  */
 import { isStatusError } from "../../../shared/api/status.ts";
 import type { LogFn } from "../../../shared/observability/logger.ts";
+import { catalogObjectAccess } from "../admission/object-access.ts";
+import { WebhookClient } from "../admission/webhooks/client.ts";
+import { serviceResolver } from "../admission/webhooks/service-resolver.ts";
 import { Informer, type InformerEvent } from "../authz/informer.ts";
 import type { Catalog, ServedResource } from "../registry/catalog.ts";
 import { deleteObject } from "../registry/deletion.ts";
@@ -36,6 +41,7 @@ export class CrdController {
   private readonly informer: Informer;
   private readonly serving = new Map<string, Serving>();
   private readonly cleaning = new Set<string>();
+  private readonly webhookClient: WebhookClient;
   private stopped = false;
 
   constructor(
@@ -44,6 +50,7 @@ export class CrdController {
   ) {
     const crds = catalog.lookup(catalog.profile.group("apiextensions"), "v1", "customresourcedefinitions");
     if (!crds) throw new Error("the catalog does not serve CustomResourceDefinitions");
+    this.webhookClient = new WebhookClient(serviceResolver(catalog.profile, catalogObjectAccess(() => catalog)));
     this.informer = new Informer(crds.registry, (msg, fields) => log?.("warn", msg, fields));
     this.informer.onChange((ev) => this.onEvent(ev));
   }
@@ -56,6 +63,7 @@ export class CrdController {
   stop(): void {
     this.stopped = true;
     this.informer.stop();
+    this.webhookClient.close();
   }
 
   private onEvent(ev: InformerEvent): void {
@@ -93,7 +101,7 @@ export class CrdController {
     if (current?.source === source) return;
     let served: ServedResource[];
     try {
-      served = servedResources(crd, this.catalog.profile, this.catalog.storage, this.catalog.options, state);
+      served = servedResources(crd, this.catalog.profile, this.catalog.storage, this.catalog.options, state, this.webhookClient);
     } catch (err) {
       this.log?.("warn", "custom resource definition not served", { name, error: String(err) });
       return;
@@ -156,7 +164,7 @@ export class CrdController {
     const name = meta(crd).name ?? "";
     const finalizer = cleanupFinalizer(this.catalog.profile);
     if (!(meta(crd).finalizers ?? []).includes(finalizer)) return;
-    const served = this.serving.get(name)?.served[0] ?? servedResources(crd, this.catalog.profile, this.catalog.storage, this.catalog.options)[0];
+    const served = this.serving.get(name)?.served[0] ?? servedResources(crd, this.catalog.profile, this.catalog.storage, this.catalog.options, undefined, this.webhookClient)[0];
     for (let attempt = 0; served && !this.stopped; attempt++) {
       const list = await served.registry.list({});
       if (list.items.length === 0) break;

@@ -3,15 +3,19 @@
  * storage version's form (conversion `None`: only `apiVersion` changes). Every
  * object leaving a registry is defaulted with its version's schema (defaulting
  * on read), and a request in a version other than the storage version is first
- * validated by that version's own strategy. Conversion `Webhook` is not implemented:
- * only the storage version's objects are served through it (see webhookConverter).
+ * validated by that version's own strategy. With conversion `Webhook`, every object
+ * not in the wanted version goes through the CRD's conversion webhook
+ * (webhook-converter.ts), then is pruned and defaulted by the wanted version's schema;
+ * callers that cannot wait (matchPolicy Equivalent) get a 500 Status for such objects.
  */
 import { statusError } from "../../../shared/api/status.ts";
+import type { WebhookClient } from "../admission/webhooks/client.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import { applyDefaults } from "../../../shared/schema/index.ts";
+import { prune } from "../../../shared/schema/prune.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
 import type { ServedResource } from "../registry/catalog.ts";
-import { VersionView, type VersionConverter } from "../registry/conversion.ts";
+import { VersionView, type RemoteVersionConverter, type VersionConverter } from "../registry/conversion.ts";
 import { Registry, type RegistryOptions } from "../registry/registry.ts";
 import { resourceInfo } from "../registry/resource.ts";
 import type { Strategy } from "../registry/strategy.ts";
@@ -20,6 +24,7 @@ import type { JsonObject } from "../storage/object.ts";
 import { CelRules } from "./cel-rules.ts";
 import { crdVersions, kindDefinition } from "./kind-def.ts";
 import { customResourceStrategy, type CrdState } from "./strategy.ts";
+import { conversionWebhookConfig, WebhookConverter } from "./webhook-converter.ts";
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -36,8 +41,9 @@ class CrdVersionView extends VersionView {
   constructor(
     converter: VersionConverter,
     private readonly state: CrdState,
+    remote?: RemoteVersionConverter,
   ) {
-    super(converter);
+    super(converter, remote);
   }
 
   override watcher(inner: Watcher): Watcher {
@@ -63,18 +69,31 @@ class CrdVersionView extends VersionView {
 }
 
 /**
- * Conversion `Webhook` is not implemented: objects in the storage version pass, any
- * other version is a 500 Status naming the conversion, never a silently wrong object.
+ * The sync side of a webhook-converted version: objects already in the wanted version
+ * pass; any other is a 500 Status naming the conversion, never a silently wrong object.
  */
-function webhookConverter(def: KindDefinition, storageApiVersion: string, profile: PlatformProfile): VersionConverter {
+function webhookOnlyConverter(def: KindDefinition, storageApiVersion: string, profile: PlatformProfile): VersionConverter {
   const none = noneConverter(def, storageApiVersion, profile);
   const apiVersion = profile.apiVersion(def.group, def.version);
-  const fail = (to: string): never => {
-    throw statusError({ code: 500, reason: "InternalError", message: `conversion webhook for ${to}, Kind=${def.kind} failed: conversion webhooks are not supported by this server` });
+  const fail = (obj: JsonObject): never => {
+    throw statusError({ code: 500, reason: "", message: `conversion webhook for ${String(obj.apiVersion)}, Kind=${def.kind} failed: this caller cannot wait for a conversion webhook` });
   };
   return {
-    toStorage: (obj) => (obj.apiVersion === storageApiVersion || apiVersion === storageApiVersion ? none.toStorage(obj) : fail(storageApiVersion)),
-    fromStorage: (obj) => (obj.apiVersion === apiVersion ? none.fromStorage(obj) : fail(apiVersion)),
+    toStorage: (obj) => (obj.apiVersion === storageApiVersion || apiVersion === storageApiVersion ? none.toStorage(obj) : fail(obj)),
+    fromStorage: (obj) => (obj.apiVersion === apiVersion ? none.fromStorage(obj) : fail(obj)),
+  };
+}
+
+/** The remote side of a webhook-converted version: the webhook, then the wanted version's pruning and defaulting on read. */
+function remoteConverter(webhook: WebhookConverter, def: KindDefinition, storageApiVersion: string, profile: PlatformProfile): RemoteVersionConverter {
+  const apiVersion = profile.apiVersion(def.group, def.version);
+  const typed = (objs: readonly JsonObject[], fallback: string): JsonObject[] => objs.map((o) => (typeof o.apiVersion === "string" ? o : { ...o, apiVersion: fallback }));
+  return {
+    toStorage: async (objs) => webhook.convert(typed(objs, apiVersion), storageApiVersion),
+    fromStorage: async (objs) => {
+      const converted = await webhook.convert(typed(objs, storageApiVersion), apiVersion);
+      return converted.map((o) => applyDefaults(def.schema, prune(def.schema, structuredClone(o)).value as JsonObject) as JsonObject);
+    },
   };
 }
 
@@ -88,7 +107,14 @@ function noneConverter(def: KindDefinition, storageApiVersion: string, profile: 
 }
 
 /** The served resources of `crd` (empty when it has no storage version). */
-export function servedResources(crd: JsonObject, profile: PlatformProfile, storage: ObjectStorage, options: RegistryOptions, state: CrdState = { terminating: false }): ServedResource[] {
+export function servedResources(
+  crd: JsonObject,
+  profile: PlatformProfile,
+  storage: ObjectStorage,
+  options: RegistryOptions,
+  state: CrdState = { terminating: false },
+  webhookClient?: WebhookClient,
+): ServedResource[] {
   const versions = crdVersions(crd);
   const storageVersion = versions.find((v) => v.storage);
   if (!storageVersion) return [];
@@ -99,15 +125,16 @@ export function servedResources(crd: JsonObject, profile: PlatformProfile, stora
   };
   const stored = strategyOf(storageVersion);
   const storageApiVersion = profile.apiVersion(stored.def.group, stored.def.version);
-  const conversion = isObj(crd.spec) && isObj(crd.spec.conversion) ? crd.spec.conversion : {};
-  const webhook = conversion.strategy === "Webhook";
+  const webhookConfig = conversionWebhookConfig(crd);
+  const webhook = webhookConfig && webhookClient ? new WebhookConverter(webhookClient, profile.group("apiextensions"), webhookConfig) : undefined;
   const out: ServedResource[] = [];
   for (const v of versions) {
     if (!v.served) continue;
     const own = v === storageVersion ? stored : strategyOf(v);
     const resource = resourceInfo(own.def, profile);
-    const converter = webhook ? webhookConverter(own.def, storageApiVersion, profile) : noneConverter(own.def, storageApiVersion, profile);
-    const view = new CrdVersionView(converter, state);
+    const view = webhookConfig
+      ? new CrdVersionView(webhookOnlyConverter(own.def, storageApiVersion, profile), state, webhook && remoteConverter(webhook, own.def, storageApiVersion, profile))
+      : new CrdVersionView(noneConverter(own.def, storageApiVersion, profile), state);
     const registry = new Registry(resource, stored.strategy, storage, options, { view, requestStrategy: v === storageVersion ? undefined : own.strategy });
     out.push({ resource, registry });
   }

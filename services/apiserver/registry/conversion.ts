@@ -5,6 +5,7 @@
  * strategy and storage see them, and stored objects into the request's version on
  * every way out (get, list, watch, write and delete responses).
  */
+import { toStatus } from "../../../shared/api/status.ts";
 import type { WatchEvent, Watcher } from "../storage/interface.ts";
 import type { JsonObject } from "../storage/object.ts";
 
@@ -16,6 +17,17 @@ import type { JsonObject } from "../storage/object.ts";
 export interface VersionConverter {
   toStorage(obj: JsonObject): JsonObject;
   fromStorage(obj: JsonObject): JsonObject;
+}
+
+/**
+ * A converter that calls out (a CRD's conversion webhook): several objects per call,
+ * answered in order; it never mutates its input. A view with one converts every object
+ * of its registry through it; its sync converter then serves only callers that cannot
+ * wait (matchPolicy Equivalent, plugins' own bookkeeping writes).
+ */
+export interface RemoteVersionConverter {
+  toStorage(objs: readonly JsonObject[]): Promise<JsonObject[]>;
+  fromStorage(objs: readonly JsonObject[]): Promise<JsonObject[]>;
 }
 
 /** A kind served in several versions: the storage version and a converter per served version. */
@@ -36,8 +48,12 @@ export function conversionKey(groupKey: string, kind: string): string {
  */
 export class VersionView {
   private readonly shared = new WeakMap<object, JsonObject>();
+  private readonly pendingEvents = new WeakMap<object, Promise<Readonly<JsonObject>>>();
 
-  constructor(readonly converter: VersionConverter) {}
+  constructor(
+    readonly converter: VersionConverter,
+    readonly remote?: RemoteVersionConverter,
+  ) {}
 
   toStorage(obj: JsonObject): JsonObject {
     return this.converter.toStorage(obj);
@@ -57,12 +73,55 @@ export class VersionView {
     return out;
   }
 
-  /** A watcher whose change events carry the request form (bookmarks and errors pass as they are). */
+  /** `toStorage` through the remote converter when there is one. */
+  async toStorageAsync(obj: JsonObject): Promise<JsonObject> {
+    return this.remote ? (await this.remote.toStorage([obj]))[0] : this.converter.toStorage(obj);
+  }
+
+  /** `fromStorage` of several objects (one remote call for all). */
+  async fromStorageAsync(objs: readonly JsonObject[]): Promise<JsonObject[]> {
+    return this.remote ? this.remote.fromStorage(objs) : objs.map((o) => this.converter.fromStorage(o));
+  }
+
+  /**
+   * `fromShared` of several objects (get, list). A remote converter is asked on every
+   * read, in one call for all, as the platform calls a conversion webhook per request.
+   */
+  async fromSharedAsync(objs: ReadonlyArray<Readonly<JsonObject>>): Promise<Array<Readonly<JsonObject>>> {
+    return this.remote ? this.remote.fromStorage(objs) : objs.map((o) => this.fromShared(o));
+  }
+
+  /** The request form of a watch event's object: one remote call per event, shared by every watcher. */
+  private fromSharedEvent(obj: Readonly<JsonObject>, remote: RemoteVersionConverter): Promise<Readonly<JsonObject>> {
+    let pending = this.pendingEvents.get(obj);
+    if (!pending) {
+      pending = remote.fromStorage([obj]).then((out) => out[0]);
+      this.pendingEvents.set(obj, pending);
+      // A failed conversion is asked again by the next watcher rather than remembered.
+      pending.catch(() => this.pendingEvents.delete(obj));
+    }
+    return pending;
+  }
+
+  /**
+   * A watcher whose change events carry the request form (bookmarks and errors pass as
+   * they are). An event that cannot be converted ends the watch with an ERROR event
+   * carrying the failure's Status.
+   */
   watcher(inner: Watcher): Watcher {
-    const convert = (ev: WatchEvent | undefined): WatchEvent | undefined =>
-      !ev || ev.type === "BOOKMARK" || ev.type === "ERROR" ? ev : { ...ev, object: this.fromShared(ev.object) };
+    let failed = false;
+    const convert = async (ev: WatchEvent | undefined): Promise<WatchEvent | undefined> => {
+      if (!ev || ev.type === "BOOKMARK" || ev.type === "ERROR") return ev;
+      try {
+        return { ...ev, object: this.remote ? await this.fromSharedEvent(ev.object, this.remote) : this.fromShared(ev.object) };
+      } catch (err) {
+        failed = true;
+        inner.stop();
+        return { type: "ERROR", object: toStatus(err) as unknown as JsonObject, revision: ev.revision };
+      }
+    };
     return {
-      next: async () => convert(await inner.next()),
+      next: async () => (failed ? undefined : convert(await inner.next())),
       stop: () => inner.stop(),
       get closedReason() {
         return inner.closedReason;

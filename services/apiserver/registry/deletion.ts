@@ -108,11 +108,11 @@ export async function deleteObject(registry: Registry, namespace: string | undef
         { dryRun: ctx.dryRun },
       )
       .catch((err: unknown) => registry.fail(err, name));
-    if (!becameDeletable) return { object: registry.toRequest(updated), deleted: false };
+    if (!becameDeletable) return { object: await registry.toRequest(updated), deleted: false };
   }
   try {
     const object = await registry.storage.delete(key, { preconditions: opts.preconditions, dryRun: ctx.dryRun });
-    return { object: registry.toRequest(object), deleted: true };
+    return { object: await registry.toRequest(object), deleted: true };
   } catch (err) {
     registry.fail(err, name);
   }

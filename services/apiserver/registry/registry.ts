@@ -110,13 +110,18 @@ export class Registry {
   }
 
   /** A stored object in this registry's version (the object itself when there is no conversion). */
-  toRequest(obj: JsonObject): JsonObject {
-    return this.conversion ? this.conversion.view.fromStorage(obj) : obj;
+  async toRequest(obj: JsonObject): Promise<JsonObject> {
+    return this.conversion ? (await this.conversion.view.fromStorageAsync([obj]))[0] : obj;
   }
 
   /** `toRequest` of an object that is never mutated (watch cache); the result must not be mutated either. */
-  toRequestShared(obj: Readonly<JsonObject>): Readonly<JsonObject> {
-    return this.conversion ? this.conversion.view.fromShared(obj) : obj;
+  async toRequestShared(obj: Readonly<JsonObject>): Promise<Readonly<JsonObject>> {
+    return this.conversion ? (await this.conversion.view.fromSharedAsync([obj]))[0] : obj;
+  }
+
+  /** `toRequestShared` of several objects (a list): one call of a remote converter for all. */
+  async toRequestSharedMany(objs: ReadonlyArray<Readonly<JsonObject>>): Promise<ReadonlyArray<Readonly<JsonObject>>> {
+    return this.conversion ? this.conversion.view.fromSharedAsync(objs) : objs;
   }
 
   /**
@@ -124,14 +129,14 @@ export class Registry {
    * first prepared, defaulted and validated by its own strategy, so errors name its
    * fields; `current` is the stored object for updates.
    */
-  private intoStorage(obj: JsonObject, current: JsonObject | undefined, ctx: WriteContext): JsonObject {
+  private async intoStorage(obj: JsonObject, current: JsonObject | undefined, ctx: WriteContext): Promise<JsonObject> {
     if (!this.conversion) return obj;
     const strategy = this.conversion.requestStrategy;
     if (strategy) {
-      const errors = validateInRequestVersion(strategy, obj, current && this.toRequest(current), ctx.subresource);
+      const errors = validateInRequestVersion(strategy, obj, current && (await this.toRequest(current)), ctx.subresource);
       if (errors.length > 0) throw this.invalid(ctx.name || (meta(obj).name ?? ""), errors);
     }
-    return this.conversion.view.toStorage(obj);
+    return this.conversion.view.toStorageAsync(obj);
   }
 
   /**
@@ -139,8 +144,10 @@ export class Registry {
    * the stored object is then kept as it is (a round trip through another version
    * may reorder the storage form, e.g. the v1 cpu metric goes last).
    */
-  private unchangedInRequestVersion(next: JsonObject, current: JsonObject): boolean {
-    return !!this.conversion && sameInVersion((o) => this.toRequest(o), next, current);
+  private async unchangedInRequestVersion(next: JsonObject, current: JsonObject): Promise<boolean> {
+    if (!this.conversion) return false;
+    const [a, b] = await this.conversion.view.fromStorageAsync([next, current]);
+    return sameInVersion((o) => structuredClone(o), a, b);
   }
 
   key(namespace: string | undefined, name: string): string {
@@ -183,7 +190,7 @@ export class Registry {
       const wctx: WriteContext = { ...ctx, resource: this.resource, name };
       const prepared = await this.beforeCreate(obj, wctx);
       try {
-        return this.toRequest(await this.storage.create(this.key(namespace, name), prepared, { dryRun: ctx.dryRun }));
+        return await this.toRequest(await this.storage.create(this.key(namespace, name), prepared, { dryRun: ctx.dryRun }));
       } catch (err) {
         if (err instanceof StorageError && err.code === "KeyExists" && generated && attempt + 1 < attempts) {
           obj = structuredClone(input);
@@ -200,7 +207,7 @@ export class Registry {
    * `input` in this registry's version, the result in the storage form.
    */
   async beforeCreate(input: JsonObject, ctx: WriteContext): Promise<JsonObject> {
-    const obj = this.intoStorage(structuredClone(input), undefined, ctx);
+    const obj = await this.intoStorage(structuredClone(input), undefined, ctx);
     const m = meta(obj);
     delete m.resourceVersion;
     delete m.deletionTimestamp;
@@ -243,7 +250,7 @@ export class Registry {
         predicate: req.predicate,
         hasSelector: req.hasSelector,
       });
-      return this.conversion ? { ...res, items: res.items.map((o) => this.toRequest(o)) } : res;
+      return this.conversion ? { ...res, items: await this.conversion.view.fromStorageAsync(res.items) } : res;
     } catch (err) {
       this.fail(err, "");
     }
@@ -286,7 +293,7 @@ export class Registry {
       const object = await this.storage.guaranteedUpdate(
         key,
         async (current) => {
-          const next = structuredClone(await compute(current && this.toRequest(current)));
+          const next = structuredClone(await compute(current && (await this.toRequest(current))));
           this.scope(next, namespace);
           const m = meta(next);
           if (m.name !== undefined && m.name !== name) {
@@ -300,11 +307,11 @@ export class Registry {
           }
           created = false;
           const out = await this.beforeUpdate(next, current, wctx);
-          return this.unchangedInRequestVersion(out, current) ? undefined : out;
+          return (await this.unchangedInRequestVersion(out, current)) ? undefined : out;
         },
         { ignoreNotFound: allowCreate, dryRun: ctx.dryRun },
       );
-      const updated = this.toRequest(object);
+      const updated = await this.toRequest(object);
       // A write that removed the last finalizer of a Terminating object completes its deletion.
       const finished = created ? undefined : await this.finishDeletionIfDone(namespace, updated, ctx.dryRun);
       return { object: finished ?? updated, created };
@@ -327,7 +334,7 @@ export class Registry {
     } else if (rv !== cm.resourceVersion) {
       throw conflict(this.resource.plural, ctx.name, this.resource.group);
     }
-    const obj = this.intoStorage(structuredClone(input), current, ctx);
+    const obj = await this.intoStorage(structuredClone(input), current, ctx);
     const m = meta(obj);
     m.uid = cm.uid;
     m.creationTimestamp = cm.creationTimestamp;
@@ -356,15 +363,15 @@ export class Registry {
     return out;
   }
 
-  private admissionRequest(operation: AdmissionOperation, obj: JsonObject | undefined, old: JsonObject | undefined, ctx: WriteContext): AdmissionRequest {
+  private async admissionRequest(operation: AdmissionOperation, obj: JsonObject | undefined, old: JsonObject | undefined, ctx: WriteContext): Promise<AdmissionRequest> {
     const m = obj ? meta(obj) : old ? meta(old) : {};
     return {
       operation,
       resource: this.resource,
       name: ctx.name || (m.name ?? ""),
       namespace: this.resource.namespaced ? (m.namespace ?? ctx.namespace ?? "") : "",
-      object: obj && this.toRequest(obj),
-      oldObject: old && this.toRequest(old),
+      object: obj && (await this.toRequest(obj)),
+      oldObject: old && (await this.toRequest(old)),
       ctx,
     };
   }
@@ -373,11 +380,11 @@ export class Registry {
   private async admitPhase(operation: AdmissionOperation, obj: JsonObject, old: JsonObject | undefined, ctx: WriteContext): Promise<JsonObject> {
     const admission = this.options.admission;
     if (!admission?.admit) return obj;
-    const req = this.admissionRequest(operation, obj, old, ctx);
+    const req = await this.admissionRequest(operation, obj, old, ctx);
     const before = req.object as JsonObject;
     const out = (await admission.admit(req)) ?? before;
     if (out !== before) this.checkIdentityKept(before, out);
-    return this.conversion ? this.conversion.view.toStorage(out) : out;
+    return this.conversion ? this.conversion.view.toStorageAsync(out) : out;
   }
 
   /** The system metadata the server set (uid, timestamps, resourceVersion) stays whatever mutating admission did. */
@@ -410,14 +417,14 @@ export class Registry {
   async validatePhase(operation: AdmissionOperation, obj: JsonObject | undefined, old: JsonObject | undefined, ctx: WriteContext): Promise<void> {
     const admission = this.options.admission;
     if (!admission?.validate) return;
-    await admission.validate(this.admissionRequest(operation, obj, old, ctx));
+    await admission.validate(await this.admissionRequest(operation, obj, old, ctx));
   }
 
   /** Phase 1 of a delete (stored object in the storage form); nothing replaces it. */
   async admitDelete(current: JsonObject, ctx: WriteContext): Promise<void> {
     const admission = this.options.admission;
     if (!admission?.admit) return;
-    await admission.admit(this.admissionRequest("DELETE", undefined, current, ctx));
+    await admission.admit(await this.admissionRequest("DELETE", undefined, current, ctx));
   }
 
   /**
@@ -430,7 +437,7 @@ export class Registry {
     if (!m.deletionTimestamp || (m.finalizers ?? []).length > 0 || this.strategy.deletionBlocked?.(obj)) return undefined;
     if (this.strategy.gracePeriodSeconds?.(obj) !== undefined && (m.deletionGracePeriodSeconds ?? 0) > 0) return undefined;
     try {
-      return this.toRequest(await this.storage.delete(this.key(namespace, m.name ?? ""), { preconditions: { resourceVersion: m.resourceVersion }, dryRun }));
+      return await this.toRequest(await this.storage.delete(this.key(namespace, m.name ?? ""), { preconditions: { resourceVersion: m.resourceVersion }, dryRun }));
     } catch {
       return undefined; // changed again meanwhile: the next write decides
     }

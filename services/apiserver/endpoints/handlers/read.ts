@@ -34,7 +34,7 @@ async function getEncodedOnce(s: RequestScope, storage: CachedStorage, resourceV
   let obj: Readonly<JsonObject>;
   try {
     // A converted kind's object in the request's version, converted once per stored object.
-    obj = s.registry.toRequestShared(await storage.getShared(s.registry.key(s.namespace, name), { resourceVersion }));
+    obj = await s.registry.toRequestShared(await storage.getShared(s.registry.key(s.namespace, name), { resourceVersion }));
   } catch (err) {
     s.registry.fail(err, name);
   }
@@ -75,5 +75,9 @@ async function listShared(s: RequestScope, storage: CachedStorage, req: ListRequ
   } catch (err) {
     s.registry.fail(err, "");
   }
-  return { ...res, items: res.items.map((o) => s.registry.toRequestShared(o)) };
+  try {
+    return { ...res, items: await s.registry.toRequestSharedMany(res.items) };
+  } catch (err) {
+    s.registry.fail(err, "");
+  }
 }

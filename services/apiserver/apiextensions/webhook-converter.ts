@@ -1,0 +1,84 @@
+/**
+ * Conversion `Webhook` of a CRD: objects not yet in the desired version are sent in one
+ * ConversionReview (conversion-review.ts) over HTTPS to the CRD's
+ * `spec.conversion.webhook.clientConfig` (url, or service resolved to an endpoint, with
+ * `caBundle`), through the admission webhooks' client (deadline 30 s, the platform's
+ * default; `?timeout=30s` on the URL). The answer is checked and merged back in order.
+ *
+ * Every failure is a 500 Status without a reason, as the platform answers: a call that
+ * fails or an answer refused by the review checks is
+ * `conversion webhook for <group>/<version>, Kind=<kind> failed: <cause>` (the kind and
+ * version the objects are converted from); a converted object that breaks the rules is
+ * `conversion for <gvk> returned invalid ...`.
+ */
+import { randomUUID } from "node:crypto";
+import { statusError, type StatusError } from "../../../shared/api/status.ts";
+import { WebhookCallError, type WebhookClient } from "../admission/webhooks/client.ts";
+import type { ClientConfig } from "../admission/webhooks/hook.ts";
+import { isObject, type JsonObject } from "../storage/object.ts";
+import { ConversionFailure, conversionReview, convertedObjectsOf, gvkText, mergeConverted, reviewVersion } from "./conversion-review.ts";
+
+/** The platform's deadline of a conversion webhook call (the CRD has no timeout field). */
+export const CONVERSION_WEBHOOK_TIMEOUT_SECONDS = 30;
+
+export interface ConversionWebhookConfig {
+  clientConfig: ClientConfig;
+  conversionReviewVersions: readonly unknown[];
+}
+
+/** `spec.conversion.webhook` of a CRD (undefined when the strategy is not Webhook). */
+export function conversionWebhookConfig(crd: JsonObject): ConversionWebhookConfig | undefined {
+  const spec = isObject(crd.spec) ? crd.spec : {};
+  const conversion = isObject(spec.conversion) ? spec.conversion : {};
+  if (conversion.strategy !== "Webhook") return undefined;
+  const webhook = isObject(conversion.webhook) ? conversion.webhook : {};
+  const cc = isObject(webhook.clientConfig) ? webhook.clientConfig : {};
+  const clientConfig: ClientConfig = {};
+  if (typeof cc.url === "string") clientConfig.url = cc.url;
+  if (isObject(cc.service)) {
+    const s = cc.service;
+    clientConfig.service = { namespace: String(s.namespace ?? ""), name: String(s.name ?? ""), path: typeof s.path === "string" ? s.path : undefined, port: typeof s.port === "number" ? s.port : 443 };
+  }
+  if (typeof cc.caBundle === "string" && cc.caBundle !== "") clientConfig.caPem = Buffer.from(cc.caBundle, "base64").toString("utf8");
+  return { clientConfig, conversionReviewVersions: Array.isArray(webhook.conversionReviewVersions) ? webhook.conversionReviewVersions : [] };
+}
+
+function failure(message: string): StatusError {
+  return statusError({ code: 500, reason: "", message });
+}
+
+export class WebhookConverter {
+  constructor(
+    private readonly client: WebhookClient,
+    private readonly apiextensionsGroup: string,
+    private readonly config: ConversionWebhookConfig,
+  ) {}
+
+  /** `objs` in `desiredAPIVersion`, in order; those already in it are returned as they are. */
+  async convert(objs: readonly JsonObject[], desiredAPIVersion: string): Promise<JsonObject[]> {
+    const toSend = objs.filter((o) => o.apiVersion !== desiredAPIVersion);
+    if (toSend.length === 0) return [...objs];
+    const source = gvkText(toSend[0]);
+    const version = reviewVersion(this.config.conversionReviewVersions);
+    if (!version) throw failure(`conversion webhook for ${source} failed: no supported conversion review versions`);
+    const uid = randomUUID();
+    let answer: unknown;
+    try {
+      answer = await this.client.post(this.config.clientConfig, CONVERSION_WEBHOOK_TIMEOUT_SECONDS, conversionReview(this.apiextensionsGroup, version, uid, desiredAPIVersion, toSend));
+    } catch (err) {
+      const text = err instanceof WebhookCallError ? err.message.replace(/^failed to call webhook: /, "") : String(err);
+      throw failure(`conversion webhook for ${source} failed: ${text}`);
+    }
+    let converted: unknown[];
+    try {
+      converted = convertedObjectsOf(answer, this.apiextensionsGroup, version, uid);
+    } catch (err) {
+      throw err instanceof ConversionFailure ? failure(`conversion webhook for ${source} failed: ${err.message}`) : err;
+    }
+    try {
+      return mergeConverted(objs, converted, desiredAPIVersion, source);
+    } catch (err) {
+      throw err instanceof ConversionFailure ? failure(err.message) : err;
+    }
+  }
+}
