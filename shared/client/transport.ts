@@ -66,6 +66,11 @@ export function transportError(err: unknown): StatusError {
   return new StatusError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", code: 0, reason: "InternalError", message: `request failed: ${msg}` });
 }
 
+/** A credential provider could not supply a credential (a plugin failed): one clear line. */
+export class CredentialError extends Error {
+  override name = "CredentialError";
+}
+
 /** A credential for one request. */
 export interface Credential {
   token?: string;
@@ -126,8 +131,8 @@ export class HttpsTransport {
     opts: TransportOptions = {},
   ) {
     this.base = new URL(config.server);
-    // A token of the configuration's own takes precedence over a plugin, as in the platform's clients.
-    this.credentials = config.token || config.tokenFile ? undefined : opts.credentials;
+    // A token or certificate of the configuration's own takes precedence over a plugin, as in the platform's clients.
+    this.credentials = config.token || config.tokenFile || config.cert ? undefined : opts.credentials;
     this.agent = this.makeAgent(config.cert, config.key);
     this.agentCert = config.cert;
   }
@@ -237,7 +242,7 @@ export class HttpsTransport {
           resetRetried = true;
           continue;
         }
-        throw err instanceof StatusError ? err : transportError(err);
+        throw err instanceof StatusError || err instanceof CredentialError ? err : transportError(err);
       }
     }
   }
