@@ -5,8 +5,9 @@
  * cache at once; "not older than" reads wait for the cache to reach the revision.
  */
 import { encodeContinue } from "./continue-token.ts";
+import { storageStep, type StorageOperation } from "./errors.ts";
 import {
-  StorageError,
+  KeyNotFoundError,
   type DeleteOptions,
   type GetOptions,
   type ListOptions,
@@ -56,12 +57,12 @@ export class CachedStorage implements ObjectStorage {
     return this.store.delete(key, options);
   }
 
-  /** Brings the cache to at least the revision the read semantics require. */
-  private async freshEnough(resourceVersion: string | undefined): Promise<void> {
+  /** Brings the cache to at least the revision the read semantics require (store failures: StorageErrors of `operation`). */
+  private async freshEnough(resourceVersion: string | undefined, operation: StorageOperation, key: string): Promise<void> {
     const rv = parseResourceVersion(resourceVersion);
-    await this.cache.start();
+    await storageStep(operation, key, () => this.cache.start());
     if (rv === 0) return;
-    const target = rv === undefined ? await this.store.currentRevision() : rv;
+    const target = rv === undefined ? await storageStep(operation, key, () => this.store.currentRevision(operation)) : rv;
     await this.cache.waitFor(target, this.waitTimeoutMs);
   }
 
@@ -75,9 +76,9 @@ export class CachedStorage implements ObjectStorage {
    * a change stores a new object — which is what lets callers key encoded bytes by it.
    */
   async getShared(key: string, options: GetOptions = {}): Promise<Readonly<JsonObject>> {
-    await this.freshEnough(options.resourceVersion);
+    await this.freshEnough(options.resourceVersion, "get", key);
     const obj = this.cache.getObject(key);
-    if (!obj) throw new StorageError("NotFound", key, `key ${key} not found`, this.cache.revision);
+    if (!obj) throw new KeyNotFoundError(key, this.cache.revision);
     return obj;
   }
 
@@ -100,7 +101,7 @@ export class CachedStorage implements ObjectStorage {
    */
   async listShared(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     if (this.readsStore(options)) return this.store.list(prefix, options);
-    await this.freshEnough(options.resourceVersion);
+    await this.freshEnough(options.resourceVersion, "list", prefix);
     const revision = this.cache.revision;
     const predicate = options.predicate ?? (() => true);
     const limit = options.limit && options.limit > 0 ? options.limit : 0;
@@ -129,11 +130,11 @@ export class CachedStorage implements ObjectStorage {
 
   async watch(prefix: string, options: WatchOptions = {}): Promise<Watcher> {
     const rv = parseResourceVersion(options.resourceVersion);
-    await this.cache.start();
+    await storageStep("watch", prefix, () => this.cache.start());
     const wantsInitial = options.sendInitialEvents ?? (rv === undefined || rv === 0);
     if (wantsInitial) {
       // Consistent start for an unset version; "0" or a given version: not older than it.
-      await this.freshEnough(options.resourceVersion);
+      await this.freshEnough(options.resourceVersion, "watch", prefix);
       return this.cache.watch(prefix, {
         initial: true,
         predicate: options.predicate,

@@ -82,14 +82,15 @@ export class EndpointPool {
       if (this.closed) throw new EtcdCallError(GrpcStatus.CANCELLED, "client closed", "");
       const { endpoint, api } = this.member;
       try {
-        return await api.unary(method, req, { deadline: Date.now() + this.callTimeoutMs });
+        // No attempt outlives the retry budget: a member that does not answer costs at most the budget.
+        return await api.unary(method, req, { deadline: Math.min(Date.now() + this.callTimeoutMs, deadline) });
       } catch (err) {
         if (!(err instanceof EtcdCallError) || !retryable(err, idempotent)) throw err;
         this.failover(endpoint);
         // A full round over every endpoint failed: back off before the next round.
         const round = Math.floor((attempt + 1) / this.members.length);
         const wait = (attempt + 1) % this.members.length === 0 ? Math.min(50 * 2 ** round, 1000) : 0;
-        if (Date.now() + wait > deadline) throw err;
+        if (Date.now() + wait >= deadline) throw err;
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       }
     }

@@ -1,32 +1,26 @@
 /**
  * The storage contract the generic registry uses, as the platform's storage.Interface:
  * implemented directly on the store (store-storage.ts) and through the watch cache
- * (cached-storage.ts). One conformance suite (conformance.ts) runs against both.
+ * (cached-storage.ts). One conformance suite (testing/conformance.ts) runs against both.
+ * Failures are the StorageError family of errors.ts, re-exported here.
  */
 import type { JsonObject } from "./object.ts";
 
-export type StorageErrorCode =
-  | "NotFound"
-  | "KeyExists"
-  | "Conflict"
-  | "InvalidObj"
-  | "PreconditionFailed"
-  | "Gone"
-  | "TooLargeResourceVersion"
-  | "Timeout"
-  | "TooLarge";
-
-/** A storage-level failure; the registry turns it into a Status with the kind's names. */
-export class StorageError extends Error {
-  constructor(
-    readonly code: StorageErrorCode,
-    readonly key: string,
-    message: string,
-    readonly currentRevision?: number,
-  ) {
-    super(message);
-  }
-}
+export {
+  ExpiredError,
+  InvalidObjError,
+  KeyExistsError,
+  KeyNotFoundError,
+  RequestTooLargeError,
+  ResourceVersionConflictError,
+  StorageError,
+  StorageTimeoutError,
+  StorageUnreachableError,
+  TooLargeResourceVersionError,
+  UidPreconditionError,
+  type StorageErrorCode,
+  type StorageOperation,
+} from "./errors.ts";
 
 export type ResourceVersionMatch = "" | "Exact" | "NotOlderThan";
 

@@ -1,12 +1,21 @@
 /**
  * ObjectStorage directly on the store (no cache): every read goes to the store,
  * writes are single txns comparing mod_revision (0 for create). Watches come from
- * the revision feed, which fills gaps from the store's MVCC history.
+ * the revision feed, which fills gaps from the store's MVCC history. Every failure
+ * is a StorageError (errors.ts): store client errors are mapped per operation.
  */
 import { decodeContinue, encodeContinue, isExpired, InvalidContinueError } from "./continue-token.ts";
 import { EventQueue } from "./event-queue.ts";
+import { storageStep, type StorageOperation } from "./errors.ts";
 import {
-  StorageError,
+  ExpiredError,
+  InvalidObjError,
+  KeyExistsError,
+  KeyNotFoundError,
+  RequestTooLargeError,
+  ResourceVersionConflictError,
+  TooLargeResourceVersionError,
+  UidPreconditionError,
   type DeleteOptions,
   type GetOptions,
   type ListOptions,
@@ -18,7 +27,7 @@ import {
   type WatchOptions,
   type Watcher,
 } from "./interface.ts";
-import { CompactedError, FutureRevisionError, prefixEnd, type KeyValue, type KvStore, type RevisionFeed } from "./kv.ts";
+import { CompactedError, prefixEnd, type KeyValue, type KvStore, type RevisionFeed } from "./kv.ts";
 import { decodeFromStorage, encodeForStorage, meta, type JsonObject } from "./object.ts";
 import { parseResourceVersion } from "./resource-version.ts";
 import { keyEventsToWatchEvents, type WatchFilter } from "./watch-filter.ts";
@@ -44,7 +53,7 @@ export class StoreStorage implements ObjectStorage {
   private encode(key: string, obj: JsonObject): Uint8Array {
     const value = encodeForStorage(obj);
     if (value.byteLength > this.maxObjectBytes) {
-      throw new StorageError("TooLarge", key, `Request entity too large: limit is ${this.maxObjectBytes}`);
+      throw new RequestTooLargeError(key, `Request entity too large: limit is ${this.maxObjectBytes}`);
     }
     return value;
   }
@@ -60,38 +69,51 @@ export class StoreStorage implements ObjectStorage {
     this.maxObjectBytes = options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
   }
 
-  currentRevision(): Promise<number> {
-    return this.kv.currentRevision();
+  /** The store's current revision (quorum); a failure is reported as one of `operation` (default get). */
+  currentRevision(operation: StorageOperation = "get"): Promise<number> {
+    return storageStep(operation, "", () => this.kv.currentRevision());
   }
 
-  async create(key: string, obj: JsonObject, options: { dryRun?: boolean; ttlSeconds?: number } = {}): Promise<JsonObject> {
-    if (meta(obj).resourceVersion) throw new StorageError("InvalidObj", key, "resourceVersion should not be set on objects to be created");
+  create(key: string, obj: JsonObject, options: { dryRun?: boolean; ttlSeconds?: number } = {}): Promise<JsonObject> {
+    return storageStep("create", key, () => this.createOnce(key, obj, options));
+  }
+
+  private async createOnce(key: string, obj: JsonObject, options: { dryRun?: boolean; ttlSeconds?: number }): Promise<JsonObject> {
+    if (meta(obj).resourceVersion) throw new InvalidObjError(key, "resourceVersion should not be set on objects to be created");
     const value = this.encode(key, obj);
     if (options.dryRun) {
       const existing = await this.kv.range(key);
-      if (existing.kvs.length > 0) throw new StorageError("KeyExists", key, `key ${key} already exists`);
+      if (existing.kvs.length > 0) throw new KeyExistsError(key, existing.revision);
       return structuredClone(obj);
     }
     const lease = options.ttlSeconds ? await this.kv.leaseGrant(options.ttlSeconds) : undefined;
     const res = await this.kv.txn([{ key, target: "mod", result: "=", value: 0 }], [{ type: "put", key, value, lease }], []);
-    if (!res.succeeded) throw new StorageError("KeyExists", key, `key ${key} already exists`, res.revision);
+    if (!res.succeeded) throw new KeyExistsError(key, res.revision);
     const out = structuredClone(obj);
     meta(out).resourceVersion = String(res.revision);
     return out;
   }
 
-  async get(key: string, options: GetOptions = {}): Promise<JsonObject> {
+  get(key: string, options: GetOptions = {}): Promise<JsonObject> {
+    return storageStep("get", key, () => this.getOnce(key, options));
+  }
+
+  private async getOnce(key: string, options: GetOptions): Promise<JsonObject> {
     const rv = parseResourceVersion(options.resourceVersion);
     const res = await this.kv.range(key, { serializable: rv === 0 });
     if (rv !== undefined && rv > 0 && res.revision < rv) {
-      throw new StorageError("TooLargeResourceVersion", key, `Too large resource version: ${rv}, current: ${res.revision}`, res.revision);
+      throw new TooLargeResourceVersionError(key, rv, res.revision);
     }
     const kv = res.kvs[0];
-    if (!kv) throw new StorageError("NotFound", key, `key ${key} not found`, res.revision);
+    if (!kv) throw new KeyNotFoundError(key, res.revision);
     return decodeFromStorage(kv.value, kv.modRevision);
   }
 
-  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+  list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    return storageStep("list", prefix, () => this.listOnce(prefix, options));
+  }
+
+  private async listOnce(prefix: string, options: ListOptions): Promise<ListResult> {
     const end = prefixEnd(prefix);
     let start = prefix;
     let revision: number | undefined;
@@ -100,11 +122,11 @@ export class StoreStorage implements ObjectStorage {
       try {
         token = decodeContinue(options.continueToken);
       } catch (err) {
-        if (err instanceof InvalidContinueError) throw new StorageError("InvalidObj", prefix, err.message);
+        if (err instanceof InvalidContinueError) throw new InvalidObjError(prefix, err.message);
         throw err;
       }
-      if (isExpired(token, this.now())) throw new StorageError("Gone", prefix, "continue token expired");
-      if (!token.startKey.startsWith(prefix)) throw new StorageError("InvalidObj", prefix, "continue key is not valid: does not belong to this collection");
+      if (isExpired(token, this.now())) throw ExpiredError.continueExpired(prefix);
+      if (!token.startKey.startsWith(prefix)) throw new InvalidObjError(prefix, "continue key is not valid: does not belong to this collection");
       start = token.startKey;
       revision = token.revision;
     } else {
@@ -113,7 +135,7 @@ export class StoreStorage implements ObjectStorage {
       if (exact && rv) revision = rv;
       else if (rv && rv > 0) {
         const current = await this.kv.currentRevision();
-        if (current < rv) throw new StorageError("TooLargeResourceVersion", prefix, `Too large resource version: ${rv}, current: ${current}`, current);
+        if (current < rv) throw new TooLargeResourceVersionError(prefix, rv, current);
       }
     }
     return this.readChunk(prefix, start, end, revision, options);
@@ -130,15 +152,9 @@ export class StoreStorage implements ObjectStorage {
     let more = false;
     for (;;) {
       const batch = limit ? Math.max(limit - items.length, Math.min(limit * 2, 1000)) : 0;
-      let res;
-      try {
-        res = await this.kv.range(cursor, { end, limit: batch, revision: readRevision });
-      } catch (err) {
-        if (err instanceof CompactedError) throw new StorageError("Gone", prefix, `too old resource version: ${readRevision} (${err.compactRevision})`, err.compactRevision);
-        // An Exact (or paged) list at a revision the store has not reached: 504 with Retry-After, as the platform answers.
-        if (err instanceof FutureRevisionError) throw new StorageError("TooLargeResourceVersion", prefix, `Too large resource version: ${err.requested}, current: ${err.current}`, err.current);
-        throw err;
-      }
+      // A compacted revision becomes Gone (410), one the store has not reached TooLargeResourceVersion
+      // (504 with Retry-After, as the platform answers): toStorageError in list().
+      const res = await this.kv.range(cursor, { end, limit: batch, revision: readRevision });
       readRevision ??= res.revision;
       let stoppedAt = -1;
       for (let i = 0; i < res.kvs.length; i++) {
@@ -172,16 +188,20 @@ export class StoreStorage implements ObjectStorage {
     return result;
   }
 
-  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, options: UpdateOptions = {}): Promise<JsonObject> {
+  guaranteedUpdate(key: string, tryUpdate: TryUpdate, options: UpdateOptions = {}): Promise<JsonObject> {
+    return storageStep("update", key, () => this.updateWithRetries(key, tryUpdate, options));
+  }
+
+  private async updateWithRetries(key: string, tryUpdate: TryUpdate, options: UpdateOptions): Promise<JsonObject> {
     for (let attempt = 0; attempt < this.maxRetries; attempt++) {
       const res = await this.kv.range(key);
       const kv = res.kvs[0];
       const current = kv ? decodeFromStorage(kv.value, kv.modRevision) : undefined;
-      if (!current && !options.ignoreNotFound) throw new StorageError("NotFound", key, `key ${key} not found`, res.revision);
+      if (!current && !options.ignoreNotFound) throw new KeyNotFoundError(key, res.revision);
       if (current) checkPreconditions(key, current, options.preconditions);
       const updated = await tryUpdate(current ? structuredClone(current) : undefined);
       if (updated === undefined) {
-        if (!current) throw new StorageError("NotFound", key, `key ${key} not found`, res.revision);
+        if (!current) throw new KeyNotFoundError(key, res.revision);
         return current;
       }
       delete meta(updated).resourceVersion;
@@ -199,14 +219,18 @@ export class StoreStorage implements ObjectStorage {
         return updated;
       }
     }
-    throw new StorageError("Conflict", key, `too many conflicts updating ${key}`);
+    throw new ResourceVersionConflictError(key, `too many conflicts updating ${key}`);
   }
 
-  async delete(key: string, options: DeleteOptions = {}): Promise<JsonObject> {
+  delete(key: string, options: DeleteOptions = {}): Promise<JsonObject> {
+    return storageStep("delete", key, () => this.deleteWithRetries(key, options));
+  }
+
+  private async deleteWithRetries(key: string, options: DeleteOptions): Promise<JsonObject> {
     for (let attempt = 0; attempt < this.maxRetries; attempt++) {
       const res = await this.kv.range(key);
       const kv = res.kvs[0];
-      if (!kv) throw new StorageError("NotFound", key, `key ${key} not found`, res.revision);
+      if (!kv) throw new KeyNotFoundError(key, res.revision);
       const current = decodeFromStorage(kv.value, kv.modRevision);
       checkPreconditions(key, current, options.preconditions);
       await options.validateDeletion?.(current);
@@ -217,10 +241,14 @@ export class StoreStorage implements ObjectStorage {
         return current;
       }
     }
-    throw new StorageError("Conflict", key, `too many conflicts deleting ${key}`);
+    throw new ResourceVersionConflictError(key, `too many conflicts deleting ${key}`);
   }
 
-  async watch(prefix: string, options: WatchOptions = {}): Promise<Watcher> {
+  watch(prefix: string, options: WatchOptions = {}): Promise<Watcher> {
+    return storageStep("watch", prefix, () => this.startWatch(prefix, options));
+  }
+
+  private async startWatch(prefix: string, options: WatchOptions): Promise<Watcher> {
     const rv = parseResourceVersion(options.resourceVersion);
     const filter: WatchFilter = { prefix, predicate: options.predicate };
     let unsubscribe = () => {};
@@ -260,10 +288,10 @@ function checkPreconditions(key: string, current: JsonObject, pre: Preconditions
   if (!pre) return;
   const m = meta(current);
   if (pre.uid && pre.uid !== m.uid) {
-    throw new StorageError("PreconditionFailed", key, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${m.uid ?? ""}`);
+    throw new UidPreconditionError(key, pre.uid, m.uid ?? "");
   }
   if (pre.resourceVersion && pre.resourceVersion !== m.resourceVersion) {
-    throw new StorageError("Conflict", key, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion ?? ""}`);
+    throw new ResourceVersionConflictError(key, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion ?? ""}`);
   }
 }
 

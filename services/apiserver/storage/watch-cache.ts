@@ -9,7 +9,7 @@
  * history holds every change with revision in (historyStart, revision].
  */
 import { EventQueue } from "./event-queue.ts";
-import { StorageError, type Predicate, type WatchEvent } from "./interface.ts";
+import { ExpiredError, TooLargeResourceVersionError, type Predicate, type WatchEvent } from "./interface.ts";
 import { prefixEnd, type KvStore, type RevisionChange, type RevisionFeed } from "./kv.ts";
 import { decodeFromStorage, meta, type JsonObject } from "./object.ts";
 import { decodeChange, eventFor, type DecodedChange } from "./watch-filter.ts";
@@ -232,7 +232,7 @@ export class WatchCache {
       const timer = setTimeout(() => {
         const i = this.waiters.indexOf(waiter);
         if (i >= 0) this.waiters.splice(i, 1);
-        reject(new StorageError("TooLargeResourceVersion", "", `Too large resource version: ${revision}, current: ${this.current}`, this.current));
+        reject(new TooLargeResourceVersionError("", revision, this.current));
       }, timeoutMs);
       this.waiters.push(waiter);
     });
@@ -291,7 +291,7 @@ export class WatchCache {
     } else {
       const from = opts.from;
       if (from < this.historyStart) {
-        throw new StorageError("Gone", prefix, `too old resource version: ${from} (${this.historyStart})`, this.historyStart);
+        throw ExpiredError.compactedRevision(prefix, from, this.historyStart);
       }
       watcher.from = from;
       for (let i = this.historyHead; i < this.history.length; i++) {
