@@ -72,3 +72,17 @@ export function bearerTokenOf(authorization: string | undefined): string | undef
   const token = second < 0 ? rest : rest.slice(0, second);
   return token === "" ? undefined : token;
 }
+
+/** The platform's warning for `Bearer  <token>`: the header is ignored (the request stays anonymous). */
+export const EXTRA_SPACE_BEFORE_TOKEN_WARNING = "the provided Authorization header contains extra space before the bearer token, and is ignored";
+
+/**
+ * The warning an `Authorization` header earns, by the platform's rule: a bearer
+ * header whose token part is empty because of a second space (`Bearer  <token>`).
+ * `Bearer<TAB><token>` and a lone `Bearer` carry no token and earn no warning.
+ */
+export function authorizationHeaderWarning(authorization: string | undefined): string | undefined {
+  const parts = (authorization?.trim() ?? "").split(" ");
+  if (parts.length < 3 || parts[0].toLowerCase() !== "bearer" || parts[1] !== "") return undefined;
+  return EXTRA_SPACE_BEFORE_TOKEN_WARNING;
+}

@@ -2,7 +2,8 @@
  * The spec of a TokenRequest as the platform reads and validates it: a missing
  * `expirationSeconds` defaults to 3600; a value that is not a 64-bit integer is a
  * 400 (the platform fails to decode it); below 10 minutes or above 2^32 seconds is
- * 422 Invalid; `--service-account-max-token-expiration` (when set) then caps it.
+ * 422 Invalid; `--service-account-max-token-expiration` (when set) then caps it,
+ * with the platform's warning.
  */
 import { badRequest, invalid } from "../../../shared/api/status.ts";
 import type { FieldError } from "../../../shared/schema/types.ts";
@@ -30,9 +31,9 @@ function goType(v: unknown): string {
 
 /**
  * The validated spec of `body` with `expirationSeconds` set (defaulted, then capped
- * to `maxExpirationSeconds` when that is > 0).
+ * to `maxExpirationSeconds` when that is > 0, telling `warn`).
  */
-export function tokenRequestSpec(profile: PlatformProfile, body: Record<string, unknown>, maxExpirationSeconds = 0): TokenRequestSpec {
+export function tokenRequestSpec(profile: PlatformProfile, body: Record<string, unknown>, maxExpirationSeconds = 0, warn: (text: string) => void = () => {}): TokenRequestSpec {
   const raw = (typeof body.spec === "object" && body.spec !== null && !Array.isArray(body.spec) ? body.spec : {}) as Record<string, unknown>;
   const requested = raw.expirationSeconds ?? DEFAULT_TOKEN_EXPIRATION_SECONDS;
   if (typeof requested !== "number" || !Number.isInteger(requested) || Math.abs(requested) >= INT64_LIMIT) {
@@ -46,6 +47,8 @@ export function tokenRequestSpec(profile: PlatformProfile, body: Record<string, 
     errors.push(fieldErrors.invalid("spec.expirationSeconds", requested, "may not specify a duration larger than 2^32 seconds"));
   }
   if (errors.length > 0) throw invalid("TokenRequest", "", errors, profile.group("authentication"));
-  const expirationSeconds = maxExpirationSeconds > 0 && requested > maxExpirationSeconds ? maxExpirationSeconds : requested;
+  const shortened = maxExpirationSeconds > 0 && requested > maxExpirationSeconds;
+  if (shortened) warn(`requested expiration of ${requested} seconds shortened to ${maxExpirationSeconds} seconds`);
+  const expirationSeconds = shortened ? maxExpirationSeconds : requested;
   return { ...(raw as Omit<TokenRequestSpec, "expirationSeconds">), expirationSeconds };
 }

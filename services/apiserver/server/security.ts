@@ -18,7 +18,7 @@ import { reconcile, rbacRegistries } from "../authz/reconcile.ts";
 import * as authzReviews from "../authz/reviews.ts";
 import type { Catalog } from "../registry/catalog.ts";
 import type { AdmissionChain } from "../admission/chain.ts";
-import type { AuthorizeCheck } from "../admission/interfaces.ts";
+import type { AuthorizeCheck, AuthorizeDecision } from "../admission/interfaces.ts";
 import type { JsonObject } from "../storage/object.ts";
 import type { UserInfo } from "../endpoints/scope.ts";
 import type { Authenticate, Authorize, Impersonate } from "./app.ts";
@@ -82,6 +82,14 @@ export class Security {
     return d.decision === "Allow";
   };
 
+  /** The authorizer's full decision for policies' `authorizer` variable (no opinion until the chain exists). */
+  readonly decide: AuthorizeDecision = async (user, attrs) => {
+    if (!this.authz) return { decision: "NoOpinion", reason: "" };
+    const { group, version, ...rest } = attrs;
+    const d = await this.authz.authorizer.authorize({ user, ...rest, apiGroup: group, apiVersion: version });
+    return d.error === undefined ? { decision: d.decision, reason: d.reason } : { decision: d.decision, reason: d.reason, error: d.error };
+  };
+
   /** Authentication only: who sent the request (the anonymous user, or a thrown 401). */
   readonly authenticate: Authenticate = (req, incoming) => this.authn.authenticate(req, incoming);
 
@@ -109,18 +117,18 @@ export class Security {
     handlers.set(`${authz}/selfsubjectaccessreviews`, (body, user) => authzReviews.selfSubjectAccessReview(body, user, deps()));
     handlers.set(`${authz}/selfsubjectrulesreviews`, (body, user) => authzReviews.selfSubjectRulesReview(body, user, deps()));
     handlers.set(`${authz}/localsubjectaccessreviews`, (body, user, namespace) => authzReviews.localSubjectAccessReview(body, user, namespace ?? "", deps()));
-    handlers.set("/serviceaccounts/token", (body, _user, namespace, name) => this.tokenRequest(body, namespace ?? "", name ?? ""));
+    handlers.set("/serviceaccounts/token", (body, _user, namespace, name, warn) => this.tokenRequest(body, namespace ?? "", name ?? "", warn));
     return handlers;
   }
 
-  private async tokenRequest(body: JsonObject, namespace: string, name: string): Promise<JsonObject> {
+  private async tokenRequest(body: JsonObject, namespace: string, name: string, warn?: (text: string) => void): Promise<JsonObject> {
     const sa = this.authn.serviceAccountTokens;
     const catalog = this.catalog();
     if (!sa || !catalog) throw serviceUnavailable("service account tokens are not configured: no signing key (--service-account-signing-key-file)");
     const accounts = catalog.lookup("", "v1", "serviceaccounts");
     if (!accounts) throw notFound("serviceaccounts", name);
     const account = await accounts.registry.get(namespace, name, undefined);
-    const spec = tokenRequestSpec(this.profile, body, sa.maxExpirationSeconds);
+    const spec = tokenRequestSpec(this.profile, body, sa.maxExpirationSeconds, warn);
     const audiences = spec.audiences && spec.audiences.length > 0 ? spec.audiences : this.authn.apiAudiences;
     const ref = spec.boundObjectRef;
     const bound = ref?.name ? { name: ref.name, uid: ref.uid ?? "" } : undefined;

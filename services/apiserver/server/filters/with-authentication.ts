@@ -1,9 +1,12 @@
 /**
  * Decides who sent the request: the authenticator returns a user, `undefined`
- * (anonymous) or throws a 401 Status, which ends the request here.
+ * (anonymous) or throws a 401 Status, which ends the request here. An
+ * `Authorization: Bearer  <token>` header (extra space) is ignored as the platform
+ * ignores it, with the platform's warning.
  */
 import type { IncomingMessage } from "node:http";
-import type { UserInfo } from "../../endpoints/scope.ts";
+import { authorizationHeaderWarning } from "../../authn/headers.ts";
+import { warningHeader, type UserInfo } from "../../endpoints/scope.ts";
 import type { Filter } from "./context.ts";
 
 /** Decides who sent a request: a user, `undefined` (no opinion: anonymous), or a thrown 401 Status. */
@@ -13,6 +16,8 @@ export const ANONYMOUS: Readonly<UserInfo> = Object.freeze({ username: "system:a
 
 export function withAuthentication(authenticate: Authenticate): Filter {
   return (next) => async (ctx) => {
+    const warning = authorizationHeaderWarning(ctx.request.headers.get("authorization") ?? undefined);
+    if (warning) ctx.warnings.push(warningHeader(warning));
     const user = await authenticate(ctx.request, ctx.incoming);
     ctx.user = user ?? { ...ANONYMOUS, groups: [...ANONYMOUS.groups] };
     return next(ctx);
