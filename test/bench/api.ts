@@ -1,150 +1,270 @@
 /**
- * API benchmark (`npm run bench -- api`), all figures from one run on this machine
- * (compare the ratios, not the absolute numbers):
- * - GET of one object against a bare @hono/node-server route returning the same JSON
- *   over the same TLS (the ceiling), with the clients in this process and again in a
- *   child process (get-clients.ts);
- * - creates/s with 16 clients; a list of 10,000 small objects, whole and in chunks of 500;
- * - event delivery delay to 1,000 watchers at ~100 writes/s, the watchers in a child
- *   process (watch-clients.ts) so the delay is the server's, not the clients' backlog.
+ * API benchmark (`npm run bench -- api`). Four processes: the apiserver (the embedded
+ * default, `services/embedded/main.ts`, profile `kubernetes`), the ceiling (ceiling.ts:
+ * a bare node:https server with the same certificates and client-certificate TLS,
+ * answering with the bytes the apiserver answered), the load generator
+ * (load-clients.ts; the watchers in watch-clients.ts), and this one, which only
+ * orchestrates. Every comparison runs its two sides in alternating rounds and prints
+ * min/median/max of the per-round ratios (harness.ts):
+ * - GET of one ConfigMap, 64 clients: apiserver vs ceiling (req/s, p99);
+ * - create, update (PUT), merge patch, server-side apply, 16 clients: vs ceiling;
+ * - LIST of BENCH_LIST_OBJECTS ConfigMaps (10,000; BENCH_LIST_LARGE=1: 100,000): JSON
+ *   vs the same bytes from the ceiling's memory, protobuf vs JSON (p50 latency);
+ * - watch: BENCH_WATCHERS (1,000) watchers, creates at a fixed offered rate (10/s,
+ *   open loop, achieved rate printed): delivery delay p50/p99 vs the bare fan-out.
+ * Absolute figures depend on the machine's load (printed before and after): compare
+ * the ratios.
  */
-import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
-import { Hono } from "hono";
-import { startTestApiserver } from "../support/apiserver.ts";
-import { HttpsClient } from "../support/https-client.ts";
 import { ensurePki } from "../../services/apiserver/server/certs.ts";
-import { WatchClientsProcess } from "./watch-process.ts";
-import { benchCustomResources } from "./api-crd.ts";
+import { getProfile } from "../../shared/platform/index.ts";
+import { startServerProcess } from "../support/server-process.ts";
+import type { CeilingReply, CeilingRequest, CeilingRoute } from "./ceiling.ts";
 import { ChildChannel } from "./child-channel.ts";
-import type { LoadReply, LoadRequest } from "./get-clients.ts";
+import { MIN_ROUNDS, RatioTable, machineLoad } from "./harness.ts";
+import type { CallTemplate, ClosedResult, LoadReply, LoadRequest, LoadTarget, OpenResult } from "./load-clients.ts";
+import { WatchClientsProcess } from "./watch-process.ts";
 
-async function measure(label: string, durationMs: number, concurrency: number, op: () => Promise<void>): Promise<number> {
-  let done = 0;
-  const end = Date.now() + durationMs;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (Date.now() < end) {
-        await op();
-        done++;
-      }
-    }),
-  );
-  const rate = done / (durationMs / 1000);
-  process.stdout.write(`${label}: ${rate.toFixed(0)} req/s\n`);
-  return rate;
+export interface ApiBenchOptions {
+  rounds: number;
+  /** Length of one side of one round of the closed-loop comparisons. */
+  roundMs: number;
+  getClients: number;
+  writeClients: number;
+  listObjects: number;
+  /** LIST calls per side and round. */
+  listCalls: number;
+  watchers: number;
+  watchRatePerSec: number;
+  watchWritesPerRound: number;
+  write: (text: string) => void;
 }
 
-export async function benchApi(): Promise<Record<string, number>> {
-  const out: Record<string, number> = {};
-  const api = await startTestApiserver({ bookmarkIntervalMs: 60_000 });
+export function defaultApiBenchOptions(): ApiBenchOptions {
+  const large = process.env.BENCH_LIST_LARGE === "1";
+  return {
+    rounds: Number(process.env.BENCH_ROUNDS ?? 3),
+    roundMs: Number(process.env.BENCH_ROUND_MS ?? 3000),
+    getClients: 64,
+    writeClients: 16,
+    listObjects: Number(process.env.BENCH_LIST_OBJECTS ?? (large ? 100_000 : 10_000)),
+    listCalls: large ? 3 : 10,
+    watchers: Number(process.env.BENCH_WATCHERS ?? 1000),
+    watchRatePerSec: 10,
+    watchWritesPerRound: 50,
+    write: (t) => void process.stdout.write(t),
+  };
+}
+
+const NS = "bench";
+const CM_PATH = `/api/v1/namespaces/${NS}/configmaps`;
+const PAYLOAD = "x".repeat(700);
+
+function configMap(name: string, labels?: Record<string, string>, data: Record<string, string> = { payload: PAYLOAD }): string {
+  return JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, ...(labels ? { labels } : {}) }, data });
+}
+
+class Ceiling {
+  private readonly channel = new ChildChannel<CeilingRequest, CeilingReply>(new URL("./ceiling.ts", import.meta.url));
+  target?: LoadTarget;
+
+  async start(tls: { key: string; cert: string; ca: string }, client: { cert: string; key: string }): Promise<LoadTarget> {
+    const { port } = await this.channel.ask({ type: "start", tls }, "started");
+    this.target = { url: `https://127.0.0.1:${port}`, ca: tls.ca, cert: client.cert, key: client.key };
+    return this.target;
+  }
+
+  async route(route: Omit<CeilingRoute, "body">, body: Buffer): Promise<void> {
+    await this.channel.ask({ type: "route", route: { ...route, body: body.toString("base64") } }, "routed");
+  }
+
+  kill(): void {
+    this.channel.kill();
+  }
+}
+
+class Load {
+  private readonly channel = new ChildChannel<LoadRequest, LoadReply>(new URL("./load-clients.ts", import.meta.url));
+
+  async closed(target: LoadTarget, call: CallTemplate, durationMs: number, concurrency: number, count?: number): Promise<ClosedResult> {
+    return this.channel.ask({ type: "closed", target, call, durationMs, concurrency, count }, "closedDone");
+  }
+
+  async open(target: LoadTarget, call: CallTemplate, ratePerSec: number, count: number, namePrefix: string): Promise<OpenResult> {
+    return this.channel.ask({ type: "open", target, call, ratePerSec, count, namePrefix }, "openDone");
+  }
+
+  kill(): void {
+    this.channel.kill();
+  }
+}
+
+/** One call answered by the apiserver, as the ceiling should answer it. */
+async function capture(target: LoadTarget, call: CallTemplate): Promise<{ status: number; contentType: string; body: Buffer }> {
+  const { request, Agent } = await import("node:https");
+  const agent = new Agent({ ca: target.ca, cert: target.cert, key: target.key });
   try {
-    const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "bench" }, data: { payload: "x".repeat(700) } };
-    const created = await api.admin.post("/api/v1/namespaces/default/configmaps", cm);
-    const body = created.text;
-
-    // Ceiling: bare hono route with the same TLS and the same JSON.
-    const pki = await ensurePki(api.dir);
-    const bare = new Hono();
-    bare.get("/obj", () => new Response(body, { headers: { "content-type": "application/json" } }));
-    const server = serve({ fetch: bare.fetch, createServer: createHttpsServer, serverOptions: { key: pki.serving.keyPem, cert: pki.serving.certPem }, hostname: "127.0.0.1", port: 0 });
-    await new Promise((r) => setTimeout(r, 100));
-    const barePort = (server.address() as AddressInfo).port;
-    const bareClient = new HttpsClient(`https://127.0.0.1:${barePort}`, { ca: pki.ca.certPem });
-
-    out.get_ceiling_rps = await measure("GET bare hono ceiling", 4000, 32, async () => void (await bareClient.get("/obj")));
-    out.get_rps = await measure("GET one object (apiserver)", 4000, 32, async () => void (await api.admin.get("/api/v1/namespaces/default/configmaps/bench")));
-    out.get_ratio = out.get_rps / out.get_ceiling_rps;
-    process.stdout.write(`GET ratio apiserver/ceiling: ${out.get_ratio.toFixed(2)}\n`);
-    // The same pair with the clients in a child process (get-clients.ts), alternating
-    // 2-second rounds so that both sides see the same machine load: the server's cost alone.
-    const load = new ChildChannel<LoadRequest, LoadReply>(new URL("./get-clients.ts", import.meta.url));
-    try {
-      const ours = { url: api.replica.url, ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem };
-      const ceiling = { url: `https://127.0.0.1:${barePort}`, ca: pki.ca.certPem };
-      const totals = { bare: 0, ours: 0, failures: 0 };
-      const rounds = 3;
-      const roundMs = 2000;
-      for (let r = 0; r < rounds; r++) {
-        const b = await load.ask({ type: "load", target: ceiling, path: "/obj", durationMs: roundMs, concurrency: 32 }, "loaded");
-        const o = await load.ask({ type: "load", target: ours, path: "/api/v1/namespaces/default/configmaps/bench", durationMs: roundMs, concurrency: 32 }, "loaded");
-        totals.bare += b.requests;
-        totals.ours += o.requests;
-        totals.failures += b.failures + o.failures;
-      }
-      out.get_split_ceiling_rps = totals.bare / ((rounds * roundMs) / 1000);
-      out.get_split_rps = totals.ours / ((rounds * roundMs) / 1000);
-      out.get_split_ratio = out.get_split_rps / out.get_split_ceiling_rps;
-      process.stdout.write(
-        `GET, clients in a child process: bare ${out.get_split_ceiling_rps.toFixed(0)} req/s, apiserver ${out.get_split_rps.toFixed(0)} req/s, ratio ${out.get_split_ratio.toFixed(2)}${totals.failures ? ` (${totals.failures} failed)` : ""}\n`,
-      );
-    } finally {
-      load.kill();
-    }
-    bareClient.close();
-    server.close();
-
-    let n = 0;
-    out.create_rps = await measure("create (POST) configmaps", 4000, 16, async () => {
-      const i = n++;
-      await api.admin.post("/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `c-${i}` }, data: { i: String(i) } });
+    return await new Promise((resolve, reject) => {
+      const req = request(new URL(call.path.replaceAll("{n}", "0").replaceAll("{m}", "0"), target.url), { method: call.method, agent, headers: call.headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers["content-type"] ?? ""), body: Buffer.concat(chunks) }));
+        res.on("error", reject);
+      });
+      req.on("error", reject);
+      req.end(call.body?.replaceAll("{n}", "capture").replaceAll("{m}", "0").replaceAll("{name}", "capture"));
     });
+  } finally {
+    agent.destroy();
+  }
+}
 
-    await api.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "big" } });
-    const fill = Array.from({ length: 10_000 }, (_, i) => i);
-    for (let i = 0; i < fill.length; i += 64) {
-      await Promise.all(fill.slice(i, i + 64).map((j) => api.admin.post("/api/v1/namespaces/big/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `o-${j}` }, data: { j: String(j) } })));
-    }
-    let t = Date.now();
-    const whole = await api.admin.get("/api/v1/namespaces/big/configmaps");
-    out.list_10k_whole_ms = Date.now() - t;
-    t = Date.now();
-    let token: string | undefined;
-    let items = 0;
-    do {
-      const res = await api.admin.get(`/api/v1/namespaces/big/configmaps?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ""}`);
-      const page = res.json<{ items: unknown[]; metadata: { continue?: string } }>();
-      items += page.items.length;
-      token = page.metadata.continue;
-    } while (token);
-    out.list_10k_chunked_500_ms = Date.now() - t;
-    process.stdout.write(`list 10k whole: ${out.list_10k_whole_ms} ms (${whole.body.length} bytes); in chunks of 500: ${out.list_10k_chunked_500_ms} ms (${items} items)\n`);
+function checkClosed(label: string, r: ClosedResult, write: (t: string) => void): void {
+  if (r.failures > 0) write(`  ${label}: ${r.failures} failed calls (first: ${r.firstFailure ?? "?"})\n`);
+}
 
-    // 1,000 watchers in a child process, ~100 writes/s: delay from a write being sent to its event arriving.
-    const watchPki = await ensurePki(api.dir);
-    const start = (await api.admin.get("/api/v1/namespaces/default/configmaps?limit=1")).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
-    const clients = new WatchClientsProcess();
-    try {
-      const watchers = 1000;
-      const target = { url: api.replica.url, ca: watchPki.ca.certPem, cert: watchPki.admin.certPem, key: watchPki.admin.keyPem };
-      const connected = await clients.open(target, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${start}&labelSelector=bench%3Dwatch`, watchers);
-      if (connected !== watchers) throw new Error(`only ${connected}/${watchers} watches opened`);
-      const writes = 200;
-      const sentAt = new Map<string, number>();
-      for (let i = 0; i < writes; i++) {
-        const name = `w-${i}`;
-        sentAt.set(name, Date.now());
-        await api.admin.post("/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { bench: "watch" } } });
-        await new Promise((r) => setTimeout(r, 10));
+export async function benchApi(opts: ApiBenchOptions = defaultApiBenchOptions()): Promise<Record<string, number>> {
+  const write = opts.write;
+  const rounds = Math.max(MIN_ROUNDS, opts.rounds);
+  write(`machine before: ${machineLoad()}\n`);
+  const profile = getProfile("kubernetes");
+  const server = await startServerProcess();
+  const ceiling = new Ceiling();
+  const load = new Load();
+  const table = new RatioTable("api");
+  const extra: Record<string, number> = {};
+  try {
+    const pki = await ensurePki(server.dir, { profile });
+    const ours: LoadTarget = { url: server.url, ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem };
+    const bare = await ceiling.start({ key: pki.serving.keyPem, cert: pki.serving.certPem, ca: pki.ca.certPem }, { cert: pki.admin.certPem, key: pki.admin.keyPem });
+    const json = { "content-type": "application/json", accept: "application/json" };
+
+    const ns = await capture(ours, { method: "POST", path: "/api/v1/namespaces", body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name: NS } }), headers: json });
+    if (ns.status !== 201) throw new Error(`namespace ${NS}: ${ns.status} ${ns.body.toString().slice(0, 300)}`);
+
+    /** A closed-loop call on both servers; the ceiling answers what the apiserver answered to `sample`. */
+    const closedPair = async (key: string, label: string, call: CallTemplate, concurrency: number, sample: CallTemplate = call): Promise<void> => {
+      const answer = await capture(ours, sample);
+      if (answer.status !== (call.expect ?? 200)) throw new Error(`${label}: apiserver answered ${answer.status}: ${answer.body.toString().slice(0, 300)}`);
+      await ceiling.route({ method: call.method, pathPrefix: call.path.split("?")[0].split("{")[0], status: answer.status, contentType: answer.contentType }, answer.body);
+      const res = { a: [] as ClosedResult[], b: [] as ClosedResult[] };
+      for (let r = 0; r < rounds; r++) {
+        res.a.push(await load.closed(ours, call, opts.roundMs, concurrency));
+        res.b.push(await load.closed(bare, call, opts.roundMs, concurrency));
       }
-      const d = await clients.collect(sentAt, writes, 60_000);
-      out.watch_events_delivered = d.delivered;
-      out.watch_events_expected = writes * watchers;
-      out.watch_latency_p50_ms = d.p50;
-      out.watch_latency_p95_ms = d.p95;
-      out.watch_latency_p99_ms = d.p99;
-      out.watch_latency_max_ms = d.max;
-      process.stdout.write(
-        `${watchers} watchers (separate process) × ${writes} writes at ~100/s: ${d.delivered}/${writes * watchers} events (${d.unexpected} unexpected, ${d.broken} broken streams); latency p50 ${d.p50} ms, p95 ${d.p95} ms, p99 ${d.p99} ms, max ${d.max} ms\n`,
-      );
-    } finally {
-      clients.kill();
+      res.a.forEach((x) => checkClosed(`${label} apiserver`, x, write));
+      res.b.forEach((x) => checkClosed(`${label} ceiling`, x, write));
+      table.add({ key: `${key}_rps`, label: `${label} req/s, ${concurrency} clients`, aName: "apiserver", bName: "bare https", a: res.a.map((x) => x.rps), b: res.b.map((x) => x.rps), unit: "req/s", better: "higher" });
+      table.add({ key: `${key}_p99`, label: `${label} p99, ${concurrency} clients`, aName: "apiserver", bName: "bare https", a: res.a.map((x) => x.p99), b: res.b.map((x) => x.p99), unit: "ms", better: "lower" });
+    };
+
+    // GET one object.
+    await capture(ours, { method: "POST", path: CM_PATH, body: configMap("get"), headers: json });
+    await closedPair("get", "GET one ConfigMap", { method: "GET", path: `${CM_PATH}/get`, headers: { accept: "application/json" } }, opts.getClients);
+
+    // Writes: create, update, merge patch, apply (on objects u-<m>, p-<m>, a-<m>, m < 100, created first).
+    await closedPair("create", "create ConfigMap", { method: "POST", path: CM_PATH, body: configMap("c-{n}"), headers: json, expect: 201 }, opts.writeClients, {
+      method: "POST",
+      path: CM_PATH,
+      body: configMap("c-sample"),
+      headers: json,
+      expect: 201,
+    });
+    const objects = 100;
+    const prepare = { method: "POST", path: CM_PATH, headers: json, expect: 201 };
+    for (const prefix of ["u", "p", "a"]) await load.closed(ours, { ...prepare, body: configMap(`${prefix}-{m}`), modulo: objects }, 60_000, 8, objects);
+    await closedPair("update", "update (PUT) ConfigMap", { method: "PUT", path: `${CM_PATH}/u-{m}`, body: configMap("u-{m}", undefined, { payload: PAYLOAD, n: "{n}" }), headers: json, modulo: objects }, opts.writeClients);
+    await closedPair("patch", "merge patch ConfigMap", { method: "PATCH", path: `${CM_PATH}/p-{m}`, body: JSON.stringify({ data: { n: "{n}" } }), headers: { "content-type": "application/merge-patch+json", accept: "application/json" }, modulo: objects }, opts.writeClients);
+    await closedPair(
+      "apply",
+      "server-side apply ConfigMap",
+      { method: "PATCH", path: `${CM_PATH}/a-{m}?fieldManager=bench&force=true`, body: configMap("a-{m}", undefined, { payload: PAYLOAD, n: "{n}" }), headers: { "content-type": "application/apply-patch+yaml", accept: "application/json" }, modulo: objects },
+      opts.writeClients,
+    );
+
+    // LIST: JSON vs bytes from memory; protobuf vs JSON.
+    await listBench(opts, rounds, ours, ceiling, bare, load, table, extra);
+
+    // Watch at a fixed offered rate vs the bare fan-out.
+    await watchBench(opts, rounds, ours, bare, load, table, extra);
+  } finally {
+    load.kill();
+    ceiling.kill();
+    await server.close();
+  }
+  write(table.render());
+  write(`machine after: ${machineLoad()}\n`);
+  return { ...table.figures(), ...extra };
+}
+
+async function listBench(opts: ApiBenchOptions, rounds: number, ours: LoadTarget, ceiling: Ceiling, bare: LoadTarget, load: Load, table: RatioTable, extra: Record<string, number>): Promise<void> {
+  const write = opts.write;
+  const profile = getProfile("kubernetes");
+  const listNs = "big";
+  const path = `/api/v1/namespaces/${listNs}/configmaps`;
+  const json = { "content-type": "application/json", accept: "application/json" };
+  await capture(ours, { method: "POST", path: "/api/v1/namespaces", body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name: listNs } }), headers: json });
+  const started = Date.now();
+  const filled = await load.closed(ours, { method: "POST", path, body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "o-{n}" }, data: { j: "{n}" } }), headers: json, expect: 201 }, 30 * 60_000, 32, opts.listObjects);
+  write(`filled ${filled.requests} ConfigMaps in ${((Date.now() - started) / 1000).toFixed(1)} s (${filled.failures} failed)\n`);
+  const jsonCall: CallTemplate = { method: "GET", path, headers: { accept: "application/json" } };
+  const pbCall: CallTemplate = { method: "GET", path, headers: { accept: profile.protobufMediaType } };
+  const jsonBody = await capture(ours, jsonCall);
+  const pbBody = await capture(ours, pbCall);
+  extra.list_json_bytes = jsonBody.body.length;
+  extra.list_protobuf_bytes = pbBody.body.length;
+  await ceiling.route({ method: "GET", pathPrefix: path, status: 200, contentType: jsonBody.contentType }, jsonBody.body);
+  const n = opts.listObjects;
+  const calls = (target: LoadTarget, call: CallTemplate) => load.closed(target, call, 10 * 60_000, 1, opts.listCalls);
+  const jsonVsBare = { a: [] as ClosedResult[], b: [] as ClosedResult[] };
+  const pbVsJson = { a: [] as ClosedResult[], b: [] as ClosedResult[] };
+  for (let r = 0; r < rounds; r++) {
+    jsonVsBare.a.push(await calls(ours, jsonCall));
+    jsonVsBare.b.push(await calls(bare, jsonCall));
+    pbVsJson.a.push(await calls(ours, pbCall));
+    pbVsJson.b.push(await calls(ours, jsonCall));
+  }
+  table.add({ key: "list_json", label: `LIST ${n} JSON p50`, aName: "apiserver", bName: "same bytes from memory", a: jsonVsBare.a.map((x) => x.p50), b: jsonVsBare.b.map((x) => x.p50), unit: "ms", better: "lower" });
+  table.add({ key: "list_protobuf_vs_json", label: `LIST ${n} protobuf p50`, aName: "protobuf", bName: "JSON", a: pbVsJson.a.map((x) => x.p50), b: pbVsJson.b.map((x) => x.p50), unit: "ms", better: "lower" });
+  write(`LIST ${n}: JSON ${jsonBody.body.length} bytes, protobuf ${pbBody.body.length} bytes\n`);
+}
+
+async function watchBench(opts: ApiBenchOptions, rounds: number, ours: LoadTarget, bare: LoadTarget, load: Load, table: RatioTable, extra: Record<string, number>): Promise<void> {
+  const write = opts.write;
+  const json = { "content-type": "application/json", accept: "application/json" };
+  const writes = opts.watchWritesPerRound;
+  type Side = { p50: number; p99: number; delivered: number; sentRate: number };
+  const watcherProcesses = { ours: new WatchClientsProcess(), bare: new WatchClientsProcess() };
+  const side = async (round: number, target: LoadTarget, isOurs: boolean): Promise<Side> => {
+    const label = `watch-${round}`;
+    const clients = isOurs ? watcherProcesses.ours : watcherProcesses.bare;
+    const watchPath = isOurs ? `${CM_PATH}?watch=1&labelSelector=bench%3D${label}` : "/fanout";
+    const opened = await clients.open({ url: target.url, ca: target.ca, cert: target.cert ?? "", key: target.key ?? "" }, watchPath, opts.watchers);
+    if (opened !== opts.watchers) throw new Error(`only ${opened}/${opts.watchers} watches opened`);
+    const call: CallTemplate = { method: "POST", path: isOurs ? CM_PATH : "/fanout", body: configMap("{name}", { bench: label }, { n: "{n}" }), headers: json, expect: 201 };
+    const sent = await load.open(target, call, opts.watchRatePerSec, writes, `${isOurs ? "w" : "f"}-${round}-`);
+    if (sent.failures > 0) write(`  watch writer (${isOurs ? "apiserver" : "fan-out"}): ${sent.failures} failed (first: ${sent.firstFailure ?? "?"})\n`);
+    const d = await clients.collect(new Map(Object.entries(sent.sentAt)), writes, 60_000);
+    write(
+      `  watch round ${round} ${isOurs ? "apiserver" : "bare fan-out"}: offered ${sent.offeredRate}/s, sent ${sent.sentRate.toFixed(1)}/s, completed ${sent.completedRate.toFixed(1)}/s; ${d.delivered}/${writes * opts.watchers} events, p50 ${d.p50} ms, p99 ${d.p99} ms${d.broken ? `, ${d.broken} broken` : ""}\n`,
+    );
+    return { p50: d.p50, p99: d.p99, delivered: d.delivered, sentRate: sent.sentRate };
+  };
+  const res = { a: [] as Side[], b: [] as Side[] };
+  try {
+    for (let r = 0; r < rounds; r++) {
+      res.a.push(await side(r, ours, true));
+      res.b.push(await side(r, bare, false));
     }
   } finally {
-    await api.close();
+    watcherProcesses.ours.kill();
+    watcherProcesses.bare.kill();
   }
-  // Custom resources vs ConfigMaps, and CRD create → first custom resource across two replicas.
-  Object.assign(out, await benchCustomResources());
-  return out;
+  const label = `watch ${opts.watchers}×${opts.watchRatePerSec}/s`;
+  // A delay of 0 ms (same millisecond) would make a ratio infinite: floor both at 1 ms.
+  const floor = (v: number) => Math.max(1, v);
+  table.add({ key: "watch_p50", label: `${label} p50`, aName: "apiserver", bName: "bare fan-out", a: res.a.map((x) => floor(x.p50)), b: res.b.map((x) => floor(x.p50)), unit: "ms", better: "lower" });
+  table.add({ key: "watch_p99", label: `${label} p99`, aName: "apiserver", bName: "bare fan-out", a: res.a.map((x) => floor(x.p99)), b: res.b.map((x) => floor(x.p99)), unit: "ms", better: "lower" });
+  extra.watch_events_expected_per_round = writes * opts.watchers;
+  extra.watch_events_delivered_min = Math.min(...res.a.map((x) => x.delivered));
+  extra.watch_sent_rate_min = Math.min(...res.a.map((x) => x.sentRate), ...res.b.map((x) => x.sentRate));
 }

@@ -1,7 +1,11 @@
-/** `npm run bench -- <name...>`: runs the named benchmarks (all when none is named) and prints their figures. */
+/**
+ * `npm run bench -- <name...>`: runs the named benchmarks (all when none is named) and
+ * prints their figures, with the machine's load averages before and after each one.
+ */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { machineLoad } from "./harness.ts";
 
 type Bench = () => Promise<Record<string, number>>;
 
@@ -23,6 +27,10 @@ const BENCHES: Record<string, Bench> = {
   api: async () => {
     const { benchApi } = await import("./api.ts");
     return benchApi();
+  },
+  crd: async () => {
+    const { benchCustomResources } = await import("./api-crd.ts");
+    return benchCustomResources();
   },
   hardening: async () => {
     const { benchHardening } = await import("./hardening.ts");
@@ -51,9 +59,9 @@ async function main(): Promise<void> {
       process.stderr.write(`unknown benchmark "${name}"; known: ${Object.keys(BENCHES).join(", ")}\n`);
       process.exit(2);
     }
-    process.stdout.write(`== ${name}\n`);
+    process.stdout.write(`== ${name}\nmachine before ${name}: ${machineLoad()}\n`);
     const figures = await bench();
-    process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(figures, null, 2)}\nmachine after ${name}: ${machineLoad()}\n`);
   }
   process.exit(0);
 }

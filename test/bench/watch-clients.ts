@@ -1,7 +1,8 @@
 /**
  * Child process of the API benchmark that holds the watch clients, so that their
  * parsing runs outside the server's event loop and the measured delay is the
- * server's. Protocol over the IPC channel (one request at a time):
+ * server's. Protocol over the IPC channel (one request at a time; open and collect
+ * may repeat, a collect closes the watches it reports on):
  *   parent → {type:"open", target, path, watchers}   child → {type:"opened", connected}
  *   parent → {type:"collect", sentAt, expected, timeoutMs}   child → {type:"result", ...WatchDelivery}
  * Each event frame is read only far enough to get its type and object name (no full
@@ -113,18 +114,25 @@ function main(): void {
   process.on("message", (m: ParentMessage) => {
     void (async () => {
       if (m.type === "open") {
+        agent?.destroy();
         agent = new Agent({ ca: m.target.ca, cert: m.target.cert, key: m.target.key, keepAlive: false, maxSockets: Infinity });
         watches = Array.from({ length: m.watchers }, () => ({ names: [], times: [], ended: false }));
         const ok = await Promise.all(watches.map((a) => openWatch(agent as Agent, m.target, m.path, a)));
         send({ type: "opened", connected: ok.filter(Boolean).length });
       } else {
         await waitForAll(watches, m.expected, m.timeoutMs);
-        send({ type: "result", ...summarize(watches, m.sentAt) });
+        const result = summarize(watches, m.sentAt);
+        // The watches end here: their ends are not breaks.
         agent?.destroy();
-        process.disconnect();
+        agent = undefined;
+        watches = [];
+        send({ type: "result", ...result });
       }
     })();
   });
 }
 
-if (process.send) main();
+if (process.send) {
+  main();
+  process.on("disconnect", () => process.exit(0));
+}
