@@ -85,8 +85,8 @@ export class RuntimeClient {
     });
   }
 
-  version(): Promise<VersionResponse> {
-    return this.call("Version", { version: CRI_API_VERSION });
+  version(timeoutMs = this.timeoutMs): Promise<VersionResponse> {
+    return this.call("Version", { version: CRI_API_VERSION }, timeoutMs);
   }
 
   async listPodSandbox(filter?: PodSandboxFilter): Promise<PodSandbox[]> {

@@ -1,0 +1,138 @@
+/**
+ * TLS bootstrap: with only a bootstrap credential (`--bootstrap-kubeconfig`) the agent
+ * creates a CertificateSigningRequest for `system:node:<name>` in `system:nodes` with
+ * the node client signer (`<signer prefix>kube-apiserver-client-kubelet`, usages
+ * digital signature and client auth), waits until it is approved and carries a
+ * certificate, writes certificate and key to `<cert-dir>/kubelet-client-<time>.pem`
+ * (mode 0600) with `kubelet-client-current.pem` pointing at it, and writes `--kubeconfig`
+ * referencing that file so every later start uses it. The key is kept across restarts
+ * while no certificate was issued (a retried request has the same name).
+ */
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, readFile, rename, symlink, unlink, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { stringify } from "yaml";
+import { isStatusError } from "../../../shared/api/status.ts";
+import { HttpsObjectClient } from "../../../shared/client/https-object-client.ts";
+import { loadKubeconfig } from "../../../shared/client/kubeconfig.ts";
+import type { ApiObject, ResourceRef } from "../../../shared/client/object-client.ts";
+import type { LogFn } from "../../../shared/observability/logger.ts";
+import type { PlatformProfile } from "../../../shared/platform/index.ts";
+import { certificateRequestPem, generateKey, importKey, type GeneratedKey } from "../pki.ts";
+
+export const NODES_GROUP = "system:nodes";
+export const NODE_USER_PREFIX = "system:node:";
+export const CLIENT_USAGES = ["digital signature", "client auth"] as const;
+
+export interface TlsBootstrapOptions {
+  profile: PlatformProfile;
+  nodeName: string;
+  kubeconfigPath: string;
+  bootstrapKubeconfigPath: string;
+  certDir: string;
+  log: LogFn;
+  /** How often the request is read while waiting (default 1 s). */
+  pollMs?: number;
+  signal?: AbortSignal;
+}
+
+export function kubeletClientSigner(profile: PlatformProfile): string {
+  return `${profile.admission.signerPrefix}kube-apiserver-client-kubelet`;
+}
+
+export function currentClientCertPath(certDir: string): string {
+  return join(certDir, "kubelet-client-current.pem");
+}
+
+/** `node-csr-` and a digest of what the request asks for, so a retried request has the same name. */
+export function csrName(publicKeyPem: string, user: string, groups: readonly string[], usages: readonly string[]): string {
+  const h = createHash("sha512").update(publicKeyPem).update(`\0${user}\0${groups.join(",")}\0${usages.join(",")}`).digest("base64url");
+  return `node-csr-${h.slice(0, 43)}`;
+}
+
+function stamp(d: Date): string {
+  return d.toISOString().slice(0, 19).replace(/[T:]/g, "-");
+}
+
+async function pendingKey(path: string): Promise<GeneratedKey> {
+  if (existsSync(path)) return importKey(await readFile(path, "utf8"));
+  const key = await generateKey();
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await writeFile(path, key.keyPem, { mode: 0o600 });
+  return key;
+}
+
+function condition(csr: ApiObject, type: string): { message?: string } | undefined {
+  const conditions = ((csr.status as { conditions?: Array<{ type: string; status?: string; message?: string }> } | undefined)?.conditions ?? []);
+  return conditions.find((c) => c.type === type && c.status !== "False");
+}
+
+async function waitForCertificate(client: HttpsObjectClient, csrs: ResourceRef, name: string, o: TlsBootstrapOptions): Promise<string> {
+  for (let i = 0; ; i++) {
+    if (o.signal?.aborted) throw new Error("TLS bootstrap stopped");
+    try {
+      const csr = await client.get(csrs, name);
+      const denied = condition(csr, "Denied");
+      if (denied) throw new Error(`certificate signing request ${name} was denied: ${denied.message ?? ""}`);
+      const failed = condition(csr, "Failed");
+      if (failed) throw new Error(`certificate signing request ${name} failed: ${failed.message ?? ""}`);
+      const cert = (csr.status as { certificate?: string } | undefined)?.certificate;
+      if (cert && condition(csr, "Approved")) return Buffer.from(cert, "base64").toString("utf8");
+      if (i % 30 === 0) o.log("info", "waiting for the client certificate", { csr: name });
+    } catch (err) {
+      if (!isStatusError(err)) throw err;
+      o.log("warn", "reading the certificate signing request failed, will retry", { csr: name, error: err.message });
+    }
+    await new Promise((r) => setTimeout(r, o.pollMs ?? 1000));
+  }
+}
+
+/** Gets a client certificate with the bootstrap credential and writes `--kubeconfig`. */
+export async function tlsBootstrap(o: TlsBootstrapOptions): Promise<void> {
+  const bootstrap = loadKubeconfig(o.bootstrapKubeconfigPath);
+  const client = new HttpsObjectClient(bootstrap);
+  try {
+    const keyPath = join(o.certDir, "kubelet-client.key.tmp");
+    const key = await pendingKey(keyPath);
+    const user = `${NODE_USER_PREFIX}${o.nodeName}`;
+    const groups = [NODES_GROUP];
+    const request = await certificateRequestPem(key, user, groups);
+    const name = csrName(key.publicKeyPem, user, groups, CLIENT_USAGES);
+    const csrs: ResourceRef = { group: o.profile.group("certificates"), version: "v1", resource: "certificatesigningrequests" };
+    try {
+      await client.create(csrs, {
+        apiVersion: `${csrs.group}/v1`,
+        kind: "CertificateSigningRequest",
+        metadata: { name },
+        spec: { request: Buffer.from(request).toString("base64"), signerName: kubeletClientSigner(o.profile), usages: [...CLIENT_USAGES] },
+      });
+      o.log("info", "certificate signing request created", { csr: name, signerName: kubeletClientSigner(o.profile) });
+    } catch (err) {
+      if (!isStatusError(err, "AlreadyExists")) throw err;
+    }
+    const certPem = await waitForCertificate(client, csrs, name, o);
+    const pemPath = join(o.certDir, `kubelet-client-${stamp(new Date())}.pem`);
+    await writeFile(pemPath, `${certPem.trim()}\n${key.keyPem}`, { mode: 0o600 });
+    await chmod(pemPath, 0o600);
+    const current = currentClientCertPath(o.certDir);
+    await unlink(current).catch(() => undefined);
+    await symlink(pemPath, current);
+    await unlink(keyPath).catch(() => undefined);
+    const kubeconfig = {
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "default-cluster", cluster: { server: bootstrap.server, ...(bootstrap.ca ? { "certificate-authority-data": Buffer.from(bootstrap.ca).toString("base64") } : {}), ...(bootstrap.insecureSkipTlsVerify ? { "insecure-skip-tls-verify": true } : {}) } }],
+      contexts: [{ name: "default-context", context: { cluster: "default-cluster", namespace: "default", user: "default-auth" } }],
+      "current-context": "default-context",
+      users: [{ name: "default-auth", user: { "client-certificate": current, "client-key": current } }],
+    };
+    await mkdir(dirname(o.kubeconfigPath), { recursive: true });
+    const tmp = `${o.kubeconfigPath}.tmp-${process.pid}`;
+    await writeFile(tmp, stringify(kubeconfig), { mode: 0o600 });
+    await rename(tmp, o.kubeconfigPath);
+    o.log("info", "client certificate written", { path: pemPath, kubeconfig: o.kubeconfigPath });
+  } finally {
+    client.close();
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The agent's HTTPS server. Every request is authenticated (client certificate, bearer
+ * token via TokenReview, or anonymous when enabled: otherwise 401 `Unauthorized`) and
+ * authorized (SubjectAccessReview on nodes/<subresource>: 403 `Forbidden (...)`) before
+ * routing, so an unknown path is 404 only for an allowed caller. Routes: GET /healthz,
+ * GET /pods (the pods bound to this node as a PodList), and, with the
+ * ContainerCheckpoint gate on, POST /checkpoint/{namespace}/{pod}/{container}.
+ */
+import { createServer, type Server } from "node:https";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { LogFn } from "../../../shared/observability/logger.ts";
+import type { CheckpointOutcome } from "../checkpoint.ts";
+import type { DelegatedAuth } from "./delegated-auth.ts";
+import { requestAttributes } from "./request-attributes.ts";
+import type { ApiObject } from "../../../shared/client/object-client.ts";
+
+export interface AgentServerOptions {
+  nodeName: string;
+  address: string;
+  port: number;
+  tls: { certPem: string; keyPem: string; clientCaPem?: string };
+  auth: DelegatedAuth;
+  fineGrainedAuthz: boolean;
+  checkpointEnabled: boolean;
+  pods: () => ApiObject[];
+  healthy: () => Promise<string | undefined>;
+  checkpoint: (namespace: string, pod: string, container: string, timeouts: string[]) => Promise<CheckpointOutcome>;
+  log: LogFn;
+}
+
+export interface AgentServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  res.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body), "x-content-type-options": "nosniff" });
+  res.end(body);
+}
+
+const TEXT = "text/plain; charset=utf-8";
+const CHECKPOINT_PATH = /^\/checkpoint\/([^/]+)\/([^/]+)\/([^/]+)\/?$/;
+
+async function route(o: AgentServerOptions, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const path = url.pathname;
+  const method = req.method ?? "GET";
+  if (path === "/healthz") {
+    if (method !== "GET" && method !== "HEAD") return send(res, 405, TEXT, "405: Method Not Allowed");
+    const problem = await o.healthy();
+    return problem ? send(res, 500, TEXT, `[-]syncloop failed: ${problem}\nhealthz check failed\n`) : send(res, 200, TEXT, "ok");
+  }
+  if (path === "/pods" || path === "/pods/") {
+    if (method !== "GET") return send(res, 405, TEXT, "405: Method Not Allowed");
+    return send(res, 200, "application/json", JSON.stringify({ kind: "PodList", apiVersion: "v1", metadata: {}, items: o.pods() }));
+  }
+  const m = CHECKPOINT_PATH.exec(path);
+  if (m && o.checkpointEnabled) {
+    if (method !== "POST") return send(res, 405, TEXT, "405: Method Not Allowed");
+    const [ns, pod, container] = m.slice(1).map((s) => decodeURIComponent(s));
+    const out = await o.checkpoint(ns, pod, container, url.searchParams.getAll("timeout"));
+    return send(res, out.status, out.contentType, out.body);
+  }
+  send(res, 404, TEXT, "404 page not found");
+}
+
+async function handle(o: AgentServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? "/", "https://node-agent");
+  const authn = await o.auth.authenticate(req);
+  if (!authn.ok) {
+    if (authn.error) o.log("warn", "unable to authenticate the request", { error: authn.error });
+    return send(res, 401, TEXT, "Unauthorized");
+  }
+  const attrs = requestAttributes(req.method ?? "GET", url.pathname, o.nodeName, o.fineGrainedAuthz);
+  for (const a of attrs) {
+    const d = await o.auth.authorize(authn.user, a);
+    if (d.error) {
+      o.log("error", "authorization error", { user: authn.user.username, verb: a.verb, subresource: a.subresource, error: d.error });
+      return send(res, 500, TEXT, `Authorization error (user=${authn.user.username}, verb=${a.verb}, resource=${a.resource}, subresource=${a.subresource})`);
+    }
+    if (d.allowed) return route(o, req, res, url);
+  }
+  const first = attrs[0];
+  send(res, 403, TEXT, `Forbidden (user=${authn.user.username}, verb=${first.verb}, resource=${first.resource}, subresource(s)=[${attrs.map((a) => a.subresource).join(" ")}])\n`);
+}
+
+export async function startAgentServer(o: AgentServerOptions): Promise<AgentServer> {
+  const server: Server = createServer(
+    { cert: o.tls.certPem, key: o.tls.keyPem, ca: o.tls.clientCaPem, requestCert: !!o.tls.clientCaPem, rejectUnauthorized: false },
+    (req, res) => {
+      handle(o, req, res).catch((err: unknown) => {
+        o.log("error", "request failed", { path: req.url, error: err instanceof Error ? err.message : String(err) });
+        if (!res.headersSent) send(res, 500, TEXT, "Internal Server Error");
+        else res.destroy();
+      });
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(o.port, o.address, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = o.address.includes(":") ? `[${o.address}]` : o.address;
+  return {
+    url: `https://${host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
