@@ -1,24 +1,32 @@
-/** `--controllers` selection as a table: `*`, names, aliases, `-name`, unknown names. */
+/** `--controllers` selection as a table: `*`, names, aliases, `-name`, off-by-default controllers, unknown names. */
 import { describe, expect, it } from "vitest";
-import { selectControllers } from "./controllers.ts";
+import { KNOWN_CONTROLLERS, selectControllers } from "./controllers.ts";
+
+const OFF_BY_DEFAULT = ["bootstrap-signer-controller", "token-cleaner-controller"];
+const ALL_ON = KNOWN_CONTROLLERS.filter((n) => !OFF_BY_DEFAULT.includes(n)).sort();
 
 describe("--controllers", () => {
   const table: Array<[string[], string[]]> = [
-    [["*"], ["garbage-collector-controller", "namespace-controller"]],
+    [["*"], ALL_ON],
     [[], []],
     [["namespace"], ["namespace-controller"]],
     [["garbage-collector-controller"], ["garbage-collector-controller"]],
-    [["*", "-garbagecollector"], ["namespace-controller"]],
-    [["-namespace", "*"], ["garbage-collector-controller"]],
+    [["*", "-garbagecollector"], ALL_ON.filter((n) => n !== "garbage-collector-controller")],
+    [["-namespace", "*"], ALL_ON.filter((n) => n !== "namespace-controller")],
     [["namespace", "-namespace"], []],
-    [["*", "-namespace-controller", "-garbage-collector-controller"], []],
+    [["serviceaccount", "namespace-controller"], ["namespace-controller", "serviceaccount-controller"]],
   ];
   for (const [spec, want] of table) {
     it(JSON.stringify(spec), () => expect([...selectControllers(spec)].sort()).toEqual(want));
   }
 
+  it("keeps the controllers the platform leaves off by default off under '*'", () => {
+    const on = selectControllers(["*"]);
+    for (const name of OFF_BY_DEFAULT) if (KNOWN_CONTROLLERS.includes(name)) expect(on.has(name as never)).toBe(false);
+  });
+
   it("refuses an unknown name like the platform", () => {
-    expect(() => selectControllers(["*", "nodelifecycle"])).toThrow('"nodelifecycle" is not in the list of known controllers');
+    expect(() => selectControllers(["*", "nodelifecycl"])).toThrow('"nodelifecycl" is not in the list of known controllers');
     expect(() => selectControllers(["-bogus"])).toThrow('"bogus" is not in the list of known controllers');
   });
 });

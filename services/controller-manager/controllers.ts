@@ -5,36 +5,51 @@
  *
  * `--controllers` works like the platform's: `*` turns on every controller that is on
  * by default, `name` turns one on, `-name` turns one off; names are the real ones
- * (`garbage-collector-controller`, `namespace-controller`) or their aliases
- * (`garbagecollector`, `namespace`). An unknown name is an error.
+ * (`garbage-collector-controller`, …) or their aliases (`garbagecollector`, …). An
+ * unknown name is an error. As in the platform, the bootstrap signer and the token
+ * cleaner are off by default.
+ *
+ * Start order: every selected controller registers its informers and handlers, the
+ * shared informers list once, then each controller's workers run.
  */
+import { InformerFactory } from "../../shared/client/informer.ts";
 import type { ObjectClient, PathGetter } from "../../shared/client/object-client.ts";
 import type { LogFn } from "../../shared/observability/logger.ts";
+import { getProfile, type PlatformProfile } from "../../shared/platform/index.ts";
+import type { Controller, ControllerContext, ControllerSettings } from "./context.ts";
 import { GarbageCollector } from "./garbagecollector/collector.ts";
+import type { ControllerManagerMetrics } from "./metrics.ts";
 import { NamespaceController } from "./namespace/controller.ts";
+import { CONTROLLER_TABLE, type InformerControllerName } from "./registry.ts";
 
-export const KNOWN_CONTROLLERS = ["garbage-collector-controller", "namespace-controller"] as const;
-export type ControllerName = (typeof KNOWN_CONTROLLERS)[number];
+interface Descriptor {
+  name: string;
+  alias: string;
+  enabledByDefault: boolean;
+}
 
-const ALIASES: Record<string, ControllerName> = {
-  garbagecollector: "garbage-collector-controller",
-  namespace: "namespace-controller",
-};
+const OWN_REFLECTORS: Descriptor[] = [
+  { name: "garbage-collector-controller", alias: "garbagecollector", enabledByDefault: true },
+  { name: "namespace-controller", alias: "namespace", enabledByDefault: true },
+];
+
+const DESCRIPTORS: Descriptor[] = [...OWN_REFLECTORS, ...CONTROLLER_TABLE.map(({ name, alias, enabledByDefault }) => ({ name, alias, enabledByDefault }))];
+
+export const KNOWN_CONTROLLERS: readonly string[] = DESCRIPTORS.map((d) => d.name);
+export type ControllerName = "garbage-collector-controller" | "namespace-controller" | InformerControllerName;
 
 export class ControllerSelectionError extends Error {}
 
-function canonical(name: string): ControllerName {
-  const n = ALIASES[name] ?? name;
-  if (!(KNOWN_CONTROLLERS as readonly string[]).includes(n)) {
-    throw new ControllerSelectionError(`"${name}" is not in the list of known controllers`);
-  }
-  return n as ControllerName;
+function canonical(name: string): string {
+  const d = DESCRIPTORS.find((x) => x.name === name || x.alias === name);
+  if (!d) throw new ControllerSelectionError(`"${name}" is not in the list of known controllers`);
+  return d.name;
 }
 
 /** The controllers a `--controllers` list turns on (default `*`). */
 export function selectControllers(spec: readonly string[] = ["*"]): Set<ControllerName> {
-  const on = new Set<ControllerName>();
-  const off = new Set<ControllerName>();
+  const on = new Set<string>();
+  const off = new Set<string>();
   let star = false;
   for (const raw of spec) {
     const item = raw.trim();
@@ -43,7 +58,7 @@ export function selectControllers(spec: readonly string[] = ["*"]): Set<Controll
     else if (item !== "") on.add(canonical(item));
   }
   const result = new Set<ControllerName>();
-  for (const name of KNOWN_CONTROLLERS) if (!off.has(name) && (on.has(name) || star)) result.add(name);
+  for (const d of DESCRIPTORS) if (!off.has(d.name) && (on.has(d.name) || (star && d.enabledByDefault))) result.add(d.name as ControllerName);
   return result;
 }
 
@@ -52,6 +67,12 @@ export interface RunControllersOptions {
   controllers?: readonly string[];
   /** The platform's namespace finalizer (the profile's `namespaceFinalizer`). */
   namespaceFinalizer: string;
+  /** The naming profile; by default the one whose namespace finalizer is given. */
+  profile?: PlatformProfile;
+  settings?: ControllerSettings;
+  metrics?: ControllerManagerMetrics;
+  /** This instance's identity, written into action records (default the host's pid). */
+  identity?: string;
   /** `--concurrent-gc-syncs` and `--concurrent-namespace-syncs` (defaults 20 and 10). */
   concurrentGcSyncs?: number;
   concurrentNamespaceSyncs?: number;
@@ -67,14 +88,25 @@ export interface RunningControllers {
   stop(): void;
 }
 
+function profileFor(options: RunControllersOptions): PlatformProfile {
+  if (options.profile) return options.profile;
+  const k8s = getProfile("kubernetes");
+  return options.namespaceFinalizer === k8s.namespaceFinalizer ? k8s : getProfile("plat");
+}
+
 /** Starts the selected controllers; resolves once each has its first complete view of the cluster. */
 export async function runControllers(client: ObjectClient & PathGetter, options: RunControllersOptions): Promise<RunningControllers> {
   const names = selectControllers(options.controllers);
+  const log: LogFn = options.log ?? (() => {});
+  const informers = new InformerFactory(client, (msg, f) => log("warn", msg, f));
+  const started: Controller[] = [];
   const running: RunningControllers = {
     names: [...names],
     stop() {
       running.garbageCollector?.stop();
       running.namespaceController?.stop();
+      for (const c of started) c.stop();
+      informers.stop();
     },
   };
   const signal = options.signal;
@@ -83,19 +115,32 @@ export async function runControllers(client: ObjectClient & PathGetter, options:
   const checkAborted = () => {
     if (signal?.aborted) throw new Error("controllers stopped before they started");
   };
+  const ctx: ControllerContext = {
+    client,
+    informers,
+    profile: profileFor(options),
+    settings: options.settings ?? {},
+    metrics: options.metrics,
+    identity: options.identity ?? `pid-${process.pid}`,
+    log,
+  };
   try {
     checkAborted();
     // Each controller is recorded before its start, so an abort can stop a start that waits on the API.
     if (names.has("namespace-controller")) {
-      running.namespaceController = new NamespaceController(client, { finalizer: options.namespaceFinalizer, workers: options.concurrentNamespaceSyncs, log: options.log });
+      running.namespaceController = new NamespaceController(client, { finalizer: options.namespaceFinalizer, workers: options.concurrentNamespaceSyncs, log: options.log, metrics: options.metrics?.queue("namespace") });
       await running.namespaceController.start();
       checkAborted();
     }
     if (names.has("garbage-collector-controller")) {
-      running.garbageCollector = new GarbageCollector(client, { workers: options.concurrentGcSyncs, log: options.log });
+      running.garbageCollector = new GarbageCollector(client, { workers: options.concurrentGcSyncs, log: options.log, metrics: options.metrics?.queue("garbage_collector_attempt_to_delete") });
       await running.garbageCollector.start();
       checkAborted();
     }
+    for (const entry of CONTROLLER_TABLE) if (names.has(entry.name)) started.push(entry.start(ctx));
+    await informers.start();
+    checkAborted();
+    for (const c of started) c.run();
   } catch (err) {
     running.stop();
     throw err;

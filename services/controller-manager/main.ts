@@ -1,30 +1,32 @@
 /**
  * The controller-manager process: an ordinary API client configured by `--kubeconfig`
- * (client certificate or bearer token, the server's CA), running the controllers
- * chosen by `--controllers` until SIGTERM/SIGINT. Imports no apiserver or store code.
- * Leader election comes with a later change: run one instance per cluster for now.
+ * (client certificate or bearer token, the server's CA), serving `/healthz`, `/livez`,
+ * `/readyz` and `/metrics` on its own HTTPS port (`--secure-port`, default 10257), and
+ * running the controllers chosen by `--controllers` while it holds the leader lease
+ * (`--leader-elect`, default on). A lost lease ends the process with exit code 1, as
+ * the platform's does; SIGTERM/SIGINT stop the controllers, release the lease and exit 0.
+ * Imports no apiserver or store code.
  */
 import { realpathSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import { fileURLToPath } from "node:url";
-import { FlagError, parseFlags, usage, type FlagSpec } from "../../shared/cli/flags.ts";
+import { FlagError, parseFlags, usage, type FlagValues } from "../../shared/cli/flags.ts";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
 import { KubeconfigError } from "../../shared/client/kubeconfig.ts";
+import { LeaderElector } from "../../shared/client/leader-election.ts";
 import { createLogger, logTo } from "../../shared/observability/logger.ts";
 import { getProfile } from "../../shared/platform/index.ts";
-import { ControllerSelectionError, KNOWN_CONTROLLERS, runControllers, selectControllers } from "./controllers.ts";
+import { ControllerSelectionError, runControllers, selectControllers, type RunningControllers } from "./controllers.ts";
+import { ControllerManagerMetrics } from "./metrics.ts";
+import { CONTROLLER_MANAGER_FLAGS, controllerSettings, defaultLeaseName, leaderElectionSettings, servingSettings, validateFlags } from "./options.ts";
+import { startHealthServer, type HealthServer } from "./server/health-server.ts";
+import { servingPair } from "./server/serving-cert.ts";
 
-export const CONTROLLER_MANAGER_FLAGS: Record<string, FlagSpec> = {
-  kubeconfig: { kind: "string", help: "Path to a client configuration file (server, CA, client certificate or token) used to reach the API server" },
-  controllers: {
-    kind: "list",
-    default: ["*"],
-    help: `A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. All controllers: ${KNOWN_CONTROLLERS.join(", ")} (aliases garbagecollector, namespace)`,
-  },
-  "concurrent-gc-syncs": { kind: "number", default: 20, help: "The number of garbage collector workers that are allowed to sync concurrently." },
-  "concurrent-namespace-syncs": { kind: "number", default: 10, help: "The number of namespace objects that are allowed to sync concurrently. Larger number = more responsive namespace termination, but more CPU (and network) load" },
-  profile: { kind: "string", default: "plat", help: "Naming profile of the platform: plat or kubernetes" },
-  help: { kind: "boolean", help: "Print the flags and exit" },
-};
+export { CONTROLLER_MANAGER_FLAGS };
+
+/** How long past the lease duration a leader may go unrenewed before `leaderElection` fails (the platform's 20 s). */
+const LEADER_HEALTH_TOLERANCE_MS = 20_000;
 
 /** Waits until the API server answers /readyz with 200 (it may start after this process). */
 async function waitForServer(client: HttpsObjectClient, warn: (msg: string, fields: Record<string, unknown>) => void): Promise<void> {
@@ -39,17 +41,15 @@ async function waitForServer(client: HttpsObjectClient, warn: (msg: string, fiel
   }
 }
 
-export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
-  let flags;
+function parse(argv: string[]): FlagValues {
   try {
-    flags = parseFlags(argv, CONTROLLER_MANAGER_FLAGS);
+    const flags = parseFlags(argv, CONTROLLER_MANAGER_FLAGS);
     if (!flags.help) {
-      if (!flags.kubeconfig) throw new FlagError("--kubeconfig is required");
+      validateFlags(flags);
       selectControllers(flags.controllers as string[]);
-      for (const f of ["concurrent-gc-syncs", "concurrent-namespace-syncs"]) {
-        if (!Number.isInteger(flags[f]) || (flags[f] as number) < 1) throw new FlagError(`--${f} must be a positive integer`);
-      }
+      controllerSettings(flags);
     }
+    return flags;
   } catch (err) {
     if (err instanceof FlagError || err instanceof ControllerSelectionError) {
       process.stderr.write(`error: ${err.message}\n\nflags:\n${usage(CONTROLLER_MANAGER_FLAGS)}\n`);
@@ -57,30 +57,109 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     }
     throw err;
   }
+}
+
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const flags = parse(argv);
   if (flags.help) {
     process.stdout.write(`Usage: controller-manager --kubeconfig FILE [flags]\n\nflags:\n${usage(CONTROLLER_MANAGER_FLAGS)}\n`);
     return;
   }
   const profile = getProfile(String(flags.profile));
   const log = createLogger({ component: "controller-manager" });
+  const logFn = logTo(log);
+  const identity = `${hostname()}_${randomUUID()}`;
+  const election = leaderElectionSettings(flags, profile);
+  const serving = servingSettings(flags);
+  const settings = controllerSettings(flags);
+  const metrics = new ControllerManagerMetrics();
   const client = HttpsObjectClient.fromKubeconfig(String(flags.kubeconfig));
-  await waitForServer(client, (msg, fields) => log.warn(fields, msg));
-  const running = await runControllers(client, {
-    controllers: flags.controllers as string[],
-    namespaceFinalizer: profile.namespaceFinalizer,
-    concurrentGcSyncs: flags["concurrent-gc-syncs"] as number,
-    concurrentNamespaceSyncs: flags["concurrent-namespace-syncs"] as number,
-    log: logTo(log),
-  });
-  log.info({ controllers: running.names, server: client.config.server }, "controllers started");
-  process.stdout.write(`controller manager running ${running.names.join(", ") || "no controllers"} against ${client.config.server}\n`);
+  let running: RunningControllers | undefined;
+
+  const leaseName = election.name;
+  const elector = !election.enabled
+    ? undefined
+    : new LeaderElector({
+        client,
+        coordinationGroup: profile.group("coordination"),
+        namespace: election.namespace,
+        name: leaseName,
+        identity,
+        leaseDurationMs: election.leaseDurationMs,
+        renewDeadlineMs: election.renewDeadlineMs,
+        retryPeriodMs: election.retryPeriodMs,
+        log: logFn,
+        onStartedLeading: async () => {
+          metrics.leaderStatus.set({ name: leaseName }, 1);
+          process.stdout.write(`controller manager ${identity} is the leader of ${election.namespace}/${leaseName}\n`);
+          await startControllers();
+        },
+        onStoppedLeading: () => {
+          metrics.leaderStatus.set({ name: leaseName }, 0);
+          running?.stop();
+          log.error({ lease: `${election.namespace}/${leaseName}`, identity }, "leaderelection lost");
+          process.stderr.write("controller-manager: leaderelection lost\n");
+          process.exit(1);
+        },
+      });
+
+  let health: HealthServer | undefined;
+  if (serving.port !== 0) {
+    const pair = await servingPair({ ...serving, name: defaultLeaseName(profile) });
+    health = await startHealthServer({
+      host: serving.bindAddress,
+      port: serving.port,
+      certPem: pair.certPem,
+      keyPem: pair.keyPem,
+      metrics: metrics.registry,
+      checks: [
+        { name: "ping", check: () => undefined },
+        { name: "leaderElection", check: () => elector?.check(LEADER_HEALTH_TOLERANCE_MS) },
+      ],
+      onFailure: (endpoint, check, reason) => log.warn({ endpoint, check, reason }, "health check failed"),
+    });
+    log.info({ url: health.url }, "serving securely");
+    process.stdout.write(`controller manager serving health and metrics on ${health.url}\n`);
+  }
+
+  const startControllers = async () => {
+    running = await runControllers(client, {
+      controllers: flags.controllers as string[],
+      namespaceFinalizer: profile.namespaceFinalizer,
+      profile,
+      settings,
+      metrics,
+      identity,
+      concurrentGcSyncs: flags["concurrent-gc-syncs"] as number,
+      concurrentNamespaceSyncs: flags["concurrent-namespace-syncs"] as number,
+      log: logFn,
+    });
+    log.info({ controllers: running.names, server: client.config.server, identity }, "controllers started");
+    process.stdout.write(`controller manager running ${running.names.join(", ") || "no controllers"} against ${client.config.server}\n`);
+  };
+
+  let stopping = false;
   const shutdown = () => {
-    running.stop();
-    client.close();
-    process.exit(0);
+    if (stopping) return;
+    stopping = true;
+    running?.stop();
+    void (async () => {
+      await elector?.release();
+      await health?.close();
+      client.close();
+      process.exit(0);
+    })();
   };
   process.once("SIGTERM", shutdown);
   process.once("SIGINT", shutdown);
+
+  await waitForServer(client, (msg, fields) => log.warn(fields, msg));
+  if (!elector) {
+    await startControllers();
+    return;
+  }
+  metrics.leaderStatus.set({ name: election.name }, 0);
+  void elector.run();
 }
 
 const isEntry = process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));

@@ -3,10 +3,15 @@
  * key added while it is being processed is processed again afterwards (never two
  * workers on one key), failures are retried after a per-key exponential delay (5 ms
  * doubling to 1000 s like the platform's default rate limiter, capped lower here by
- * `maxDelayMs`), and success forgets the key's failures.
+ * `maxDelayMs`), and success forgets the key's failures. With `metrics`, the queue
+ * reports adds, depth, time waited, time worked, retries and the items in progress
+ * (the platform's `workqueue_*` metrics under the queue's name).
  */
+import type { QueueMetrics } from "./metrics.ts";
+
 export interface WorkQueueOptions {
   workers?: number;
+  metrics?: QueueMetrics;
   baseDelayMs?: number;
   maxDelayMs?: number;
   log?: (msg: string, fields: Record<string, unknown>) => void;
@@ -19,6 +24,8 @@ export class WorkQueue<K> {
   private readonly dirty = new Set<K>();
   private readonly failures = new Map<K, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly addedAt = new Map<K, number>();
+  private readonly startedAt = new Map<K, number>();
   private active = 0;
   private running = false;
   private idleWaiters: Array<() => void> = [];
@@ -26,7 +33,9 @@ export class WorkQueue<K> {
   constructor(
     private readonly process: (key: K) => Promise<void>,
     private readonly opts: WorkQueueOptions = {},
-  ) {}
+  ) {
+    opts.metrics?.inProgress(() => [...this.startedAt.values()]);
+  }
 
   get length(): number {
     return this.queue.length;
@@ -51,6 +60,9 @@ export class WorkQueue<K> {
     if (this.queued.has(key)) return;
     this.queued.add(key);
     this.queue.push(key);
+    this.addedAt.set(key, Date.now());
+    this.opts.metrics?.added();
+    this.opts.metrics?.depth(this.queue.length);
     this.pump();
   }
 
@@ -74,6 +86,11 @@ export class WorkQueue<K> {
     while (this.running && this.active < workers && this.queue.length > 0) {
       const key = this.queue.shift() as K;
       this.queued.delete(key);
+      const now = Date.now();
+      this.opts.metrics?.waited((now - (this.addedAt.get(key) ?? now)) / 1000);
+      this.opts.metrics?.depth(this.queue.length);
+      this.addedAt.delete(key);
+      this.startedAt.set(key, now);
       this.processing.add(key);
       this.active++;
       void this.run(key);
@@ -93,9 +110,12 @@ export class WorkQueue<K> {
       const n = (this.failures.get(key) ?? 0) + 1;
       this.failures.set(key, n);
       const delay = Math.min((this.opts.baseDelayMs ?? 5) * 2 ** (n - 1), this.opts.maxDelayMs ?? 30_000);
+      this.opts.metrics?.retried();
       this.opts.log?.("work item failed, retrying", { key: String(key), attempt: n, delayMs: delay, error: String(err) });
       if (this.running) this.addAfter(key, delay);
     } finally {
+      this.opts.metrics?.worked((Date.now() - (this.startedAt.get(key) ?? Date.now())) / 1000);
+      this.startedAt.delete(key);
       this.processing.delete(key);
       this.active--;
       if (this.dirty.delete(key)) this.add(key);

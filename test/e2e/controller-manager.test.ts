@@ -18,7 +18,8 @@ let kubeconfig: string;
 const children: ChildProcess[] = [];
 
 function start(args: string[]): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
+  // --secure-port 0: no health port, so parallel test files never compete for 10257.
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "--secure-port", "0", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
   children.push(child);
   let out = "";
   child.stdout?.on("data", (c: Buffer) => (out += c.toString()));

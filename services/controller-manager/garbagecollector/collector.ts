@@ -11,6 +11,7 @@ import type { LogFn } from "../../../shared/observability/logger.ts";
 import { discoverResources, KindIndex, preferredWithVerbs, type DiscoveredResource } from "../../../shared/client/discovery.ts";
 import type { ApiObject, ObjectClient, OwnerReference, PathGetter } from "../../../shared/client/object-client.ts";
 import { Reflector } from "../../../shared/client/reflector.ts";
+import type { QueueMetrics } from "../metrics.ts";
 import { WorkQueue } from "../work-queue.ts";
 import { DependencyGraph, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, verdict, type ObservedObject, type OwnerState } from "./graph.ts";
 import { deleteObject, dropOwnerReferences, removeFinalizer } from "./operations.ts";
@@ -21,6 +22,8 @@ export interface GarbageCollectorOptions {
   /** How often discovery is repeated to follow new or removed resources (default 30 s). */
   rediscoverMs?: number;
   log?: LogFn;
+  /** Work queue metrics (`workqueue_*`). */
+  metrics?: QueueMetrics;
 }
 
 function resourceKey(r: DiscoveredResource): string {
@@ -56,7 +59,7 @@ export class GarbageCollector {
     private readonly client: ObjectClient & PathGetter,
     private readonly opts: GarbageCollectorOptions = {},
   ) {
-    this.queue = new WorkQueue((uid) => this.process(uid), { workers: opts.workers ?? 20, log: (msg, f) => opts.log?.("warn", msg, f) });
+    this.queue = new WorkQueue((uid) => this.process(uid), { workers: opts.workers ?? 20, metrics: opts.metrics, log: (msg, f) => opts.log?.("warn", msg, f) });
   }
 
   /** Starts the monitors; resolves once every one delivered its first set and the queue runs. */

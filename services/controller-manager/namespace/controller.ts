@@ -12,6 +12,7 @@ import type { LogFn } from "../../../shared/observability/logger.ts";
 import { discoverResources, preferredWithVerbs, type DiscoveredResource } from "../../../shared/client/discovery.ts";
 import type { ApiObject, ObjectClient, PathGetter, ResourceRef } from "../../../shared/client/object-client.ts";
 import { Reflector } from "../../../shared/client/reflector.ts";
+import type { QueueMetrics } from "../metrics.ts";
 import { WorkQueue } from "../work-queue.ts";
 
 const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces" };
@@ -26,6 +27,8 @@ export interface NamespaceControllerOptions {
   /** Discovery results are reused for this long (default 10 s). */
   discoveryTtlMs?: number;
   log?: LogFn;
+  /** Work queue metrics (`workqueue_*` under the queue name `namespace`). */
+  metrics?: QueueMetrics;
 }
 
 export class NamespaceController {
@@ -40,7 +43,7 @@ export class NamespaceController {
     private readonly client: ObjectClient & PathGetter,
     private readonly opts: NamespaceControllerOptions,
   ) {
-    this.queue = new WorkQueue((name) => this.sync(name), { workers: opts.workers ?? 10, log: (msg, f) => opts.log?.("warn", msg, f) });
+    this.queue = new WorkQueue((name) => this.sync(name), { workers: opts.workers ?? 10, metrics: opts.metrics, log: (msg, f) => opts.log?.("warn", msg, f) });
     const seen = (ns: ApiObject) => {
       const name = ns.metadata.name;
       if (!name) return;
@@ -130,6 +133,7 @@ export class NamespaceController {
       if (current.metadata.uid !== ns.metadata.uid) return;
       const spec = (current.spec ?? {}) as { finalizers?: string[] };
       const next: ApiObject = { ...current, spec: { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== this.opts.finalizer) } };
+      this.opts.log?.("info", "controller action", { controller: "namespace-controller", verb: "finalize", resource: "namespaces", namespace: "", name });
       await this.client.update(NAMESPACES, next, { subresource: "finalize" });
       this.opts.log?.("info", "namespace finalized", { namespace: name });
     } catch (err) {
