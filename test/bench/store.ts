@@ -2,17 +2,20 @@
  * Store benchmark (`npm run bench -- store`): our store service against etcd, each as a
  * 3-node cluster of real processes on loopback random ports with data in temp dirs,
  * measured by the same gRPC client (etcd v3 API) in this process:
- * - put throughput with 1 and with 64 concurrent clients (~5 s each), p50/p99 latency,
- *   and with 1 client the CPU time per put of the leader and of the followers (on a
- *   machine with few cores, CPU per message is latency);
+ * - put throughput with 1 and with 64 concurrent clients, p50/p99 latency, and with 1
+ *   client the CPU time per put of the leader and of the followers (on a machine with
+ *   few cores, CPU per message is latency);
  * - linearizable single-key range throughput with 64 clients;
  * - time from SIGKILL of the leader (found via Maintenance Status) to the next
- *   successful write on a surviving member, 3 times (the median is reported).
+ *   successful write on a surviving member.
  * Keys look like `/registry/core/configmaps/<ns>/<name>`, values are 1 KiB. Load goes
- * to the leader over a few HTTP/2 connections. The clusters run one after the other,
- * so they do not share the machine's CPUs. Both use the default fsync, election
- * timeout 1000 ms and heartbeat 100 ms; ours runs without a revision stream (no Redis).
- * Compare the ratios ours/etcd, not the absolute numbers.
+ * to the leader over a few HTTP/2 connections. Both clusters run for the whole bench
+ * and every figure is measured in interleaved rounds (ours, etcd, ours, etcd, …; 3 by
+ * default, BENCH_ROUNDS; BENCH_ROUND_MS a side and round), so both see the same
+ * machine load; the table gives min/median/max of the per-round ratios ours/etcd.
+ * Both use the default fsync, election timeout 1000 ms and heartbeat 100 ms; ours runs
+ * without a revision stream (no Redis). This process is the load generator: the
+ * members are processes of their own.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
@@ -23,15 +26,16 @@ import { performance } from "node:perf_hooks";
 import { EtcdClient } from "../../shared/etcd/client.ts";
 import { spawnStoreNode, stopChild, storeStatus, waitForMembers, waitForStore } from "../../services/store/server/node-process.ts";
 import { freePort } from "../support/ports.ts";
+import { MIN_ROUNDS, RatioTable, interleave, machineLoad, median } from "./harness.ts";
 
 const ETCD_BIN = process.env.ETCD_BIN ?? "/usr/bin/etcd";
 const MEMBERS = 3;
-const LOAD_MS = 5000;
+/** One side of one round of a load phase. */
+const ROUND_MS = 2000;
 const CONCURRENCY = 64;
 const CHANNELS = 4;
 const PRELOAD_KEYS = 1000;
 const PUT_KEYS = 10_000;
-const FAILOVER_ROUNDS = 3;
 const VALUE = Buffer.alloc(1024, "v");
 
 type Kind = "ours" | "etcd";
@@ -306,114 +310,73 @@ async function failoverOnce(cluster: Cluster, clients: Map<Member, KvClient>): P
   return ms;
 }
 
-async function measureFailover(cluster: Cluster): Promise<number[]> {
-  const clients = new Map(cluster.members.map((m) => [m, kvClient(endpointOf(m))] as const));
+/** One side of the comparison: a running cluster, its leader and the clients on it. */
+interface Side {
+  cluster: Cluster;
+  leader: Member;
+  clients: KvClient[];
+}
+
+async function prepareSide(cluster: Cluster): Promise<Side> {
+  const leader = cluster.members[await waitForLeader(cluster)];
+  const clients = Array.from({ length: CHANNELS }, () => kvClient(endpointOf(leader)));
+  await preload(clients[0]);
+  return { cluster, leader, clients };
+}
+
+function closeSide(side: Side): void {
+  for (const c of side.clients) c.close();
+}
+
+type Measured = LoadResult & { cpu: { client: number; leader: number; followers: number } };
+
+interface Phase {
+  key: "put1" | "put64" | "get64";
+  concurrency: number;
+  op: (c: KvClient, n: number) => Promise<unknown>;
+}
+
+const PHASES: Phase[] = [
+  { key: "put1", concurrency: 1, op: (c, n) => put(c, PRELOAD_KEYS + (n % PUT_KEYS)) },
+  { key: "put64", concurrency: CONCURRENCY, op: (c, n) => put(c, PRELOAD_KEYS + (n % PUT_KEYS)) },
+  { key: "get64", concurrency: CONCURRENCY, op: (c, n) => get(c, n % PRELOAD_KEYS) },
+];
+
+/** Each phase in interleaved rounds: ours, etcd, ours, etcd, … */
+async function measureLoad(sides: Record<Kind, Side>, rounds: number, roundMs: number, table: RatioTable, out: Record<string, number>): Promise<void> {
+  for (const phase of PHASES) {
+    const run = (side: Side) => withCpu(side.cluster, side.leader, () => runLoad(side.clients, phase.concurrency, roundMs, phase.op));
+    const res = await interleave<Measured>(rounds, () => run(sides.ours), () => run(sides.etcd));
+    const add = (figure: string, label: string, pick: (m: Measured) => number, unit: string, better: "higher" | "lower") => {
+      table.add({ key: `${phase.key}_${figure}`, label: `${label}, ${phase.concurrency} client${phase.concurrency > 1 ? "s" : ""}`, aName: "ours", bName: "etcd", a: res.a.map(pick), b: res.b.map(pick), unit, better });
+    };
+    const verb = phase.key.startsWith("put") ? "put" : "linearizable get";
+    add("rps", `${verb}/s`, (m) => m.rps, "ops/s", "higher");
+    add("p50_ms", `${verb} p50`, (m) => m.p50, "ms", "lower");
+    add("p99_ms", `${verb} p99`, (m) => m.p99, "ms", "lower");
+    if (phase.key === "put1") {
+      add("cpu_ms_leader", "CPU ms per put: leader", (m) => cpuMsPerOp(m.cpu.leader, m.rps), "ms", "lower");
+      add("cpu_ms_followers", "CPU ms per put: both followers", (m) => cpuMsPerOp(m.cpu.followers, m.rps), "ms", "lower");
+    }
+    for (const [kind, list] of [["ours", res.a], ["etcd", res.b]] as const) {
+      out[`${kind}_${phase.key}_errors`] = list.reduce((n, m) => n + m.errors, 0);
+      out[`${kind}_${phase.key}_cores_client`] = median(list.map((m) => m.cpu.client));
+      out[`${kind}_${phase.key}_cores_leader`] = median(list.map((m) => m.cpu.leader));
+      out[`${kind}_${phase.key}_cores_followers`] = median(list.map((m) => m.cpu.followers));
+    }
+  }
+}
+
+/** Leader SIGKILL → first write, alternating between the clusters. */
+async function measureFailover(clusters: Record<Kind, Cluster>, rounds: number, table: RatioTable): Promise<void> {
+  const clients = new Map<Member, KvClient>();
+  for (const c of [clusters.ours, clusters.etcd]) for (const m of c.members) clients.set(m, kvClient(endpointOf(m)));
   try {
-    const samples: number[] = [];
-    for (let i = 0; i < FAILOVER_ROUNDS; i++) samples.push(await failoverOnce(cluster, clients));
-    return samples;
+    const res = await interleave(rounds, () => failoverOnce(clusters.ours, clients), () => failoverOnce(clusters.etcd, clients));
+    table.add({ key: "failover_ms", label: "leader SIGKILL -> next write", aName: "ours", bName: "etcd", a: res.a, b: res.b, unit: "ms", better: "lower" });
   } finally {
     for (const c of clients.values()) c.close();
   }
-}
-
-// ---------- one cluster ----------
-
-async function measureLoad(cluster: Cluster, out: Record<string, number>): Promise<void> {
-  const leader = cluster.members[await waitForLeader(cluster)];
-  const clients = Array.from({ length: CHANNELS }, () => kvClient(endpointOf(leader)));
-  try {
-    await preload(clients[0]);
-    const k = cluster.kind;
-    const put1 = await withCpu(cluster, leader, () => runLoad(clients, 1, LOAD_MS, (c, n) => put(c, PRELOAD_KEYS + (n % PUT_KEYS))));
-    const put64 = await withCpu(cluster, leader, () => runLoad(clients, CONCURRENCY, LOAD_MS, (c, n) => put(c, PRELOAD_KEYS + (n % PUT_KEYS))));
-    const get64 = await withCpu(cluster, leader, () => runLoad(clients, CONCURRENCY, LOAD_MS, (c, n) => get(c, n % PRELOAD_KEYS)));
-    Object.assign(out, {
-      [`${k}_put1_rps`]: put1.rps,
-      [`${k}_put1_p50_ms`]: put1.p50,
-      [`${k}_put1_p99_ms`]: put1.p99,
-      [`${k}_put64_rps`]: put64.rps,
-      [`${k}_put64_p50_ms`]: put64.p50,
-      [`${k}_put64_p99_ms`]: put64.p99,
-      [`${k}_get64_rps`]: get64.rps,
-      [`${k}_get64_p50_ms`]: get64.p50,
-      [`${k}_get64_p99_ms`]: get64.p99,
-      [`${k}_errors`]: put1.errors + put64.errors + get64.errors,
-      [`${k}_put1_cpu_ms_leader`]: cpuMsPerOp(put1.cpu.leader, put1.rps),
-      [`${k}_put1_cpu_ms_followers`]: cpuMsPerOp(put1.cpu.followers, put1.rps),
-      [`${k}_put64_cores_client`]: put64.cpu.client,
-      [`${k}_put64_cores_leader`]: put64.cpu.leader,
-      [`${k}_put64_cores_followers`]: put64.cpu.followers,
-      [`${k}_get64_cores_client`]: get64.cpu.client,
-      [`${k}_get64_cores_leader`]: get64.cpu.leader,
-    });
-  } finally {
-    for (const c of clients) c.close();
-  }
-}
-
-async function benchCluster(kind: Kind): Promise<Record<string, number>> {
-  process.stdout.write(`starting a ${MEMBERS}-node ${kind} cluster\n`);
-  const cluster = await startCluster(kind);
-  const out: Record<string, number> = {};
-  try {
-    await measureLoad(cluster, out);
-    const samples = await measureFailover(cluster);
-    samples.forEach((ms, i) => (out[`${kind}_failover_${i + 1}_ms`] = ms));
-    out[`${kind}_failover_ms`] = median(samples);
-    process.stdout.write(`${kind}: done\n`);
-    return out;
-  } finally {
-    await stopCluster(cluster);
-  }
-}
-
-// ---------- report ----------
-
-const ROWS: Array<[string, string]> = [
-  ["put1_rps", "put/s, 1 client"],
-  ["put1_p50_ms", "put p50 ms, 1 client"],
-  ["put1_p99_ms", "put p99 ms, 1 client"],
-  ["put64_rps", "put/s, 64 clients"],
-  ["put64_p50_ms", "put p50 ms, 64 clients"],
-  ["put64_p99_ms", "put p99 ms, 64 clients"],
-  ["get64_rps", "linearizable get/s, 64 clients"],
-  ["get64_p50_ms", "get p50 ms, 64 clients"],
-  ["get64_p99_ms", "get p99 ms, 64 clients"],
-  ["failover_ms", "leader SIGKILL -> write ms (median of 3)"],
-  ["put1_cpu_ms_leader", "CPU ms per put, 1 client: leader"],
-  ["put1_cpu_ms_followers", "CPU ms per put, 1 client: both followers"],
-  ["errors", "failed calls under load"],
-  ["put64_cores_client", "cores used, put 64: bench client"],
-  ["put64_cores_leader", "cores used, put 64: leader"],
-  ["put64_cores_followers", "cores used, put 64: both followers"],
-  ["get64_cores_client", "cores used, get 64: bench client"],
-  ["get64_cores_leader", "cores used, get 64: leader"],
-];
-
-function fmt(v: number): string {
-  return v >= 100 ? v.toFixed(0) : v.toFixed(2);
-}
-
-function addRatiosAndPrint(out: Record<string, number>): void {
-  const lines = [`${"figure".padEnd(42)}${"ours".padStart(10)}${"etcd".padStart(10)}${"ours/etcd".padStart(11)}`];
-  for (const [key, label] of ROWS) {
-    const ours = out[`ours_${key}`];
-    const etcd = out[`etcd_${key}`];
-    const ratio = etcd > 0 ? ours / etcd : Number.NaN;
-    if (key !== "errors" && !key.includes("cores") && Number.isFinite(ratio)) out[`ratio_${key}`] = ratio;
-    lines.push(`${label.padEnd(42)}${fmt(ours).padStart(10)}${fmt(etcd).padStart(10)}${(Number.isFinite(ratio) ? ratio.toFixed(2) : "-").padStart(11)}`);
-  }
-  process.stdout.write(`${lines.join("\n")}\n(rates: higher is better; latencies and failover: lower is better)\n`);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
 
 export async function benchStore(): Promise<Record<string, number>> {
@@ -421,14 +384,34 @@ export async function benchStore(): Promise<Record<string, number>> {
   process.on("exit", killEverythingNow);
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
+  const rounds = Math.max(MIN_ROUNDS, Number(process.env.BENCH_ROUNDS ?? 3));
+  const roundMs = Number(process.env.BENCH_ROUND_MS ?? ROUND_MS);
+  const table = new RatioTable("store (ours vs etcd)");
+  const out: Record<string, number> = {};
+  const sides: Partial<Record<Kind, Side>> = {};
   try {
-    const out = { ...(await benchCluster("ours")), ...(await benchCluster("etcd")) };
-    addRatiosAndPrint(out);
-    return out;
+    process.stdout.write(`machine before: ${machineLoad()}\nstarting a ${MEMBERS}-node cluster of ours and one of etcd\n`);
+    const clusters = { ours: await startCluster("ours"), etcd: await startCluster("etcd") };
+    sides.ours = await prepareSide(clusters.ours);
+    sides.etcd = await prepareSide(clusters.etcd);
+    await measureLoad({ ours: sides.ours, etcd: sides.etcd }, rounds, roundMs, table, out);
+    closeSide(sides.ours);
+    closeSide(sides.etcd);
+    sides.ours = sides.etcd = undefined;
+    await measureFailover(clusters, rounds, table);
+    await Promise.all([stopCluster(clusters.ours), stopCluster(clusters.etcd)]);
+    process.stdout.write(`${table.render()}machine after: ${machineLoad()}\n`);
+    return { ...table.figures(), ...out };
   } finally {
+    if (sides.ours) closeSide(sides.ours);
+    if (sides.etcd) closeSide(sides.etcd);
     killEverythingNow();
     process.off("exit", killEverythingNow);
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
 }
