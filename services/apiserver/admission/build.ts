@@ -11,7 +11,7 @@ import type { Catalog } from "../registry/catalog.ts";
 import { AdmissionChain } from "./chain.ts";
 import { readAdmissionConfig } from "./config-file.ts";
 import { catalogEquivalence } from "./equivalence.ts";
-import type { AdmissionPlugin, AuthorizeCheck, PluginContext } from "./interfaces.ts";
+import type { AdmissionPlugin, AuthorizeCheck, AuthorizeDecision, PluginContext } from "./interfaces.ts";
 import { declareAdmissionMetrics, type AdmissionMetrics } from "./metrics.ts";
 import { catalogObjectAccess } from "./object-access.ts";
 import { PluginRegistry, resolveEnabled, type AdmissionFlags } from "./plugins.ts";
@@ -30,6 +30,8 @@ export interface AdmissionSetup {
   catalog: () => Catalog | undefined;
   /** The replica's authorizer; may be consulted only once requests flow. */
   authorize: AuthorizeCheck;
+  /** The authorizer's full decision (reason, error), for policies' `authorizer` variable. */
+  authorizeDecision?: AuthorizeDecision;
   metrics?: MetricsRegistry;
   log: PluginContext["log"];
   /** Adds plugins registered elsewhere (the built-in plugins of plugins/, tests). */
@@ -76,7 +78,7 @@ export function buildAdmission(setup: AdmissionSetup): BuiltAdmission {
         const factory = registry.factory(name);
         if (!factory) continue;
         try {
-          plugins.push(await factory({ profile: setup.profile, config: configs.get(name), objects, authorize: setup.authorize, log: setup.log }));
+          plugins.push(await factory({ profile: setup.profile, config: configs.get(name), objects, authorize: setup.authorize, authorizeDecision: setup.authorizeDecision, log: setup.log }));
         } catch (err) {
           throw new Error(`admission plugin ${JSON.stringify(name)}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
         }

@@ -155,6 +155,12 @@ export type AuthorizeCheck = (
   attrs: { verb: string; group: string; version?: string; resource: string; subresource?: string; namespace?: string; name?: string },
 ) => Promise<boolean>;
 
+/** The authorizer's full answer to one question, resource or non-resource (policies' `authorizer` variable). */
+export type AuthorizeDecision = (
+  user: UserInfo,
+  attrs: { verb: string; isResourceRequest: boolean; path: string; group: string; version: string; resource: string; subresource: string; namespace: string; name: string },
+) => Promise<{ decision: "Allow" | "Deny" | "NoOpinion"; reason: string; error?: string }>;
+
 export interface PluginContext {
   profile: PlatformProfile;
   /** Per-plugin configuration from --admission-control-config-file, undefined when none. */
@@ -162,6 +168,8 @@ export interface PluginContext {
   objects: ObjectAccess;
   /** Set once the authorizer exists; plugins call it only while admitting. */
   authorize: AuthorizeCheck;
+  /** The same authorizer with its reason and error; absent when the replica authorizes everything. */
+  authorizeDecision?: AuthorizeDecision;
   log: LogFn;
 }
 

@@ -123,6 +123,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     flags: opts.admission,
     catalog: () => holder.catalog,
     authorize: (user, attrs) => (security ? security.allowed(user, attrs) : Promise.resolve(true)),
+    ...(security ? { authorizeDecision: security.decide } : {}),
     metrics: metricsRegistry,
     log: (level, msg, fields) => opts.log?.(level, msg, fields ?? {}),
     register: opts.registerAdmissionPlugins,

@@ -85,8 +85,8 @@ export class Security {
   /** The authorizer's full decision for policies' `authorizer` variable (no opinion until the chain exists). */
   readonly decide: AuthorizeDecision = async (user, attrs) => {
     if (!this.authz) return { decision: "NoOpinion", reason: "" };
-    const { group, version, ...rest } = attrs;
-    const d = await this.authz.authorizer.authorize({ user, ...rest, apiGroup: group, apiVersion: version });
+    const { verb, isResourceRequest, path, group, version, resource, subresource, namespace, name } = attrs;
+    const d = await this.authz.authorizer.authorize({ user, verb, isResourceRequest, path, namespace, apiGroup: group, apiVersion: version, resource, subresource, name });
     return d.error === undefined ? { decision: d.decision, reason: d.reason } : { decision: d.decision, reason: d.reason, error: d.error };
   };
 

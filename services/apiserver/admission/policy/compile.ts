@@ -5,13 +5,13 @@
  * compiled once per policy change; `compileErrors` reports the expressions that
  * do not compile with their field paths (write-time validation). Pure.
  */
-import { createEnvironment, type CelProgram } from "../../../../shared/cel/index.ts";
+import { AUTHORIZER_TYPE, createEnvironment, type CelProgram } from "../../../../shared/cel/index.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
 import { compiledMatch, type CompiledMatch } from "./match.ts";
 
 /** The CEL variables every policy expression may use. */
 const policyEnv = createEnvironment({
-  variables: { object: "dyn", oldObject: "dyn", request: "map", params: "dyn", namespaceObject: "dyn", variables: "dyn", authorizer: "dyn" },
+  variables: { object: "dyn", oldObject: "dyn", request: "map", params: "dyn", namespaceObject: "dyn", variables: "dyn", authorizer: AUTHORIZER_TYPE },
   optionalTypes: true,
 });
 

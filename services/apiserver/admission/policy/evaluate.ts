@@ -30,6 +30,8 @@ export interface Activation {
   request: Record<string, unknown>;
   params: unknown;
   namespaceObject: unknown;
+  /** The `authorizer` value (shared/cel's Authorizer), bound to the requester. */
+  authorizer?: unknown;
 }
 
 function run(program: CelProgram, activation: Record<string, unknown>): { value?: unknown; error?: string } {

@@ -11,8 +11,11 @@
  * become `<policy>/<key>` audit annotations. Configuration problems (missing params
  * under Deny, an expression that no longer compiles, an unreadable namespace)
  * follow the policy's failurePolicy. The admission configuration kinds are exempt.
+ * The `authorizer` variable asks the replica's authorizer chain as the requester
+ * (checks are answered between evaluation rounds: shared/cel's evaluateWithAuthorizer).
  */
 import { forbiddenWithReason, statusError, type StatusReason } from "../../../../shared/api/status.ts";
+import { AuthzSession, evaluateWithAuthorizer, newAuthorizer, type AuthzAnswer, type AuthzQuery } from "../../../../shared/cel/index.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
 import type { AdmissionPlugin, Attributes, PluginContext } from "../interfaces.ts";
 import { conditionRequest, isExempt, type Equivalence, type MatchDeps } from "../webhooks/matching.ts";
@@ -96,6 +99,14 @@ export function validatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?
     bindings = items.map(bindingOf).sort((x, y) => x.name.localeCompare(y.name));
   });
   const deps: MatchDeps = { profile: ctx.profile, objects: ctx.objects, equivalence };
+  /** The replica's authorizer with reason and error; a replica without one allows everything. */
+  const authorize = async (q: AuthzQuery): Promise<AuthzAnswer> => {
+    const { verb, isResourceRequest, path, group, version, resource, subresource, namespace, name } = q;
+    if (ctx.authorizeDecision) return ctx.authorizeDecision(q.user, { verb, isResourceRequest, path, group, version, resource, subresource, namespace, name });
+    return (await ctx.authorize(q.user, { verb, group, version, resource, subresource, namespace, name }))
+      ? { decision: "Allow", reason: "" }
+      : { decision: "NoOpinion", reason: "" };
+  };
 
   /** The denials of one binding; configuration errors become denials under failurePolicy Fail. */
   async function evaluateBinding(policy: CompiledPolicy, b: Binding, a: Attributes): Promise<PolicyResult> {
@@ -126,7 +137,11 @@ export function validatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?
     const view = (obj: JsonObject | undefined) => (obj && version && equivalence ? equivalence.convert(obj, a.resource.group, a.resource.resource, a.resource.version, version) : obj);
     const object = view(a.object);
     const oldObject = view(a.oldObject);
-    const results = params.map((p) => evaluatePolicy(policy, { object, oldObject, request, params: p, namespaceObject }));
+    const session = new AuthzSession();
+    const r = a.resource;
+    const authorizer = newAuthorizer(session, a.userInfo, { group: r.group, version: r.version, resource: r.resource, subresource: a.subresource, namespace: a.namespace, name: a.name });
+    const evaluateAll = () => params.map((p) => evaluatePolicy(policy, { object, oldObject, request, params: p, namespaceObject, authorizer }));
+    const results = await evaluateWithAuthorizer(session, evaluateAll, authorize);
     return { denials: results.flatMap((r) => r.denials), annotations: Object.assign({}, ...results.map((r) => r.annotations)) as Record<string, string> };
   }
 
