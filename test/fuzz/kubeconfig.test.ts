@@ -46,7 +46,7 @@ function readOnce(read: () => ClientConfig): void {
     config = read();
   } catch (err) {
     if (!(err instanceof KubeconfigError)) throw new Error(`not a KubeconfigError: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`, { cause: err });
-    if (err.message.includes("\n")) throw new Error(`a multi-line message: ${JSON.stringify(err.message)}`);
+    if (err.message.includes("\n")) throw new Error(`a multi-line message: ${JSON.stringify(err.message)}`, { cause: err });
     outcomes.refused++;
   }
   const ms = performance.now() - start;
