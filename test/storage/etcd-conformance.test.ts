@@ -1,24 +1,31 @@
 /**
  * The storage conformance suite against a real etcd 3.4 cluster (3 members, started
- * per test): StoreStorage, and StoreStorage behind the watch cache, over the same
- * EtcdKv that replicas use against the store, with the live revisions from etcd's
- * own Watch. Proves the client speaks etcd v3 as etcd does, not only as our store does.
+ * once for the file; every case writes under a prefix of its own): StoreStorage, and
+ * StoreStorage behind the watch cache, over the same EtcdKv that replicas use against
+ * the store, with the live revisions from etcd's own Watch. Proves the client speaks
+ * etcd v3 as etcd does, not only as our store does.
  */
-import { startEtcdCluster, etcdFeed } from "../support/etcd.ts";
+import { afterAll } from "vitest";
+import { startEtcdCluster, etcdFeed, type EtcdCluster } from "../support/etcd.ts";
 import { CachedStorage } from "../../services/apiserver/storage/cached-storage.ts";
-import { storageConformance } from "../../services/apiserver/storage/conformance.ts";
+import { storageConformance } from "../../services/apiserver/storage/testing/conformance.ts";
 import { EtcdKv } from "../../services/apiserver/storage/etcd-kv.ts";
 import { StoreStorage } from "../../services/apiserver/storage/store-storage.ts";
 import { WatchCache } from "../../services/apiserver/storage/watch-cache.ts";
 
+let cluster: Promise<EtcdCluster> | undefined;
+afterAll(async () => {
+  if (cluster) await (await cluster).stop();
+});
+
+/** A client and a live feed over the file's cluster (started by the first case). */
 async function fixture() {
-  const cluster = await startEtcdCluster(3);
-  const kv = new EtcdKv(cluster.endpoints);
-  const live = await etcdFeed(cluster.endpoints[0], kv);
+  const { endpoints } = await (cluster ??= startEtcdCluster(3));
+  const kv = new EtcdKv(endpoints);
+  const live = await etcdFeed(endpoints[0], kv);
   const close = async () => {
     live.close();
     await kv.close();
-    await cluster.stop();
   };
   return { kv, feed: live.feed, close };
 }

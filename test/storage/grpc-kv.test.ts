@@ -1,7 +1,7 @@
 import { memoryStore } from "../../services/store/embedded.ts";
 import { StoreGrpcServer } from "../../services/store/server/grpc-server.ts";
 import { CachedStorage } from "../../services/apiserver/storage/cached-storage.ts";
-import { storageConformance } from "../../services/apiserver/storage/conformance.ts";
+import { storageConformance } from "../../services/apiserver/storage/testing/conformance.ts";
 import { EtcdKv } from "../../services/apiserver/storage/etcd-kv.ts";
 import { FanoutFeed } from "../../services/apiserver/storage/fanout-feed.ts";
 import { StoreStorage } from "../../services/apiserver/storage/store-storage.ts";

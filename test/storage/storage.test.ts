@@ -1,7 +1,7 @@
 import { memoryStore } from "../../services/store/embedded.ts";
 import { EmbeddedKv } from "../../services/apiserver/storage/embedded-kv.ts";
 import { CachedStorage } from "../../services/apiserver/storage/cached-storage.ts";
-import { storageConformance } from "../../services/apiserver/storage/conformance.ts";
+import { storageConformance } from "../../services/apiserver/storage/testing/conformance.ts";
 import { StoreStorage } from "../../services/apiserver/storage/store-storage.ts";
 import { WatchCache } from "../../services/apiserver/storage/watch-cache.ts";
 
