@@ -72,6 +72,8 @@ export function machineStatus(m: MachineFacts, shape: NodeShape): Omit<NodeStatu
       osImage: m.osImage,
       containerRuntimeVersion: shape.containerRuntimeVersion,
       kubeletVersion: AGENT_VERSION,
+      // Deprecated; the platform's agent leaves it empty since the proxy's version is not its to know.
+      kubeProxyVersion: "",
       operatingSystem: m.os,
       architecture: m.arch,
     },

@@ -70,8 +70,12 @@ export class NodeStatusController {
       const created = await this.client().create(NODES, node);
       this.o.log("info", "successfully registered node", { node: shape.name });
       this.registered = true;
-      this.lastPostMs = Date.now();
       this.o.onRegistered?.(created);
+      // A server may drop the status of a created object: post it at once when it is missing.
+      if (!(created.status as NodeStatusBody | undefined)?.conditions?.length) {
+        await this.client().patch(NODES, shape.name, "strategic", { status: node.status }, { subresource: "status" });
+      }
+      this.lastPostMs = Date.now();
       return true;
     } catch (err) {
       if (!isStatusError(err, "AlreadyExists")) {

@@ -33,6 +33,8 @@ export interface CriServer {
   endpoint: string;
   socket: string;
   mode: CheckpointMode;
+  /** When true, Version answers Unavailable (the runtime looks down to the agent). */
+  down: boolean;
   /** Mode of the archive file written by CheckpointContainer (default 0644: the agent tightens it). */
   archiveMode: number;
   calls: RecordedCall[];
@@ -88,6 +90,7 @@ export async function startCriServer(): Promise<CriServer> {
     endpoint: `unix://${socket}`,
     socket,
     mode: "ok",
+    down: false,
     archiveMode: 0o644,
     calls: [],
     addPod(pod) {
@@ -113,6 +116,7 @@ export async function startCriServer(): Promise<CriServer> {
   const impl: UntypedServiceImplementation = {
     Version(call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) {
       record("Version", call);
+      if (state.down) return cb({ code: status.UNAVAILABLE, details: "runtime is shutting down" });
       cb(null, { version: "0.1.0", runtime_name: "test-runtime", runtime_version: "1.0.0", runtime_api_version: "v1" });
     },
     ListPodSandbox(call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) {
