@@ -87,6 +87,20 @@ export interface CredentialProvider {
 
 export interface TransportOptions {
   credentials?: CredentialProvider;
+  /** Called with the text of each `Warning` header (`299 - "text"`) of every answer. */
+  onWarning?: (text: string) => void;
+}
+
+/** The texts of `Warning` header values (`<code> <agent> "<text>"`, comma separated). */
+export function warningTexts(header: string | string[] | undefined): string[] {
+  const values = header === undefined ? [] : Array.isArray(header) ? header : [header];
+  const out: string[] = [];
+  for (const v of values) {
+    const re = /\d{3}\s+\S+\s+"((?:[^"\\]|\\.)*)"/g;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(v)) !== null) out.push(m[1].replace(/\\(.)/g, "$1"));
+  }
+  return out;
 }
 
 type ConnectCallback = (err: Error | null, socket?: Duplex) => void;
@@ -125,6 +139,7 @@ export class HttpsTransport {
   private agentCert: string | undefined;
   private tokenCache: { mtimeMs: number; token: string } | undefined;
   private readonly credentials: CredentialProvider | undefined;
+  private readonly onWarning: ((text: string) => void) | undefined;
 
   constructor(
     private readonly config: ClientConfig,
@@ -133,6 +148,7 @@ export class HttpsTransport {
     this.base = new URL(config.server);
     // A token or certificate of the configuration's own takes precedence over a plugin, as in the platform's clients.
     this.credentials = config.token || config.tokenFile || config.cert ? undefined : opts.credentials;
+    this.onWarning = opts.onWarning;
     this.agent = this.makeAgent(config.cert, config.key);
     this.agentCert = config.cert;
   }
@@ -214,6 +230,7 @@ export class HttpsTransport {
     if (body) req.write(body.data);
     req.end();
     const answer = await res;
+    if (this.onWarning) for (const w of warningTexts(answer.headers.warning)) this.onWarning(w);
     if (answer.statusCode === 401 && this.credentials) this.credentials.unauthorized(used);
     return { res: answer, used };
   }
@@ -222,12 +239,12 @@ export class HttpsTransport {
    * A whole request. One retry (not for POST) of a request that failed on a reused
    * keep-alive connection; one retry of a 401 when a credential provider can give a new credential.
    */
-  async send(method: string, pathAndQuery: string, body?: { contentType: string; data: string }): Promise<RawResponse> {
+  async send(method: string, pathAndQuery: string, body?: { contentType: string; data: string }, accept = "application/json"): Promise<RawResponse> {
     let resetRetried = false;
     let unauthorizedRetried = false;
     for (;;) {
       try {
-        const { res } = await this.start(method, pathAndQuery, body, "application/json", () => {});
+        const { res } = await this.start(method, pathAndQuery, body, accept, () => {});
         const chunks: Buffer[] = [];
         for await (const c of res) chunks.push(c as Buffer);
         const status = res.statusCode ?? 0;
@@ -248,8 +265,8 @@ export class HttpsTransport {
   }
 
   /** A JSON request; a non-2xx answer throws its Status. */
-  async json(method: string, pathAndQuery: string, body?: { contentType: string; data: string }): Promise<unknown> {
-    const res = await this.send(method, pathAndQuery, body);
+  async json(method: string, pathAndQuery: string, body?: { contentType: string; data: string }, accept = "application/json"): Promise<unknown> {
+    const res = await this.send(method, pathAndQuery, body, accept);
     if (res.status < 200 || res.status >= 300) throw errorFromResponse(res.status, res.body);
     try {
       return JSON.parse(res.body.toString("utf8"));
