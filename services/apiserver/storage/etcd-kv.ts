@@ -3,7 +3,8 @@
  * store members over gRPC or the embedded store's handlers in process (a pool of
  * one member), and over a real etcd cluster alike:
  * - reads are linearizable Ranges unless `serializable`; `currentRevision()` is a
- *   linearizable count-only Range of one key (its header revision);
+ *   linearizable count-only Range of one key (its header revision), one read shared
+ *   by all callers waiting at the same moment (revision-batcher.ts);
  * - puts and deletes inside txns ask for previous values (results carry them);
  * - `history(after, upTo)` is a Watch from `after + 1` over every key with prev_kv,
  *   ended by a progress request (answered once the watcher has caught up);
@@ -16,6 +17,7 @@ import { EtcdCallError, GrpcStatus } from "../../../shared/etcd/errors.ts";
 import type { PbCompare, PbEvent, PbKeyValue, PbRangeRequest, PbRequestOp, PbTxnResponse, PbWatchCreateRequest, PbWatchResponse } from "../../../shared/etcd/wire.ts";
 import { EndpointPool, grpcMembers, type EtcdKvOptions, type StoreMember } from "./etcd-kv-pool.ts";
 import { CompactedError, fromEtcdError } from "./errors.ts";
+import { RevisionReadBatcher } from "./revision-batcher.ts";
 import {
   type Compare,
   type KeyChange,
@@ -109,6 +111,7 @@ function compareOf(c: Compare): PbCompare {
 
 export class EtcdKv implements KvStore {
   private readonly pool: EndpointPool;
+  private readonly revisionReads = new RevisionReadBatcher(() => this.readRevision());
 
   /** Store members: endpoints (host:port or URLs) reached over gRPC, or members with their API. */
   constructor(
@@ -154,13 +157,23 @@ export class EtcdKv implements KvStore {
     }
   }
 
-  async currentRevision(): Promise<number> {
+  /** Batched: one read serves every caller that asked while the previous one was in flight (revision-batcher.ts). */
+  currentRevision(): Promise<number> {
+    return this.revisionReads.current();
+  }
+
+  private async readRevision(): Promise<number> {
     try {
-      const res = await this.pool.unary("Range", { key: ALL, count_only: true }, true);
-      return Number(res.header?.revision ?? 0);
+      return await this.headerRevision();
     } catch (err) {
       throw await this.mapError(err, 0);
     }
+  }
+
+  /** A linearizable Range of the single key "\0" (count only, limit 1): its header revision. Errors unmapped. */
+  private async headerRevision(): Promise<number> {
+    const res = await this.pool.unary("Range", { key: ALL, count_only: true, limit: 1 }, true);
+    return Number(res.header?.revision ?? 0);
   }
 
   async leaseGrant(ttlSeconds: number): Promise<number> {
@@ -257,7 +270,7 @@ export class EtcdKv implements KvStore {
   }
 
   private mapError(err: unknown, requested: number): Promise<unknown> {
-    return fromEtcdError(err, { requested, compactRevision: () => this.compactRevision(), currentRevision: () => this.currentRevision() });
+    return fromEtcdError(err, { requested, compactRevision: () => this.compactRevision(), currentRevision: () => this.headerRevision() });
   }
 
   async close(): Promise<void> {
