@@ -77,6 +77,39 @@ export async function selfSignedServing(commonName: string, hosts: readonly stri
   return { certPem: cert.toString("pem") + "\n", keyPem: toPem("PRIVATE KEY", await webcrypto.subtle.exportKey("pkcs8", keys.privateKey)) };
 }
 
+/** A CA certificate and key (PEM) valid for `validityMs` from now (test fixtures, short-lived signers). */
+export async function createSigningCA(commonName: string, validityMs: number): Promise<ServingPair> {
+  const keys = (await webcrypto.subtle.generateKey(EC, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
+  const now = Date.now();
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serial(),
+    name: [{ CN: [commonName] }],
+    notBefore: new Date(now - 3_600_000),
+    notAfter: new Date(now + validityMs),
+    keys,
+    signingAlgorithm: { name: "ECDSA", hash: "SHA-256" },
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ],
+  });
+  return { certPem: cert.toString("pem") + "\n", keyPem: toPem("PRIVATE KEY", await webcrypto.subtle.exportKey("pkcs8", keys.privateKey)) };
+}
+
+/** A PKCS#10 request (PEM) and its key for `subject` (`CN=…, O=…`) and optional SANs (test fixtures, node agents). */
+export async function createRequest(commonName: string, organizations: readonly string[], sans: { dns?: string[]; ip?: string[] } = {}): Promise<{ csrPem: string; keyPem: string }> {
+  const keys = (await webcrypto.subtle.generateKey(EC, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
+  const names = [...(sans.dns ?? []).map((value) => ({ type: "dns" as const, value })), ...(sans.ip ?? []).map((value) => ({ type: "ip" as const, value }))];
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: [{ CN: [commonName] }, ...organizations.map((o) => ({ O: [o] }))],
+    keys,
+    signingAlgorithm: { name: "ECDSA", hash: "SHA-256" },
+    extensions: names.length ? [new x509.SubjectAlternativeNameExtension(names)] : [],
+  });
+  return { csrPem: csr.toString("pem"), keyPem: toPem("PRIVATE KEY", await webcrypto.subtle.exportKey("pkcs8", keys.privateKey)) };
+}
+
 export interface SigningCA {
   cert: X509.X509Certificate;
   key: webcrypto.CryptoKey;
