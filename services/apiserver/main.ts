@@ -20,6 +20,7 @@ import { getProfile } from "../../shared/platform/index.ts";
 import { ensurePki, kubeconfigYaml } from "./server/certs.ts";
 import { APISERVER_FLAG_SECTIONS, parseApiserverCommandLine } from "./server/options.ts";
 import { admissionFlagsFrom } from "./admission/options.ts";
+import { aggregatorOptionsFrom } from "./aggregator/options.ts";
 import { registerBuiltinPlugins } from "./admission/plugins/index.ts";
 import { startReplica } from "./server/replica.ts";
 import { tlsServerOptions } from "./server/tls-options.ts";
@@ -91,6 +92,7 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
   // The default authorizes Node,RBAC: NodeRestriction goes with it unless the flags say otherwise.
   const admission = admissionFlagsFrom(flags);
   if (admission.enable.length === 0 && !admission.disable.includes("NodeRestriction")) admission.enable.push("NodeRestriction");
+  const aggregator = await aggregatorOptionsFrom(flags, authentication);
 
   const store = await (hooks.connect ?? openStore)({
     dataDir,
@@ -118,6 +120,7 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     security: { authentication, authorization },
     admission,
     registerAdmissionPlugins: registerBuiltinPlugins,
+    aggregator,
     gates,
     log: (level, msg, fields) => {
       if (level !== "info") log[level](fields, msg);

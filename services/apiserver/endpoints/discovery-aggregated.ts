@@ -10,6 +10,7 @@
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { ApidiscoveryVersion } from "../../../shared/api/groups/apidiscovery-v2.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
+import type { AggregatedGroups } from "../aggregator/aggregator.ts";
 import type { Catalog, GroupVersionEntry } from "../registry/catalog.ts";
 import { kindOf, resourceVerbs, subresourceKind, subresourceVerbs, type GroupVersionKind } from "./discovery-subresources.ts";
 
@@ -81,10 +82,19 @@ function groupDoc(catalog: Catalog, group: string): GroupDiscovery {
   return { metadata: { name: group }, versions };
 }
 
-/** The groups of one document; versions are in preference order (catalog.versionsOf). */
-export function aggregatedItems(catalog: Catalog, root: DiscoveryRoot): GroupDiscovery[] {
+/** The groups of one document; versions are in preference order (catalog.versionsOf), aggregated servers' after this server's. */
+export function aggregatedItems(catalog: Catalog, root: DiscoveryRoot, aggregated?: AggregatedGroups): GroupDiscovery[] {
   if (root === "api") return catalog.versionsOf("").length > 0 ? [groupDoc(catalog, "")] : [];
-  return catalog.groups().map((g) => groupDoc(catalog, g));
+  const items = catalog.groups().map((g) => groupDoc(catalog, g));
+  for (const remote of aggregated?.groups() ?? []) {
+    let item = items.find((i) => i.metadata.name === remote.name);
+    if (!item) items.push((item = { metadata: { name: remote.name }, versions: [] }));
+    for (const v of remote.versions) {
+      // A version whose discovery was never read is listed Stale and empty, as the platform lists it.
+      if (!item.versions.some((x) => x.version === v.version)) item.versions.push(v.discovery ?? { version: v.version, resources: [], freshness: "Stale" });
+    }
+  }
+  return items;
 }
 
 export function aggregatedList(items: GroupDiscovery[], profile: PlatformProfile, version: ApidiscoveryVersion): GroupDiscoveryList {

@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import { apidiscoverySchemas, type ApidiscoveryVersion } from "../../../shared/api/groups/apidiscovery-v2.ts";
 import { encodeEnvelope, encodeMessage, messageLayout } from "../../../shared/codec/protobuf/index.ts";
+import type { AggregatedGroups } from "../aggregator/aggregator.ts";
 import type { Catalog } from "../registry/catalog.ts";
 import { AGGREGATED_KIND, aggregatedItems, aggregatedList, type DiscoveryRoot, type GroupDiscovery } from "./discovery-aggregated.ts";
 import { aggregatedContentType, chooseDiscovery, type AggregatedChoice } from "./discovery-negotiation.ts";
@@ -49,14 +50,15 @@ function encodeBody(doc: Document, catalog: Catalog, choice: AggregatedChoice): 
 }
 
 /** The /api or /apis handler: aggregated when asked for, `plain` otherwise. */
-export function discoveryRootHandler(catalog: Catalog, root: DiscoveryRoot, plain: NonResourceHandler): NonResourceHandler {
+export function discoveryRootHandler(catalog: Catalog, root: DiscoveryRoot, plain: NonResourceHandler, aggregated?: AggregatedGroups): NonResourceHandler {
   let doc: Document | undefined;
-  let generation = -1;
+  let generation = "";
   const load = (): Document => {
-    // Rebuilt when resources were added or removed at run time (custom resources).
-    if (!doc || generation !== catalog.generation) {
-      generation = catalog.generation;
-      const items = aggregatedItems(catalog, root);
+    // Rebuilt when resources were added or removed at run time (custom resources, aggregated servers).
+    const now = `${catalog.generation}/${aggregated?.generation ?? 0}`;
+    if (!doc || generation !== now) {
+      generation = now;
+      const items = aggregatedItems(catalog, root, aggregated);
       doc = { items, etag: etagOf(items), bodies: new Map() };
     }
     return doc;

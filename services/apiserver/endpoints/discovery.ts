@@ -2,6 +2,7 @@
  * Discovery documents: /api, /api/v1, /apis, /apis/{group}, /apis/{group}/{version}
  * (APIVersions, APIGroupList, APIGroup, APIResourceList) built from the catalog.
  */
+import type { AggregatedGroups } from "../aggregator/aggregator.ts";
 import type { Catalog, GroupVersionEntry } from "../registry/catalog.ts";
 import { resourceVerbs, subresourceKind, subresourceVerbs } from "./discovery-subresources.ts";
 
@@ -9,17 +10,35 @@ export function apiVersions(serverAddress: string) {
   return { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress }] };
 }
 
-function groupDoc(catalog: Catalog, group: string) {
-  const versions = catalog.versionsOf(group).map((version) => ({ groupVersion: `${group}/${version}`, version }));
+/** Versions of a group: this server's, then those of aggregated servers (APIServices with a service). */
+function versionNames(catalog: Catalog, group: string, aggregated?: AggregatedGroups): string[] {
+  const local = catalog.versionsOf(group);
+  const remote = aggregated?.groups().find((g) => g.name === group)?.versions.map((v) => v.version) ?? [];
+  return [...local, ...remote.filter((v) => !local.includes(v))];
+}
+
+function groupDoc(catalog: Catalog, group: string, aggregated?: AggregatedGroups) {
+  const versions = versionNames(catalog, group, aggregated).map((version) => ({ groupVersion: `${group}/${version}`, version }));
   return { name: group, versions, preferredVersion: versions[0] };
 }
 
-export function apiGroupList(catalog: Catalog) {
-  return { kind: "APIGroupList", apiVersion: "v1", groups: catalog.groups().map((g) => groupDoc(catalog, g)) };
+/** Every group: this server's, then the aggregated groups it does not serve itself. */
+export function groupNames(catalog: Catalog, aggregated?: AggregatedGroups): string[] {
+  const local = catalog.groups();
+  return [...local, ...(aggregated?.groups().map((g) => g.name) ?? []).filter((g) => !local.includes(g))];
 }
 
-export function apiGroup(catalog: Catalog, group: string) {
-  return { kind: "APIGroup", apiVersion: "v1", ...groupDoc(catalog, group) };
+export function apiGroupList(catalog: Catalog, aggregated?: AggregatedGroups) {
+  return { kind: "APIGroupList", apiVersion: "v1", groups: groupNames(catalog, aggregated).map((g) => groupDoc(catalog, g, aggregated)) };
+}
+
+export function apiGroup(catalog: Catalog, group: string, aggregated?: AggregatedGroups) {
+  return { kind: "APIGroup", apiVersion: "v1", ...groupDoc(catalog, group, aggregated) };
+}
+
+/** True when `group` is served here or by an aggregated server. */
+export function hasGroup(catalog: Catalog, group: string, aggregated?: AggregatedGroups): boolean {
+  return versionNames(catalog, group, aggregated).length > 0;
 }
 
 export function apiResourceList(gv: GroupVersionEntry, catalog: Catalog) {

@@ -1,7 +1,8 @@
 /** The non-resource routes of a replica: discovery, version, and whatever the caller adds (health, OpenAPI, metrics). */
 import { statusError } from "../../../shared/api/status.ts";
+import type { AggregatedGroups } from "../aggregator/aggregator.ts";
 import type { Catalog } from "../registry/catalog.ts";
-import { apiGroup, apiGroupList, apiResourceList, apiVersions } from "./discovery.ts";
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, hasGroup } from "./discovery.ts";
 import { discoveryRootHandler } from "./discovery-serve.ts";
 import { jsonResponse } from "./encode.ts";
 import type { NonResourceHandler, NonResourceRoutes } from "./non-resource.ts";
@@ -16,27 +17,28 @@ export function discoveryRoutes(
   serverAddress: () => string,
   extra: Array<[string, NonResourceHandler]> = [],
   prefixes: Array<[string, NonResourceHandler]> = [],
+  aggregated?: AggregatedGroups,
 ): NonResourceRoutes {
   const exact = new Map<string, NonResourceHandler>();
   // /api and /apis answer the aggregated document when the Accept header asks for it.
   exact.set("/api", discoveryRootHandler(catalog, "api", (_r, url) => jsonResponse(apiVersions(serverAddress()), 200, { pretty: pretty(url) })));
-  exact.set("/apis", discoveryRootHandler(catalog, "apis", (_r, url) => jsonResponse(apiGroupList(catalog), 200, { pretty: pretty(url) })));
+  exact.set("/apis", discoveryRootHandler(catalog, "apis", (_r, url) => jsonResponse(apiGroupList(catalog, aggregated), 200, { pretty: pretty(url) }), aggregated));
   exact.set("/version", (_r, url) => jsonResponse(versionInfo(), 200, { pretty: pretty(url) }));
   const core = catalog.groupVersion("", "v1");
   if (core) exact.set("/api/v1", (_r, url) => jsonResponse(apiResourceList(core, catalog), 200, { pretty: pretty(url) }));
   for (const group of catalog.groups()) {
-    exact.set(`/apis/${group}`, (_r, url) => jsonResponse(apiGroup(catalog, group), 200, { pretty: pretty(url) }));
+    exact.set(`/apis/${group}`, (_r, url) => jsonResponse(apiGroup(catalog, group, aggregated), 200, { pretty: pretty(url) }));
     for (const version of catalog.versionsOf(group)) {
       const gv = catalog.groupVersion(group, version);
       if (gv) exact.set(`/apis/${group}/${version}`, (_r, url) => jsonResponse(apiResourceList(gv, catalog), 200, { pretty: pretty(url) }));
     }
   }
   for (const [path, handler] of extra) exact.set(path, handler);
-  // Groups added at run time (custom resources): /apis/{group} and /apis/{group}/{version}.
+  // Groups added at run time (custom resources, aggregated servers): /apis/{group} and /apis/{group}/{version}.
   const dynamicGroups: NonResourceHandler = (_r, url) => {
     const [group, version, ...rest] = url.pathname.slice("/apis/".length).replace(/\/+$/, "").split("/");
-    if (rest.length === 0 && group && catalog.versionsOf(group).length > 0) {
-      if (version === undefined) return jsonResponse(apiGroup(catalog, group), 200, { pretty: pretty(url) });
+    if (rest.length === 0 && group && hasGroup(catalog, group, aggregated)) {
+      if (version === undefined) return jsonResponse(apiGroup(catalog, group, aggregated), 200, { pretty: pretty(url) });
       const gv = catalog.groupVersion(group, version);
       if (gv) return jsonResponse(apiResourceList(gv, catalog), 200, { pretty: pretty(url) });
     }

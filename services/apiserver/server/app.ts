@@ -12,6 +12,7 @@ import { statusError } from "../../../shared/api/status.ts";
 import type { ApiserverMetrics } from "../../../shared/observability/metrics.ts";
 import { dispatchResource, type DispatchConfig } from "../endpoints/dispatch.ts";
 import { dispatchNonResource, type NonResourceRoutes } from "../endpoints/non-resource.ts";
+import type { UserInfo } from "../endpoints/scope.ts";
 import { maybeCompress } from "./compression.ts";
 import { RequestMetrics } from "./request-metrics.ts";
 import { AUDIT_ID_HEADER, chain, createRequestContext, infoOf, userOf, type Handler, type LogFn, type LogLevel, type RequestContext } from "./filters/context.ts";
@@ -55,6 +56,8 @@ export interface AppConfig extends DispatchConfig {
   requestTimeoutMs?: number;
   /** Receives audit events (default: dropped). */
   audit?: AuditSink;
+  /** The aggregation layer: answers requests of aggregated group versions (undefined: served here). */
+  aggregated?: (req: Request, url: URL, user: UserInfo) => Promise<Response | undefined>;
   /** Method syntax on purpose: a sink that only knows info/warn/error is accepted too. */
   log?(level: LogLevel, msg: string, fields?: Record<string, unknown>): void;
 }
@@ -77,6 +80,8 @@ function terminal(cfg: AppConfig): Handler {
     if (!METHODS.has(ctx.request.method.toUpperCase())) throw methodNotAllowed();
     const info = infoOf(ctx);
     const user = userOf(ctx);
+    const proxied = cfg.aggregated && (await cfg.aggregated(ctx.request, ctx.url, user));
+    if (proxied) return proxied;
     if (!info.isResourceRequest) return dispatchNonResource(cfg.nonResource, info, ctx.request, ctx.url, user);
     const response = await dispatchResource(cfg, info, ctx.request, ctx.url, user, ctx.warnings);
     return cfg.compression ? maybeCompress(ctx.request, response, info.verb) : response;

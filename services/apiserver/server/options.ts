@@ -8,6 +8,7 @@
 import { mergeSections, parseFlagSet, type FlagSection, type FlagSpec, type FlagValues } from "../../../shared/cli/flags.ts";
 import { getProfile } from "../../../shared/platform/index.ts";
 import { ADMISSION_FLAGS } from "../admission/options.ts";
+import { AGGREGATOR_FLAGS } from "../aggregator/options.ts";
 import { AUTHENTICATION_FLAG_SPECS, authenticationOptionsFrom, type AuthenticationOptions } from "../authn/options.ts";
 import { AUTHORIZATION_FLAG_SPECS, authorizationFlagsFrom, type AuthorizationFlags } from "../authz/options.ts";
 
@@ -42,6 +43,7 @@ export const APISERVER_FLAG_SECTIONS: readonly FlagSection[] = [
   { title: "Authentication", flags: AUTHENTICATION_FLAG_SPECS },
   { title: "Authorization", flags: AUTHORIZATION_FLAG_SPECS },
   { title: "Admission", flags: ADMISSION_FLAGS },
+  { title: "Aggregator", flags: AGGREGATOR_FLAGS },
 ];
 
 /** Every flag the apiserver accepts (the union of its sections). */

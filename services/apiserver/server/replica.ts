@@ -35,6 +35,7 @@ import type { AdmissionFlags, PluginRegistry } from "../admission/plugins.ts";
 import { connectionCertificateUser, NO_RENEGOTIATION_SECURE_OPTIONS } from "./peer-identity.ts";
 import { CrdController } from "../apiextensions/controller.ts";
 import { crdStrategy } from "../apiextensions/crd-strategy.ts";
+import { Aggregator, type AggregatorOptions } from "../aggregator/aggregator.ts";
 
 export interface ReplicaOptions {
   profile: PlatformProfile;
@@ -71,6 +72,8 @@ export interface ReplicaOptions {
   maxMutatingRequestsInFlight?: number;
   /** `--request-timeout` in milliseconds (default one minute). */
   requestTimeoutMs?: number;
+  /** The aggregation layer: proxy client certificate, front-proxy header names, check period. */
+  aggregator?: Omit<AggregatorOptions, "log">;
   log?: LogFn;
 }
 
@@ -139,6 +142,9 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   await admission.start();
   await ensureDefaultNamespaces(catalog, profile, opts.log);
   await security?.attach(catalog, admission.chain, opts.log);
+  // APIServices: local ones for the built-in group versions, others proxied to their service.
+  const aggregator = new Aggregator(catalog, { ...opts.aggregator, log: (level, msg, fields) => opts.log?.(level, msg, fields) });
+  await aggregator.start();
 
   const gates = opts.gates ?? new FeatureGates();
   const health = HealthRegistry.withDefaults({ livezGracePeriodMs: opts.livezGracePeriodMs ?? 0, shutdownDelayMs: opts.shutdownDelayMs ?? 0 });
@@ -173,7 +179,9 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       () => boundAddress,
       [...openapi.exact, ["/metrics", serveMetrics], ...["/livez", "/readyz", "/healthz"].map((p): [string, NonResourceHandler] => [p, serveHealth]), ...(opts.extraRoutes ?? [])],
       [openapi.prefix, ["/livez/", serveHealth], ["/readyz/", serveHealth], ["/healthz/", serveHealth]],
+      aggregator,
     ),
+    aggregated: (req, url, user) => aggregator.proxy(req, url, user),
     maxRequestsInFlight: opts.maxRequestsInFlight,
     maxMutatingRequestsInFlight: opts.maxMutatingRequestsInFlight,
     requestTimeoutMs: opts.requestTimeoutMs,
@@ -211,6 +219,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       clearInterval(bookmarks);
       security?.close();
       crdController.stop();
+      aggregator.stop();
       admission.close();
       compaction.stop();
       cache.stop();

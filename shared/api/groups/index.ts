@@ -6,6 +6,7 @@ import type { PlatformProfile } from "../../platform/index.ts";
 import type { KindDefinition } from "../../schema/types.ts";
 import { kinds as admissionregistrationV1 } from "./admissionregistration-v1.ts";
 import { makeKinds as apiextensionsV1 } from "./apiextensions-v1.ts";
+import { kinds as apiregistrationV1 } from "./apiregistration-v1.ts";
 import { kinds as appsV1 } from "./apps-v1.ts";
 import { kinds as authenticationV1 } from "./authentication-v1.ts";
 import { kinds as authorizationV1 } from "./authorization-v1.ts";
@@ -45,5 +46,6 @@ export function builtinKinds(profile: PlatformProfile): KindDefinition[] {
     ...authorizationV1,
     ...admissionregistrationV1,
     ...apiextensionsV1(profile),
+    ...apiregistrationV1,
   ];
 }

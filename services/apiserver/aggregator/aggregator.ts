@@ -1,0 +1,253 @@
+/**
+ * The aggregation layer of a replica. It watches APIServices through the replica's
+ * watch cache and
+ *  - creates the local APIService of every built-in group version at start (one per
+ *    group version, as the platform's autoregistration keeps them) and marks local ones
+ *    Available (reason Local);
+ *  - checks every APIService with a service on each change and every
+ *    `availabilityIntervalMs` (the platform: 30 s): Service and port, an endpoint, then
+ *    GET /apis/<group>/<version> on the backend as `system:kube-aggregator`; writes the
+ *    `Available` condition with the platform's reasons (Passed, ServiceNotFound,
+ *    ServicePortError, EndpointsNotFound, MissingEndpoints, FailedDiscoveryCheck) when it
+ *    changes, and keeps the backend's discovery for the merged discovery documents;
+ *  - proxies every request for /apis/<group>/<version>/... of such an APIService (after
+ *    authentication and authorization) to an endpoint of its service with the
+ *    front-proxy identity headers (backend.ts); an APIService that is not Available,
+ *    or a backend that cannot be reached, answers 503.
+ * Replicas compute the same status; a conflicting write is retried on the next event.
+ */
+import { Readable } from "node:stream";
+import { isStatusError, serviceUnavailable } from "../../../shared/api/status.ts";
+import type { LogFn } from "../../../shared/observability/logger.ts";
+import { catalogObjectAccess } from "../admission/object-access.ts";
+import { Informer } from "../authz/informer.ts";
+import type { VersionDiscovery } from "../endpoints/discovery-aggregated.ts";
+import type { UserInfo } from "../endpoints/scope.ts";
+import type { Catalog } from "../registry/catalog.ts";
+import type { Registry } from "../registry/registry.ts";
+import { timestamp } from "../registry/system-meta.ts";
+import { meta, type JsonObject } from "../storage/object.ts";
+import { apiServiceInfo, LOCAL_CONDITION, localApiService, PASSED_CONDITION, unavailable, withAvailable, type ApiServiceInfo, type AvailableCondition } from "./api-service.ts";
+import { BackendClient, DEFAULT_FRONT_PROXY_HEADERS, toResponse, type FrontProxyHeaders, type ProxyClientCertificate } from "./backend.ts";
+import { orderedGroups, versionFromResourceList } from "./discovery.ts";
+import { endpointResolver, EndpointError, type Endpoint, type EndpointResolver } from "./endpoint.ts";
+
+export const DEFAULT_AVAILABILITY_INTERVAL_MS = 30_000;
+/** Deadline of one discovery check (the platform allows 5 s). */
+const CHECK_TIMEOUT_MS = 5000;
+const MAX_DISCOVERY_BYTES = 4 * 1024 * 1024;
+/** The identity the availability check presents to backends. */
+const AGGREGATOR_USER: UserInfo = { username: "system:kube-aggregator", groups: ["system:masters"] };
+
+export interface AggregatorOptions {
+  /** --proxy-client-cert-file / --proxy-client-key-file, read. */
+  proxyClientCert?: ProxyClientCertificate;
+  /** Front-proxy header names (the first of each --requestheader-* list). */
+  headers?: FrontProxyHeaders;
+  availabilityIntervalMs?: number;
+  log?: LogFn;
+}
+
+/** What the discovery documents need of the aggregated groups. */
+export interface AggregatedGroups {
+  /** Changes whenever an aggregated group, version or its discovery changes. */
+  readonly generation: number;
+  /** Groups served by other servers (in the platform's order), versions preferred first. */
+  groups(): Array<{ name: string; versions: Array<{ version: string; discovery?: VersionDiscovery }> }>;
+}
+
+function readBody(res: import("node:http").IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_DISCOVERY_BYTES) res.destroy(new Error("discovery document too large"));
+      else chunks.push(c);
+    });
+    res.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    res.on("error", reject);
+  });
+}
+
+export class Aggregator implements AggregatedGroups {
+  generation = 0;
+  private readonly informer: Informer;
+  private readonly registry: Registry;
+  private readonly backend: BackendClient;
+  private readonly resolve: EndpointResolver;
+  private readonly byGroupVersion = new Map<string, ApiServiceInfo>();
+  private readonly discovery = new Map<string, VersionDiscovery>();
+  private readonly checking = new Set<string>();
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly opts: AggregatorOptions = {},
+  ) {
+    const served = catalog.lookup(catalog.profile.group("apiregistration"), "v1", "apiservices");
+    if (!served) throw new Error("the catalog does not serve APIServices");
+    this.registry = served.registry;
+    this.informer = new Informer(served.registry, (msg, fields) => opts.log?.("warn", msg, fields));
+    this.backend = new BackendClient(opts.proxyClientCert, opts.headers ?? DEFAULT_FRONT_PROXY_HEADERS);
+    this.resolve = endpointResolver(catalog.profile, catalogObjectAccess(() => catalog));
+    this.informer.onChange((ev) => {
+      this.refresh();
+      if (ev.type === "SYNC") for (const obj of this.informer.items.values()) void this.check(obj);
+      else if (ev.type !== "DELETED") void this.check(ev.object);
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.informer.start();
+    await this.registerLocal();
+    this.refresh();
+    for (const obj of this.informer.items.values()) void this.check(obj);
+    const interval = this.opts.availabilityIntervalMs ?? DEFAULT_AVAILABILITY_INTERVAL_MS;
+    this.timer = setInterval(() => {
+      for (const obj of this.informer.items.values()) void this.check(obj);
+    }, interval);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.informer.stop();
+    this.backend.close();
+  }
+
+  /** The local APIServices of the built-in group versions that are not stored yet. */
+  private async registerLocal(): Promise<void> {
+    const have = new Set([...this.informer.items.values()].map((o) => meta(o).name));
+    for (const group of ["", ...this.catalog.groups()]) {
+      for (const version of this.catalog.versionsOf(group)) {
+        const def = this.catalog.groupVersion(group, version)?.resources.find((r) => !r.resource.def.custom)?.resource.def;
+        if (!def) continue;
+        const obj = localApiService(this.catalog.profile, def.group, version);
+        if (have.has(meta(obj).name)) continue;
+        await this.registry.create(obj, { dryRun: false }).catch((err: unknown) => {
+          if (!isStatusError(err, "AlreadyExists")) this.opts.log?.("warn", "local APIService not created", { name: meta(obj).name, error: String(err) });
+        });
+      }
+    }
+  }
+
+  /** Rebuilds the routing table from the informer and checks what changed. */
+  private refresh(): void {
+    if (this.stopped) return;
+    const before = JSON.stringify([...this.byGroupVersion.values()].map((s) => [s.group, s.version, s.service, s.groupPriorityMinimum, s.versionPriority]));
+    this.byGroupVersion.clear();
+    for (const obj of this.informer.items.values()) {
+      const info = apiServiceInfo(obj);
+      this.byGroupVersion.set(`${info.group}/${info.version}`, info);
+    }
+    for (const key of [...this.discovery.keys()]) if (!this.byGroupVersion.get(key)?.service) this.discovery.delete(key);
+    const after = JSON.stringify([...this.byGroupVersion.values()].map((s) => [s.group, s.version, s.service, s.groupPriorityMinimum, s.versionPriority]));
+    if (before !== after) this.generation++;
+  }
+
+  /** Checks one APIService and writes its Available condition when it changed; one check at a time per object. */
+  private async check(obj: JsonObject): Promise<void> {
+    const name = meta(obj).name ?? "";
+    if (this.stopped || this.checking.has(name)) return;
+    this.checking.add(name);
+    try {
+      const info = apiServiceInfo(obj);
+      const cond = info.service ? await this.probe(info) : LOCAL_CONDITION;
+      if (this.stopped) return;
+      const current = this.informer.items.get(`/${name}`) ?? obj;
+      const status = withAvailable(current, cond, timestamp(Date.now()));
+      if (!status) return;
+      await this.registry.update(undefined, name, (latest) => ({ ...(latest ?? current), status: withAvailable(latest ?? current, cond, timestamp(Date.now())) ?? status, metadata: { ...meta(latest ?? current) } }), { subresource: "status", dryRun: false });
+    } catch (err) {
+      if (!isStatusError(err, "Conflict") && !isStatusError(err, "NotFound")) this.opts.log?.("warn", "APIService status not written", { name, error: String(err) });
+    } finally {
+      this.checking.delete(name);
+    }
+  }
+
+  /** Service, endpoint and discovery of an APIService with a service. */
+  private async probe(info: ApiServiceInfo): Promise<AvailableCondition> {
+    const key = `${info.group}/${info.version}`;
+    let ep: Endpoint;
+    try {
+      ep = await this.resolve(info.service as NonNullable<ApiServiceInfo["service"]>);
+    } catch (err) {
+      this.markStale(key);
+      if (err instanceof EndpointError) return unavailable(err.reason, err.message);
+      throw err;
+    }
+    const path = `/apis/${info.group}/${info.version}`;
+    const url = `https://${ep.host.includes(":") ? `[${ep.host}]` : ep.host}:${ep.port}${path}`;
+    try {
+      const res = await this.backend.send(info, ep, "GET", path, AGGREGATOR_USER, [["accept", "application/json"]], undefined, CHECK_TIMEOUT_MS);
+      const text = await readBody(res);
+      const code = res.statusCode ?? 0;
+      if (code < 200 || code >= 300) {
+        this.markStale(key);
+        return unavailable("FailedDiscoveryCheck", `bad status from ${url}: ${code}`);
+      }
+      let doc: unknown;
+      try {
+        doc = JSON.parse(text);
+      } catch {
+        doc = undefined;
+      }
+      const next = versionFromResourceList(info.group, info.version, doc);
+      if (JSON.stringify(next) !== JSON.stringify(this.discovery.get(key))) {
+        this.discovery.set(key, next);
+        this.generation++;
+      }
+      return PASSED_CONDITION;
+    } catch (err) {
+      this.markStale(key);
+      return unavailable("FailedDiscoveryCheck", `failing or missing response from ${url}: Get "${url}": ${(err as Error).message}`);
+    }
+  }
+
+  private markStale(key: string): void {
+    const doc = this.discovery.get(key);
+    if (doc && doc.freshness !== "Stale") {
+      this.discovery.set(key, { ...doc, freshness: "Stale" });
+      this.generation++;
+    }
+  }
+
+  groups(): ReturnType<AggregatedGroups["groups"]> {
+    return orderedGroups([...this.byGroupVersion.values()]).map((g) => ({ name: g.name, versions: g.versions.map((v) => ({ version: v.version, discovery: this.discovery.get(`${v.group}/${v.version}`) })) }));
+  }
+
+  /** Whether `/apis/<group>/<version>...` belongs to an aggregated server (true) or to this one. */
+  owns(url: URL): boolean {
+    return !!this.target(url);
+  }
+
+  private target(url: URL): ApiServiceInfo | undefined {
+    const m = /^\/apis\/([^/]+)\/([^/]+)(?:\/|$)/.exec(url.pathname);
+    const info = m ? this.byGroupVersion.get(`${m[1]}/${m[2]}`) : undefined;
+    return info?.service ? info : undefined;
+  }
+
+  /** Proxies the request when its group version is aggregated; undefined when this server serves it. */
+  async proxy(req: Request, url: URL, user: UserInfo): Promise<Response | undefined> {
+    const info = this.target(url);
+    if (!info?.service) return undefined;
+    const current = this.informer.items.get(`/${info.name}`);
+    if (!current || !apiServiceInfo(current).available) throw serviceUnavailable("service unavailable");
+    let ep: Endpoint;
+    try {
+      ep = await this.resolve(info.service);
+    } catch (err) {
+      this.opts.log?.("warn", "aggregated API service not resolved", { name: info.name, error: String(err) });
+      throw serviceUnavailable("service unavailable");
+    }
+    const body = req.body && req.method !== "GET" && req.method !== "HEAD" ? Readable.fromWeb(req.body as import("node:stream/web").ReadableStream<Uint8Array>) : undefined;
+    try {
+      return toResponse(await this.backend.send(info, ep, req.method, `${url.pathname}${url.search}`, user, req.headers.entries(), body));
+    } catch (err) {
+      throw serviceUnavailable(`Error trying to reach service: '${(err as Error).message}'`);
+    }
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * The aggregation layer over HTTPS: local APIServices for the built-in group versions;
+ * an APIService with a service, resolved to its EndpointSlice's address, becomes
+ * Available (Passed) through the discovery check; requests for its group version are
+ * proxied to a real HTTPS backend started by the test with the front-proxy identity
+ * headers (client-sent ones dropped) and the proxy client certificate; list and watch
+ * stream through; /apis, /apis/<group> and aggregated discovery hold the backend's group;
+ * unavailable backends give the platform's reasons and a 503, other groups unaffected;
+ * caBundle and insecureSkipTLSVerify decide the backend's verification; kubectl 1.34 gets
+ * the aggregated resource.
+ */
+import { X509Certificate } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCA, createClientCert, ensurePki } from "../../services/apiserver/server/certs.ts";
+import { AGGREGATED_GROUP as G, AGGREGATED_VERSION as V, startAggregatedServer, type AggregatedServer } from "../support/aggregated-server.ts";
+import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+import { layerClients, runClient } from "../support/clients.ts";
+
+type Obj = Record<string, unknown>;
+type Condition = { type: string; status: string; reason: string; message: string };
+
+let api: TestApiserver;
+let backend: AggregatedServer;
+const NS = "default";
+const PROXY_CN = "front-proxy-client";
+
+beforeAll(async () => {
+  const proxyCa = await createCA({ commonName: "front-proxy-ca" });
+  const proxyClient = await createClientCert(proxyCa, { user: PROXY_CN });
+  api = await startTestApiserver({ profileId: "kubernetes", aggregator: { proxyClientCert: { certPem: proxyClient.certPem, keyPem: proxyClient.keyPem }, availabilityIntervalMs: 200 } });
+  backend = await startAggregatedServer(["metrics-api.default.svc", "other.default.svc"], proxyCa.certPem);
+  await service("metrics-api", backend.port);
+  const res = await api.admin.post(apiServicesPath(), apiService(V, G, { service: { namespace: NS, name: "metrics-api", port: 443 }, caBundle: backend.caBundle }));
+  expect(res.status, res.text).toBe(201);
+  await waitCondition(`${V}.${G}`, (c) => c.status === "True");
+});
+afterAll(async () => {
+  await backend?.close();
+  await api?.close();
+});
+
+const apiServicesPath = (name = "") => `/apis/${api.profile.group("apiregistration")}/v1/apiservices${name ? `/${name}` : ""}`;
+
+function apiService(version: string, group: string, spec: Obj): Obj {
+  return { apiVersion: api.profile.apiVersion("apiregistration", "v1"), kind: "APIService", metadata: { name: `${version}.${group}` }, spec: { group, version, groupPriorityMinimum: 100, versionPriority: 100, ...spec } };
+}
+
+/** A Service with port 443 (name https) and an EndpointSlice to 127.0.0.1:`port`. */
+async function service(name: string, port: number | undefined): Promise<void> {
+  const svc = await api.admin.post(`/api/v1/namespaces/${NS}/services`, { apiVersion: "v1", kind: "Service", metadata: { name }, spec: { ports: [{ name: "https", port: 443, targetPort: 8443 }] } });
+  expect(svc.status, svc.text).toBe(201);
+  if (port === undefined) return;
+  const disc = api.profile.group("discovery");
+  const slice = await api.admin.post(`/apis/${disc}/v1/namespaces/${NS}/endpointslices`, {
+    apiVersion: `${disc}/v1`,
+    kind: "EndpointSlice",
+    metadata: { name: `${name}-1`, labels: { [api.profile.labels.serviceName]: name } },
+    addressType: "IPv4",
+    endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: true } }],
+    ports: [{ name: "https", port, protocol: "TCP" }],
+  });
+  expect(slice.status, slice.text).toBe(201);
+}
+
+async function waitCondition(name: string, ok: (c: Condition) => boolean, timeoutMs = 10_000): Promise<Condition> {
+  const start = Date.now();
+  let last: Condition | undefined;
+  for (;;) {
+    const res = await api.admin.get(apiServicesPath(name));
+    last = res.json<{ status?: { conditions?: Condition[] } }>().status?.conditions?.find((c) => c.type === "Available");
+    if (last && ok(last)) return last;
+    if (Date.now() - start > timeoutMs) throw new Error(`APIService ${name}: condition ${JSON.stringify(last)} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("APIService objects", () => {
+  it("has local APIServices for the built-in group versions, Available with reason Local", async () => {
+    const apps = await waitCondition(`v1.${api.profile.group("apps")}`, (c) => c.status === "True");
+    expect(apps).toMatchObject({ reason: "Local", message: "Local APIServices are always available" });
+    const core = (await api.admin.get(apiServicesPath("v1."))).json<{ spec: Obj }>();
+    expect(core.spec).toMatchObject({ group: "", version: "v1", groupPriorityMinimum: 18000, versionPriority: 1 });
+  });
+
+  it("validates an APIService as the platform does", async () => {
+    const bad = apiService("v1", "wrong.example.com", { groupPriorityMinimum: 0, service: { namespace: NS, name: "x", port: 443 }, insecureSkipTLSVerify: true, caBundle: backend.caBundle });
+    (bad.metadata as Obj).name = "v1.other.example.com";
+    const res = await api.admin.post(apiServicesPath(), bad);
+    expect(res.status).toBe(422);
+    const message = res.json<{ message: string }>().message;
+    expect(message).toContain(`metadata.name: Invalid value: "v1.other.example.com": must be \`spec.version+"."+spec.group\`: "v1.wrong.example.com"`);
+    expect(message).toContain("spec.groupPriorityMinimum: Invalid value: 0: must be positive and less than 20000");
+    expect(message).toContain("spec.insecureSkipTLSVerify: Invalid value: true: may not be true if caBundle is present");
+  });
+
+  it("reports Passed once the backend's discovery answers", async () => {
+    expect(await waitCondition(`${V}.${G}`, (c) => c.status === "True")).toMatchObject({ reason: "Passed", message: "all checks passed" });
+  });
+});
+
+describe("the proxy", () => {
+  it("forwards a get with the caller's identity as front-proxy headers and the proxy client certificate, never the client's own identity headers", async () => {
+    // The admin client is authenticated by its certificate: CN is the user, each O a group.
+    const subject = new X509Certificate((await ensurePki(api.dir, { profile: api.profile })).admin.certPem).subject.split("\n");
+    const me = { username: subject.find((l) => l.startsWith("CN="))?.slice(3), groups: subject.filter((l) => l.startsWith("O=")).map((l) => l.slice(2)) };
+    expect(me.groups.length).toBeGreaterThan(0);
+    const res = await api.admin.get(`/apis/${G}/${V}/namespaces/${NS}/podmetrics/p1`, { "x-remote-user": "mallory", "x-remote-group": "system:masters-forged", "x-remote-extra-scopes": "all" });
+    expect(res.status, res.text).toBe(200);
+    const identity = res.json<{ identity: { user: string; groups: string[]; extra: Obj; clientCN: string; authorization: string } }>().identity;
+    expect(identity.user).toBe(me.username);
+    expect(identity.groups).toEqual(expect.arrayContaining(me.groups));
+    expect(identity.groups).not.toContain("system:masters-forged");
+    expect(identity.extra).toEqual({});
+    expect(identity.clientCN).toBe(PROXY_CN);
+    expect(identity.authorization).toBe("");
+  });
+
+  it("lists and streams a watch through", async () => {
+    const list = await api.admin.get(`/apis/${G}/${V}/namespaces/${NS}/podmetrics`);
+    expect(list.status).toBe(200);
+    expect(list.json<{ items: Array<{ metadata: { name: string } }> }>().items.map((i) => i.metadata.name)).toEqual(["p1", "p2"]);
+    const w = api.admin.watch(`/apis/${G}/${V}/namespaces/${NS}/podmetrics?watch=true`);
+    try {
+      const events = await w.waitFor(2, 5000);
+      expect(events.map((e) => [e.type, (e.object.metadata as Obj).name])).toEqual([
+        ["ADDED", "w1"],
+        ["ADDED", "w2"],
+      ]);
+      // Streamed as the backend writes: the second event comes when it is sent, not with the first.
+      expect(w.arrivals[1] - w.arrivals[0]).toBeGreaterThanOrEqual(100);
+    } finally {
+      w.stop();
+    }
+  });
+
+  it("merges the backend's group into /apis, /apis/<group> and aggregated discovery; /apis/<group>/<version> comes from the backend", async () => {
+    const groups = (await api.admin.get("/apis")).json<{ groups: Array<{ name: string; versions: Array<{ version: string }>; preferredVersion: { version: string } }> }>().groups;
+    expect(groups.find((g) => g.name === G)).toEqual({ name: G, versions: [{ groupVersion: `${G}/${V}`, version: V }], preferredVersion: { groupVersion: `${G}/${V}`, version: V } });
+    expect(groups.some((g) => g.name === api.profile.group("apiregistration"))).toBe(true);
+    expect((await api.admin.get(`/apis/${G}`)).json()).toMatchObject({ kind: "APIGroup", name: G, preferredVersion: { version: V } });
+    const agg = await api.admin.get("/apis", { accept: `application/json;g=${api.profile.group("apidiscovery")};v=v2;as=APIGroupDiscoveryList` });
+    const item = agg.json<{ items: Array<{ metadata: { name: string }; versions: Array<{ version: string; freshness: string; resources: Array<{ resource: string; scope: string; verbs: string[] }> }> }> }>().items.find((i) => i.metadata.name === G);
+    expect(item?.versions).toEqual([{ version: V, freshness: "Current", resources: [{ resource: "podmetrics", responseKind: { group: G, version: V, kind: "PodMetrics" }, scope: "Namespaced", singularResource: "podmetrics", verbs: ["get", "list", "watch"] }] }]);
+    const before = backend.requests.length;
+    expect((await api.admin.get(`/apis/${G}/${V}`)).json()).toMatchObject({ kind: "APIResourceList", groupVersion: `${G}/${V}` });
+    expect(backend.requests.slice(before).map((r) => r.path)).toContain(`/apis/${G}/${V}`);
+  });
+});
+
+describe("unavailable backends", () => {
+  it("reports ServiceNotFound, MissingEndpoints and FailedDiscoveryCheck, answers 503 'service unavailable', and other groups are unaffected", async () => {
+    const create = async (group: string, name: string) => {
+      const res = await api.admin.post(apiServicesPath(), apiService("v1", group, { service: { namespace: NS, name, port: 443 }, caBundle: backend.caBundle }));
+      expect(res.status, res.text).toBe(201);
+    };
+    await create("absent.example.com", "absent");
+    expect(await waitCondition("v1.absent.example.com", (c) => c.status === "False")).toMatchObject({ reason: "ServiceNotFound", message: `service/absent in "${NS}" is not present` });
+    await service("noeps", undefined);
+    await create("noeps.example.com", "noeps");
+    expect(await waitCondition("v1.noeps.example.com", (c) => c.status === "False")).toMatchObject({ reason: "EndpointsNotFound", message: `cannot find endpoints for service/noeps in "${NS}"` });
+    const gone = await startAggregatedServer(["down.default.svc"]);
+    await gone.close();
+    await service("down", gone.port);
+    await create("down.example.com", "down");
+    const failed = await waitCondition("v1.down.example.com", (c) => c.status === "False");
+    expect(failed.reason).toBe("FailedDiscoveryCheck");
+    expect(failed.message).toMatch(new RegExp(`^failing or missing response from https://127\\.0\\.0\\.1:${gone.port}/apis/down\\.example\\.com/v1: .*ECONNREFUSED`));
+    for (const group of ["absent.example.com", "down.example.com"]) {
+      const res = await api.admin.get(`/apis/${group}/v1/namespaces/${NS}/things`);
+      expect(res.status).toBe(503);
+      expect(res.json()).toMatchObject({ kind: "Status", reason: "ServiceUnavailable", code: 503, message: "service unavailable" });
+    }
+    expect((await api.admin.get(`/api/v1/namespaces/${NS}`)).status).toBe(200);
+    expect((await api.admin.get(`/apis/${G}/${V}/namespaces/${NS}/podmetrics/p1`)).status).toBe(200);
+  });
+
+  it("verifies the backend with caBundle; insecureSkipTLSVerify skips the check", async () => {
+    const otherCa = await createCA({ commonName: "not-the-backend-ca" });
+    await service("other", backend.port);
+    const wrong = await api.admin.post(apiServicesPath(), apiService("v1", "wrongca.example.com", { service: { namespace: NS, name: "other", port: 443 }, caBundle: Buffer.from(otherCa.certPem).toString("base64") }));
+    expect(wrong.status, wrong.text).toBe(201);
+    const c = await waitCondition("v1.wrongca.example.com", (x) => x.status === "False");
+    expect(c.reason).toBe("FailedDiscoveryCheck");
+    expect(c.message).toMatch(/certificate/);
+    const insecure = await api.admin.post(apiServicesPath(), apiService("v1", "insecure.example.com", { service: { namespace: NS, name: "other", port: 443 }, insecureSkipTLSVerify: true }));
+    expect(insecure.status, insecure.text).toBe(201);
+    expect(await waitCondition("v1.insecure.example.com", (x) => x.status === "True")).toMatchObject({ reason: "Passed" });
+  });
+});
+
+describe("kubectl 1.34", () => {
+  it("gets the aggregated resource (discovery merged) and reads it raw through the APIService", async () => {
+    const home = await mkdtemp(join(tmpdir(), "aggregation-kubectl-"));
+    try {
+      const pki = await ensurePki(api.dir, { profile: api.profile });
+      const b64 = (s: string) => Buffer.from(s).toString("base64");
+      const kubeconfig = {
+        apiVersion: "v1",
+        kind: "Config",
+        clusters: [{ name: "t", cluster: { server: api.replica.url, "certificate-authority-data": b64(pki.ca.certPem) } }],
+        users: [{ name: "admin", user: { "client-certificate-data": b64(pki.admin.certPem), "client-key-data": b64(pki.admin.keyPem) } }],
+        contexts: [{ name: "t", context: { cluster: "t", user: "admin" } }],
+        "current-context": "t",
+      };
+      await writeFile(join(home, "config"), JSON.stringify(kubeconfig));
+      const env = { HOME: home, KUBECONFIG: join(home, "config") };
+      const kubectl = layerClients().kubectl;
+      const names = await runClient(kubectl, ["get", `podmetrics.${G}`, "-n", NS, "-o", "name"], { env });
+      expect(names.code, names.stderr).toBe(0);
+      expect(names.stdout.trim().split("\n")).toEqual([`podmetrics.${G}/p1`, `podmetrics.${G}/p2`]);
+      const raw = await runClient(kubectl, ["get", "--raw", `/apis/${G}/${V}/namespaces/${NS}/podmetrics/p1`], { env });
+      expect(raw.code, raw.stderr).toBe(0);
+      expect(JSON.parse(raw.stdout)).toMatchObject({ kind: "PodMetrics", metadata: { name: "p1" }, identity: { clientCN: PROXY_CN } });
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});
