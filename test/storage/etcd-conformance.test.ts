@@ -33,11 +33,6 @@ async function fixture() {
 storageConformance("etcd 3.4 cluster", async () => {
   const { kv, feed, close } = await fixture();
   return { kv, storage: new StoreStorage(kv, feed), close };
-}, {
-  // Known defect, open in issue 15: without the watch cache, a watch from a compacted
-  // revision against etcd 3.4 sometimes waits forever instead of failing with Gone
-  // (seen in 1 of 3 runs); with the cache, and against our store, it fails as it should.
-  compactedWatch: "intermittent hang against etcd 3.4 without the watch cache (known defect)",
 });
 
 storageConformance("etcd 3.4 cluster with watch cache", async () => {

@@ -5,7 +5,10 @@
  *
  * etcdFeed: a revision feed over etcd's own Watch (etcd publishes no revision
  * stream): one watcher over every key with previous values, from the revision after
- * the current one, each response's events grouped by revision into FanoutFeed.
+ * the current one, each response's events grouped by revision into FanoutFeed. It
+ * returns once etcd has registered the watcher (one still being created while a test
+ * writes and compacts would start unsynced behind the compaction and be canceled), and a
+ * cancellation fails the feed (410 for its subscribers) instead of leaving it silent.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -15,7 +18,7 @@ import { EtcdClient } from "../../shared/etcd/client.ts";
 import type { PbEvent } from "../../shared/etcd/wire.ts";
 import type { EtcdKv } from "../../services/apiserver/storage/etcd-kv.ts";
 import { FanoutFeed } from "../../services/apiserver/storage/fanout-feed.ts";
-import type { KeyChange, RevisionChange } from "../../services/apiserver/storage/kv.ts";
+import { CompactedError, type KeyChange, type RevisionChange } from "../../services/apiserver/storage/kv.ts";
 import { freePort } from "./ports.ts";
 
 export interface EtcdCluster {
@@ -116,7 +119,19 @@ export async function etcdFeed(endpoint: string, kv: EtcdKv): Promise<{ feed: Fa
   const client = new EtcdClient(endpoint);
   const stream = client.stream("Watch");
   let closed = false;
+  let onCreated: ((err?: Error) => void) | undefined;
+  const created = new Promise<void>((resolve, reject) => {
+    onCreated = (err) => (err ? reject(err) : resolve());
+  });
   stream.on("data", (res) => {
+    if (res.created) onCreated?.();
+    if (res.canceled) {
+      const compact = Number(res.compact_revision ?? 0);
+      const err = compact > 0 ? new CompactedError(start + 1, compact) : new Error(`etcd feed watch canceled: ${res.cancel_reason}`);
+      onCreated?.(err);
+      if (!closed) feed.fail(err);
+      return;
+    }
     const byRevision = new Map<number, KeyChange[]>();
     for (const e of res.events ?? []) {
       const rev = Number(e.kv.mod_revision);
@@ -128,11 +143,19 @@ export async function etcdFeed(endpoint: string, kv: EtcdKv): Promise<{ feed: Fa
     }
   });
   stream.on("error", (err) => {
+    onCreated?.(err);
     if (!closed) feed.fail(err);
   });
   stream.on("end", () => undefined);
   const all = Buffer.from([0]);
   stream.write({ request_union: "create_request", create_request: { key: all, range_end: all, start_revision: start + 1, prev_kv: true } });
+  try {
+    await created;
+  } catch (err) {
+    stream.cancel();
+    client.close();
+    throw err;
+  }
   return {
     feed,
     close() {
