@@ -4,7 +4,8 @@
  * an amplifying patch (copies of a map into itself) and a patch with more than
  * 10,000 operations are refused with a 500 InternalError naming the webhook and
  * the limit, whatever the failurePolicy, nothing is stored, and a bystander's
- * GET /livez keeps being answered quickly meanwhile.
+ * GET /livez keeps being answered quickly meanwhile. A denial whose code cannot be
+ * an HTTP status (found by fuzzing) is a 500 Status that keeps the webhook's message.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonPatch, startWebhookServer, type WebhookServer } from "../../services/apiserver/admission/testing/webhook-server.ts";
@@ -19,7 +20,7 @@ beforeAll(async () => {
   api = await startTestApiserver();
   wh = await startWebhookServer();
   const ar = api.profile.group("admissionregistration");
-  const hooks = ["amplify", "many"].map((id) => ({
+  const hooks = ["amplify", "many", "oddcode"].map((id) => ({
     name: `${id}.example.com`,
     clientConfig: { url: `${wh.url}/${id}`, caBundle: wh.caBundle },
     rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }],
@@ -117,5 +118,19 @@ describe("webhook JSONPatch bounds", () => {
     const ok = await api.admin.post(ns, configMap("limit-ops", "many"));
     expect(ok.status, ok.text).toBe(201);
     expect(ok.json<{ data: Record<string, string> }>().data).toEqual({ a: "b", patched: "yes" });
+  });
+});
+
+describe("webhook denials with odd codes", () => {
+  it("a denial with a code that is no HTTP status is answered as a 500 Status keeping the webhook's message", async () => {
+    wh.on("/oddcode", () => ({ response: { allowed: false, status: { code: 2147483633, message: "nope", reason: "x" } } }));
+    await effective("oddcode");
+    const res = await api.admin.post(ns, configMap("odd", "oddcode"));
+    expect(res.status, res.text).toBe(500);
+    expect(res.json()).toMatchObject({ kind: "Status", code: 500, message: 'admission webhook "oddcode.example.com" denied the request: nope' });
+    wh.on("/oddcode", () => ({ response: { allowed: false, status: { code: 503, message: "busy" } } }));
+    const own = await api.admin.post(ns, configMap("odd", "oddcode"));
+    expect(own.status, own.text).toBe(503);
+    expect(own.json()).toMatchObject({ kind: "Status", code: 503, message: 'admission webhook "oddcode.example.com" denied the request: busy' });
   });
 });

@@ -3,9 +3,11 @@
  * (`Retry-After` from `details.retryAfterSeconds`). Logging never includes a message
  * that may quote the request body: a failed request is logged with its code and
  * reason, an unexpected error with its type and stack frames only; a request the
- * client abandoned is a debug line without a stack.
+ * client abandoned is a debug line without a stack. A Status whose code cannot be an
+ * HTTP error status (not an integer from 400 to 599, e.g. a webhook's denial with
+ * code 2147483633) is answered as a 500 with its message kept.
  */
-import { isStatusError, statusHeaders, toStatus } from "../../../../shared/api/status.ts";
+import { isStatusError, statusHeaders, toStatus, type Status } from "../../../../shared/api/status.ts";
 import { statusResponse } from "../../endpoints/encode.ts";
 import type { RequestContext } from "./context.ts";
 
@@ -23,8 +25,14 @@ function frames(err: Error): string {
   return nl < 0 ? "" : stack.slice(nl + 1);
 }
 
+/** The Status with a code an HTTP error response can carry. */
+function sendable(status: Status): Status {
+  const code = status.code;
+  return code !== undefined && Number.isInteger(code) && code >= 400 && code <= 599 ? status : { ...status, code: 500 };
+}
+
 export function errorResponse(ctx: RequestContext, err: unknown): Response {
-  const status = toStatus(err);
+  const status = sendable(toStatus(err));
   const code = status.code ?? 500;
   const where = { method: ctx.request.method, path: ctx.url.pathname, code, reason: status.reason };
   if (clientGone(ctx)) ctx.log("debug", "request aborted by the client", where);
