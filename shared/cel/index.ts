@@ -9,3 +9,4 @@ export { CelCompileError, CelCostLimitError, CelEvaluationError, COST_LIMIT_EXCE
 export { PER_CALL_LIMIT, LIST_LITERAL_COST, MAP_LITERAL_COST, SELECT_COST, ITERATION_COST, TRAVERSAL_FACTOR, REGEX_LENGTH_FACTOR } from "./cost-model.ts";
 export { fromCel, toCel } from "./values.ts";
 export { AUTHORIZER_TYPE, AuthzSession, evaluateWithAuthorizer, newAuthorizer, type AuthzAnswer, type AuthzQuery, type AuthzUser } from "./lib/authz.ts";
+export { fieldSelections, type FieldSelection } from "./selections.ts";
