@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { getProfile } from "../../../shared/platform/index.ts";
+import { apiServiceInfo, LOCAL_CONDITION, localApiService, PASSED_CONDITION, unavailable, withAvailable } from "./api-service.ts";
+import { DEFAULT_FRONT_PROXY_HEADERS, identityHeaders } from "./backend.ts";
+import { orderedGroups, versionFromResourceList } from "./discovery.ts";
+import { aggregatorOptionsFrom } from "./options.ts";
+
+const k8s = getProfile("kubernetes");
+
+describe("localApiService", () => {
+  it.each([
+    ["core", "v1", "v1.", "", 18000, 1],
+    ["apps", "v1", "v1.apps", "apps", 17800, 15],
+    ["autoscaling", "v2", "v2.autoscaling", "autoscaling", 17500, 30],
+    ["rbac", "v1", "v1.rbac.authorization.k8s.io", "rbac.authorization.k8s.io", 17000, 15],
+  ] as const)("%s/%s → %s", (group, version, name, wire, gpm, vp) => {
+    const obj = localApiService(k8s, group, version);
+    expect(obj).toMatchObject({ metadata: { name, labels: { "kube-aggregator.kubernetes.io/automanaged": "onstart" } }, spec: { group: wire, version, groupPriorityMinimum: gpm, versionPriority: vp } });
+    expect(apiServiceInfo(obj).service).toBeUndefined();
+  });
+});
+
+describe("withAvailable", () => {
+  const at = (conditions: unknown[]) => ({ status: { conditions } });
+  it("adds the condition with a transition time", () => {
+    expect(withAvailable({}, PASSED_CONDITION, "T1")).toEqual({ conditions: [{ ...PASSED_CONDITION, lastTransitionTime: "T1" }] });
+  });
+  it("returns undefined when nothing changes", () => {
+    expect(withAvailable(at([{ ...LOCAL_CONDITION, lastTransitionTime: "T0" }]), LOCAL_CONDITION, "T1")).toBeUndefined();
+  });
+  it("keeps the transition time when only the reason changes", () => {
+    const out = withAvailable(at([{ ...unavailable("ServiceNotFound", "x"), lastTransitionTime: "T0" }]), unavailable("MissingEndpoints", "y"), "T1");
+    expect(out).toEqual({ conditions: [{ type: "Available", status: "False", reason: "MissingEndpoints", message: "y", lastTransitionTime: "T0" }] });
+  });
+  it("sets a new transition time when the status changes, keeping other conditions", () => {
+    const out = withAvailable(at([{ type: "Other", status: "True" }, { ...unavailable("ServiceNotFound", "x"), lastTransitionTime: "T0" }]), PASSED_CONDITION, "T1");
+    expect(out).toEqual({ conditions: [{ type: "Other", status: "True" }, { ...PASSED_CONDITION, lastTransitionTime: "T1" }] });
+  });
+});
+
+describe("identityHeaders", () => {
+  it.each([
+    [{ username: "jane", groups: [] }, [["X-Remote-User", "jane"]]],
+    [
+      { username: "jane", uid: "u1", groups: ["a", "b"], extra: { scopes: ["view", "edit"], "acme.com/team": ["red"] } },
+      [
+        ["X-Remote-User", "jane"],
+        ["X-Remote-Uid", "u1"],
+        ["X-Remote-Group", "a"],
+        ["X-Remote-Group", "b"],
+        ["X-Remote-Extra-scopes", "view"],
+        ["X-Remote-Extra-scopes", "edit"],
+        ["X-Remote-Extra-acme.com%2Fteam", "red"],
+      ],
+    ],
+  ])("%j", (user, want) => expect(identityHeaders(user, DEFAULT_FRONT_PROXY_HEADERS)).toEqual(want));
+
+  it("uses the configured names", () => {
+    expect(identityHeaders({ username: "j", groups: ["g"], extra: { k: ["v"] } }, { user: "X-User", uid: "X-Uid", group: "X-Groups", extraPrefix: "X-Extra-" })).toEqual([
+      ["X-User", "j"],
+      ["X-Groups", "g"],
+      ["X-Extra-k", "v"],
+    ]);
+  });
+});
+
+describe("aggregatorOptionsFrom", () => {
+  const rh = (o: Partial<Record<"usernameHeaders" | "uidHeaders" | "groupHeaders" | "extraHeadersPrefix" | "allowedNames", string[]>> = {}) => ({
+    requestHeader: { usernameHeaders: [], uidHeaders: [], groupHeaders: [], extraHeadersPrefix: [], allowedNames: [], ...o },
+  });
+  it("takes the first --requestheader-* name of each list, the platform's defaults otherwise", async () => {
+    expect((await aggregatorOptionsFrom({}, rh())).headers).toEqual(DEFAULT_FRONT_PROXY_HEADERS);
+    const named = await aggregatorOptionsFrom({}, rh({ usernameHeaders: ["X-User", "X-Other"], groupHeaders: ["X-Groups"], extraHeadersPrefix: ["X-Extra-"], uidHeaders: ["X-Id"] }));
+    expect(named.headers).toEqual({ user: "X-User", uid: "X-Id", group: "X-Groups", extraPrefix: "X-Extra-" });
+  });
+  it("refuses a certificate without its key", async () => {
+    await expect(aggregatorOptionsFrom({ "proxy-client-cert-file": "/x.crt" }, rh())).rejects.toThrow("--proxy-client-cert-file and --proxy-client-key-file must be given together");
+  });
+});
+
+describe("discovery of aggregated groups", () => {
+  it("turns an APIResourceList into resources with subresources", () => {
+    const list = {
+      resources: [
+        { name: "widgets", singularName: "widget", namespaced: true, kind: "Widget", verbs: ["get", "list"], shortNames: ["wd"] },
+        { name: "widgets/status", singularName: "", namespaced: true, kind: "Widget", verbs: ["get", "patch"] },
+        { name: "scales/scale", namespaced: false, kind: "Scale", group: "autoscaling", version: "v1", verbs: ["get"] },
+      ],
+    };
+    expect(versionFromResourceList("g.example.com", "v1", list)).toEqual({
+      version: "v1",
+      freshness: "Current",
+      resources: [
+        {
+          resource: "widgets",
+          responseKind: { group: "g.example.com", version: "v1", kind: "Widget" },
+          scope: "Namespaced",
+          singularResource: "widget",
+          verbs: ["get", "list"],
+          shortNames: ["wd"],
+          subresources: [{ subresource: "status", responseKind: { group: "g.example.com", version: "v1", kind: "Widget" }, verbs: ["get", "patch"] }],
+        },
+      ],
+    });
+    expect(versionFromResourceList("g", "v1", "not a list")).toEqual({ version: "v1", freshness: "Current", resources: [] });
+  });
+
+  it("orders groups by priority then name, versions by priority then name; local APIServices are left out", () => {
+    const svc = (group: string, version: string, gpm: number, vp: number, service = true) =>
+      apiServiceInfo({ metadata: { name: `${version}.${group}` }, spec: { group, version, groupPriorityMinimum: gpm, versionPriority: vp, service: service ? { namespace: "n", name: "s" } : undefined } });
+    const groups = orderedGroups([svc("b.io", "v1", 100, 10), svc("a.io", "v1", 100, 10), svc("c.io", "v1beta1", 200, 5), svc("c.io", "v1", 50, 20), svc("local.io", "v1", 900, 1, false)]);
+    expect(groups.map((g) => [g.name, g.versions.map((v) => v.version)])).toEqual([
+      ["c.io", ["v1", "v1beta1"]],
+      ["a.io", ["v1"]],
+      ["b.io", ["v1"]],
+    ]);
+  });
+});
