@@ -74,6 +74,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   const settings = controllerSettings(flags);
   const metrics = new ControllerManagerMetrics();
   const client = HttpsObjectClient.fromKubeconfig(String(flags.kubeconfig));
+  // Without --root-ca-file the root CA is the one this process trusts for the API server.
+  settings.rootCaPem ??= client.config.ca;
   let running: RunningControllers | undefined;
 
   const leaseName = election.name;

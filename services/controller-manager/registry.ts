@@ -4,9 +4,12 @@
  * reflectors of their own) are listed in controllers.ts.
  */
 import type { Controller, ControllerContext } from "./context.ts";
+import { startBootstrapSigner } from "./bootstrap/signer.ts";
+import { startTokenCleaner } from "./bootstrap/cleaner.ts";
 import { startCsrApprovingController } from "./certificates/approver.ts";
 import { startCsrCleanerController } from "./certificates/cleaner.ts";
 import { startCsrSigningController } from "./certificates/signer.ts";
+import { startRootCaPublisher } from "./rootcacert/publisher.ts";
 import { startServiceAccountController } from "./serviceaccount/controller.ts";
 
 export interface ControllerEntry {
@@ -18,6 +21,9 @@ export interface ControllerEntry {
 
 export const CONTROLLER_TABLE = [
   { name: "serviceaccount-controller", alias: "serviceaccount", enabledByDefault: true, start: startServiceAccountController },
+  { name: "root-ca-certificate-publisher-controller", alias: "root-ca-cert-publisher", enabledByDefault: true, start: startRootCaPublisher },
+  { name: "bootstrap-signer-controller", alias: "bootstrapsigner", enabledByDefault: false, start: startBootstrapSigner },
+  { name: "token-cleaner-controller", alias: "tokencleaner", enabledByDefault: false, start: startTokenCleaner },
   { name: "certificatesigningrequest-approving-controller", alias: "csrapproving", enabledByDefault: true, start: startCsrApprovingController },
   { name: "certificatesigningrequest-signing-controller", alias: "csrsigning", enabledByDefault: true, start: startCsrSigningController },
   { name: "certificatesigningrequest-cleaner-controller", alias: "csrcleaner", enabledByDefault: true, start: startCsrCleanerController },

@@ -107,7 +107,7 @@ export class Informer {
   }
 }
 
-/** One shared informer per resource (and namespace scope). */
+/** One shared informer per resource and scope (namespace, selectors). */
 export class InformerFactory {
   private readonly informers = new Map<string, Informer>();
 
@@ -116,11 +116,12 @@ export class InformerFactory {
     private readonly log?: (msg: string, fields: Record<string, unknown>) => void,
   ) {}
 
-  informer(resource: ResourceRef, namespace?: string): Informer {
-    const id = `${resource.group}/${resource.version}/${resource.resource}/${namespace ?? ""}`;
+  /** The informer of a resource, optionally scoped to a namespace and selectors (one per distinct scope). */
+  informer(resource: ResourceRef, scope: { namespace?: string; fieldSelector?: string; labelSelector?: string } = {}): Informer {
+    const id = `${resource.group}/${resource.version}/${resource.resource}/${scope.namespace ?? ""}?${scope.fieldSelector ?? ""}&${scope.labelSelector ?? ""}`;
     let inf = this.informers.get(id);
     if (!inf) {
-      inf = new Informer(this.client, resource, { namespace, log: this.log });
+      inf = new Informer(this.client, resource, { ...scope, log: this.log });
       this.informers.set(id, inf);
     }
     return inf;
