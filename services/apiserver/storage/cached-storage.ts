@@ -56,6 +56,10 @@ export class CachedStorage implements ObjectStorage {
   delete(key: string, options?: DeleteOptions): Promise<JsonObject> {
     return this.store.delete(key, options);
   }
+  /** From the store, as the platform's cacher counts. */
+  count(prefix: string): Promise<number> {
+    return this.store.count(prefix);
+  }
 
   /** Brings the cache to at least the revision the read semantics require (store failures: StorageErrors of `operation`). */
   private async freshEnough(resourceVersion: string | undefined, operation: StorageOperation, key: string): Promise<void> {

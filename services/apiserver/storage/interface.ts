@@ -106,6 +106,8 @@ export interface ObjectStorage {
   guaranteedUpdate(key: string, tryUpdate: TryUpdate, options?: UpdateOptions): Promise<JsonObject>;
   delete(key: string, options?: DeleteOptions): Promise<JsonObject>;
   watch(prefix: string, options?: WatchOptions): Promise<Watcher>;
+  /** Number of objects under a prefix now (the platform's Count), read from the store. */
+  count(prefix: string): Promise<number>;
   /** Current store revision (quorum). */
   currentRevision(): Promise<number>;
 }

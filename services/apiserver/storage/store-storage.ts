@@ -244,6 +244,10 @@ export class StoreStorage implements ObjectStorage {
     throw new ResourceVersionConflictError(key, `too many conflicts deleting ${key}`);
   }
 
+  count(prefix: string): Promise<number> {
+    return storageStep("list", prefix, async () => (await this.kv.range(prefix, { end: prefixEnd(prefix), countOnly: true })).count);
+  }
+
   watch(prefix: string, options: WatchOptions = {}): Promise<Watcher> {
     return storageStep("watch", prefix, () => this.startWatch(prefix, options));
   }

@@ -2,7 +2,7 @@
  * Conformance families of lists, after the platform's store tests: paging with limit
  * and continue at one revision (also under compaction and with a predicate), every
  * resourceVersion match (unset, Exact, NotOlderThan, a future revision), continue
- * tokens that are malformed, foreign or expired, and predicates.
+ * tokens that are malformed, foreign or expired, and predicates; Count.
  */
 import { expect, it } from "vitest";
 import { encodeContinue } from "../continue-token.ts";
@@ -13,6 +13,20 @@ import { cm, expectStorageError, namesOf, rvOf, withData, type ConformanceCase }
 const pad = (i: number) => `o${String(i).padStart(2, "0")}`;
 
 export function listCases(c: ConformanceCase): void {
+  it("counts the objects under a prefix as creates and deletes land, and none of another prefix", async () => {
+    const s = await c.setup();
+    const P = c.prefix();
+    expect(await s.count(P)).toBe(0);
+    for (let i = 0; i < 4; i++) await s.create(`${P}ns/${pad(i)}`, cm(pad(i)));
+    await s.create(`${P}other/x`, cm("x", {}, {}, "other"));
+    expect(await s.count(P)).toBe(5);
+    expect(await s.count(`${P}ns/`)).toBe(4);
+    await s.delete(`${P}ns/o00`);
+    await s.guaranteedUpdate(`${P}ns/o01`, withData({ v: "1" }));
+    expect(await s.count(`${P}ns/`)).toBe(3);
+    expect(await s.count(`${P}none/`)).toBe(0);
+  });
+
   it("pages a list at one revision with continue tokens while writes go on", async () => {
     const s = await c.setup();
     const P = c.prefix();
