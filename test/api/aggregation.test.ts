@@ -14,9 +14,11 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCA, createClientCert, ensurePki } from "../../services/apiserver/server/certs.ts";
+import { createCA, createClientCert, ensurePki, loadCA } from "../../services/apiserver/server/certs.ts";
 import { AGGREGATED_GROUP as G, AGGREGATED_VERSION as V, startAggregatedServer, type AggregatedServer } from "../support/aggregated-server.ts";
+import { statusError } from "../../shared/api/status.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+import { HttpsClient } from "../support/https-client.ts";
 import { layerClients, runClient } from "../support/clients.ts";
 
 type Obj = Record<string, unknown>;
@@ -26,11 +28,19 @@ let api: TestApiserver;
 let backend: AggregatedServer;
 const NS = "default";
 const PROXY_CN = "front-proxy-client";
+/** A user the test's authorizer refuses everything in the aggregated group. */
+const OUTSIDER = "outsider";
 
 beforeAll(async () => {
   const proxyCa = await createCA({ commonName: "front-proxy-ca" });
   const proxyClient = await createClientCert(proxyCa, { user: PROXY_CN });
-  api = await startTestApiserver({ profileId: "kubernetes", aggregator: { proxyClientCert: { certPem: proxyClient.certPem, keyPem: proxyClient.keyPem }, availabilityIntervalMs: 200 } });
+  api = await startTestApiserver({
+    profileId: "kubernetes",
+    aggregator: { proxyClientCert: { certPem: proxyClient.certPem, keyPem: proxyClient.keyPem }, availabilityIntervalMs: 200 },
+    authorize: async (user, info) => {
+      if (user.username === OUTSIDER && info.apiGroup === G) throw statusError({ code: 403, reason: "Forbidden", message: `${G} is not for ${OUTSIDER}` });
+    },
+  });
   backend = await startAggregatedServer(["metrics-api.default.svc", "other.default.svc"], proxyCa.certPem);
   await service("metrics-api", backend.port);
   const res = await api.admin.post(apiServicesPath(), apiService(V, G, { service: { namespace: NS, name: "metrics-api", port: 443 }, caBundle: backend.caBundle }));
@@ -118,6 +128,22 @@ describe("the proxy", () => {
     expect(identity.authorization).toBe("");
   });
 
+  it("authorizes before proxying: a refused user gets 403 and the backend sees nothing", async () => {
+    const pki = await ensurePki(api.dir, { profile: api.profile });
+    const cert = await createClientCert(await loadCA(pki.ca.certPem, pki.ca.keyPem), { user: OUTSIDER });
+    const outsider = new HttpsClient(api.replica.url, { ca: pki.ca.certPem, cert: cert.certPem, key: cert.keyPem });
+    try {
+      const before = backend.requests.length;
+      const res = await outsider.get(`/apis/${G}/${V}/namespaces/${NS}/podmetrics/p1`);
+      expect(res.status).toBe(403);
+      expect(res.json()).toMatchObject({ reason: "Forbidden", message: `${G} is not for ${OUTSIDER}` });
+      expect(backend.requests.slice(before).filter((r) => r.path.includes("/podmetrics"))).toEqual([]);
+      expect((await outsider.get("/api/v1/namespaces")).status).toBe(200);
+    } finally {
+      outsider.close();
+    }
+  });
+
   it("lists and streams a watch through", async () => {
     const list = await api.admin.get(`/apis/${G}/${V}/namespaces/${NS}/podmetrics`);
     expect(list.status).toBe(200);
@@ -151,7 +177,7 @@ describe("the proxy", () => {
 });
 
 describe("unavailable backends", () => {
-  it("reports ServiceNotFound, MissingEndpoints and FailedDiscoveryCheck, answers 503 'service unavailable', and other groups are unaffected", async () => {
+  it("reports ServiceNotFound, EndpointsNotFound, MissingEndpoints and FailedDiscoveryCheck, answers 503 'service unavailable', and other groups are unaffected", async () => {
     const create = async (group: string, name: string) => {
       const res = await api.admin.post(apiServicesPath(), apiService("v1", group, { service: { namespace: NS, name, port: 443 }, caBundle: backend.caBundle }));
       expect(res.status, res.text).toBe(201);
@@ -161,6 +187,19 @@ describe("unavailable backends", () => {
     await service("noeps", undefined);
     await create("noeps.example.com", "noeps");
     expect(await waitCondition("v1.noeps.example.com", (c) => c.status === "False")).toMatchObject({ reason: "EndpointsNotFound", message: `cannot find endpoints for service/noeps in "${NS}"` });
+    await service("portless", undefined);
+    const disc = api.profile.group("discovery");
+    const slice = await api.admin.post(`/apis/${disc}/v1/namespaces/${NS}/endpointslices`, {
+      apiVersion: `${disc}/v1`,
+      kind: "EndpointSlice",
+      metadata: { name: "portless-1", labels: { [api.profile.labels.serviceName]: "portless" } },
+      addressType: "IPv4",
+      endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: true } }],
+      ports: [{ name: "metrics", port: backend.port, protocol: "TCP" }],
+    });
+    expect(slice.status, slice.text).toBe(201);
+    await create("portless.example.com", "portless");
+    expect(await waitCondition("v1.portless.example.com", (c) => c.status === "False")).toMatchObject({ reason: "MissingEndpoints", message: `endpoints for service/portless in "${NS}" have no addresses with port name "https"` });
     const gone = await startAggregatedServer(["down.default.svc"]);
     await gone.close();
     await service("down", gone.port);
