@@ -154,11 +154,11 @@ describe("chart rendered with default values", () => {
 describe("the controller manager of the chart", () => {
   const decoded = (s: Manifest, key: string) => Buffer.from((s.data ?? {})[key] ?? "", "base64").toString("utf8");
 
-  it("runs as one replica (no leader election yet) with a Recreate rollout, from the apiserver image, with flags its parser accepts", async () => {
+  it("runs 2 replicas under leader election with a rolling update, from the apiserver image, with flags its parser accepts", async () => {
     const objects = await render();
     const dep = one(objects, "Deployment", "-controller-manager");
-    expect(dep.spec?.replicas).toBe(1);
-    expect(dep.spec?.strategy).toEqual({ type: "Recreate" });
+    expect(dep.spec?.replicas).toBe(2);
+    expect(dep.spec?.strategy?.type).toBe("RollingUpdate");
     const c = podSpec(dep).containers[0] as ReturnType<typeof podSpec>["containers"][number] & { command?: string[] };
     expect(c.image).toBe(podSpec(one(objects, "Deployment", "-apiserver")).containers[0].image);
     expect(c.command).toEqual(["node", "--import", "tsx", "services/controller-manager/main.ts"]);
@@ -166,6 +166,8 @@ describe("the controller manager of the chart", () => {
     expect(flags.profile).toBe("plat");
     expect(flags.controllers).toEqual(["*"]);
     expect(flags.kubeconfig).toBe("/etc/controller-manager/kubeconfig/kubeconfig");
+    expect(flags["leader-elect"]).toBe(true);
+    expect(flags["secure-port"]).toBe(10257);
     expect(c.resources?.requests).toEqual({ cpu: "100m", memory: "128Mi" });
     expect(podSpec(dep).securityContext?.runAsNonRoot).toBe(true);
   });
