@@ -1,17 +1,22 @@
 /**
- * The controller manager of the local topology: one process (services/controller-manager/main.ts)
- * reaching the API through the load balancer with the admin client configuration
- * (its server rewritten to haproxy's address). Leader election comes later: one instance.
+ * The controller managers of the local topology: two processes
+ * (services/controller-manager/main.ts) under leader election, one leading, each
+ * reaching the API through the load balancer with the admin client configuration (its
+ * server rewritten to haproxy's address), serving health and metrics on its own port,
+ * and signing approved CSRs with the cluster CA the apiservers generated.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseDocument } from "yaml";
+import { pkiPaths } from "../../services/apiserver/server/certs.ts";
 import { REPO_ROOT } from "../../services/store/server/node-process.ts";
+import { APISERVER_REPLICAS } from "./apiserver-components.ts";
 import type { ClusterComponent, ComponentContext } from "./components.ts";
 import type { ProcessRecord } from "./state.ts";
 
 const CONTROLLER_MANAGER_MAIN = join(REPO_ROOT, "services", "controller-manager", "main.ts");
+export const CONTROLLER_MANAGER_REPLICAS = 2;
 
 async function waitForFile(path: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -32,19 +37,34 @@ function kubeconfigFor(admin: string, server: string, path: string): void {
 export const controllerManagerComponent: ClusterComponent = {
   name: "controller-manager",
   async up(ctx: ComponentContext) {
-    const { dir } = ctx.opts;
+    const { dir, host, nodes } = ctx.opts;
     const admin = ctx.outputs.adminKubeconfig as string;
     await waitForFile(admin, 30_000);
     const kubeconfig = join(dir, "controller-manager.kubeconfig");
     kubeconfigFor(admin, String(ctx.outputs.loadBalancer ?? (ctx.outputs.apiserverEndpoints as string[])[0]), kubeconfig);
+    const pki = pkiPaths(join(dir, "apiserver"));
     mkdirSync(join(dir, "logs"), { recursive: true });
-    const log = join(dir, "logs", "controller-manager.log");
-    const fd = openSync(log, "a");
-    const child = spawn(process.execPath, ["--import", "tsx", CONTROLLER_MANAGER_MAIN, "--kubeconfig", kubeconfig], { cwd: REPO_ROOT, detached: true, stdio: ["ignore", fd, fd] });
-    child.unref();
-    if (child.pid === undefined) throw new Error("controller-manager did not start");
-    const record: ProcessRecord = { role: "controller-manager", name: "controller-manager", pid: child.pid, endpoint: "-", log, match: kubeconfig };
-    ctx.log(`controller-manager pid ${child.pid} (log ${log})`);
-    return [record];
+    const records: ProcessRecord[] = [];
+    for (let i = 0; i < CONTROLLER_MANAGER_REPLICAS; i++) {
+      const name = `controller-manager-${i + 1}`;
+      const port = await ctx.port(2 * nodes + 2 + APISERVER_REPLICAS + i);
+      const log = join(dir, "logs", `${name}.log`);
+      const fd = openSync(log, "a");
+      const args = [
+        "--import", "tsx", CONTROLLER_MANAGER_MAIN,
+        "--kubeconfig", kubeconfig,
+        "--secure-port", String(port),
+        "--bind-address", host,
+        "--cert-dir", join(dir, name),
+        "--cluster-signing-cert-file", pki.caCert,
+        "--cluster-signing-key-file", pki.caKey,
+      ];
+      const child = spawn(process.execPath, args, { cwd: REPO_ROOT, detached: true, stdio: ["ignore", fd, fd] });
+      child.unref();
+      if (child.pid === undefined) throw new Error(`${name} did not start`);
+      records.push({ role: "controller-manager", name, pid: child.pid, endpoint: `https://${host}:${port}`, log, match: join(dir, name) });
+      ctx.log(`${name} pid ${child.pid} https://${host}:${port}/healthz (log ${log})`);
+    }
+    return records;
   },
 };

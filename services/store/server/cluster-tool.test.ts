@@ -42,7 +42,7 @@ describe("local cluster tool", () => {
     const out = await cluster("up", "--dir", dir);
     state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as State;
     expect(out).toContain(`store endpoints: ${state.outputs.storeEndpoints.join(",")}`);
-    expect(state.processes.map((p) => p.role)).toEqual(["redis", ...state.outputs.storeEndpoints.map(() => "store"), "apiserver", "apiserver", "haproxy", "controller-manager"]);
+    expect(state.processes.map((p) => p.role)).toEqual(["redis", ...state.outputs.storeEndpoints.map(() => "store"), "apiserver", "apiserver", "haproxy", "controller-manager", "controller-manager"]);
 
     const status = await cluster("status", "--dir", dir);
     expect(status.match(/^store-\d .* (leader|follower) version 3\.5\.0 /gm)).toHaveLength(state.outputs.storeEndpoints.length);
