@@ -14,6 +14,7 @@ import { registerLibrary } from "./library.ts";
 import { CostMeter } from "./meter.ts";
 import { runMetered, type EvalNode } from "./metering.ts";
 import { checkLiteralRegexes } from "./static-checks.ts";
+import { rewriteStructLiterals } from "./struct-literals.ts";
 import { fromCel, toCel } from "./values.ts";
 
 /** Structural limits enforced while parsing. */
@@ -37,6 +38,8 @@ export interface CelEnvironmentOptions {
   mixedTypeLiterals?: boolean;
   /** Default cost budget per evaluation. */
   costBudget?: number;
+  /** `Object{...}` and `JSONPatch{...}` literals (mutating policies), evaluated as maps. */
+  structLiterals?: boolean;
 }
 
 export interface CelEvaluation {
@@ -103,7 +106,7 @@ export function createEnvironment(opts: CelEnvironmentOptions): CelEnvironment {
       if (typeof source !== "string" || source.trim() === "") throw new CelCompileError("expression is empty");
       let parsed: Parsed;
       try {
-        parsed = env.parse(source);
+        parsed = env.parse(opts.structLiterals ? rewriteStructLiterals(source) : source);
       } catch (err) {
         throw compileError(err, source);
       }

@@ -8,12 +8,13 @@
  *   linear time, before the evaluator's own parser (a backtracking JS RegExp
  *   that is polynomial on long digit runs) sees it;
  * - the platform's libraries in ./lib: quantity, IP and CIDR, URL, semver,
- *   named formats, lists, the string extensions and the authorizer.
+ *   named formats, lists, the string extensions, the authorizer and jsonpatch.escapeKey.
  */
 import type { Environment } from "@marcbachmann/cel-js";
 import { CelEvaluationError } from "./errors.ts";
 import { registerAuthz } from "./lib/authz.ts";
 import { registerFormat } from "./lib/format.ts";
+import { registerJSONPatch } from "./lib/jsonpatch.ts";
 import { registerLists } from "./lib/lists.ts";
 import { registerNet } from "./lib/net.ts";
 import { registerQuantity } from "./lib/quantity.ts";
@@ -29,7 +30,7 @@ const limitOf = (n: bigint): number => (n < 0n ? -1 : n > BigInt(Number.MAX_SAFE
 
 /** Registers the added functions on a fresh environment. */
 export function registerLibrary(env: Environment): Environment {
-  const platform = [registerQuantity, registerNet, registerURL, registerSemver, registerFormat, registerLists, registerStrings, registerAuthz];
+  const platform = [registerQuantity, registerNet, registerURL, registerSemver, registerFormat, registerLists, registerStrings, registerAuthz, registerJSONPatch];
   return platform
     .reduce((e, register) => register(e), env)
     .registerFunction("matches(string, string): bool", (s: string, re: string) => regexMatches(s, re), sync)
