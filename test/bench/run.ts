@@ -28,6 +28,10 @@ const BENCHES: Record<string, Bench> = {
     const { benchApi } = await import("./api.ts");
     return benchApi();
   },
+  codec: async () => {
+    const { benchCodec } = await import("./codec.ts");
+    return benchCodec();
+  },
   crd: async () => {
     const { benchCustomResources } = await import("./api-crd.ts");
     return benchCustomResources();

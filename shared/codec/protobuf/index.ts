@@ -1,7 +1,8 @@
 /** The protobuf media type: envelope, schema-driven messages, lists, Status, watch events and framing. */
 export { PROTOBUF_MAGIC, decodeEnvelope, encodeEnvelope, hasProtobufMagic, type Envelope, type EnvelopeInput } from "./envelope.ts";
 export { ProtobufError, type ProtobufErrorCode } from "./wire.ts";
-export { decodeMessage, encodeMessage, formatTime, parseTime, DEFAULT_MAX_MESSAGE_DEPTH, type DecodeMessageOptions } from "./message.ts";
+export { decodeMessage, encodeMessageReference, formatTime, parseTime, DEFAULT_MAX_MESSAGE_DEPTH, type DecodeMessageOptions } from "./message.ts";
+export { encodeMessage } from "./compiled.ts";
 export { kindLayout, listLayout, messageLayout, type MessageLayout } from "./layout.ts";
 export {
   decodeList,

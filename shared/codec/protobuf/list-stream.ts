@@ -10,7 +10,7 @@ import type { KindDefinition } from "../../schema/types.ts";
 import { PAUSE, type Piece } from "../chunked-stream.ts";
 import { PROTOBUF_MAGIC, decodeEnvelope } from "./envelope.ts";
 import { kindLayout, listLayout } from "./layout.ts";
-import { encodeMessage } from "./message.ts";
+import { encodeMessage } from "./compiled.ts";
 import { WIRE_LEN, Writer } from "./wire.ts";
 
 type Obj = Record<string, unknown>;

@@ -47,7 +47,12 @@ export const DEFAULT_MAX_MESSAGE_DEPTH = 256;
 
 // ------------------------------------------------------------------ encoding
 
-export function encodeMessage(layout: MessageLayout, obj: Obj, path = ""): Uint8Array {
+/**
+ * The reference encoder: the rules above, written plainly (a buffer per nested message).
+ * Bodies are encoded by compiled.ts, which must match it byte for byte and defers to it
+ * for errors (their paths).
+ */
+export function encodeMessageReference(layout: MessageLayout, obj: Obj, path = ""): Uint8Array {
   const w = new Writer();
   writeMessage(w, layout, obj, path);
   return w.finish();
@@ -56,7 +61,7 @@ export function encodeMessage(layout: MessageLayout, obj: Obj, path = ""): Uint8
 function writeMessage(w: Writer, layout: MessageLayout, obj: Obj, path: string): void {
   for (const f of layout.fields) {
     if (f.embed) {
-      w.tag(f.tag, WIRE_LEN).bytes(encodeMessage(f.embed, obj, path));
+      w.tag(f.tag, WIRE_LEN).bytes(encodeMessageReference(f.embed, obj, path));
       continue;
     }
     const v = obj[f.name];
@@ -104,7 +109,7 @@ function writeValue(w: Writer, tag: number, t: ValueType, v: unknown, path: stri
         return;
       }
       if (!isObject(v)) throw new ProtobufError("InvalidValue", `expected an object, got ${describe(v)}`, path);
-      w.tag(tag, WIRE_LEN).bytes(encodeMessage(t.layout(), v, path));
+      w.tag(tag, WIRE_LEN).bytes(encodeMessageReference(t.layout(), v, path));
       return;
     }
     case "listWrapper": {
@@ -119,12 +124,12 @@ function writeValue(w: Writer, tag: number, t: ValueType, v: unknown, path: stri
       const layout = t.inner();
       if (t.union === "schemaOrBool" && typeof v === "boolean") inner.tag(1, WIRE_VARINT).uvarint(v ? 1 : 0);
       else if (isObject(v)) {
-        if (t.union === "schemaOrBool") inner.tag(1, WIRE_VARINT).uvarint(1).tag(2, WIRE_LEN).bytes(encodeMessage(layout, v, path));
-        else inner.tag(1, WIRE_LEN).bytes(encodeMessage(layout, v, path));
+        if (t.union === "schemaOrBool") inner.tag(1, WIRE_VARINT).uvarint(1).tag(2, WIRE_LEN).bytes(encodeMessageReference(layout, v, path));
+        else inner.tag(1, WIRE_LEN).bytes(encodeMessageReference(layout, v, path));
       } else if (Array.isArray(v) && t.union === "schemaOrArray") {
         v.forEach((item, i) => {
           if (!isObject(item)) throw new ProtobufError("InvalidValue", `expected an object, got ${describe(item)}`, `${path}[${i}]`);
-          inner.tag(2, WIRE_LEN).bytes(encodeMessage(layout, item, `${path}[${i}]`));
+          inner.tag(2, WIRE_LEN).bytes(encodeMessageReference(layout, item, `${path}[${i}]`));
         });
       } else if (Array.isArray(v) && t.union === "schemaOrStringArray") {
         v.forEach((item, i) => {

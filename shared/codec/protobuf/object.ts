@@ -12,7 +12,8 @@ import { status as statusSchema } from "../../api/groups/meta-v1.ts";
 import { isObject } from "../../schema/values.ts";
 import { decodeEnvelope, encodeEnvelope, type Envelope } from "./envelope.ts";
 import { kindLayout, listLayout, messageLayout, type MessageLayout } from "./layout.ts";
-import { decodeMessage, encodeMessage, parseJsonRaw, type DecodeMessageOptions } from "./message.ts";
+import { encodeMessage } from "./compiled.ts";
+import { decodeMessage, parseJsonRaw, type DecodeMessageOptions } from "./message.ts";
 import { ProtobufError, WIRE_LEN, Writer, decodeUtf8, readFields } from "./wire.ts";
 
 type Obj = Record<string, unknown>;
