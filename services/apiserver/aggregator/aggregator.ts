@@ -78,7 +78,10 @@ export class Aggregator implements AggregatedGroups {
   private readonly resolve: EndpointResolver;
   private readonly byGroupVersion = new Map<string, ApiServiceInfo>();
   private readonly discovery = new Map<string, VersionDiscovery>();
-  private readonly checking = new Set<string>();
+  /** Checks in flight, by APIService name: one at a time per object. */
+  private readonly checking = new Map<string, Promise<void>>();
+  /** APIServices that changed while their check was in flight: checked again after it. */
+  private readonly again = new Set<string>();
   private timer?: NodeJS.Timeout;
   private stopped = false;
 
@@ -103,7 +106,9 @@ export class Aggregator implements AggregatedGroups {
     await this.informer.start();
     await this.registerLocal();
     this.refresh();
-    for (const obj of this.informer.items.values()) void this.check(obj);
+    // Local APIServices are Available before the replica serves; the others are checked in the background.
+    const checks = [...this.informer.items.values()].map((obj) => ({ local: !apiServiceInfo(obj).service, done: this.check(obj) }));
+    await Promise.all(checks.filter((c) => c.local).map((c) => c.done));
     const interval = this.opts.availabilityIntervalMs ?? DEFAULT_AVAILABILITY_INTERVAL_MS;
     this.timer = setInterval(() => {
       for (const obj of this.informer.items.values()) void this.check(obj);
@@ -149,10 +154,24 @@ export class Aggregator implements AggregatedGroups {
   }
 
   /** Checks one APIService and writes its Available condition when it changed; one check at a time per object. */
-  private async check(obj: JsonObject): Promise<void> {
+  private check(obj: JsonObject): Promise<void> {
     const name = meta(obj).name ?? "";
-    if (this.stopped || this.checking.has(name)) return;
-    this.checking.add(name);
+    const inFlight = this.checking.get(name);
+    if (inFlight) {
+      this.again.add(name);
+      return inFlight;
+    }
+    if (this.stopped) return Promise.resolve();
+    const done = this.runCheck(obj, name).finally(() => {
+      this.checking.delete(name);
+      const latest = this.informer.items.get(`/${name}`);
+      if (this.again.delete(name) && latest) void this.check(latest);
+    });
+    this.checking.set(name, done);
+    return done;
+  }
+
+  private async runCheck(obj: JsonObject, name: string): Promise<void> {
     try {
       const info = apiServiceInfo(obj);
       const cond = info.service ? await this.probe(info) : LOCAL_CONDITION;
@@ -163,8 +182,6 @@ export class Aggregator implements AggregatedGroups {
       await this.registry.update(undefined, name, (latest) => ({ ...(latest ?? current), status: withAvailable(latest ?? current, cond, timestamp(Date.now())) ?? status, metadata: { ...meta(latest ?? current) } }), { subresource: "status", dryRun: false });
     } catch (err) {
       if (!isStatusError(err, "Conflict") && !isStatusError(err, "NotFound")) this.opts.log?.("warn", "APIService status not written", { name, error: String(err) });
-    } finally {
-      this.checking.delete(name);
     }
   }
 
