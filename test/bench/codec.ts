@@ -60,7 +60,12 @@ export async function benchCodec(): Promise<Record<string, number>> {
   const sizes = { json: Buffer.byteLength(json()), protobuf: streamed(), whole: encodeList(def, list, profile).length };
   if (sizes.protobuf !== sizes.whole || reference().length !== sizes.whole) throw new Error(`protobuf sizes differ: ${JSON.stringify(sizes)}`);
   // Warm-up: compile the encoders and let the JIT see every path.
-  for (let i = 0; i < 3; i++) [streamed(), reference(), json(), encodeList(def, list, profile)];
+  for (let i = 0; i < 3; i++) {
+    streamed();
+    reference();
+    json();
+    encodeList(def, list, profile);
+  }
   const table = new RatioTable(`codec, ${objects} ConfigMaps (JSON ${sizes.json} bytes, protobuf ${sizes.protobuf} bytes)`);
   const pair = async (key: string, label: string, aName: string, a: () => unknown) => {
     const res = await interleave(
