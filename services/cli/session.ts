@@ -99,8 +99,12 @@ export function clientConfigFor(args: ParsedArgs, profile: PlatformProfile, env:
   if (key) config.key = readFlagFile(key, "client-key");
   const token = str(args, "token");
   if (token) {
+    // A token on the command line is the identity: the configuration's other credentials are not sent.
     config.token = token;
     config.tokenFile = undefined;
+    config.exec = undefined;
+    if (!cert) config.cert = undefined;
+    if (!key) config.key = undefined;
   }
   if (args.changed.has("insecure-skip-tls-verify")) config.insecureSkipTlsVerify = bool(args, "insecure-skip-tls-verify");
   return config;

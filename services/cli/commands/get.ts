@@ -135,7 +135,7 @@ async function* watchFrames(res: IncomingMessage): AsyncGenerator<{ type: string
   }
 }
 
-async function watch(ctx: CliContext, s: Session, req: Request, format: OutputFormat, resourceVersion: string | undefined, headerPrinted: boolean): Promise<void> {
+async function watch(ctx: CliContext, s: Session, req: Request, format: OutputFormat, resourceVersion: string | undefined, headerPrinted: boolean, knownColumns: Table["columnDefinitions"]): Promise<void> {
   const ns = namespaceOf(ctx, s, req.res);
   const fieldSelector = [str(ctx.args, "field-selector"), req.names.length === 1 ? `metadata.name=${req.names[0]}` : undefined].filter(Boolean).join(",");
   const q = query({ watch: "1", resourceVersion, labelSelector: str(ctx.args, "selector"), fieldSelector: fieldSelector || undefined, includeObject: format.kind === "table" ? "Metadata" : undefined });
@@ -145,6 +145,8 @@ async function watch(ctx: CliContext, s: Session, req: Request, format: OutputFo
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   let printedHeader = headerPrinted;
+  // Only the first Table of a watch carries column definitions: later ones reuse them.
+  let columns = knownColumns;
   try {
     const res = await response;
     if (res.statusCode !== 200) {
@@ -156,7 +158,9 @@ async function watch(ctx: CliContext, s: Session, req: Request, format: OutputFo
       if (ev.type === "BOOKMARK") continue;
       if (ev.type === "ERROR") throw new StatusError(ev.object as unknown as StatusError["status"]);
       if (format.kind === "table") {
-        const rows = tableRows(ev.object as Table, { wide: format.wide, withNamespace: ns === undefined && req.res.namespaced, headers: !printedHeader });
+        const t = ev.object as Table;
+        if (t.columnDefinitions && t.columnDefinitions.length > 0) columns = t.columnDefinitions;
+        const rows = tableRows({ ...t, columnDefinitions: columns }, { wide: format.wide, withNamespace: ns === undefined && req.res.namespaced, headers: !printedHeader });
         printedHeader = true;
         ctx.io.out(alignColumns(rows));
       } else {
@@ -189,6 +193,7 @@ async function run(ctx: CliContext): Promise<number> {
   const collected: Array<Record<string, unknown>> = [];
   let rv: string | undefined;
   let headerPrinted = false;
+  let columns: Table["columnDefinitions"];
   if (!bool(ctx.args, "watch-only")) {
     for (const req of requests) {
       if (format.kind === "table") {
@@ -196,6 +201,7 @@ async function run(ctx: CliContext): Promise<number> {
         failed ||= r.failed;
         const table = mergeTables(r.tables);
         rv = r.tables[0]?.metadata?.resourceVersion;
+        columns = table.columnDefinitions;
         if ((table.rows ?? []).length === 0) continue;
         const rows = tableRows(table, { wide: format.wide, withNamespace: namespaceOf(ctx, s, req.res) === undefined && req.res.namespaced, namePrefix: prefixNames ? kindLabel(req.res) : undefined });
         if (printedTables++ > 0) ctx.io.out("\n");
@@ -221,7 +227,7 @@ async function run(ctx: CliContext): Promise<number> {
       ctx.io.err(ns ? `No resources found in ${ns} namespace.\n` : "No resources found\n");
     }
   }
-  if (watching) await watch(ctx, s, requests[0], format, bool(ctx.args, "watch-only") ? undefined : rv, headerPrinted);
+  if (watching) await watch(ctx, s, requests[0], format, bool(ctx.args, "watch-only") ? undefined : rv, headerPrinted, columns);
   if (failed) throw new ReportedFailure(1);
   return 0;
 }

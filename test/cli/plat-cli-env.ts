@@ -1,0 +1,109 @@
+/**
+ * Set-up shared by the `plat` CLI suites: a replica over HTTPS with static tokens, a
+ * client CA of the test's own and service account tokens (RBAC), a private HOME, a
+ * client configuration file named by the profile's config variable, and a runner that
+ * starts the CLI as a real child process (`node --import tsx services/cli/main.ts`).
+ */
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { defaultAuthenticationOptions } from "../../services/apiserver/authn/options.ts";
+import { createCA, createClientCert } from "../../services/apiserver/server/certs.ts";
+import { runClient, spawnLines, type RunOptions, type RunResult } from "../support/clients.ts";
+import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+import type { HttpsClient } from "../support/https-client.ts";
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+export const MAIN = join(ROOT, "services", "cli", "main.ts");
+export const ADMIN_TOKEN = "cli-admin-token-0123456789";
+export const VIEWER_TOKEN = "cli-viewer-token-0123456789";
+
+export interface CliEnv {
+  api: TestApiserver;
+  /** An HTTPS client with the admin token (the replica trusts only the test's client CA). */
+  admin: HttpsClient;
+  dir: string;
+  /** The client configuration file (admin by client certificate; contexts `admin`, `viewer`). */
+  config: string;
+  /** Environment of every run: HOME and the profile's config variable. */
+  env: Record<string, string>;
+  /** Runs `plat` with `--profile <id>` prepended. */
+  plat(args: string[], opts?: RunOptions): Promise<RunResult>;
+  /** Starts a long-running `plat` (`get -w`) and collects `count` stdout lines. */
+  platLines(args: string[], opts: RunOptions & { count: number; onFirstLine?: () => Promise<void> | void }): Promise<{ lines: string[]; stderr: string }>;
+  close(): Promise<void>;
+}
+
+export async function cliEnv(profileId: "plat" | "kubernetes"): Promise<CliEnv> {
+  const dir = mkdtempSync(join(tmpdir(), `plat-cli-${profileId}-`));
+  const clientCa = await createCA();
+  const admin = await createClientCert(clientCa, { user: "cli-admin", groups: ["system:masters"] });
+  const sa = generateKeyPairSync("ec", { namedCurve: "P-256", publicKeyEncoding: { type: "spki", format: "pem" }, privateKeyEncoding: { type: "pkcs8", format: "pem" } });
+  const authentication = defaultAuthenticationOptions();
+  writeFileSync(join(dir, "tokens.csv"), `${ADMIN_TOKEN},token-admin,1,system:masters\n${VIEWER_TOKEN},viewer,2,viewers\n`);
+  writeFileSync(join(dir, "client-ca.crt"), clientCa.certPem);
+  writeFileSync(join(dir, "sa.key"), sa.privateKey);
+  authentication.tokenAuthFile = join(dir, "tokens.csv");
+  authentication.clientCaFile = join(dir, "client-ca.crt");
+  authentication.serviceAccountSigningKeyFile = join(dir, "sa.key");
+  authentication.serviceAccountIssuers = ["https://cli.test"];
+  authentication.apiAudiences = ["https://cli.test"];
+  const api = await startTestApiserver({ profileId, security: { authentication, authorization: { modes: ["RBAC"] } } });
+  writeFileSync(join(dir, "ca.crt"), api.ca);
+  writeFileSync(join(dir, "admin.crt"), admin.certPem);
+  writeFileSync(join(dir, "admin.key"), admin.keyPem);
+  const config = join(dir, "config");
+  writeFileSync(
+    config,
+    [
+      "apiVersion: v1",
+      "kind: Config",
+      "current-context: admin",
+      "clusters:",
+      `- name: local`,
+      `  cluster: {server: "${api.replica.url}", certificate-authority: ca.crt}`,
+      "users:",
+      "- name: admin",
+      "  user: {client-certificate: admin.crt, client-key: admin.key}",
+      "- name: viewer",
+      `  user: {token: ${VIEWER_TOKEN}}`,
+      "contexts:",
+      "- name: admin",
+      "  context: {cluster: local, user: admin, namespace: default}",
+      "- name: viewer",
+      "  context: {cluster: local, user: viewer, namespace: default}",
+      "",
+    ].join("\n"),
+  );
+  const adminClient = api.admin.withIdentity({ token: ADMIN_TOKEN, cert: undefined, key: undefined });
+  const env = { HOME: dir, NODE_OPTIONS: "", [api.profile.clientConfigEnv]: config };
+  return {
+    api,
+    admin: adminClient,
+    dir,
+    config,
+    env,
+    plat: (args, opts = {}) => runClient(process.execPath, ["--import", "tsx", MAIN, "--profile", profileId, ...args], { cwd: ROOT, timeoutMs: 60_000, ...opts, env: { ...env, ...opts.env } }),
+    platLines: (args, opts) => spawnLines(process.execPath, ["--import", "tsx", MAIN, "--profile", profileId, ...args], { cwd: ROOT, ...opts, env: { ...env, ...opts.env } }),
+    async close() {
+      adminClient.close();
+      await api.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Header cells of a table. */
+export function headerOf(table: string): string[] {
+  return (table.split("\n")[0] ?? "").trim().split(/\s{2,}/);
+}
+
+/** First cells of the rows (without the header). */
+export function firstColumn(table: string): string[] {
+  return table
+    .trim()
+    .split("\n")
+    .slice(1)
+    .map((l) => l.split(/\s+/)[0]);
+}
