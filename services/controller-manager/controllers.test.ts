@@ -26,7 +26,7 @@ describe("--controllers", () => {
   });
 
   it("refuses an unknown name like the platform", () => {
-    expect(() => selectControllers(["*", "nodelifecycl"])).toThrow('"nodelifecycl" is not in the list of known controllers');
+    expect(() => selectControllers(["*", "nodelifecycles"])).toThrow('"nodelifecycles" is not in the list of known controllers');
     expect(() => selectControllers(["-bogus"])).toThrow('"bogus" is not in the list of known controllers');
   });
 });

@@ -9,6 +9,7 @@ import { startTokenCleaner } from "./bootstrap/cleaner.ts";
 import { startCsrApprovingController } from "./certificates/approver.ts";
 import { startCsrCleanerController } from "./certificates/cleaner.ts";
 import { startCsrSigningController } from "./certificates/signer.ts";
+import { startNodeLifecycleController } from "./nodelifecycle/controller.ts";
 import { startRootCaPublisher } from "./rootcacert/publisher.ts";
 import { startServiceAccountController } from "./serviceaccount/controller.ts";
 
@@ -27,6 +28,7 @@ export const CONTROLLER_TABLE = [
   { name: "certificatesigningrequest-approving-controller", alias: "csrapproving", enabledByDefault: true, start: startCsrApprovingController },
   { name: "certificatesigningrequest-signing-controller", alias: "csrsigning", enabledByDefault: true, start: startCsrSigningController },
   { name: "certificatesigningrequest-cleaner-controller", alias: "csrcleaner", enabledByDefault: true, start: startCsrCleanerController },
+  { name: "node-lifecycle-controller", alias: "nodelifecycle", enabledByDefault: true, start: startNodeLifecycleController },
 ] as const satisfies readonly ControllerEntry[];
 
 export type InformerControllerName = (typeof CONTROLLER_TABLE)[number]["name"];
