@@ -27,7 +27,7 @@ import {
   type WatchOptions,
   type Watcher,
 } from "./interface.ts";
-import { CompactedError, prefixEnd, type KeyValue, type KvStore, type RevisionFeed } from "./kv.ts";
+import { CompactedError, prefixEnd, type KeyValue, type KvStore, type RevisionFeed, type TxnOp, type TxnResult } from "./kv.ts";
 import { decodeFromStorage, encodeForStorage, meta, type JsonObject } from "./object.ts";
 import { parseResourceVersion } from "./resource-version.ts";
 import { keyEventsToWatchEvents, type WatchFilter } from "./watch-filter.ts";
@@ -193,9 +193,10 @@ export class StoreStorage implements ObjectStorage {
   }
 
   private async updateWithRetries(key: string, tryUpdate: TryUpdate, options: UpdateOptions): Promise<JsonObject> {
+    let latest: KeyRead | undefined;
     for (let attempt = 0; attempt < this.maxRetries; attempt++) {
-      const res = await this.kv.range(key);
-      const kv = res.kvs[0];
+      const res = latest ?? (await this.readKey(key));
+      const kv = res.kv;
       const current = kv ? decodeFromStorage(kv.value, kv.modRevision) : undefined;
       if (!current && !options.ignoreNotFound) throw new KeyNotFoundError(key, res.revision);
       if (current) checkPreconditions(key, current, options.preconditions);
@@ -213,11 +214,12 @@ export class StoreStorage implements ObjectStorage {
         return out;
       }
       const modRevision = kv ? kv.modRevision : 0;
-      const txn = await this.kv.txn([{ key, target: "mod", result: "=", value: modRevision }], [{ type: "put", key, value, lease: kv?.lease || undefined }], []);
+      const txn = await this.kv.txn([{ key, target: "mod", result: "=", value: modRevision }], [{ type: "put", key, value, lease: kv?.lease || undefined }], [READ(key)]);
       if (txn.succeeded) {
         meta(updated).resourceVersion = String(txn.revision);
         return updated;
       }
+      latest = conflictRead(txn);
     }
     throw new ResourceVersionConflictError(key, `too many conflicts updating ${key}`);
   }
@@ -227,21 +229,29 @@ export class StoreStorage implements ObjectStorage {
   }
 
   private async deleteWithRetries(key: string, options: DeleteOptions): Promise<JsonObject> {
+    let latest: KeyRead | undefined;
     for (let attempt = 0; attempt < this.maxRetries; attempt++) {
-      const res = await this.kv.range(key);
-      const kv = res.kvs[0];
+      const res = latest ?? (await this.readKey(key));
+      const kv = res.kv;
       if (!kv) throw new KeyNotFoundError(key, res.revision);
       const current = decodeFromStorage(kv.value, kv.modRevision);
       checkPreconditions(key, current, options.preconditions);
       await options.validateDeletion?.(current);
       if (options.dryRun) return current;
-      const txn = await this.kv.txn([{ key, target: "mod", result: "=", value: kv.modRevision }], [{ type: "delete", key }], []);
+      const txn = await this.kv.txn([{ key, target: "mod", result: "=", value: kv.modRevision }], [{ type: "delete", key }], [READ(key)]);
       if (txn.succeeded) {
         meta(current).resourceVersion = String(txn.revision);
         return current;
       }
+      latest = conflictRead(txn);
     }
     throw new ResourceVersionConflictError(key, `too many conflicts deleting ${key}`);
+  }
+
+  /** The key's current value (linearizable) and the revision it was read at. */
+  private async readKey(key: string): Promise<KeyRead> {
+    const res = await this.kv.range(key);
+    return { kv: res.kvs[0], revision: res.revision };
   }
 
   count(prefix: string): Promise<number> {
@@ -286,6 +296,22 @@ export class StoreStorage implements ObjectStorage {
     );
     return queue;
   }
+}
+
+/** One key as read: its value (absent: no such key) at a store revision. */
+interface KeyRead {
+  kv: KeyValue | undefined;
+  revision: number;
+}
+
+/**
+ * The failure branch of a write txn: the key is read in the same round trip, so a
+ * conflict costs no second read (the platform's store does the same).
+ */
+const READ = (key: string): TxnOp => ({ type: "range", key });
+
+function conflictRead(txn: TxnResult): KeyRead {
+  return { kv: txn.results[0]?.kvs[0], revision: txn.revision };
 }
 
 function checkPreconditions(key: string, current: JsonObject, pre: Preconditions | undefined): void {
