@@ -151,10 +151,11 @@ export interface AgentProcess {
 }
 
 /** Starts `services/node-agent/main.ts` with `args` (plus a fresh --root-dir unless given) and waits until it serves. */
-export async function startAgentProcess(args: string[], opts: { rootDir?: string; timeoutMs?: number } = {}): Promise<AgentProcess> {
+export async function startAgentProcess(args: string[], opts: { rootDir?: string; timeoutMs?: number; output?: string[] } = {}): Promise<AgentProcess> {
   const rootDir = opts.rootDir ?? mkdtempSync(join(tmpdir(), "node-agent-root-"));
   const ownsRoot = !opts.rootDir;
-  const out: string[] = [];
+  // The caller may pass the array to read the output while the agent is still starting.
+  const out: string[] = opts.output ?? [];
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", AGENT_MAIN, "--root-dir", rootDir, "--address", "127.0.0.1", "--port", "0", ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],

@@ -45,10 +45,13 @@ export function currentClientCertPath(certDir: string): string {
   return join(certDir, "kubelet-client-current.pem");
 }
 
-/** `node-csr-` and a digest of what the request asks for, so a retried request has the same name. */
+/**
+ * `node-csr-` and a digest of what the request asks for, so a retried request has the
+ * same name. Lower-case hex: a valid name under every name rule a server may apply.
+ */
 export function csrName(publicKeyPem: string, user: string, groups: readonly string[], usages: readonly string[]): string {
-  const h = createHash("sha512").update(publicKeyPem).update(`\0${user}\0${groups.join(",")}\0${usages.join(",")}`).digest("base64url");
-  return `node-csr-${h.slice(0, 43)}`;
+  const h = createHash("sha256").update(publicKeyPem).update(`\0${user}\0${groups.join(",")}\0${usages.join(",")}`).digest("hex");
+  return `node-csr-${h}`;
 }
 
 function stamp(d: Date): string {
