@@ -11,9 +11,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KeyPairPem } from "../../services/apiserver/server/certs.ts";
 import type { ApiObject } from "../../shared/client/object-client.ts";
+import { isStatusError } from "../../shared/api/status.ts";
+import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
+import { loadKubeconfig } from "../../shared/client/kubeconfig.ts";
 import { startCriServer, type CriServer } from "../support/cri-server.ts";
 import { call, type HttpResult } from "../support/https-call.ts";
-import { TOKEN, TOKEN_USER, startAgentProcess, startAgentTestCluster, waitFor, type AgentProcess, type AgentTestCluster } from "./harness.ts";
+import { NODES, TOKEN, TOKEN_USER, getOrUndefined, startAgentProcess, startAgentTestCluster, waitFor, type AgentProcess, type AgentTestCluster } from "./harness.ts";
 
 const NODE = "cp-node";
 const OFF_NODE = "cp-gate-off";
@@ -24,6 +27,7 @@ let gateOff: AgentProcess;
 let checkpointer: KeyPairPem;
 let nobody: KeyPairPem;
 let containerIds: Record<string, string>;
+let nodeKubeconfig: string;
 
 function agentCa(a: AgentProcess): string {
   return readFileSync(join(a.rootDir, "pki", "kubelet.crt"), "utf8");
@@ -40,7 +44,10 @@ beforeAll(async () => {
   cri = await startCriServer();
   const args = (node: string, kubeconfig: string) => ["--kubeconfig", kubeconfig, "--hostname-override", node, "--container-runtime-endpoint", cri.endpoint, "--client-ca-file", c.caFile];
   [agent, gateOff] = await Promise.all([
-    c.kubeconfigFor(`system:node:${NODE}`, ["system:nodes"]).then((k) => startAgentProcess(args(NODE, k))),
+    c.kubeconfigFor(`system:node:${NODE}`, ["system:nodes"]).then((k) => {
+      nodeKubeconfig = k;
+      return startAgentProcess(args(NODE, k));
+    }),
     c.kubeconfigFor(`system:node:${OFF_NODE}`, ["system:nodes"]).then((k) => startAgentProcess([...args(OFF_NODE, k), "--feature-gates=ContainerCheckpoint=false"])),
   ]);
   checkpointer = await c.clientCert("checkpointer", ["ops"]);
@@ -188,5 +195,27 @@ describe("checkpoint endpoint", () => {
     const r = await post(agent, "/checkpoint/team-a/web/app", { client: checkpointer });
     expect(r.status, r.text).toBe(200);
     expect(existsSync((r.body.items as string[])[0])).toBe(true);
+  });
+});
+
+describe("the agent's identity under the Node authorizer and NodeRestriction", () => {
+  it("may write its own Node status and Lease, not another node's", async () => {
+    const asNode = new HttpsObjectClient(loadKubeconfig(nodeKubeconfig));
+    const leases = { group: c.api.profile.group("coordination"), version: "v1", resource: "leases" };
+    const ns = c.api.profile.nodeLeaseNamespace;
+    try {
+      await waitFor(() => getOrUndefined(c.admin, NODES, OFF_NODE), 15_000, "other node registered");
+      const patch = { metadata: { labels: { touched: "yes" } } };
+      await asNode.patch(NODES, NODE, "merge", { status: { conditions: [] } }, { subresource: "status" }).then(() => undefined);
+      const other = await asNode.patch(NODES, OFF_NODE, "merge", patch).catch((e: unknown) => e);
+      expect(isStatusError(other, "Forbidden")).toBe(true);
+      const otherStatus = await asNode.patch(NODES, OFF_NODE, "merge", { status: {} }, { subresource: "status" }).catch((e: unknown) => e);
+      expect(isStatusError(otherStatus, "Forbidden")).toBe(true);
+      const otherLease = await asNode.get(leases, OFF_NODE, { namespace: ns }).catch((e: unknown) => e);
+      expect(isStatusError(otherLease, "Forbidden")).toBe(true);
+      expect((await asNode.get(leases, NODE, { namespace: ns })).metadata.name).toBe(NODE);
+    } finally {
+      asNode.close();
+    }
   });
 });
