@@ -55,8 +55,8 @@ describe("every built-in kind over HTTPS", () => {
   it.each(kinds.map((k) => [`${profile.apiVersion(k.group, k.version)} ${k.kind}`, k] as const))("%s: create (Strict), get, update, delete", async (_label, def) => {
     const path = collectionPath(def);
     const sample = structuredClone(samplesOf(def)[0]);
-    // A CRD's name must be <plural>.<group>: keep the sample's.
-    const name = def.kind === "CustomResourceDefinition" ? String(sample.metadata.name) : `${String(sample.metadata.name ?? "x").slice(0, 40)}-e2e`;
+    // A CRD's name must be <plural>.<group>, an APIService's <version>.<group>: keep the sample's.
+    const name = def.kind === "CustomResourceDefinition" || def.kind === "APIService" ? String(sample.metadata.name) : `${String(sample.metadata.name ?? "x").slice(0, 40)}-e2e`;
     sample.metadata = { ...sample.metadata, name, namespace: def.namespaced ? NS : undefined };
     delete sample.metadata.resourceVersion;
     delete sample.metadata.uid;
@@ -69,12 +69,14 @@ describe("every built-in kind over HTTPS", () => {
     expect(obj.metadata.uid).toBeTruthy();
     // The server writes the status of a new CRD (NamesAccepted, Established) and of a new
     // ValidatingAdmissionPolicy (observedGeneration) right after the create: read it once settled.
-    const settles = def.kind === "CustomResourceDefinition" || def.kind === "ValidatingAdmissionPolicy";
+    const settles = def.kind === "CustomResourceDefinition" || def.kind === "ValidatingAdmissionPolicy" || def.kind === "APIService";
     for (let i = 0; settles && i < 200; i++) {
       const cur = (await api.admin.get(`${path}/${name}`)).json<Obj & { status?: { observedGeneration?: number; conditions?: Array<{ type: string; status: string }> } }>();
       obj = cur;
       if (cur.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) break;
       if (def.kind === "ValidatingAdmissionPolicy" && cur.status?.observedGeneration !== undefined) break;
+      // An APIService's Available condition is written by the aggregator's check.
+      if (def.kind === "APIService" && cur.status?.conditions?.some((c) => c.type === "Available")) break;
       await new Promise((r) => setTimeout(r, 25));
     }
 
