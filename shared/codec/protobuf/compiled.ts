@@ -78,6 +78,11 @@ export class GrowingWriter {
 
   /** Precompiled tag bytes. */
   tag(bytes: readonly number[]): void {
+    if (bytes.length === 1) {
+      this.ensure(1);
+      this.buf[this.pos++] = bytes[0];
+      return;
+    }
     this.ensure(bytes.length);
     for (let i = 0; i < bytes.length; i++) this.buf[this.pos++] = bytes[i];
   }
@@ -246,7 +251,9 @@ function writeJson(w: GrowingWriter, v: unknown): boolean {
       if (typeof o.toJSON === "function") return false;
       w.byte(0x7b);
       let first = true;
-      for (const k of Object.keys(o)) {
+      // for…in with the own-property check: Object.keys' keys in its order, without the array.
+      for (const k in o) {
+        if (!hasOwn(o, k)) continue;
         const x = o[k];
         if (x === undefined || typeof x === "function" || typeof x === "symbol") continue;
         if (!first) w.byte(0x2c);
@@ -541,7 +548,8 @@ function fieldTypeWriter(tag: number, type: FieldType): ValueWriter {
       const value = valueWriter(2, type.value);
       return (w, v) => {
         if (!isObject(v)) reject();
-        const keys = Object.keys(v).sort();
+        const keys = Object.keys(v);
+        if (keys.length > 1) keys.sort();
         for (const k of keys) {
           const x = v[k];
           if (x === undefined) continue;
@@ -593,9 +601,21 @@ export function compileMessage(layout: MessageLayout): MessageEncoder {
   return enc;
 }
 
-/** Writes `obj` as the fields of `layout` into `w` (no tag, no length); throws on values the reference rejects. */
-export function writeCompiled(w: GrowingWriter, layout: MessageLayout, obj: Obj): void {
-  compileMessage(layout).write(w, obj);
+/**
+ * Writes `obj` as the fields of `layout` into `w` (no tag, no length). A value the
+ * reference rejects throws the reference's error (with its path).
+ */
+export function writeMessageInto(w: GrowingWriter, layout: MessageLayout, obj: Obj): void {
+  const start = w.pos;
+  try {
+    compileMessage(layout).write(w, obj);
+  } catch {
+    const bytes = encodeMessageReference(layout, obj);
+    w.pos = start;
+    w.ensure(bytes.length);
+    w.buf.set(bytes, w.pos);
+    w.pos += bytes.length;
+  }
 }
 
 /** Writers larger than this are not kept between calls. */

@@ -1,16 +1,19 @@
 /**
  * A `<Kind>List` protobuf body written item by item, byte for byte what `encodeList`
  * writes for the whole list. The envelope's `raw` field is length-prefixed, so a
- * first pass sizes every item (keeping the encoded bytes of the first ones, up to
- * `retainBytes`), a second pass writes them, encoding the others again. Memory
- * stays bounded by `retainBytes` plus one item, whatever the list's size.
+ * first pass encodes every item to learn its size, keeping the encoded items (with
+ * their field prefix, in one buffer) while they total at most `retainBytes`; a
+ * second pass writes the items not kept, encoding them again, in chunks of about
+ * 64 KiB. Memory stays bounded by `retainBytes` plus one chunk, whatever the list's
+ * size; a list within `retainBytes` is encoded once.
  */
 import type { PlatformProfile } from "../../platform/index.ts";
 import type { KindDefinition } from "../../schema/types.ts";
 import { PAUSE, type Piece } from "../chunked-stream.ts";
+import { GrowingWriter, encodeMessage, writeMessageInto } from "./compiled.ts";
 import { PROTOBUF_MAGIC, decodeEnvelope } from "./envelope.ts";
 import { kindLayout, listLayout } from "./layout.ts";
-import { encodeMessage } from "./compiled.ts";
+import { typeMetaOnWire } from "./object.ts";
 import { WIRE_LEN, Writer } from "./wire.ts";
 
 type Obj = Record<string, unknown>;
@@ -24,50 +27,70 @@ export interface ProtobufListParts {
   cached?(i: number): Uint8Array | undefined;
 }
 
+/** Items encoded and kept for the second pass, at most (4 MiB: 10,000 small objects). */
+export const DEFAULT_RETAIN_BYTES = 1 << 22;
+const CHUNK_BYTES = 1 << 16;
+/** Items between two PAUSE pieces of the sizing pass. */
+const ITEMS_PER_PAUSE = 32;
 const ITEMS_TAG = 2 * 8 + WIRE_LEN;
 
-function itemMessage(def: KindDefinition, item: Obj): Uint8Array {
-  const { apiVersion: _a, kind: _k, ...rest } = item;
-  return encodeMessage(kindLayout(def), rest);
-}
-
-function varintLength(n: number): number {
-  let len = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    len++;
-  }
-  return len;
-}
-
-export function* protobufListBody(def: KindDefinition, profile: PlatformProfile, parts: ProtobufListParts, retainBytes = 1 << 20): Generator<Piece> {
-  const encodeItem = (i: number): Uint8Array => {
+export function* protobufListBody(def: KindDefinition, profile: PlatformProfile, parts: ProtobufListParts, retainBytes = DEFAULT_RETAIN_BYTES): Generator<Piece> {
+  const layout = kindLayout(def);
+  const strip = typeMetaOnWire(layout);
+  /** Appends item i with its field prefix (tag 2, length) to w; returns the bytes written. */
+  const writeItem = (w: GrowingWriter, i: number): number => {
+    const start = w.pos;
+    w.byte(ITEMS_TAG);
+    const s = w.begin();
     const whole = parts.cached?.(i);
-    return whole ? decodeEnvelope(whole).raw : itemMessage(def, parts.item(i));
+    if (whole) {
+      const raw = decodeEnvelope(whole).raw;
+      w.ensure(raw.length);
+      w.buf.set(raw, w.pos);
+      w.pos += raw.length;
+    } else {
+      const item = parts.item(i);
+      if (strip) {
+        const { apiVersion: _a, kind: _k, ...rest } = item;
+        writeMessageInto(w, layout, rest);
+      } else writeMessageInto(w, layout, item);
+    }
+    w.end(s);
+    return w.pos - start;
   };
+
   const head = encodeMessage(listLayout(def), { metadata: parts.metadata });
   const sizes = new Array<number>(parts.count);
-  const kept = new Array<Uint8Array | undefined>(parts.count);
-  let retained = 0;
+  const kept = new GrowingWriter(Math.min(retainBytes, CHUNK_BYTES) + 256);
+  const scratch = new GrowingWriter(1024);
+  let keptCount = 0;
   let rawLength = head.length;
   for (let i = 0; i < parts.count; i++) {
-    const bytes = encodeItem(i);
-    sizes[i] = bytes.length;
-    rawLength += 1 + varintLength(bytes.length) + bytes.length;
-    if (retained + bytes.length <= retainBytes) {
-      kept[i] = bytes;
-      retained += bytes.length;
+    if (keptCount === i && kept.pos < retainBytes) {
+      const before = kept.pos;
+      sizes[i] = writeItem(kept, i);
+      if (kept.pos <= retainBytes) keptCount = i + 1;
+      else kept.pos = before;
     }
-    yield PAUSE;
+    if (keptCount <= i) {
+      scratch.pos = 0;
+      sizes[i] = writeItem(scratch, i);
+    }
+    rawLength += sizes[i];
+    if (i % ITEMS_PER_PAUSE === ITEMS_PER_PAUSE - 1) yield PAUSE;
   }
   const typeMeta = new Writer(64).tag(1, WIRE_LEN).string(profile.apiVersion(def.group, def.version)).tag(2, WIRE_LEN).string(`${def.kind}List`).finish();
   yield new Writer(typeMeta.length + 32).raw(PROTOBUF_MAGIC).tag(1, WIRE_LEN).bytes(typeMeta).tag(2, WIRE_LEN).uvarint(rawLength).raw(head).finish();
-  for (let i = 0; i < parts.count; i++) {
-    const bytes = kept[i] ?? encodeItem(i);
-    kept[i] = undefined;
-    if (bytes.length !== sizes[i]) throw new Error(`protobuf list: item ${i} changed size while streaming`);
-    yield new Writer(12).uvarint(ITEMS_TAG).uvarint(bytes.length).finish();
-    yield bytes;
+  for (let at = 0; at < kept.pos; at += CHUNK_BYTES) yield new Uint8Array(kept.buf.subarray(at, Math.min(kept.pos, at + CHUNK_BYTES)));
+  const chunk = new GrowingWriter(CHUNK_BYTES + 1024);
+  for (let i = keptCount; i < parts.count; i++) {
+    const size = writeItem(chunk, i);
+    if (size !== sizes[i]) throw new Error(`protobuf list: item ${i} changed size while streaming`);
+    if (chunk.pos >= CHUNK_BYTES) {
+      yield chunk.finish();
+      chunk.pos = 0;
+    }
   }
+  if (chunk.pos > 0) yield chunk.finish();
   yield new Writer(4).tag(3, WIRE_LEN).string("").tag(4, WIRE_LEN).string("").finish();
 }

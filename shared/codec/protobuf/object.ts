@@ -53,8 +53,17 @@ export function decodeObject(def: KindDefinition, bytes: Uint8Array, opts: Decod
 
 /** `<Kind>List{metadata 1, items 2}`; items carry no typeMeta of their own. */
 export function encodeList(def: KindDefinition, list: Obj, profile: PlatformProfile): Uint8Array {
+  const layout = listLayout(def);
+  const apiVersion = profile.apiVersion(def.group, def.version);
+  // Items are copied without their apiVersion/kind only for a kind whose message would write them.
+  if (!typeMetaOnWire(kindLayout(def))) return encodeWith(layout, list, apiVersion, `${def.kind}List`);
   const items = Array.isArray(list.items) ? list.items.map((i) => (isObject(i) ? stripTypeMeta(i) : i)) : list.items;
-  return encodeWith(listLayout(def), { ...list, items }, profile.apiVersion(def.group, def.version), `${def.kind}List`);
+  return encodeWith(layout, { ...list, items }, apiVersion, `${def.kind}List`);
+}
+
+/** Whether a message has fields named apiVersion or kind (a kind's own message normally has neither). */
+export function typeMetaOnWire(layout: MessageLayout): boolean {
+  return layout.fields.some((f) => !f.embed && (f.name === "apiVersion" || f.name === "kind"));
 }
 
 function stripTypeMeta(o: Obj): Obj {
