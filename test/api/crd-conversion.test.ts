@@ -99,13 +99,31 @@ describe("conversion webhook: every verb in the non-storage version", () => {
     expect(bad.json<{ message: string }>().message).toContain("spec.port");
   });
 
+  it("patches and applies server-side in v2; managedFields and dry run work through the webhook", async () => {
+    const merged = await api.admin.patch(path("v2", "gears", "a"), { spec: { port: 7000 } }, "application/merge-patch+json");
+    expect(merged.status, merged.text).toBe(200);
+    expect(merged.json()).toMatchObject({ apiVersion: `${G}/v2`, spec: { host: "db", port: 7000 } });
+    expect((await api.admin.get(path("v1", "gears", "a"))).json()).toMatchObject({ spec: { hostPort: "db:7000" } });
+    const applied = await api.admin.patch(`${path("v2", "gears", "applied")}?fieldManager=tester`, v2Gear("applied", "web", 80), "application/apply-patch+yaml");
+    expect(applied.status, applied.text).toBe(201);
+    const body = applied.json<{ apiVersion: string; spec: Obj; metadata: { managedFields: Array<{ manager: string; apiVersion: string }> } }>();
+    expect(body.spec).toEqual({ host: "web", port: 80 });
+    expect(body.metadata.managedFields).toEqual([expect.objectContaining({ manager: "tester", apiVersion: `${G}/v2` })]);
+    expect((await api.admin.get(path("v1", "gears", "applied"))).json()).toMatchObject({ spec: { hostPort: "web:80" } });
+    const dry = await api.admin.post(`${path("v2")}?dryRun=All`, v2Gear("dry", "x", 1));
+    expect(dry.status, dry.text).toBe(201);
+    expect(dry.json()).toMatchObject({ apiVersion: `${G}/v2`, spec: { host: "x", port: 1 } });
+    expect((await api.admin.get(path("v1", "gears", "dry"))).status).toBe(404);
+    expect((await api.admin.delete(path("v2", "gears", "applied"))).status).toBe(200);
+  });
+
   it("lists and watches in v2 while the store holds v1", async () => {
     expect((await api.admin.post(path("v1"), v1Gear("b", "cache:6379"))).status).toBe(201);
     const list = await api.admin.get(path("v2"));
     expect(list.status, list.text).toBe(200);
     const body = list.json<{ apiVersion: string; items: Obj[]; metadata: { resourceVersion: string } }>();
     expect(body.items.map((i) => [i.apiVersion, (i.spec as Obj).host, (i.spec as Obj).port])).toEqual([
-      [`${G}/v2`, "db", 6543],
+      [`${G}/v2`, "db", 7000],
       [`${G}/v2`, "cache", 6379],
     ]);
     const w = api.admin.watch(`${path("v2")}?watch=true&resourceVersion=${body.metadata.resourceVersion}`);
