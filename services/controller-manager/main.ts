@@ -113,6 +113,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       port: serving.port,
       certPem: pair.certPem,
       keyPem: pair.keyPem,
+      tls: serving.tls,
       metrics: metrics.registry,
       checks: [
         { name: "ping", check: () => undefined },

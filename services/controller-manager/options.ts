@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { FlagError, type FlagSpec, type FlagValues } from "../../shared/cli/flags.ts";
 import { LeaderElectionConfigError, validateLeaderElectionTimes } from "../../shared/client/leader-election.ts";
 import type { PlatformProfile } from "../../shared/platform/index.ts";
+import { TLS_FLAG_SPECS, tlsFlagsFrom, tlsServerOptions, type TlsFlags } from "../../shared/tls/options.ts";
 import type { ControllerSettings } from "./context.ts";
 import { KNOWN_CONTROLLERS } from "./controllers.ts";
 
@@ -32,6 +33,7 @@ export const CONTROLLER_MANAGER_FLAGS: Record<string, FlagSpec> = {
   "bind-address": { kind: "string", default: "0.0.0.0", help: "The IP address on which to listen for the --secure-port port." },
   "cert-dir": { kind: "string", help: "The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored." },
   "tls-cert-file": { kind: "string", help: "File containing the default x509 Certificate for HTTPS. If HTTPS serving is enabled, and --tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key are generated for the public address and saved to the directory specified by --cert-dir." },
+  ...TLS_FLAG_SPECS,
   "tls-private-key-file": { kind: "string", help: "File containing the default x509 private key matching --tls-cert-file." },
   "root-ca-file": { kind: "string", help: "If set, this root certificate authority will be included in service account's token secret. This must be a valid PEM-encoded CA bundle." },
   "cluster-signing-cert-file": { kind: "string", help: "Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates." },
@@ -54,6 +56,7 @@ export interface LeaderElectionSettings {
 }
 
 export interface ServingSettings {
+  tls: TlsFlags;
   port: number;
   bindAddress: string;
   certDir?: string;
@@ -87,6 +90,11 @@ export function validateFlags(flags: FlagValues): void {
   const port = flags["secure-port"] as number;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new FlagError(`--secure-port ${port} must be between 0 and 65535, inclusive. 0 for turning off secure port`);
   if (flags["leader-elect-resource-lock"] !== "leases") throw new FlagError(`--leader-elect-resource-lock: unsupported lock type "${String(flags["leader-elect-resource-lock"])}": only "leases" is supported`);
+  try {
+    tlsServerOptions(tlsFlagsFrom(flags));
+  } catch (err) {
+    throw new FlagError(`--tls-min-version/--tls-cipher-suites: ${err instanceof Error ? err.message : String(err)}`);
+  }
   if (!!flags["tls-cert-file"] !== !!flags["tls-private-key-file"]) throw new FlagError("--tls-cert-file and --tls-private-key-file must be given together");
   if (!!flags["cluster-signing-cert-file"] !== !!flags["cluster-signing-key-file"]) throw new FlagError("cannot specify --cluster-signing-cert-file without --cluster-signing-key-file or the reverse");
   if (flags["leader-elect"]) {
@@ -112,6 +120,7 @@ export function leaderElectionSettings(flags: FlagValues, profile: PlatformProfi
 
 export function servingSettings(flags: FlagValues): ServingSettings {
   return {
+    tls: tlsFlagsFrom(flags),
     port: flags["secure-port"] as number,
     bindAddress: flags["bind-address"] as string,
     certDir: (flags["cert-dir"] as string | undefined) || undefined,

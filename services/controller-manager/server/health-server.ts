@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { Hono } from "hono";
 import type { MetricsRegistry } from "../../../shared/observability/metrics.ts";
+import { tlsServerOptions, type TlsFlags } from "../../../shared/tls/options.ts";
 
 /** A named check: undefined when healthy, the reason otherwise. */
 export interface HealthCheck {
@@ -24,6 +25,8 @@ export interface HealthServerOptions {
   port: number;
   certPem: string;
   keyPem: string;
+  /** `--tls-min-version` / `--tls-cipher-suites`. */
+  tls?: TlsFlags;
   checks: readonly HealthCheck[];
   metrics: MetricsRegistry;
   onFailure?: (endpoint: string, check: string, reason: string) => void;
@@ -76,7 +79,7 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
   app.get("/metrics", async (c) => c.body(await opts.metrics.text(), 200, { "content-type": opts.metrics.contentType }));
   app.notFound((c) => c.text("404 page not found\n", 404));
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, createServer: createHttpsServer, serverOptions: { key: opts.keyPem, cert: opts.certPem }, hostname: opts.host, port: opts.port }, () => resolve(s));
+    const s = serve({ fetch: app.fetch, createServer: createHttpsServer, serverOptions: { key: opts.keyPem, cert: opts.certPem, ...tlsServerOptions(opts.tls) }, hostname: opts.host, port: opts.port }, () => resolve(s));
     s.once("error", reject);
   });
   const port = (server.address() as AddressInfo).port;
