@@ -37,7 +37,7 @@ const ALL = Buffer.from([0]);
 /** Longer than etcd's unsynced-watcher sync interval (100 ms). */
 const PROGRESS_RECHECK_MS = 150;
 const RESULTS = { "=": "EQUAL", "!=": "NOT_EQUAL", ">": "GREATER", "<": "LESS" } as const;
-const TARGETS = { version: "VERSION", create: "CREATE", mod: "MOD", value: "VALUE" } as const;
+const TARGETS = { version: "VERSION", create: "CREATE", mod: "MOD", value: "VALUE", lease: "LEASE" } as const;
 
 /** UTF-8 bytes of a key (one allocation; lone surrogates become U+FFFD as with TextEncoder). */
 function bytes(s: string): Buffer {
@@ -106,6 +106,8 @@ function compareOf(c: Compare): PbCompare {
       return { ...base, target_union: "create_revision", create_revision: n };
     case "mod":
       return { ...base, target_union: "mod_revision", mod_revision: n };
+    case "lease":
+      return { ...base, target_union: "lease", lease: n };
   }
 }
 

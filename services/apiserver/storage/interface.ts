@@ -65,6 +65,13 @@ export interface UpdateOptions {
   /** Create the object when absent (tryUpdate receives undefined). */
   ignoreNotFound?: boolean;
   dryRun?: boolean;
+  /**
+   * The caller's copy of the current object (the platform's cached existing object), used
+   * for the first attempt instead of a store read. A stale copy is never written over:
+   * the txn's compare fails and the attempt is re-run on the store's state, as is one
+   * whose checks failed or that would change nothing. Ignored for dry runs.
+   */
+  suggestion?: Readonly<JsonObject>;
 }
 
 export interface DeleteOptions {
@@ -72,6 +79,13 @@ export interface DeleteOptions {
   /** Last check on the current object before the delete txn (re-run on conflict). */
   validateDeletion?: (current: JsonObject) => Promise<void> | void;
   dryRun?: boolean;
+  /**
+   * The caller's copy of the current object (the platform's cached existing object), used
+   * for the first attempt instead of a store read. A stale copy is never written over:
+   * the txn's compare fails and the attempt is re-run on the store's state, as is one
+   * whose checks failed or that would change nothing. Ignored for dry runs.
+   */
+  suggestion?: Readonly<JsonObject>;
 }
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";

@@ -39,14 +39,14 @@ export interface RangeResult {
   revision: number;
 }
 
-export type CompareTarget = "version" | "create" | "mod" | "value";
+export type CompareTarget = "version" | "create" | "mod" | "value" | "lease";
 export type CompareResult = "=" | "!=" | ">" | "<";
 
 export interface Compare {
   key: string;
   target: CompareTarget;
   result: CompareResult;
-  /** Number for version/create/mod, bytes for value. */
+  /** Number for version/create/mod/lease, bytes for value. */
   value: number | Uint8Array;
 }
 

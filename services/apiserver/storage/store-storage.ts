@@ -27,7 +27,7 @@ import {
   type WatchOptions,
   type Watcher,
 } from "./interface.ts";
-import { CompactedError, prefixEnd, type KeyValue, type KvStore, type RevisionFeed, type TxnOp, type TxnResult } from "./kv.ts";
+import { CompactedError, prefixEnd, type Compare, type KeyValue, type KvStore, type RevisionFeed, type TxnOp, type TxnResult } from "./kv.ts";
 import { decodeFromStorage, encodeForStorage, meta, type JsonObject } from "./object.ts";
 import { parseResourceVersion } from "./resource-version.ts";
 import { keyEventsToWatchEvents, type WatchFilter } from "./watch-filter.ts";
@@ -193,28 +193,39 @@ export class StoreStorage implements ObjectStorage {
   }
 
   private async updateWithRetries(key: string, tryUpdate: TryUpdate, options: UpdateOptions): Promise<JsonObject> {
-    let latest: KeyRead | undefined;
+    let latest: KeyRead | undefined = options.dryRun ? undefined : suggestedRead(key, options.suggestion);
     for (let attempt = 0; attempt < this.maxRetries; attempt++) {
       const res = latest ?? (await this.readKey(key));
+      latest = undefined;
       const kv = res.kv;
       const current = kv ? decodeFromStorage(kv.value, kv.modRevision) : undefined;
-      if (!current && !options.ignoreNotFound) throw new KeyNotFoundError(key, res.revision);
-      if (current) checkPreconditions(key, current, options.preconditions);
-      const updated = await tryUpdate(current ? structuredClone(current) : undefined);
+      let updated: JsonObject | undefined;
+      try {
+        if (!current && !options.ignoreNotFound) throw new KeyNotFoundError(key, res.revision);
+        if (current) checkPreconditions(key, current, options.preconditions);
+        updated = await tryUpdate(current ? structuredClone(current) : undefined);
+      } catch (err) {
+        if (res.suggested) continue; // judged on a copy that may be stale: again on the store's state
+        throw err;
+      }
       if (updated === undefined) {
+        if (res.suggested) continue;
         if (!current) throw new KeyNotFoundError(key, res.revision);
         return current;
       }
       delete meta(updated).resourceVersion;
       const value = this.encode(key, updated);
-      if (current && kv && bytesEqual(kv.value, value)) return current; // no-op: no new revision
+      if (current && kv && bytesEqual(kv.value, value)) {
+        if (res.suggested) continue; // a no-op is only known on the store's state
+        return current; // no-op: no new revision
+      }
       if (options.dryRun) {
         const out = structuredClone(updated);
         if (current) meta(out).resourceVersion = meta(current).resourceVersion;
         return out;
       }
       const modRevision = kv ? kv.modRevision : 0;
-      const txn = await this.kv.txn([{ key, target: "mod", result: "=", value: modRevision }], [{ type: "put", key, value, lease: kv?.lease || undefined }], [READ(key)]);
+      const txn = await this.kv.txn(writeCompares(key, modRevision, res), [{ type: "put", key, value, lease: kv?.lease || undefined }], [READ(key)]);
       if (txn.succeeded) {
         meta(updated).resourceVersion = String(txn.revision);
         return updated;
@@ -229,16 +240,22 @@ export class StoreStorage implements ObjectStorage {
   }
 
   private async deleteWithRetries(key: string, options: DeleteOptions): Promise<JsonObject> {
-    let latest: KeyRead | undefined;
+    let latest: KeyRead | undefined = options.dryRun ? undefined : suggestedRead(key, options.suggestion);
     for (let attempt = 0; attempt < this.maxRetries; attempt++) {
       const res = latest ?? (await this.readKey(key));
+      latest = undefined;
       const kv = res.kv;
       if (!kv) throw new KeyNotFoundError(key, res.revision);
       const current = decodeFromStorage(kv.value, kv.modRevision);
-      checkPreconditions(key, current, options.preconditions);
-      await options.validateDeletion?.(current);
+      try {
+        checkPreconditions(key, current, options.preconditions);
+        await options.validateDeletion?.(current);
+      } catch (err) {
+        if (res.suggested) continue; // judged on a copy that may be stale: again on the store's state
+        throw err;
+      }
       if (options.dryRun) return current;
-      const txn = await this.kv.txn([{ key, target: "mod", result: "=", value: kv.modRevision }], [{ type: "delete", key }], [READ(key)]);
+      const txn = await this.kv.txn(writeCompares(key, kv.modRevision, res), [{ type: "delete", key }], [READ(key)]);
       if (txn.succeeded) {
         meta(current).resourceVersion = String(txn.revision);
         return current;
@@ -298,10 +315,32 @@ export class StoreStorage implements ObjectStorage {
   }
 }
 
-/** One key as read: its value (absent: no such key) at a store revision. */
+/** One key as read: its value (absent: no such key) at a store revision, or as a caller suggested it. */
 interface KeyRead {
   kv: KeyValue | undefined;
   revision: number;
+  /** From the caller's copy: its lease is unknown and it may be stale. */
+  suggested?: boolean;
+}
+
+/** The caller's copy of `key` as a read (undefined when there is none or it has no resourceVersion). */
+function suggestedRead(key: string, suggestion: Readonly<JsonObject> | undefined): KeyRead | undefined {
+  if (suggestion === undefined) return undefined;
+  const copy = structuredClone(suggestion) as JsonObject;
+  const modRevision = Number(meta(copy).resourceVersion);
+  if (!Number.isSafeInteger(modRevision) || modRevision <= 0) return undefined;
+  const kv: KeyValue = { key, value: encodeForStorage(copy), createRevision: 0, modRevision, version: 0, lease: 0 };
+  return { kv, revision: modRevision, suggested: true };
+}
+
+/**
+ * The compares of a write over `read`: unchanged since it was read (mod_revision; 0 for
+ * absent). A suggested copy does not know the key's lease: the write also requires that
+ * there is none, so a leased object is written (keeping its lease) only after a real read.
+ */
+function writeCompares(key: string, modRevision: number, read: KeyRead): Compare[] {
+  const unchanged: Compare = { key, target: "mod", result: "=", value: modRevision };
+  return read.suggested ? [unchanged, { key, target: "lease", result: "=", value: 0 }] : [unchanged];
 }
 
 /**

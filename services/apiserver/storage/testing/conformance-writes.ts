@@ -2,8 +2,8 @@
  * Conformance families of single objects, after the platform's store tests: Create
  * (with a TTL, dry run, a resourceVersion refused), Get with resourceVersion
  * semantics, GuaranteedUpdate (no-op, preconditions, conflict retries, contention,
- * dry run, errors of tryUpdate) and Delete (preconditions uid/resourceVersion,
- * validation re-run on conflict, dry run).
+ * dry run, errors of tryUpdate, with a suggestion) and Delete (preconditions
+ * uid/resourceVersion, validation re-run on conflict, dry run, with a suggestion).
  */
 import { expect, it } from "vitest";
 import { StorageError } from "../interface.ts";
@@ -164,6 +164,93 @@ export function guaranteedUpdateCases(c: ConformanceCase): void {
       }),
     ).rejects.toBe(refusal);
     expect(rvOf(await s.get(`${P}ns/a`, { resourceVersion: String(rvOf(a)) }))).toBe(rvOf(a));
+  });
+}
+
+export function suggestionCases(c: ConformanceCase): void {
+  it("updates from a current suggestion in one attempt, and re-runs a stale one on the store's state", async () => {
+    const s = await c.setup();
+    const P = c.prefix();
+    const v1 = await s.create(`${P}ns/a`, cm("a", { v: "1" }));
+    const seen: string[] = [];
+    const append = (cur: JsonObject | undefined) => {
+      seen.push(dataOf(cur as JsonObject).v);
+      return withData({ v: `${dataOf(cur as JsonObject).v}+` })(cur);
+    };
+    const v2 = await s.guaranteedUpdate(`${P}ns/a`, append, { suggestion: v1 });
+    expect(seen).toEqual(["1"]);
+    expect(dataOf(v2)).toEqual({ v: "1+" });
+    seen.length = 0;
+    const v3 = await s.guaranteedUpdate(`${P}ns/a`, append, { suggestion: v1 });
+    expect(seen).toEqual(["1", "1+"]);
+    expect(dataOf(v3)).toEqual({ v: "1+" + "+" });
+    expect(rvOf(v3)).toBeGreaterThan(rvOf(v2));
+    expect(dataOf(await s.get(`${P}ns/a`, { resourceVersion: String(rvOf(v3)) }))).toEqual({ v: "1++" });
+  });
+
+  it("re-checks on the store's state what a stale suggestion failed or left unchanged", async () => {
+    const s = await c.setup();
+    const P = c.prefix();
+    const v1 = await s.create(`${P}ns/a`, cm("a", { v: "1" }));
+    const v2 = await s.guaranteedUpdate(`${P}ns/a`, withData({ v: "2" }));
+    // The precondition names the current version: false of the stale copy, true of the store's state.
+    const v3 = await s.guaranteedUpdate(`${P}ns/a`, withData({ v: "3" }), { suggestion: v1, preconditions: { resourceVersion: String(rvOf(v2)) } });
+    expect(dataOf(v3)).toEqual({ v: "3" });
+    // Unchanged against the stale copy is not unchanged: the answer is the store's state.
+    const same = await s.guaranteedUpdate(`${P}ns/a`, (cur) => cur, { suggestion: v1 });
+    expect(rvOf(same)).toBe(rvOf(v3));
+    expect(dataOf(same)).toEqual({ v: "3" });
+    // An error of tryUpdate on the stale copy: tried again on the store's state.
+    const v4 = await s.guaranteedUpdate(
+      `${P}ns/a`,
+      (cur) => {
+        if (dataOf(cur as JsonObject).v !== "3") throw new Error("stale");
+        return withData({ v: "4" })(cur);
+      },
+      { suggestion: v1 },
+    );
+    expect(dataOf(v4)).toEqual({ v: "4" });
+  });
+
+  it("keeps the lease of an object updated from a suggestion (the copy does not know it)", async () => {
+    const s = await c.setup();
+    const P = c.prefix();
+    const leased = await s.create(`${P}ns/leased`, cm("leased", { v: "1" }), { ttlSeconds: 2 });
+    const updated = await s.guaranteedUpdate(`${P}ns/leased`, withData({ v: "2" }), { suggestion: leased });
+    expect(dataOf(updated)).toEqual({ v: "2" });
+    const gone = await until(async () => {
+      const err = await s.get(`${P}ns/leased`).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      return err instanceof StorageError && err.code === "NotFound";
+    }, 15_000);
+    expect(gone, "an object updated from a suggestion outlived its lease").toBe(true);
+  }, 30_000);
+
+  it("deletes from a stale suggestion only after checking the store's state", async () => {
+    const s = await c.setup();
+    const P = c.prefix();
+    const v1 = await s.create(`${P}ns/a`, cm("a", { v: "1" }));
+    const v2 = await s.guaranteedUpdate(`${P}ns/a`, withData({ v: "2" }));
+    const checked: string[] = [];
+    const deleted = await s.delete(`${P}ns/a`, {
+      suggestion: v1,
+      preconditions: { resourceVersion: String(rvOf(v2)) },
+      validateDeletion: (cur) => {
+        checked.push(dataOf(cur).v);
+      },
+    });
+    expect(checked).toEqual(["2"]);
+    expect(dataOf(deleted)).toEqual({ v: "2" });
+    await expectStorageError(s.get(`${P}ns/a`), "NotFound");
+    // Checks that pass on the stale copy: the delete's compare fails and the checks run again on the store's state.
+    const b1 = await s.create(`${P}ns/b`, cm("b", { v: "1" }));
+    await s.guaranteedUpdate(`${P}ns/b`, withData({ v: "2" }));
+    const checkedB: string[] = [];
+    const deletedB = await s.delete(`${P}ns/b`, { suggestion: b1, validateDeletion: (cur) => void checkedB.push(dataOf(cur).v) });
+    expect(checkedB).toEqual(["1", "2"]);
+    expect(dataOf(deletedB)).toEqual({ v: "2" });
   });
 }
 

@@ -15,7 +15,7 @@ import { afterEach, describe } from "vitest";
 import { freshPrefix, type ConformanceCase, type ConformanceExclusions, type StorageFixture } from "./conformance-support.ts";
 import { listCases } from "./conformance-list.ts";
 import { watchCases } from "./conformance-watch.ts";
-import { createAndGetCases, deleteCases, guaranteedUpdateCases } from "./conformance-writes.ts";
+import { createAndGetCases, deleteCases, guaranteedUpdateCases, suggestionCases } from "./conformance-writes.ts";
 
 export type { ConformanceExclusions, StorageFixture } from "./conformance-support.ts";
 
@@ -44,6 +44,7 @@ export function storageConformance(name: string, makeFixture: () => Promise<Stor
     describe("create and get", () => createAndGetCases(c));
     describe("guaranteed update", () => guaranteedUpdateCases(c));
     describe("delete", () => deleteCases(c));
+    describe("update and delete with a suggestion", () => suggestionCases(c));
     describe("list", () => listCases(c));
     describe("watch", () => watchCases(c));
   });
