@@ -52,6 +52,10 @@ const BENCHES: Record<string, Bench> = {
     const { benchStore } = await import("./store.ts");
     return benchStore();
   },
+  nodes: async () => {
+    const { benchNodes } = await import("./nodes.ts");
+    return benchNodes();
+  },
 };
 
 async function main(): Promise<void> {

@@ -1,0 +1,178 @@
+/**
+ * `npm run bench -- nodes`: how many simulated node agents one apiserver process
+ * sustains below 50% of one core. The server is the embedded default as a real process
+ * (its store and controllers run in it too, so the figure is a lower bound for a bare
+ * replica). Each simulated node renews its Lease every 10 s (a PUT of the lease it wrote
+ * last, as the agent does) and patches its Node status every 5 minutes, spread evenly
+ * over the period; they share 32 keep-alive connections. For each step of node counts
+ * (NODES_STEPS, default 1000,2000,5000,8000) the nodes are created, one lease period is
+ * let pass, then the server's CPU (from /proc) and the write latencies are measured over
+ * NODES_WINDOW_S seconds (default 20). Stops at the first step at or above 50%.
+ */
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
+import { loadKubeconfig } from "../../shared/client/kubeconfig.ts";
+import type { ApiObject, ResourceRef } from "../../shared/client/object-client.ts";
+import { getProfile } from "../../shared/platform/index.ts";
+import { startServerProcess } from "../support/server-process.ts";
+
+const LEASE_PERIOD_MS = 10_000;
+const STATUS_PERIOD_MS = 300_000;
+const CONNECTIONS = 32;
+const CPU_LIMIT_PCT = 50;
+const CLOCK_TICKS = 100;
+
+/** The pid of the process listening on a loopback TCP port (from /proc). */
+export function pidListeningOn(port: number): number {
+  const hex = port.toString(16).toUpperCase().padStart(4, "0");
+  const inodes = new Set<string>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text: string;
+    try {
+      text = readFileSync(table, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length > 9 && f[1].endsWith(`:${hex}`) && f[3] === "0A") inodes.add(f[9]);
+    }
+  }
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (m && inodes.has(m[1])) return Number(pid);
+      } catch {
+        // gone
+      }
+    }
+  }
+  throw new Error(`no process listens on port ${port}`);
+}
+
+/** User + system CPU seconds of a process so far. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] : 0;
+}
+
+interface SimNode {
+  name: string;
+  lease: ApiObject;
+  client: HttpsObjectClient;
+}
+
+export async function benchNodes(): Promise<Record<string, number>> {
+  const steps = (process.env.NODES_STEPS ?? "1000,2000,5000,8000").split(",").map(Number).filter((n) => n > 0);
+  const windowMs = Number(process.env.NODES_WINDOW_S ?? 20) * 1000;
+  const profile = getProfile("kubernetes");
+  const server = await startServerProcess();
+  const pid = pidListeningOn(server.port);
+  const config = loadKubeconfig(server.kubeconfig);
+  const clients = Array.from({ length: CONNECTIONS }, () => new HttpsObjectClient(config));
+  const nodesRes: ResourceRef = { group: "", version: "v1", resource: "nodes" };
+  const leasesRes: ResourceRef = { group: profile.group("coordination"), version: "v1", resource: "leases" };
+  const ns = profile.nodeLeaseNamespace;
+  const nodes: SimNode[] = [];
+  const figures: Record<string, number> = {};
+  let sustained = 0;
+
+  const addNode = async (i: number): Promise<void> => {
+    const name = `sim-node-${i}`;
+    const client = clients[i % CONNECTIONS];
+    await client.create(nodesRes, { apiVersion: "v1", kind: "Node", metadata: { name, labels: { [profile.labels.hostname]: name } }, spec: {} });
+    const lease = await client.create(leasesRes, { apiVersion: `${leasesRes.group}/v1`, kind: "Lease", metadata: { name, namespace: ns }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: new Date().toISOString().replace("Z", "000Z") } }, { namespace: ns });
+    nodes.push({ name, lease, client });
+  };
+
+  try {
+    for (const target of steps) {
+      for (let next = nodes.length; next < target; ) {
+        const batch: Array<Promise<void>> = [];
+        for (let k = 0; k < 64 && next < target; k++) batch.push(addNode(next++));
+        await Promise.all(batch);
+      }
+      const latencies: number[] = [];
+      let errors = 0;
+      let writes = 0;
+      let measuring = false;
+      let stopped = false;
+      const renew = async (n: SimNode, withStatus: boolean): Promise<void> => {
+        const started = performance.now();
+        try {
+          const spec = { ...(n.lease.spec as Record<string, unknown>), renewTime: new Date().toISOString().replace("Z", "000Z") };
+          n.lease = await n.client.update(leasesRes, { ...n.lease, spec }, { namespace: ns });
+          if (withStatus) {
+            const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+            await n.client.patch(nodesRes, n.name, "strategic", { status: { conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status", lastHeartbeatTime: now, lastTransitionTime: now }] } }, { subresource: "status" });
+          }
+          if (measuring) latencies.push(performance.now() - started);
+        } catch {
+          if (measuring) errors++;
+          try {
+            n.lease = await n.client.get(leasesRes, n.name, { namespace: ns });
+          } catch {
+            // the next renewal retries
+          }
+        }
+        if (measuring) writes += withStatus ? 2 : 1;
+      };
+      // Node i renews at offset i/N of each lease period; its status at offset i/N of the status period.
+      const start = Date.now();
+      const count = nodes.length;
+      const nextLease = nodes.map((_n, i) => start + (i / count) * LEASE_PERIOD_MS);
+      const nextStatus = nodes.map((_n, i) => start + (i / count) * STATUS_PERIOD_MS);
+      const inflight = new Set<Promise<void>>();
+      const loop = (async () => {
+        while (!stopped) {
+          const now = Date.now();
+          for (let i = 0; i < count; i++) {
+            if (nextLease[i] > now) continue;
+            nextLease[i] += LEASE_PERIOD_MS;
+            const withStatus = nextStatus[i] <= now;
+            if (withStatus) nextStatus[i] += STATUS_PERIOD_MS;
+            const p = renew(nodes[i], withStatus).finally(() => inflight.delete(p));
+            inflight.add(p);
+          }
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
+      await new Promise((r) => setTimeout(r, LEASE_PERIOD_MS));
+      measuring = true;
+      const cpu0 = cpuSeconds(pid);
+      const t0 = performance.now();
+      await new Promise((r) => setTimeout(r, windowMs));
+      const cpuPct = ((cpuSeconds(pid) - cpu0) / ((performance.now() - t0) / 1000)) * 100;
+      measuring = false;
+      stopped = true;
+      await loop;
+      await Promise.all([...inflight]);
+      latencies.sort((a, b) => a - b);
+      figures[`cpu_pct_of_one_core_at_${count}_nodes`] = Math.round(cpuPct * 10) / 10;
+      figures[`writes_per_s_at_${count}_nodes`] = Math.round(writes / (windowMs / 1000));
+      figures[`write_p50_ms_at_${count}_nodes`] = Math.round(percentile(latencies, 50) * 10) / 10;
+      figures[`write_p99_ms_at_${count}_nodes`] = Math.round(percentile(latencies, 99) * 10) / 10;
+      figures[`errors_at_${count}_nodes`] = errors;
+      process.stdout.write(`${count} nodes: server CPU ${cpuPct.toFixed(1)}% of one core, ${figures[`writes_per_s_at_${count}_nodes`]} writes/s, p99 ${figures[`write_p99_ms_at_${count}_nodes`]} ms, ${errors} errors\n`);
+      if (cpuPct >= CPU_LIMIT_PCT || errors > 0) break;
+      sustained = count;
+    }
+  } finally {
+    for (const c of clients) c.close();
+    await server.close();
+  }
+  figures.nodes_sustained_below_50pct_cpu = sustained;
+  return figures;
+}
