@@ -1,7 +1,7 @@
 /**
  * Output as the platform's CLI prints it: server-side Tables (columns of priority 0, all
  * columns with `wide`, upper-case headers, a NAMESPACE column for all-namespace lists,
- * cells aligned like Go's tabwriter with minimum width 10 and padding 3), YAML (sorted
+ * cells aligned like Go's tabwriter with padding 3), YAML (sorted
  * keys, unindented sequences), JSON (4-space indent), `name` (`kind.group/name`) and
  * JSONPath templates. Lists print as a `List` of items with their apiVersion and kind.
  */
@@ -50,14 +50,14 @@ export function toJson(v: unknown): string {
   return `${JSON.stringify(v, null, 4)}\n`;
 }
 
-/** Cells laid out like Go's tabwriter(minwidth 10, padding 3): the last column is not padded. */
+/** Cells laid out like Go's tabwriter with padding 3: the last column is not padded. */
 export function alignColumns(rows: string[][]): string {
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
   return rows
     .map((r) =>
       r
-        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(Math.max(10, widths[i] + 3))))
+        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] + 3)))
         .join("")
         .trimEnd(),
     )
@@ -89,9 +89,25 @@ export function tableRows(table: Table, opts: { wide: boolean; withNamespace: bo
   return out;
 }
 
-/** Prints objects (one, or a list's items) in a non-table format. */
-export function formatObjects(format: Exclude<OutputFormat, { kind: "table" }>, objects: Array<Record<string, unknown>>, single: boolean, nameOf: (o: Record<string, unknown>) => string): string {
-  const doc = single ? objects[0] : { apiVersion: "v1", items: objects, kind: "List", metadata: { resourceVersion: "" } };
+/** An object without `metadata.managedFields` (left out of yaml and json unless asked for). */
+export function withoutManagedFields(o: Record<string, unknown>): Record<string, unknown> {
+  const meta = o.metadata as Record<string, unknown> | undefined;
+  if (!meta || !("managedFields" in meta)) return o;
+  const rest = { ...meta };
+  delete rest.managedFields;
+  return { ...o, metadata: rest };
+}
+
+/** Prints objects (one, or a list's items) in a non-table format; managedFields only with `showManagedFields`. */
+export function formatObjects(
+  format: Exclude<OutputFormat, { kind: "table" }>,
+  objects: Array<Record<string, unknown>>,
+  single: boolean,
+  nameOf: (o: Record<string, unknown>) => string,
+  showManagedFields = false,
+): string {
+  const shown = showManagedFields ? objects : objects.map(withoutManagedFields);
+  const doc = single ? shown[0] : { apiVersion: "v1", items: shown, kind: "List", metadata: { resourceVersion: "" } };
   switch (format.kind) {
     case "yaml":
       return toYaml(doc);

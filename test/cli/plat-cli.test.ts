@@ -87,7 +87,7 @@ describe("plat CLI (plat profile)", () => {
       e.plat(["get", "secrets", "-n", NS]),
     ]);
     expect(headerOf(table)).toEqual(["NAME", "DATA", "AGE"]);
-    expect(table.split("\n")[1]).toMatch(/^one {7}1 {9}\d+s$/);
+    expect(table.split("\n")[1]).toMatch(/^one {3}1 {6}\d+s$/);
     expect(firstColumn(table)).toEqual(expect.arrayContaining(["one", "two"]));
     expect(headerOf(wide)).toEqual(["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"]);
     expect(parse(yaml)).toMatchObject({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "one", namespace: NS }, data: { a: "1" } });

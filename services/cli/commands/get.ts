@@ -12,7 +12,7 @@ import { resourcePath, type ApiObject } from "../../../shared/client/object-clie
 import { bool, str, type FlagDef } from "../args.ts";
 import { ReportedFailure, UsageError, type CliContext, type Command } from "../command.ts";
 import { errorLine } from "../errors.ts";
-import { alignColumns, formatObjects, parseOutput, tableRows, toJson, toYaml, type OutputFormat, type Table } from "../printers.ts";
+import { alignColumns, formatObjects, parseOutput, tableRows, toJson, toYaml, withoutManagedFields, type OutputFormat, type Table } from "../printers.ts";
 import { renderJsonPath } from "../jsonpath.ts";
 import { kindLabel, type ResourceInfo } from "../resources.ts";
 import type { Session } from "../session.ts";
@@ -24,6 +24,7 @@ const FLAGS: FlagDef[] = [
   { name: "all-namespaces", short: "A", kind: "bool", default: false, help: "If present, list the requested object(s) across all namespaces." },
   { name: "watch", short: "w", kind: "bool", default: false, help: "After listing/getting the requested object, watch for changes." },
   { name: "watch-only", kind: "bool", default: false, help: "Watch for changes to the requested object(s), without listing/getting first." },
+  { name: "show-managed-fields", kind: "bool", default: false, help: "If true, keep the managedFields when printing objects in JSON or YAML format." },
   { name: "ignore-not-found", kind: "bool", default: false, help: "If set to true, suppresses NotFound error for specific objects that do not exist." },
 ];
 
@@ -164,7 +165,8 @@ async function watch(ctx: CliContext, s: Session, req: Request, format: OutputFo
         printedHeader = true;
         ctx.io.out(alignColumns(rows));
       } else {
-        const o = withKind(ev.object as ApiObject, req.res);
+        const full = withKind(ev.object as ApiObject, req.res);
+        const o = bool(ctx.args, "show-managed-fields") ? full : withoutManagedFields(full);
         if (format.kind === "yaml") ctx.io.out(`---\n${toYaml(o)}`);
         else if (format.kind === "json") ctx.io.out(toJson(o));
         else if (format.kind === "name") ctx.io.out(`${kindLabel(req.res)}/${String((o.metadata as { name?: string }).name)}\n`);
@@ -220,7 +222,7 @@ async function run(ctx: CliContext): Promise<number> {
         ctx.io.out(formatObjects(format, collected, single && collected.length === 1, (o) => {
           const res = requests.find((r) => r.res.kind === o.kind) ?? requests[0];
           return `${kindLabel(res.res)}/${String((o.metadata as { name?: string }).name)}`;
-        }));
+        }, bool(ctx.args, "show-managed-fields")));
       }
     } else if (printedTables === 0 && !failed && requests.every((r) => r.names.length === 0) && !watching) {
       const ns = requests.some((r) => r.res.namespaced) && !allNs ? s.namespace : undefined;
