@@ -214,6 +214,10 @@ describe("unavailable backends", () => {
     }
     expect((await api.admin.get(`/api/v1/namespaces/${NS}`)).status).toBe(200);
     expect((await api.admin.get(`/apis/${G}/${V}/namespaces/${NS}/podmetrics/p1`)).status).toBe(200);
+    const metrics = (await api.admin.get("/metrics")).text;
+    expect(metrics).toContain('aggregator_unavailable_apiservice{name="v1.absent.example.com"} 1');
+    expect(metrics).toContain(`aggregator_unavailable_apiservice{name="${V}.${G}"} 0`);
+    expect(metrics).toMatch(/aggregator_unavailable_apiservice_total\{name="v1\.down\.example\.com",reason="FailedDiscoveryCheck"\} [1-9]/);
   });
 
   it("verifies the backend with caBundle; insecureSkipTLSVerify skips the check", async () => {

@@ -115,6 +115,8 @@ describe("conversion webhook: every verb in the non-storage version", () => {
     expect(dry.json()).toMatchObject({ apiVersion: `${G}/v2`, spec: { host: "x", port: 1 } });
     expect((await api.admin.get(path("v1", "gears", "dry"))).status).toBe(404);
     expect((await api.admin.delete(path("v2", "gears", "applied"))).status).toBe(200);
+    const metrics = (await api.admin.get("/metrics")).text;
+    expect(metrics).toMatch(new RegExp(`apiserver_crd_webhook_conversion_duration_seconds_count\\{crd_name="gears\\.${G.replaceAll(".", "\\.")}",from_version="${G.replaceAll(".", "\\.")}/v2",to_version="${G.replaceAll(".", "\\.")}/v1",succeeded="true"\\} [1-9]`));
   });
 
   it("lists and watches in v2 while the store holds v1", async () => {

@@ -31,6 +31,7 @@ import { apiServiceInfo, LOCAL_CONDITION, localApiService, PASSED_CONDITION, una
 import { BackendClient, DEFAULT_FRONT_PROXY_HEADERS, toResponse, type FrontProxyHeaders, type ProxyClientCertificate } from "./backend.ts";
 import { orderedGroups, versionFromResourceList } from "./discovery.ts";
 import { endpointResolver, EndpointError, type Endpoint, type EndpointResolver } from "./endpoint.ts";
+import type { AggregatorMetrics } from "./metrics.ts";
 
 export const DEFAULT_AVAILABILITY_INTERVAL_MS = 30_000;
 /** Deadline of one discovery check (the platform allows 5 s). */
@@ -46,6 +47,7 @@ export interface AggregatorOptions {
   headers?: FrontProxyHeaders;
   availabilityIntervalMs?: number;
   log?: LogFn;
+  metrics?: AggregatorMetrics;
 }
 
 /** What the discovery documents need of the aggregated groups. */
@@ -99,6 +101,7 @@ export class Aggregator implements AggregatedGroups {
       this.refresh();
       if (ev.type === "SYNC") for (const obj of this.informer.items.values()) void this.check(obj);
       else if (ev.type !== "DELETED") void this.check(ev.object);
+      else this.opts.metrics?.forget(meta(ev.object).name ?? "");
     });
   }
 
@@ -176,9 +179,11 @@ export class Aggregator implements AggregatedGroups {
       const info = apiServiceInfo(obj);
       const cond = info.service ? await this.probe(info) : LOCAL_CONDITION;
       if (this.stopped) return;
+      this.opts.metrics?.observeAvailability(name, cond.status === "True", cond.reason);
       const current = this.informer.items.get(`/${name}`) ?? obj;
       const status = withAvailable(current, cond, timestamp(Date.now()));
       if (!status) return;
+      if (cond.status !== "True") this.opts.metrics?.observeMarkedUnavailable(name, cond.reason);
       await this.registry.update(undefined, name, (latest) => ({ ...(latest ?? current), status: withAvailable(latest ?? current, cond, timestamp(Date.now())) ?? status, metadata: { ...meta(latest ?? current) } }), { subresource: "status", dryRun: false });
     } catch (err) {
       if (!isStatusError(err, "Conflict") && !isStatusError(err, "NotFound")) this.opts.log?.("warn", "APIService status not written", { name, error: String(err) });

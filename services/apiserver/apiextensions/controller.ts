@@ -23,6 +23,7 @@ import { deleteObject } from "../registry/deletion.ts";
 import { timestamp } from "../registry/system-meta.ts";
 import { isObject, meta, type JsonObject } from "../storage/object.ts";
 import { cleanupFinalizer } from "./crd-strategy.ts";
+import type { ConversionMetrics } from "./conversion-metrics.ts";
 import { servedResources } from "./served.ts";
 import { desiredStatus, isEstablished } from "./status.ts";
 import type { CrdState } from "./strategy.ts";
@@ -47,6 +48,7 @@ export class CrdController {
   constructor(
     private readonly catalog: Catalog,
     private readonly log?: ControllerLog,
+    private readonly conversionMetrics?: ConversionMetrics,
   ) {
     const crds = catalog.lookup(catalog.profile.group("apiextensions"), "v1", "customresourcedefinitions");
     if (!crds) throw new Error("the catalog does not serve CustomResourceDefinitions");
@@ -101,7 +103,7 @@ export class CrdController {
     if (current?.source === source) return;
     let served: ServedResource[];
     try {
-      served = servedResources(crd, this.catalog.profile, this.catalog.storage, this.catalog.options, state, this.webhookClient);
+      served = servedResources(crd, this.catalog.profile, this.catalog.storage, this.catalog.options, state, { client: this.webhookClient, metrics: this.conversionMetrics });
     } catch (err) {
       this.log?.("warn", "custom resource definition not served", { name, error: String(err) });
       return;
@@ -164,7 +166,7 @@ export class CrdController {
     const name = meta(crd).name ?? "";
     const finalizer = cleanupFinalizer(this.catalog.profile);
     if (!(meta(crd).finalizers ?? []).includes(finalizer)) return;
-    const served = this.serving.get(name)?.served[0] ?? servedResources(crd, this.catalog.profile, this.catalog.storage, this.catalog.options, undefined, this.webhookClient)[0];
+    const served = this.serving.get(name)?.served[0] ?? servedResources(crd, this.catalog.profile, this.catalog.storage, this.catalog.options, undefined, { client: this.webhookClient, metrics: this.conversionMetrics })[0];
     for (let attempt = 0; served && !this.stopped; attempt++) {
       const list = await served.registry.list({});
       if (list.items.length === 0) break;

@@ -10,6 +10,7 @@
  */
 import { statusError } from "../../../shared/api/status.ts";
 import type { WebhookClient } from "../admission/webhooks/client.ts";
+import type { ConversionMetrics } from "./conversion-metrics.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import { applyDefaults } from "../../../shared/schema/index.ts";
 import { prune } from "../../../shared/schema/prune.ts";
@@ -113,7 +114,7 @@ export function servedResources(
   storage: ObjectStorage,
   options: RegistryOptions,
   state: CrdState = { terminating: false },
-  webhookClient?: WebhookClient,
+  conversion?: { client: WebhookClient; metrics?: ConversionMetrics },
 ): ServedResource[] {
   const versions = crdVersions(crd);
   const storageVersion = versions.find((v) => v.storage);
@@ -126,7 +127,9 @@ export function servedResources(
   const stored = strategyOf(storageVersion);
   const storageApiVersion = profile.apiVersion(stored.def.group, stored.def.version);
   const webhookConfig = conversionWebhookConfig(crd);
-  const webhook = webhookConfig && webhookClient ? new WebhookConverter(webhookClient, profile.group("apiextensions"), webhookConfig) : undefined;
+  const crdName = isObj(crd.metadata) && typeof crd.metadata.name === "string" ? crd.metadata.name : "";
+  const observed = conversion?.metrics ? { crdName, metrics: conversion.metrics } : undefined;
+  const webhook = webhookConfig && conversion ? new WebhookConverter(conversion.client, profile.group("apiextensions"), webhookConfig, observed) : undefined;
   const out: ServedResource[] = [];
   for (const v of versions) {
     if (!v.served) continue;

@@ -16,6 +16,7 @@ import { statusError, type StatusError } from "../../../shared/api/status.ts";
 import { WebhookCallError, type WebhookClient } from "../admission/webhooks/client.ts";
 import type { ClientConfig } from "../admission/webhooks/hook.ts";
 import { isObject, type JsonObject } from "../storage/object.ts";
+import type { ConversionMetrics } from "./conversion-metrics.ts";
 import { ConversionFailure, conversionReview, convertedObjectsOf, gvkText, mergeConverted, reviewVersion } from "./conversion-review.ts";
 
 /** The platform's deadline of a conversion webhook call (the CRD has no timeout field). */
@@ -52,12 +53,26 @@ export class WebhookConverter {
     private readonly client: WebhookClient,
     private readonly apiextensionsGroup: string,
     private readonly config: ConversionWebhookConfig,
+    /** The CRD's name and the metrics sink (apiserver_crd_webhook_conversion_duration_seconds). */
+    private readonly observed?: { crdName: string; metrics: ConversionMetrics },
   ) {}
 
   /** `objs` in `desiredAPIVersion`, in order; those already in it are returned as they are. */
   async convert(objs: readonly JsonObject[], desiredAPIVersion: string): Promise<JsonObject[]> {
     const toSend = objs.filter((o) => o.apiVersion !== desiredAPIVersion);
     if (toSend.length === 0) return [...objs];
+    const started = performance.now();
+    let succeeded = false;
+    try {
+      const out = await this.call(objs, toSend, desiredAPIVersion);
+      succeeded = true;
+      return out;
+    } finally {
+      this.observed?.metrics.observe(this.observed.crdName, String(toSend[0].apiVersion ?? ""), desiredAPIVersion, succeeded, (performance.now() - started) / 1000);
+    }
+  }
+
+  private async call(objs: readonly JsonObject[], toSend: readonly JsonObject[], desiredAPIVersion: string): Promise<JsonObject[]> {
     const source = gvkText(toSend[0]);
     const version = reviewVersion(this.config.conversionReviewVersions);
     if (!version) throw failure(`conversion webhook for ${source} failed: no supported conversion review versions`);

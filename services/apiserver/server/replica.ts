@@ -35,7 +35,10 @@ import type { AdmissionFlags, PluginRegistry } from "../admission/plugins.ts";
 import { connectionCertificateUser, NO_RENEGOTIATION_SECURE_OPTIONS } from "./peer-identity.ts";
 import { CrdController } from "../apiextensions/controller.ts";
 import { crdStrategy } from "../apiextensions/crd-strategy.ts";
+import { mutatingAdmissionPolicyKinds } from "../../../shared/api/groups/admissionregistration-v1beta1.ts";
 import { Aggregator, type AggregatorOptions } from "../aggregator/aggregator.ts";
+import { declareAggregatorMetrics } from "../aggregator/metrics.ts";
+import { declareConversionMetrics } from "../apiextensions/conversion-metrics.ts";
 
 export interface ReplicaOptions {
   profile: PlatformProfile;
@@ -132,18 +135,20 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     register: opts.registerAdmissionPlugins,
   });
   const builtinStrategy = strategyFor(profile);
-  const catalog: Catalog = new Catalog(profile, opts.kinds, storage, { admission: admission.chain }, (def) =>
+  // admissionregistration/v1beta1 (MutatingAdmissionPolicy) is served only while its gate is on.
+  const kinds = opts.gates?.enabled("MutatingAdmissionPolicy") ? [...opts.kinds, ...mutatingAdmissionPolicyKinds] : opts.kinds;
+  const catalog: Catalog = new Catalog(profile, kinds, storage, { admission: admission.chain }, (def) =>
     def.group === "apiextensions" && def.plural === "customresourcedefinitions" ? crdStrategy(def, profile) : builtinStrategy(def),
   );
   holder.catalog = catalog;
   // Custom resources: every replica serves the established CRDs its watch cache sees.
-  const crdController = new CrdController(catalog, (level, msg, fields) => opts.log?.(level, msg, fields));
+  const crdController = new CrdController(catalog, (level, msg, fields) => opts.log?.(level, msg, fields), declareConversionMetrics(metricsRegistry));
   await crdController.start();
   await admission.start();
   await ensureDefaultNamespaces(catalog, profile, opts.log);
   await security?.attach(catalog, admission.chain, opts.log);
   // APIServices: local ones for the built-in group versions, others proxied to their service.
-  const aggregator = new Aggregator(catalog, { ...opts.aggregator, log: (level, msg, fields) => opts.log?.(level, msg, fields) });
+  const aggregator = new Aggregator(catalog, { ...opts.aggregator, metrics: declareAggregatorMetrics(metricsRegistry), log: (level, msg, fields) => opts.log?.(level, msg, fields) });
   await aggregator.start();
 
   const gates = opts.gates ?? new FeatureGates();
