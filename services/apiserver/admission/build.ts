@@ -22,6 +22,7 @@ import { registerBuiltinPlugins } from "./plugins/index.ts";
 import { WebhookClient } from "./webhooks/client.ts";
 import { MUTATING_WEBHOOK, mutatingWebhookPlugin, VALIDATING_WEBHOOK, validatingWebhookPlugin, type WebhookDeps } from "./webhooks/plugin.ts";
 import { serviceResolver } from "./webhooks/service-resolver.ts";
+import { MUTATING_ADMISSION_POLICY, mutatingAdmissionPolicyPlugin } from "./policy/mutating-plugin.ts";
 import { VALIDATING_ADMISSION_POLICY, validatingAdmissionPolicyPlugin } from "./policy/plugin.ts";
 
 export interface AdmissionSetup {
@@ -54,6 +55,7 @@ function registerOwn(registry: PluginRegistry, deps: WebhookDeps): void {
   registry.register(MUTATING_WEBHOOK, (ctx) => mutatingWebhookPlugin(ctx, deps));
   registry.register(VALIDATING_WEBHOOK, (ctx) => validatingWebhookPlugin(ctx, deps));
   registry.register(VALIDATING_ADMISSION_POLICY, (ctx) => validatingAdmissionPolicyPlugin(ctx, deps.equivalence));
+  registry.register(MUTATING_ADMISSION_POLICY, mutatingAdmissionPolicyPlugin);
 }
 
 /** The chain is created at once (the catalog's hooks); `start` fills it once the catalog exists. */

@@ -24,6 +24,7 @@ export const KNOWN_GATES: Readonly<Record<string, GateSpec>> = {
   ContainerCheckpoint: { stage: "BETA", default: true },
   DeclarativeValidation: { stage: "BETA", default: true },
   DeclarativeValidationTakeover: { stage: "BETA", default: false },
+  MutatingAdmissionPolicy: { stage: "BETA", default: false },
   ConsistentListFromCache: { stage: "GA", default: true, lockToDefault: true },
   WatchList: { stage: "BETA", default: true },
 };

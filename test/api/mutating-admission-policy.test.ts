@@ -1,0 +1,114 @@
+/**
+ * MutatingAdmissionPolicy (admissionregistration/v1beta1) over HTTPS: not served
+ * while its feature gate is off (the default); with the gate on, a policy and a
+ * binding mutate matching objects with an ApplyConfiguration and a JSONPatch,
+ * params and namespaceObject are available, and an evaluation error follows
+ * failurePolicy.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FeatureGates } from "../../services/apiserver/server/feature-gates.ts";
+import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+
+type Obj = Record<string, unknown>;
+let on: TestApiserver;
+let off: TestApiserver;
+let v1beta1: string;
+
+beforeAll(async () => {
+  const gates = new FeatureGates();
+  gates.set(["MutatingAdmissionPolicy=true"]);
+  [on, off] = await Promise.all([startTestApiserver({ gates }), startTestApiserver()]);
+  v1beta1 = `${on.profile.group("admissionregistration")}/v1beta1`;
+});
+
+afterAll(async () => {
+  await Promise.all([on?.close(), off?.close()]);
+});
+
+async function must(p: Promise<{ status: number; text: string }>): Promise<void> {
+  const r = await p;
+  expect(r.status, r.text).toBe(201);
+}
+
+/** A namespace `ns`, `before` (objects the policy must not see), then the policy and its binding. */
+async function policy(name: string, ns: string, spec: Obj, before?: () => Promise<void>): Promise<void> {
+  await must(on.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: ns, labels: { map: ns, team: `team-${ns}` } } }));
+  await before?.();
+  await must(
+    on.admin.post(`/apis/${v1beta1}/mutatingadmissionpolicies`, {
+      apiVersion: v1beta1,
+      kind: "MutatingAdmissionPolicy",
+      metadata: { name },
+      spec: { matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] }] }, ...spec },
+    }),
+  );
+  await must(
+    on.admin.post(`/apis/${v1beta1}/mutatingadmissionpolicybindings`, {
+      apiVersion: v1beta1,
+      kind: "MutatingAdmissionPolicyBinding",
+      metadata: { name: `${name}-binding` },
+      spec: { policyName: name, matchResources: { namespaceSelector: { matchLabels: { map: ns } } }, ...(spec.paramKind ? { paramRef: { name: "settings", namespace: ns, parameterNotFoundAction: "Deny" } } : {}) },
+    }),
+  );
+}
+
+const configMap = (name: string): Obj => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { a: "b" } });
+
+/** Creates ConfigMaps (dry run) until `done` holds for the answer: the policy reached the replica's cache. */
+async function whenEffective(ns: string, done: (r: { status: number; text: string }) => boolean): Promise<void> {
+  const deadline = Date.now() + 2000;
+  for (;;) {
+    const r = await on.admin.post(`/api/v1/namespaces/${ns}/configmaps?dryRun=All`, configMap("probe"));
+    if (done(r)) return;
+    if (Date.now() > deadline) throw new Error(`policy not effective: ${r.status} ${r.text}`);
+    await new Promise((res) => setTimeout(res, 25));
+  }
+}
+
+describe("MutatingAdmissionPolicy", () => {
+  it("is not served while the feature gate is off", async () => {
+    const path = `/apis/${off.profile.group("admissionregistration")}/v1beta1/mutatingadmissionpolicies`;
+    expect((await off.admin.get(path)).status).toBe(404);
+    expect((await on.admin.get(`/apis/${v1beta1}/mutatingadmissionpolicies`)).status).toBe(200);
+  });
+
+  it("mutates with an ApplyConfiguration and a JSONPatch, reading params and namespaceObject", async () => {
+    await policy("label-and-annotate.example.com", "mut", {
+      paramKind: { apiVersion: "v1", kind: "ConfigMap" },
+      mutations: [
+        {
+          patchType: "ApplyConfiguration",
+          applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {'team': namespaceObject.metadata.labels.team, 'tier': params.data.tier}}}" },
+        },
+        {
+          patchType: "JSONPatch",
+          jsonPatch: { expression: "[JSONPatch{op: 'add', path: '/metadata/annotations', value: {}}, JSONPatch{op: 'add', path: '/metadata/annotations/' + jsonpatch.escapeKey('example.com/by'), value: request.userInfo.username}]" },
+        },
+      ],
+    }, () => must(on.admin.post("/api/v1/namespaces/mut/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings" }, data: { tier: "gold" } })));
+    await whenEffective("mut", (r) => r.status === 201 && r.text.includes('"tier":"gold"'));
+    const created = await on.admin.post("/api/v1/namespaces/mut/configmaps", configMap("mutated"));
+    expect(created.status, created.text).toBe(201);
+    const meta = created.json<{ metadata: { labels: Obj; annotations: Obj } }>().metadata;
+    expect(meta.labels).toEqual({ team: "team-mut", tier: "gold" });
+    expect(Object.keys(meta.annotations)).toEqual(["example.com/by"]);
+    const stored = (await on.admin.get("/api/v1/namespaces/mut/configmaps/mutated")).json<{ metadata: { labels: Obj } }>();
+    expect(stored.metadata.labels).toEqual({ team: "team-mut", tier: "gold" });
+  });
+
+  it("rejects under failurePolicy Fail when a mutation fails; under Ignore skips it and applies the next", async () => {
+    const failing = { patchType: "ApplyConfiguration", applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {'x': object.data.missing}}}" } };
+    await policy("broken.example.com", "broken", { failurePolicy: "Fail", mutations: [failing] });
+    await whenEffective("broken", (r) => r.status === 422);
+    const r = await on.admin.post("/api/v1/namespaces/broken/configmaps", configMap("c"));
+    expect(r.status).toBe(422);
+    expect(r.json<{ message: string }>().message).toMatch(
+      /^configmaps "c" is forbidden: policy 'broken\.example\.com' with binding 'broken\.example\.com-binding' denied request: expression '.*' resulted in error: no such key: missing/,
+    );
+    await policy("ignored.example.com", "ignored", { failurePolicy: "Ignore", mutations: [failing, { patchType: "JSONPatch", jsonPatch: { expression: "[JSONPatch{op: 'add', path: '/data/x', value: 'y'}]" } }] });
+    await whenEffective("ignored", (r) => r.status === 201 && r.text.includes('"x":"y"'));
+    const ok = await on.admin.post("/api/v1/namespaces/ignored/configmaps", configMap("c"));
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.json<{ data: Obj }>().data).toEqual({ a: "b", x: "y" });
+  });
+});
