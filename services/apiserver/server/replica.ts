@@ -37,6 +37,8 @@ import { CrdController } from "../apiextensions/controller.ts";
 import { crdStrategy } from "../apiextensions/crd-strategy.ts";
 import { mutatingAdmissionPolicyKinds } from "../../../shared/api/groups/admissionregistration-v1beta1.ts";
 import { Aggregator, type AggregatorOptions } from "../aggregator/aggregator.ts";
+import { declareAggregatorMetrics } from "../aggregator/metrics.ts";
+import { declareConversionMetrics } from "../apiextensions/conversion-metrics.ts";
 
 export interface ReplicaOptions {
   profile: PlatformProfile;
@@ -140,13 +142,13 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   );
   holder.catalog = catalog;
   // Custom resources: every replica serves the established CRDs its watch cache sees.
-  const crdController = new CrdController(catalog, (level, msg, fields) => opts.log?.(level, msg, fields));
+  const crdController = new CrdController(catalog, (level, msg, fields) => opts.log?.(level, msg, fields), declareConversionMetrics(metricsRegistry));
   await crdController.start();
   await admission.start();
   await ensureDefaultNamespaces(catalog, profile, opts.log);
   await security?.attach(catalog, admission.chain, opts.log);
   // APIServices: local ones for the built-in group versions, others proxied to their service.
-  const aggregator = new Aggregator(catalog, { ...opts.aggregator, log: (level, msg, fields) => opts.log?.(level, msg, fields) });
+  const aggregator = new Aggregator(catalog, { ...opts.aggregator, metrics: declareAggregatorMetrics(metricsRegistry), log: (level, msg, fields) => opts.log?.(level, msg, fields) });
   await aggregator.start();
 
   const gates = opts.gates ?? new FeatureGates();
