@@ -1,5 +1,5 @@
 /**
- * `npm run cluster -- up|down|status [--dir .plat/cluster] [--nodes N] [--base-port P] [--host H] [--stream S]`
+ * `npm run cluster -- up|down|status [--dir .plat/cluster] [--nodes N] [--node-agents N] [--base-port P] [--host H] [--stream S]`
  *
  * up:     starts the components of components.ts (redis-server, the store nodes,
  *         the apiservers, haproxy, the controller manager) as detached processes on loopback, records them in
@@ -17,6 +17,7 @@ import { ownedAndAlive, readState, removeState, writeState, type ClusterState, t
 const FLAGS: Record<string, FlagSpec> = {
   dir: { kind: "string", default: ".plat/cluster", help: "directory of data, logs and the state file" },
   nodes: { kind: "number", default: 3, help: "store nodes (a Raft group; 3 or 5 tolerate 1 or 2 failures)" },
+  "node-agents": { kind: "number", default: 0, help: "node agents to start, each with its own root dir" },
   "base-port": { kind: "number", default: 0, help: "first of consecutive fixed ports; 0 picks free ports" },
   host: { kind: "string", default: "127.0.0.1", help: "loopback address to listen on" },
   stream: { kind: "string", default: "revisions", help: "name of the revision stream" },
@@ -116,7 +117,9 @@ async function main(): Promise<void> {
     nodes,
     basePort: Number(flags["base-port"]),
     stream: String(flags.stream),
+    nodeAgents: Number(flags["node-agents"]),
   };
+  if (!Number.isInteger(opts.nodeAgents) || (opts.nodeAgents ?? 0) < 0) throw new FlagError("--node-agents must be a non-negative integer");
   if (command === "up") await up(opts);
   else if (command === "down") await down(opts);
   else await status(opts);

@@ -17,6 +17,7 @@ import { spawnStoreNode, waitForMembers, waitForStore } from "../../services/sto
 import type { ProcessRecord } from "./state.ts";
 import { apiserverComponent, haproxyComponent } from "./apiserver-components.ts";
 import { controllerManagerComponent } from "./controller-manager-component.ts";
+import { nodeAgentComponent } from "./node-agent-component.ts";
 
 export interface ClusterOptions {
   dir: string;
@@ -26,6 +27,8 @@ export interface ClusterOptions {
   /** First fixed port (store i: client base+2i, peer base+2i+1; redis: base+2n); 0: random free ports. */
   basePort: number;
   stream: string;
+  /** Node agents to start (`--node-agents`; none when unset). */
+  nodeAgents?: number;
 }
 
 export interface ComponentContext {
@@ -129,4 +132,4 @@ export const storeComponent: ClusterComponent = {
 };
 
 /** Started in this order by `up`. */
-export const COMPONENTS: ClusterComponent[] = [redisComponent, storeComponent, apiserverComponent, haproxyComponent, controllerManagerComponent];
+export const COMPONENTS: ClusterComponent[] = [redisComponent, storeComponent, apiserverComponent, haproxyComponent, controllerManagerComponent, nodeAgentComponent];
