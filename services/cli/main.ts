@@ -14,6 +14,7 @@ import { apiResourcesCommand } from "./commands/api-resources.ts";
 import { applyCommand } from "./commands/apply.ts";
 import { canICommand, whoamiCommand } from "./commands/auth.ts";
 import { configViewCommand, currentContextCommand, getContextsCommand, useContextCommand } from "./commands/config.ts";
+import { convertCommand } from "./commands/convert.ts";
 import { createCommand } from "./commands/create.ts";
 import { createTokenCommand } from "./commands/create-token.ts";
 import { deleteCommand } from "./commands/delete.ts";
@@ -28,6 +29,7 @@ export const COMMANDS: Command[] = [
   applyCommand,
   deleteCommand,
   patchCommand,
+  convertCommand,
   whoamiCommand,
   canICommand,
   configViewCommand,

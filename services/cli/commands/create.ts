@@ -3,6 +3,7 @@
  * `kind.group/name created` per object; a failed object prints its Status line
  * (`error when creating "FILE"`) and the others still go; any failure makes exit code 1.
  */
+import { resourcePath, type ApiObject } from "../../../shared/client/object-client.ts";
 import { list, str, type FlagDef } from "../args.ts";
 import { ReportedFailure, UsageError, type CliContext, type Command } from "../command.ts";
 import { errorLine } from "../errors.ts";
@@ -16,7 +17,17 @@ const FLAGS: FlagDef[] = [
   { name: "output", short: "o", kind: "string", help: "Output format. One of: (json, yaml, name, jsonpath=...)." },
   { name: "dry-run", kind: "string", default: "none", help: 'Must be "none" or "server". With "server", the request is sent without persisting the object.' },
   { name: "field-manager", kind: "string", default: "plat-create", help: "Name of the manager used to track field ownership." },
+  { name: "validate", kind: "string", default: "strict", help: 'Must be one of: strict (or true), warn, ignore (or false). Sent as fieldValidation: unknown or duplicate fields fail (strict), are warned about (warn) or dropped (ignore).' },
 ];
+
+const VALIDATION: Record<string, string> = { strict: "Strict", true: "Strict", warn: "Warn", ignore: "Ignore", false: "Ignore" };
+
+/** `--validate` as the fieldValidation query value. */
+export function fieldValidationOf(value: string | undefined): string {
+  const v = VALIDATION[value ?? "strict"];
+  if (!v) throw new UsageError(`invalid - validate option "${value}"; must be one of: strict (or true), warn, ignore (or false)`);
+  return v;
+}
 
 /** `--dry-run`: none or server (client-side dry runs are not offered: the server decides defaults). */
 export function dryRunOf(value: string | undefined): boolean {
@@ -30,6 +41,7 @@ async function run(ctx: CliContext): Promise<number> {
   const files = list(ctx.args, "filename");
   if (files.length === 0) throw new UsageError("must specify one of -f and -k");
   const dryRun = dryRunOf(str(ctx.args, "dry-run"));
+  const fieldValidation = fieldValidationOf(str(ctx.args, "validate"));
   const output = str(ctx.args, "output");
   const format = output ? parseOutput(output) : undefined;
   const manifests = await readManifests(files, ctx.io.stdin);
@@ -38,7 +50,10 @@ async function run(ctx: CliContext): Promise<number> {
   for (const m of manifests) {
     try {
       const t = await targetOf(s, m.object);
-      const created = await s.client.create(t.res, m.object, { namespace: t.namespace, dryRun, fieldManager: str(ctx.args, "field-manager") });
+      const q = new URLSearchParams({ fieldManager: str(ctx.args, "field-manager") || "plat-create", fieldValidation });
+      if (dryRun) q.set("dryRun", "All");
+      const body = { ...m.object, metadata: { ...m.object.metadata, ...(t.namespace ? { namespace: t.namespace } : {}) } };
+      const created = (await s.client.transport.json("POST", `${resourcePath(t.res, t.namespace)}?${q.toString()}`, { contentType: "application/json", data: JSON.stringify(body) })) as ApiObject;
       const label = `${kindLabel(t.res)}/${created.metadata.name}`;
       if (format && format.kind !== "table") ctx.io.out(formatObjects(format, [created], true, () => label));
       else ctx.io.out(`${label} created${dryRun ? " (server dry run)" : ""}\n`);
