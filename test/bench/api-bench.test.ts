@@ -58,6 +58,7 @@ describe("bench -- api at CI size", () => {
       watchers: 3,
       watchRatePerSec: 20,
       watchWritesPerRound: 4,
+      cluster: false,
       write: (t) => (text += t),
     });
     expect(text).toMatch(/^machine before: load /m);

@@ -11,16 +11,21 @@
  * - LIST of BENCH_LIST_OBJECTS ConfigMaps (10,000; BENCH_LIST_LARGE=1: 100,000): JSON
  *   vs the same bytes from the ceiling's memory, protobuf vs JSON (p50 latency);
  * - watch: BENCH_WATCHERS (1,000) watchers, creates at a fixed offered rate (10/s,
- *   open loop, achieved rate printed): delivery delay p50/p99 vs the bare fan-out.
+ *   open loop, achieved rate printed): delivery delay p50/p99 vs the bare fan-out;
+ * - unless BENCH_CLUSTER=0: GET and create on one replica of a process cluster (3 store
+ *   nodes over gRPC, Redis revision stream; no load balancer) vs the embedded server,
+ *   req/s and server CPU ms per request (from /proc).
  * Absolute figures depend on the machine's load (printed before and after): compare
  * the ratios.
  */
+import { readFileSync, readdirSync } from "node:fs";
 import { ensurePki } from "../../services/apiserver/server/certs.ts";
 import { getProfile } from "../../shared/platform/index.ts";
+import { startProcessCluster } from "../support/process-cluster.ts";
 import { startServerProcess } from "../support/server-process.ts";
 import type { CeilingReply, CeilingRequest, CeilingRoute } from "./ceiling.ts";
 import { ChildChannel } from "./child-channel.ts";
-import { MIN_ROUNDS, RatioTable, machineLoad } from "./harness.ts";
+import { MIN_ROUNDS, RatioTable, interleave, machineLoad } from "./harness.ts";
 import type { CallTemplate, ClosedResult, LoadReply, LoadRequest, LoadTarget, OpenResult } from "./load-clients.ts";
 import { WatchClientsProcess } from "./watch-process.ts";
 
@@ -36,6 +41,8 @@ export interface ApiBenchOptions {
   watchers: number;
   watchRatePerSec: number;
   watchWritesPerRound: number;
+  /** Also compare a replica of a process cluster (3 store nodes, Redis) with the embedded server. */
+  cluster: boolean;
   write: (text: string) => void;
 }
 
@@ -51,6 +58,7 @@ export function defaultApiBenchOptions(): ApiBenchOptions {
     watchers: Number(process.env.BENCH_WATCHERS ?? 1000),
     watchRatePerSec: 10,
     watchWritesPerRound: 50,
+    cluster: process.env.BENCH_CLUSTER !== "0",
     write: (t) => void process.stdout.write(t),
   };
 }
@@ -186,6 +194,8 @@ export async function benchApi(opts: ApiBenchOptions = defaultApiBenchOptions())
 
     // Watch at a fixed offered rate vs the bare fan-out.
     await watchBench(opts, rounds, ours, bare, load, table, extra);
+
+    if (opts.cluster) await clusterBench(opts, rounds, ours, pidWithArg(server.dir), load, table);
   } finally {
     load.kill();
     ceiling.kill();
@@ -267,4 +277,64 @@ async function watchBench(opts: ApiBenchOptions, rounds: number, ours: LoadTarge
   extra.watch_events_expected_per_round = writes * opts.watchers;
   extra.watch_events_delivered_min = Math.min(...res.a.map((x) => x.delivered));
   extra.watch_sent_rate_min = Math.min(...res.a.map((x) => x.sentRate), ...res.b.map((x) => x.sentRate));
+}
+
+/** CPU seconds (user + system) of a process, from /proc; 0 when unknown. */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The pid of the process whose command line has `arg` (the embedded server: its data dir). */
+function pidWithArg(arg: string): number | undefined {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").includes(arg)) return Number(entry);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return undefined;
+}
+
+async function clusterBench(opts: ApiBenchOptions, rounds: number, embedded: LoadTarget, embeddedPid: number | undefined, load: Load, table: RatioTable): Promise<void> {
+  const write = opts.write;
+  const cluster = await startProcessCluster({ stores: 3, replicas: 1, profile: "kubernetes" });
+  try {
+    const replica = cluster.replicas[0];
+    const target: LoadTarget = { url: replica.url, ca: cluster.pki.ca.certPem, cert: cluster.pki.admin.certPem, key: cluster.pki.admin.keyPem };
+    const json = { "content-type": "application/json", accept: "application/json" };
+    const ns = await capture(target, { method: "POST", path: "/api/v1/namespaces", body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name: NS } }), headers: json });
+    const cm = await capture(target, { method: "POST", path: CM_PATH, body: configMap("get"), headers: json });
+    if (ns.status !== 201 || cm.status !== 201) throw new Error(`cluster setup: namespace ${ns.status}, configmap ${cm.status}: ${cm.body.toString().slice(0, 300)}`);
+    type Side = { rps: number; cpuMs: number };
+    const side = async (t: LoadTarget, pid: number | undefined, call: CallTemplate, concurrency: number): Promise<Side> => {
+      const before = cpuSeconds(pid);
+      const r = await load.closed(t, call, opts.roundMs, concurrency);
+      checkClosed(t === target ? "cluster replica" : "embedded", r, write);
+      return { rps: r.rps, cpuMs: r.requests > 0 ? ((cpuSeconds(pid) - before) * 1000) / r.requests : Number.NaN };
+    };
+    const compare = async (key: string, label: string, call: CallTemplate, concurrency: number) => {
+      const res = await interleave(
+        rounds,
+        () => side(target, replica.child?.pid, call, concurrency),
+        () => side(embedded, embeddedPid, call, concurrency),
+      );
+      table.add({ key: `${key}_rps`, label: `${label} req/s, ${concurrency} clients`, aName: "cluster replica", bName: "embedded", a: res.a.map((x) => x.rps), b: res.b.map((x) => x.rps), unit: "req/s", better: "higher" });
+      if (embeddedPid !== undefined) {
+        table.add({ key: `${key}_cpu`, label: `${label} server CPU per request`, aName: "cluster replica", bName: "embedded", a: res.a.map((x) => x.cpuMs), b: res.b.map((x) => x.cpuMs), unit: "ms", better: "lower" });
+      }
+    };
+    await compare("cluster_get", "GET one ConfigMap", { method: "GET", path: `${CM_PATH}/get`, headers: { accept: "application/json" } }, opts.getClients);
+    await compare("cluster_create", "create ConfigMap", { method: "POST", path: CM_PATH, body: configMap("k-{n}"), headers: json, expect: 201 }, opts.writeClients);
+  } finally {
+    await cluster.stop();
+  }
 }
