@@ -107,10 +107,10 @@ export class Aggregator implements AggregatedGroups {
 
   async start(): Promise<void> {
     await this.informer.start();
-    await this.registerLocal();
+    const created = await this.registerLocal();
     this.refresh();
     // Local APIServices are Available before the replica serves; the others are checked in the background.
-    const checks = [...this.informer.items.values()].map((obj) => ({ local: !apiServiceInfo(obj).service, done: this.check(obj) }));
+    const checks = [...this.informer.items.values(), ...created].map((obj) => ({ local: !apiServiceInfo(obj).service, done: this.check(obj) }));
     await Promise.all(checks.filter((c) => c.local).map((c) => c.done));
     const interval = this.opts.availabilityIntervalMs ?? DEFAULT_AVAILABILITY_INTERVAL_MS;
     this.timer = setInterval(() => {
@@ -126,20 +126,28 @@ export class Aggregator implements AggregatedGroups {
     this.backend.close();
   }
 
-  /** The local APIServices of the built-in group versions that are not stored yet. */
-  private async registerLocal(): Promise<void> {
+  /** Creates the local APIServices of the built-in group versions that are not stored yet; returns those it created. */
+  private async registerLocal(): Promise<JsonObject[]> {
     const have = new Set([...this.informer.items.values()].map((o) => meta(o).name));
+    const missing: JsonObject[] = [];
     for (const group of ["", ...this.catalog.groups()]) {
       for (const version of this.catalog.versionsOf(group)) {
         const def = this.catalog.groupVersion(group, version)?.resources.find((r) => !r.resource.def.custom)?.resource.def;
         if (!def) continue;
         const obj = localApiService(this.catalog.profile, def.group, version);
-        if (have.has(meta(obj).name)) continue;
-        await this.registry.create(obj, { dryRun: false }).catch((err: unknown) => {
-          if (!isStatusError(err, "AlreadyExists")) this.opts.log?.("warn", "local APIService not created", { name: meta(obj).name, error: String(err) });
-        });
+        if (!have.has(meta(obj).name)) missing.push(obj);
       }
     }
+    // Written together: one round of store writes rather than one after the other.
+    const created = await Promise.all(
+      missing.map((obj) =>
+        this.registry.create(obj, { dryRun: false }).catch((err: unknown) => {
+          if (!isStatusError(err, "AlreadyExists")) this.opts.log?.("warn", "local APIService not created", { name: meta(obj).name, error: String(err) });
+          return undefined;
+        }),
+      ),
+    );
+    return created.filter((o): o is JsonObject => o !== undefined);
   }
 
   /** Rebuilds the routing table from the informer and checks what changed. */
