@@ -79,7 +79,11 @@ export function arbitraryAdmissionAnswer(): fc.Arbitrary<WebhookAnswer> {
   );
 }
 
-/** What a conversion webhook answers: ConversionReview documents whose converted objects are right, wrong or garbage. */
+/**
+ * What a conversion webhook answers: ConversionReview documents whose converted objects
+ * are right (`same` for one, `all-same` for the whole list, filled in at answer time),
+ * wrong or garbage.
+ */
 export function arbitraryConversionAnswer(): fc.Arbitrary<ReviewAnswer> {
   const converted = fc.oneof(
     { weight: 4, arbitrary: fc.constant("same") },
@@ -99,10 +103,14 @@ export function arbitraryConversionAnswer(): fc.Arbitrary<ReviewAnswer> {
   );
   const response = fc.record(
     {
-      result: mostly(fc.record({ status: mostly(fc.constantFrom("Success", "Success", "Failure", "")), message: mostly(fc.string({ maxLength: 30 })) }, { requiredKeys: [] })),
-      convertedObjects: mostly(fc.array(converted, { maxLength: 3 })),
+      result: fc.oneof(
+        { weight: 6, arbitrary: fc.constant({ status: "Success" }) },
+        { weight: 4, arbitrary: mostly(fc.record({ status: mostly(fc.constantFrom("Success", "Failure", "")), message: mostly(fc.string({ maxLength: 30 })) }, { requiredKeys: [] })) },
+      ),
+      // `all-same`: every object rightly converted (filled in at answer time).
+      convertedObjects: fc.oneof({ weight: 6, arbitrary: fc.constant("all-same") }, { weight: 4, arbitrary: mostly(fc.array(converted, { maxLength: 3 })) }),
     },
-    { requiredKeys: [] },
+    { requiredKeys: ["result", "convertedObjects"] },
   );
   return fc.record({
     apiVersion: fc.oneof({ weight: 8, arbitrary: fc.constant("same") }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) }),
