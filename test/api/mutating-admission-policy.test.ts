@@ -72,6 +72,22 @@ describe("MutatingAdmissionPolicy", () => {
     expect((await on.admin.get(`/apis/${v1beta1}/mutatingadmissionpolicies`)).status).toBe(200);
   });
 
+  it("rejects at write time a mutation that does not compile or lacks its expression", async () => {
+    const post = (mutations: Obj[]) =>
+      on.admin.post(`/apis/${v1beta1}/mutatingadmissionpolicies`, {
+        apiVersion: v1beta1,
+        kind: "MutatingAdmissionPolicy",
+        metadata: { name: "invalid.example.com" },
+        spec: { matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] }] }, mutations },
+      });
+    const broken = await post([{ patchType: "ApplyConfiguration", applyConfiguration: { expression: "Object{spec: " } }]);
+    expect(broken.status).toBe(422);
+    expect(broken.json<{ message: string }>().message).toContain('spec.mutations[0].applyConfiguration.expression: Invalid value: "Object{spec: ": compilation failed: ');
+    const missing = await post([{ patchType: "JSONPatch" }]);
+    expect(missing.status).toBe(422);
+    expect(missing.json<{ message: string }>().message).toContain("spec.mutations[0].jsonPatch.expression: Required value: must be specified when patchType is JSONPatch");
+  });
+
   it("mutates with an ApplyConfiguration and a JSONPatch, reading params and namespaceObject", async () => {
     await policy("label-and-annotate.example.com", "mut", {
       paramKind: { apiVersion: "v1", kind: "ConfigMap" },

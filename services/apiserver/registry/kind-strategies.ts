@@ -10,7 +10,7 @@ import type { KindDefinition } from "../../../shared/schema/types.ts";
 import { isObject, type JsonObject } from "../storage/object.ts";
 import { genericStrategy, type Strategy } from "./strategy.ts";
 import { webhookConfigurationStrategy } from "../admission/webhooks/config-strategy.ts";
-import { validatingAdmissionPolicyStrategy } from "../admission/policy/strategy.ts";
+import { mutatingAdmissionPolicyStrategy, validatingAdmissionPolicyStrategy } from "../admission/policy/strategy.ts";
 
 function namespaceStrategy(def: KindDefinition, profile: PlatformProfile): Strategy {
   const base = genericStrategy(def);
@@ -79,6 +79,7 @@ export function strategyFor(profile: PlatformProfile): (def: KindDefinition) => 
     if (def.group === "core" && def.plural === "pods") return podStrategy(def);
     if (def.group === "admissionregistration" && (def.plural === "mutatingwebhookconfigurations" || def.plural === "validatingwebhookconfigurations")) return webhookConfigurationStrategy(def);
     if (def.group === "admissionregistration" && def.plural === "validatingadmissionpolicies") return validatingAdmissionPolicyStrategy(def);
+    if (def.group === "admissionregistration" && def.plural === "mutatingadmissionpolicies") return mutatingAdmissionPolicyStrategy(def);
     return genericStrategy(def);
   };
 }

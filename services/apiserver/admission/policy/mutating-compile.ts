@@ -3,7 +3,10 @@
  * constraints, match conditions, variables, mutations (ApplyConfiguration or
  * JSONPatch expressions, with `Object{...}` and `JSONPatch{...}` literals) and
  * the failure and reinvocation policies. Expressions are compiled once per
- * policy generation; the first problem is kept for the failure policy. Pure.
+ * policy generation; the first problem is kept for the failure policy.
+ * `mutatingPolicyFieldErrors` reports, at write time, the expressions that do
+ * not compile and the mutations without the expression their patchType needs.
+ * Pure.
  */
 import { AUTHORIZER_TYPE, createEnvironment, type CelProgram } from "../../../../shared/cel/index.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
@@ -65,4 +68,29 @@ export function compileMutatingPolicy(obj: JsonObject): CompiledMutatingPolicy {
     policy.problem = err instanceof Error ? err.message : String(err);
   }
   return policy;
+}
+
+/** Write-time problems: `{ path, value?, detail }`; `value` absent means a required value is missing. */
+export function mutatingPolicyFieldErrors(obj: JsonObject): Array<{ path: string; value?: string; detail: string }> {
+  const spec = isObject(obj.spec) ? obj.spec : {};
+  const out: Array<{ path: string; value?: string; detail: string }> = [];
+  const check = (path: string, source: string): void => {
+    if (source.trim() === "") return;
+    try {
+      mutationEnv.compile(source);
+    } catch (err) {
+      out.push({ path, value: source, detail: err instanceof Error ? err.message : String(err) });
+    }
+  };
+  list(spec.matchConditions).forEach((c, i) => check(`spec.matchConditions[${i}].expression`, str(c.expression)));
+  list(spec.variables).forEach((v, i) => check(`spec.variables[${i}].expression`, str(v.expression)));
+  list(spec.mutations).forEach((m, i) => {
+    const field = m.patchType === "JSONPatch" ? "jsonPatch" : m.patchType === "ApplyConfiguration" ? "applyConfiguration" : undefined;
+    if (!field) return;
+    const holder = m[field];
+    const source = isObject(holder) ? str(holder.expression) : "";
+    if (source.trim() === "") out.push({ path: `spec.mutations[${i}].${field}.expression`, detail: `must be specified when patchType is ${String(m.patchType)}` });
+    else check(`spec.mutations[${i}].${field}.expression`, source);
+  });
+  return out;
 }

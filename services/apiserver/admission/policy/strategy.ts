@@ -4,12 +4,15 @@
  * validations with messageExpression, auditAnnotations), each of which must
  * compile to the right type, as the platform's validation does at write time:
  * `spec.validations[0].expression: Invalid value: "...": compilation failed: ...`.
+ * MutatingAdmissionPolicy likewise for its match conditions, variables and
+ * mutations (whose patchType's expression is required).
  */
-import { invalid } from "../../../../shared/api/field-errors.ts";
+import { invalid, required } from "../../../../shared/api/field-errors.ts";
 import type { FieldError, KindDefinition } from "../../../../shared/schema/types.ts";
 import { genericStrategy, type Strategy } from "../../registry/strategy.ts";
 import type { JsonObject } from "../../storage/object.ts";
 import { compileErrors } from "./compile.ts";
+import { mutatingPolicyFieldErrors } from "./mutating-compile.ts";
 
 function expressionErrors(obj: JsonObject): FieldError[] {
   return compileErrors(obj).map((e) => {
@@ -27,6 +30,23 @@ export function validatingAdmissionPolicyStrategy(def: KindDefinition): Strategy
     },
     validateUpdate(obj, old) {
       return [...base.validateUpdate(obj, old), ...expressionErrors(obj)];
+    },
+  };
+}
+
+function mutatingErrors(obj: JsonObject): FieldError[] {
+  return mutatingPolicyFieldErrors(obj).map((e) => (e.value === undefined ? required(e.path, e.detail) : invalid(e.path, e.value, e.detail)));
+}
+
+export function mutatingAdmissionPolicyStrategy(def: KindDefinition): Strategy {
+  const base = genericStrategy(def);
+  return {
+    ...base,
+    validate(obj) {
+      return [...base.validate(obj), ...mutatingErrors(obj)];
+    },
+    validateUpdate(obj, old) {
+      return [...base.validateUpdate(obj, old), ...mutatingErrors(obj)];
     },
   };
 }
