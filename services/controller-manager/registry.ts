@@ -10,6 +10,7 @@ import { startCsrApprovingController } from "./certificates/approver.ts";
 import { startCsrCleanerController } from "./certificates/cleaner.ts";
 import { startCsrSigningController } from "./certificates/signer.ts";
 import { startNodeLifecycleController } from "./nodelifecycle/controller.ts";
+import { startResourceQuotaController } from "./resourcequota/controller.ts";
 import { startRootCaPublisher } from "./rootcacert/publisher.ts";
 import { startServiceAccountController } from "./serviceaccount/controller.ts";
 
@@ -29,6 +30,7 @@ export const CONTROLLER_TABLE = [
   { name: "certificatesigningrequest-signing-controller", alias: "csrsigning", enabledByDefault: true, start: startCsrSigningController },
   { name: "certificatesigningrequest-cleaner-controller", alias: "csrcleaner", enabledByDefault: true, start: startCsrCleanerController },
   { name: "node-lifecycle-controller", alias: "nodelifecycle", enabledByDefault: true, start: startNodeLifecycleController },
+  { name: "resourcequota-controller", alias: "resourcequota", enabledByDefault: true, start: startResourceQuotaController },
 ] as const satisfies readonly ControllerEntry[];
 
 export type InformerControllerName = (typeof CONTROLLER_TABLE)[number]["name"];
