@@ -8,7 +8,7 @@
  *   linear time, before the evaluator's own parser (a backtracking JS RegExp
  *   that is polynomial on long digit runs) sees it;
  * - the platform's libraries in ./lib: quantity, IP and CIDR, URL, semver,
- *   named formats, lists, the string extensions, the authorizer and jsonpatch.escapeKey.
+ *   named formats, lists, the string extensions, the authorizer, jsonpatch.escapeKey and sets.
  */
 import type { Environment } from "@marcbachmann/cel-js";
 import { CelEvaluationError } from "./errors.ts";
@@ -19,6 +19,7 @@ import { registerLists } from "./lib/lists.ts";
 import { registerNet } from "./lib/net.ts";
 import { registerQuantity } from "./lib/quantity.ts";
 import { registerSemver } from "./lib/semver.ts";
+import { registerSets } from "./lib/sets.ts";
 import { registerStrings } from "./lib/strings.ts";
 import { registerURL } from "./lib/url.ts";
 import { compileRegex, regexFind, regexFindAll, regexMatches } from "./regex.ts";
@@ -30,7 +31,7 @@ const limitOf = (n: bigint): number => (n < 0n ? -1 : n > BigInt(Number.MAX_SAFE
 
 /** Registers the added functions on a fresh environment. */
 export function registerLibrary(env: Environment): Environment {
-  const platform = [registerQuantity, registerNet, registerURL, registerSemver, registerFormat, registerLists, registerStrings, registerAuthz, registerJSONPatch];
+  const platform = [registerQuantity, registerNet, registerURL, registerSemver, registerFormat, registerLists, registerStrings, registerAuthz, registerJSONPatch, registerSets];
   return platform
     .reduce((e, register) => register(e), env)
     .registerFunction("matches(string, string): bool", (s: string, re: string) => regexMatches(s, re), sync)

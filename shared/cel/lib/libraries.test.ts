@@ -231,6 +231,17 @@ table("strings", [
   ["'%x %o %b %%'.format([255, 8, 5])", "ff 10 101 %"],
 ]);
 
+table("sets", [
+  ["sets.contains([1, 2, 3], [2, 3])", true],
+  ["sets.contains([1, 2], [3])", false],
+  ["sets.contains([1], [])", true],
+  ["sets.contains([1.0, 2.0], [2.0])", true],
+  ["sets.equivalent([1, 2, 2], [2, 1])", true],
+  ["sets.equivalent([1, 2], [1, 3])", false],
+  ["sets.intersects(['a', 'b'], ['c', 'b'])", true],
+  ["sets.intersects(['a'], [])", false],
+]);
+
 describe("values from the activation", () => {
   const rows: [string, unknown, unknown][] = [
     ["quantity(x.limit).isGreaterThan(quantity('1Gi'))", { limit: "2Gi" }, true],
