@@ -60,13 +60,24 @@ export interface ReviewResponse {
   auditAnnotations: Record<string, string>;
 }
 
+/** A field of an untrusted answer as text for a message: strings as they are, anything else as JSON (never calls the value's own methods). */
+function displayValue(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return "<unprintable>";
+  }
+}
+
 /** Checks and decodes a webhook's answer; problems are WebhookCallErrors (failure policy applies). */
 export function parseReviewResponse(profile: PlatformProfile, version: string, uid: string, body: unknown, mutating: boolean): ReviewResponse {
   if (!isObject(body)) throw new WebhookCallError("received invalid webhook response: not an object");
   const expected = `${admissionGroup(profile)}/${version}`;
   const apiVersionOk = body.apiVersion === expected || (version === "v1beta1" && body.apiVersion === undefined);
   if (!apiVersionOk || (body.kind !== "AdmissionReview" && !(version === "v1beta1" && body.kind === undefined))) {
-    throw new WebhookCallError(`received invalid webhook response: expected webhook response of ${expected}, Kind=AdmissionReview, got ${String(body.apiVersion ?? "")}, Kind=${String(body.kind ?? "")}`);
+    throw new WebhookCallError(`received invalid webhook response: expected webhook response of ${expected}, Kind=AdmissionReview, got ${displayValue(body.apiVersion)}, Kind=${displayValue(body.kind)}`);
   }
   const r = body.response;
   if (!isObject(r)) throw new WebhookCallError("received invalid webhook response: webhook response was absent");
