@@ -9,6 +9,7 @@ import { startTokenCleaner } from "./bootstrap/cleaner.ts";
 import { startCsrApprovingController } from "./certificates/approver.ts";
 import { startCsrCleanerController } from "./certificates/cleaner.ts";
 import { startCsrSigningController } from "./certificates/signer.ts";
+import { startDisruptionController } from "./disruption/controller.ts";
 import { startNodeLifecycleController } from "./nodelifecycle/controller.ts";
 import { startResourceQuotaController } from "./resourcequota/controller.ts";
 import { startRootCaPublisher } from "./rootcacert/publisher.ts";
@@ -31,6 +32,7 @@ export const CONTROLLER_TABLE = [
   { name: "certificatesigningrequest-cleaner-controller", alias: "csrcleaner", enabledByDefault: true, start: startCsrCleanerController },
   { name: "node-lifecycle-controller", alias: "nodelifecycle", enabledByDefault: true, start: startNodeLifecycleController },
   { name: "resourcequota-controller", alias: "resourcequota", enabledByDefault: true, start: startResourceQuotaController },
+  { name: "disruption-controller", alias: "disruption", enabledByDefault: true, start: startDisruptionController },
 ] as const satisfies readonly ControllerEntry[];
 
 export type InformerControllerName = (typeof CONTROLLER_TABLE)[number]["name"];
