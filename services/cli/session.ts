@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { execProviderFor } from "../../shared/client/exec-credential.ts";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
+import { inClusterAvailable, inClusterConfig } from "../../shared/client/in-cluster.ts";
 import { configFilesFromEnv, KubeconfigError, loadMergedKubeconfig, resolveMerged, type ClientConfig, type MergedKubeconfig } from "../../shared/client/kubeconfig.ts";
 import type { PlatformProfile } from "../../shared/platform/index.ts";
 import { bool, str, type FlagDef, type ParsedArgs } from "./args.ts";
@@ -85,12 +86,19 @@ export function clientConfigFor(args: ParsedArgs, profile: PlatformProfile, env:
     config = { ...(base ?? { insecureSkipTlsVerify: false }), server: server.replace(/\/+$/, "") };
   } else {
     const merged = loadMerged(args, profile, env);
+    // Inside a pod, without any configuration file, the service account is the identity (as in-cluster clients do).
+    if (merged.sources.length === 0 && !server && inClusterAvailable(profile, env)) return withFlags(inClusterConfig(profile, { env }), args);
     if (merged.sources.length === 0 && !server) {
       throw new KubeconfigError(`no client configuration found: set ${profile.clientConfigEnv}, create ~/${profile.clientConfigHomePath}, or pass --kubeconfig or --server`);
     }
     config = resolveMerged(merged, { context: str(args, "context"), cluster: str(args, "cluster"), user: str(args, "user") });
     if (server) config.server = server.replace(/\/+$/, "");
   }
+  return withFlags(config, args);
+}
+
+/** The credential and TLS flags applied over a resolved configuration. */
+function withFlags(config: ClientConfig, args: ParsedArgs): ClientConfig {
   const ca = str(args, "certificate-authority");
   if (ca) config.ca = readFlagFile(ca, "certificate-authority");
   const cert = str(args, "client-certificate");

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMANDS, runCli } from "../../services/cli/main.ts";
-import { cliEnv, firstColumn, headerOf, type CliEnv } from "./plat-cli-env.ts";
+import { runClient } from "../support/clients.ts";
+import { BIN, cliEnv, firstColumn, headerOf, ROOT, type CliEnv } from "./plat-cli-env.ts";
 
 let e: CliEnv;
 const NS = "cli";
@@ -87,7 +88,7 @@ describe("plat CLI (plat profile)", () => {
       e.plat(["get", "secrets", "-n", NS]),
     ]);
     expect(headerOf(table)).toEqual(["NAME", "DATA", "AGE"]);
-    expect(table.split("\n")[1]).toMatch(/^one {3}1 {6}\d+s$/);
+    expect(table.split("\n")[1]).toMatch(/^one {4}1 {6}\d+s$/);
     expect(firstColumn(table)).toEqual(expect.arrayContaining(["one", "two"]));
     expect(headerOf(wide)).toEqual(["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"]);
     expect(parse(yaml)).toMatchObject({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "one", namespace: NS }, data: { a: "1" } });
@@ -280,8 +281,9 @@ describe("plat --help", () => {
     }
   });
 
-  it("as a child process too, and an unknown flag or command exits 1", async () => {
-    const [help, flag, cmd] = await Promise.all([e.plat(["get", "-h"]), e.plat(["get", "cm", "--bogus"]), e.plat(["frobnicate"])]);
+  it("through the shipped executable (tsx), and an unknown flag or command exits 1", async () => {
+    const bin = runClient(process.execPath, [BIN, "get", "-h"], { cwd: ROOT, env: e.env });
+    const [help, flag, cmd] = await Promise.all([bin, e.plat(["get", "cm", "--bogus"]), e.plat(["frobnicate"])]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Usage:\n  plat get");
     expect(flag.code).toBe(1);
