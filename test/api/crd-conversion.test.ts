@@ -252,6 +252,26 @@ describe("conversion webhook: down, v1beta1 reviews, service clientConfig", () =
   });
 });
 
+describe("conversion webhook: long lists", () => {
+  it("converts a list of more than 1 MiB in several reviews, in order", async () => {
+    const big = "x".repeat(100 * 1024);
+    const names = Array.from({ length: 12 }, (_, i) => `big-${String(i).padStart(2, "0")}`);
+    await Promise.all(names.map(async (name, i) => {
+      const res = await api.admin.post(path("v1", "sprockets"), { ...v1Gear(name, `h${i}:${i + 1}`, "Sprocket"), metadata: { name, annotations: { filler: big } } });
+      expect(res.status, res.text).toBe(201);
+    }));
+    wh.reviews.length = 0;
+    const list = await api.admin.get(path("v2", "sprockets"));
+    expect(list.status, list.text).toBe(200);
+    const items = list.json<{ items: Array<{ apiVersion: string; metadata: { name: string }; spec: Obj }> }>().items.filter((i) => i.metadata.name.startsWith("big-"));
+    expect(items.map((i) => [i.metadata.name, i.apiVersion, i.spec.host, i.spec.port])).toEqual(names.map((n, i) => [n, `${G}/v2`, `h${i}`, i + 1]));
+    const sizes = wh.reviews.map((r) => r.review.request.objects.length);
+    expect(sizes.length).toBeGreaterThanOrEqual(2);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(12);
+    for (const r of wh.reviews) expect(JSON.stringify(r.review.request.objects).length).toBeLessThanOrEqual(1024 * 1024 + 110 * 1024);
+  });
+});
+
 describe("kubectl 1.34", () => {
   it("gets the non-storage version through the conversion webhook", async () => {
     const home = await mkdtemp(join(tmpdir(), "crd-conversion-kubectl-"));

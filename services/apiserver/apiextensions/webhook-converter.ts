@@ -3,7 +3,8 @@
  * ConversionReview (conversion-review.ts) over HTTPS to the CRD's
  * `spec.conversion.webhook.clientConfig` (url, or service resolved to an endpoint, with
  * `caBundle`), through the admission webhooks' client (deadline 30 s, the platform's
- * default; `?timeout=30s` on the URL). The answer is checked and merged back in order.
+ * default; `?timeout=30s` on the URL); a long list goes in several reviews of at most
+ * 1 MiB of objects. The answer is checked and merged back in order.
  *
  * Every failure is a 500 Status without a reason, as the platform answers: a call that
  * fails or an answer refused by the review checks is
@@ -44,6 +45,31 @@ export function conversionWebhookConfig(crd: JsonObject): ConversionWebhookConfi
   return { clientConfig, conversionReviewVersions: Array.isArray(webhook.conversionReviewVersions) ? webhook.conversionReviewVersions : [] };
 }
 
+/**
+ * Objects per review are bounded by their JSON size: the webhook client caps an answer
+ * at 3 MiB, so a long list goes in several reviews of at most 1 MiB each (every object
+ * is converted on its own, so the split changes nothing for the webhook).
+ */
+export const MAX_REVIEW_BYTES = 1024 * 1024;
+
+function batches(objs: readonly JsonObject[]): JsonObject[][] {
+  const out: JsonObject[][] = [];
+  let current: JsonObject[] = [];
+  let size = 0;
+  for (const o of objs) {
+    const bytes = JSON.stringify(o).length;
+    if (current.length > 0 && size + bytes > MAX_REVIEW_BYTES) {
+      out.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(o);
+    size += bytes;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
 function failure(message: string): StatusError {
   return statusError({ code: 500, reason: "", message });
 }
@@ -73,13 +99,21 @@ export class WebhookConverter {
   }
 
   private async call(objs: readonly JsonObject[], toSend: readonly JsonObject[], desiredAPIVersion: string): Promise<JsonObject[]> {
-    const source = gvkText(toSend[0]);
+    const converted: JsonObject[] = [];
+    for (const batch of batches(toSend)) converted.push(...(await this.review(batch, desiredAPIVersion)));
+    let next = 0;
+    return objs.map((o) => (o.apiVersion === desiredAPIVersion ? o : converted[next++]));
+  }
+
+  /** One ConversionReview: every object of `batch` (none in `desiredAPIVersion`) converted and checked. */
+  private async review(batch: readonly JsonObject[], desiredAPIVersion: string): Promise<JsonObject[]> {
+    const source = gvkText(batch[0]);
     const version = reviewVersion(this.config.conversionReviewVersions);
     if (!version) throw failure(`conversion webhook for ${source} failed: no supported conversion review versions`);
     const uid = randomUUID();
     let answer: unknown;
     try {
-      answer = await this.client.post(this.config.clientConfig, CONVERSION_WEBHOOK_TIMEOUT_SECONDS, conversionReview(this.apiextensionsGroup, version, uid, desiredAPIVersion, toSend));
+      answer = await this.client.post(this.config.clientConfig, CONVERSION_WEBHOOK_TIMEOUT_SECONDS, conversionReview(this.apiextensionsGroup, version, uid, desiredAPIVersion, batch));
     } catch (err) {
       const text = err instanceof WebhookCallError ? err.message.replace(/^failed to call webhook: /, "") : String(err);
       throw failure(`conversion webhook for ${source} failed: ${text}`);
@@ -91,7 +125,7 @@ export class WebhookConverter {
       throw err instanceof ConversionFailure ? failure(`conversion webhook for ${source} failed: ${err.message}`) : err;
     }
     try {
-      return mergeConverted(objs, converted, desiredAPIVersion, source);
+      return mergeConverted(batch, converted, desiredAPIVersion, source);
     } catch (err) {
       throw err instanceof ConversionFailure ? failure(err.message) : err;
     }
