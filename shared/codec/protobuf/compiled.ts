@@ -13,15 +13,13 @@
  * field's path, so this file carries no paths.
  */
 import { isObject, toJSONText } from "../../schema/values.ts";
-import type { FieldLayout, FieldType, MessageLayout, Scalar, ValueType } from "./layout.ts";
+import type { FieldType, MessageLayout, Scalar, ValueType } from "./layout.ts";
 import { base64Decode, encodeMessageReference, parseTime } from "./message.ts";
 import { ProtobufError, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from "./wire.ts";
 
 type Obj = Record<string, unknown>;
 /** Writes one field (tag and value) of a value known to be present. */
 type ValueWriter = (w: GrowingWriter, v: unknown) => void;
-/** Writes one field of a message, if the object has it. */
-type FieldWriter = (w: GrowingWriter, obj: Obj) => void;
 
 interface MessageEncoder {
   /** The message's fields (no tag, no length). Set once the fields are compiled. */
@@ -565,39 +563,31 @@ function fieldTypeWriter(tag: number, type: FieldType): ValueWriter {
   }
 }
 
-function fieldWriter(f: FieldLayout): FieldWriter {
-  if (f.embed) {
-    const len = tagBytes(f.tag, WIRE_LEN);
-    const inner = compileMessage(f.embed);
-    return (w, obj) => {
-      w.tag(len);
-      const s = w.begin();
-      inner.write(w, obj);
-      w.end(s);
-    };
-  }
-  const name = f.name;
-  const write = fieldTypeWriter(f.tag, f.type);
-  return (w, obj) => {
-    const v = obj[name];
-    if (v === undefined || v === null || !hasOwn(obj, name)) return;
-    write(w, v);
-  };
-}
-
 const compiled = new WeakMap<MessageLayout, MessageEncoder>();
 
-/** The encoder of a message layout, compiled on first use. */
+type Generated = (deps: readonly unknown[], has: typeof hasOwn) => MessageEncoder["write"];
+
+/**
+ * The encoder of a message layout, compiled on first use. The field loop is generated
+ * as straight-line code with each property read written out (`obj["name"]`): every
+ * read is its own inline-cached site, where one shared loop would make every read a
+ * megamorphic lookup. Property names enter the code only as JSON string literals; the
+ * value writers are closures passed in.
+ */
 export function compileMessage(layout: MessageLayout): MessageEncoder {
   const known = compiled.get(layout);
   if (known) return known;
   const enc: MessageEncoder = { write: () => undefined };
   compiled.set(layout, enc);
-  const fields = layout.fields.map(fieldWriter);
-  const count = fields.length;
-  enc.write = (w, obj) => {
-    for (let i = 0; i < count; i++) fields[i](w, obj);
-  };
+  const deps: unknown[] = [];
+  const dep = (x: unknown): string => `d[${deps.push(x) - 1}]`;
+  const lines = layout.fields.map((f) => {
+    if (f.embed) return `w.tag(${dep(tagBytes(f.tag, WIRE_LEN))}); s = w.begin(); ${dep(compileMessage(f.embed))}.write(w, obj); w.end(s);`;
+    const key = JSON.stringify(f.name);
+    return `v = obj[${key}]; if (v !== undefined && v !== null && has(obj, ${key})) ${dep(fieldTypeWriter(f.tag, f.type))}(w, v);`;
+  });
+  const generate = new Function("d", "has", `return function write(w, obj) {\n  let v;\n  let s;\n  ${lines.join("\n  ")}\n};`) as Generated;
+  enc.write = generate(deps, hasOwn);
   return enc;
 }
 
