@@ -186,7 +186,7 @@ export const crd: Transform = (doc, ctx) => {
     const schema = obj(obj(v.schema)?.openAPIV3Schema) ?? obj(validation?.openAPIV3Schema);
     const root: Obj = schema ? { ...schema } : { type: "object" };
     if (!root.type) root.type = "object";
-    if (keepUnknown) root["x-kubernetes-preserve-unknown-fields"] = true;
+    if (keepUnknown) root[ctx.profile.ext.preserveUnknownFields] = true;
     v.schema = { openAPIV3Schema: root };
     if (v.subresources === undefined && subresources) v.subresources = subresources;
     const cols = Array.isArray(v.additionalPrinterColumns) ? (v.additionalPrinterColumns as Obj[]) : columns;
@@ -196,7 +196,7 @@ export const crd: Transform = (doc, ctx) => {
   delete spec.validation;
   delete spec.subresources;
   delete spec.additionalPrinterColumns;
-  if (keepUnknown) ctx.notes.push("spec.preserveUnknownFields is not allowed in v1: x-kubernetes-preserve-unknown-fields set on each version's schema root instead");
+  if (keepUnknown) ctx.notes.push(`spec.preserveUnknownFields is not allowed in v1: ${ctx.profile.ext.preserveUnknownFields} set on each version's schema root instead`);
   delete spec.preserveUnknownFields;
   const conversion = obj(spec.conversion);
   if (conversion && (conversion.webhookClientConfig || conversion.conversionReviewVersions)) {
