@@ -50,11 +50,12 @@ export class CachedStorage implements ObjectStorage {
   create(key: string, obj: JsonObject, options?: { dryRun?: boolean; ttlSeconds?: number }): Promise<JsonObject> {
     return this.store.create(key, obj, options);
   }
-  guaranteedUpdate(key: string, tryUpdate: TryUpdate, options?: UpdateOptions): Promise<JsonObject> {
-    return this.store.guaranteedUpdate(key, tryUpdate, options);
+  /** The cache's object is the suggestion (the platform's cacher passes its cached existing object): no first store read when it is current. */
+  guaranteedUpdate(key: string, tryUpdate: TryUpdate, options: UpdateOptions = {}): Promise<JsonObject> {
+    return this.store.guaranteedUpdate(key, tryUpdate, { ...options, suggestion: options.suggestion ?? this.cache.getObject(key) });
   }
-  delete(key: string, options?: DeleteOptions): Promise<JsonObject> {
-    return this.store.delete(key, options);
+  delete(key: string, options: DeleteOptions = {}): Promise<JsonObject> {
+    return this.store.delete(key, { ...options, suggestion: options.suggestion ?? this.cache.getObject(key) });
   }
   /** From the store, as the platform's cacher counts. */
   count(prefix: string): Promise<number> {
