@@ -10,6 +10,7 @@ import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
 import { loadKubeconfig } from "../../shared/client/kubeconfig.ts";
 import type { LogFn } from "../../shared/observability/logger.ts";
 import { getProfile } from "../../shared/platform/index.ts";
+import { ClientCertificateRotation, usesBootstrappedCertificate } from "./bootstrap/rotation.ts";
 import { tlsBootstrap } from "./bootstrap/tls-bootstrap.ts";
 import { checkpointContainer } from "./checkpoint.ts";
 import { RuntimeClient } from "./cri/runtime-client.ts";
@@ -40,7 +41,7 @@ export async function runNodeAgent(o: NodeAgentOptions, log: LogFn): Promise<Run
     log("info", "no client configuration yet: TLS bootstrap with the bootstrap credential", { bootstrapKubeconfig: o.bootstrapKubeconfig });
     await tlsBootstrap({ profile, nodeName: o.nodeName, kubeconfigPath: o.kubeconfig, bootstrapKubeconfigPath: o.bootstrapKubeconfig, certDir: o.certDir, log });
   }
-  const client = new HttpsObjectClient(loadKubeconfig(o.kubeconfig));
+  let client = new HttpsObjectClient(loadKubeconfig(o.kubeconfig));
   const runtime = new RuntimeClient(o.runtimeEndpoint, o.runtimeRequestTimeoutMs);
   let runtimeVersion = "";
   const probe = async (): Promise<{ runtimeError?: string }> => {
@@ -104,14 +105,34 @@ export async function runNodeAgent(o: NodeAgentOptions, log: LogFn): Promise<Run
   });
   status.start();
   lease.start();
-  void pods.start(client).catch((err: unknown) => log("warn", "pod watch failed to start", { error: (err as Error).message }));
+  const watchPods = () => void pods.start(client).catch((err: unknown) => log("warn", "pod watch failed to start", { error: (err as Error).message }));
+  watchPods();
+  const rotation = usesBootstrappedCertificate(o.kubeconfig, o.certDir)
+    ? new ClientCertificateRotation({
+        profile,
+        nodeName: o.nodeName,
+        certDir: o.certDir,
+        kubeconfigPath: o.kubeconfig,
+        log,
+        client: () => client,
+        onRotated: (next) => {
+          const previous = client;
+          client = next;
+          pods.stop();
+          watchPods();
+          // Requests still running on the old connections finish before they close.
+          setTimeout(() => previous.close(), 30_000).unref();
+        },
+      })
+    : undefined;
+  rotation?.start();
 
   return {
     nodeName: o.nodeName,
     server,
     async stop() {
       pods.stop();
-      await Promise.all([status.stop(), lease.stop()]);
+      await Promise.all([status.stop(), lease.stop(), rotation?.stop()]);
       await server.close();
       runtime.close();
       client.close();

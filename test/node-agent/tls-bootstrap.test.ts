@@ -27,16 +27,19 @@ let c: AgentTestCluster;
 let cri: CriServer;
 let csrs: ResourceRef;
 const agents: AgentProcess[] = [];
+const FIRST_VALIDITY_MS = 16_000;
+let firstNotAfter = 0;
+let firstCsr = "";
 
-/** A client certificate for the request's key and subject, signed by the cluster CA. */
-async function sign(requestPem: string): Promise<string> {
+/** A client certificate for the request's key and subject, signed by the cluster CA, valid for `validityMs` from a second ago. */
+async function sign(requestPem: string, validityMs: number): Promise<string> {
   const csr = new x509.Pkcs10CertificateRequest(requestPem);
   const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: "0badc0de01",
+    serialNumber: Date.now().toString(16),
     subject: csr.subject,
     issuer: c.ca.cert.subject,
-    notBefore: new Date(Date.now() - 60_000),
-    notAfter: new Date(Date.now() + 24 * 3600_000),
+    notBefore: new Date(Math.floor(Date.now() / 1000) * 1000 - 1000),
+    notAfter: new Date(Math.floor(Date.now() / 1000) * 1000 - 1000 + validityMs),
     publicKey: await csr.publicKey.export(),
     signingKey: c.ca.privateKey,
     signingAlgorithm: { name: "ECDSA", hash: "SHA-256" },
@@ -110,9 +113,12 @@ describe("TLS bootstrap", () => {
     expect(request.subject).toBe(`O=system:nodes, CN=system:node:${NODE}`);
 
     const name = String(csr.metadata.name);
+    firstCsr = name;
     const approval = { conditions: [{ type: "Approved", status: "True", reason: "TestApproved", message: "approved by the test" }] };
     const approved = await approve(csr, approval);
-    const certPem = await sign(requestPem);
+    // Short-lived, so that the agent rotates it (the next test) at 70-90% of 16 s.
+    const certPem = await sign(requestPem, FIRST_VALIDITY_MS);
+    firstNotAfter = Date.now() + FIRST_VALIDITY_MS;
     await c.admin.update(csrs, { ...approved, status: { ...(approved.status as object), certificate: Buffer.from(certPem).toString("base64") } }, { subresource: "status" });
 
     const agent = await starting;
@@ -143,5 +149,29 @@ describe("TLS bootstrap", () => {
     const all = (await c.admin.list(csrs)).items as ApiObject[];
     expect(all.map((x) => x.metadata.name)).toEqual([name]);
     expect(again.output()).not.toContain("TLS bootstrap");
+  }, 90_000);
+
+  it("rotates the client certificate at 70-90% of its validity with a new request, and keeps heartbeating after the old one expired", async () => {
+    const profile = c.api.profile;
+    const csr = await waitFor(async () => (await c.admin.list(csrs)).items.find((x) => x.metadata.name !== firstCsr && String(x.metadata.name).startsWith("node-csr-")), 40_000, "rotation request created");
+    const requestedAt = Date.now();
+    expect(requestedAt).toBeGreaterThanOrEqual(firstNotAfter - FIRST_VALIDITY_MS * 0.3 - 2000);
+    expect(requestedAt).toBeLessThan(firstNotAfter);
+    const spec = csr.spec as { signerName: string; request: string };
+    expect(spec.signerName).toBe(`${profile.admission.signerPrefix}kube-apiserver-client-kubelet`);
+    const requestPem = Buffer.from(spec.request, "base64").toString("utf8");
+    const approved = await approve(csr, { conditions: [{ type: "Approved", status: "True", reason: "TestApproved", message: "rotation approved by the test" }] });
+    const certPem = await sign(requestPem, 24 * 3600_000);
+    await c.admin.update(csrs, { ...approved, status: { ...(approved.status as object), certificate: Buffer.from(certPem).toString("base64") } }, { subresource: "status" });
+    const current = join(c.dir, "root", "pki", "kubelet-client-current.pem");
+    await waitFor(() => (readFileSync(current, "utf8").includes(certPem.trim()) ? true : undefined), 15_000, "rotated certificate written");
+    // After the first certificate expired, the agent still renews its Lease: it uses the new one.
+    const leases = { group: profile.group("coordination"), version: "v1", resource: "leases" };
+    await new Promise((r) => setTimeout(r, Math.max(0, firstNotAfter - Date.now()) + 500));
+    const renewed = await waitFor(async () => {
+      const lease = await c.admin.get(leases, NODE, { namespace: profile.nodeLeaseNamespace });
+      return Date.parse(String((lease.spec as { renewTime: string }).renewTime)) > firstNotAfter + 200 ? lease : undefined;
+    }, 15_000, "lease renewed after the first certificate expired");
+    expect(renewed.spec).toMatchObject({ holderIdentity: NODE });
   }, 90_000);
 });

@@ -71,7 +71,7 @@ function condition(csr: ApiObject, type: string): { message?: string } | undefin
   return conditions.find((c) => c.type === type && c.status !== "False");
 }
 
-async function waitForCertificate(client: HttpsObjectClient, csrs: ResourceRef, name: string, o: TlsBootstrapOptions): Promise<string> {
+async function waitForCertificate(client: HttpsObjectClient, csrs: ResourceRef, name: string, o: CertificateRequestOptions): Promise<string> {
   for (let i = 0; ; i++) {
     if (o.signal?.aborted) throw new Error("TLS bootstrap stopped");
     try {
@@ -91,37 +91,60 @@ async function waitForCertificate(client: HttpsObjectClient, csrs: ResourceRef, 
   }
 }
 
+export interface CertificateRequestOptions {
+  profile: PlatformProfile;
+  nodeName: string;
+  certDir: string;
+  log: LogFn;
+  pollMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Requests a node client certificate with `client`'s credentials (the bootstrap token,
+ * or the current certificate when rotating), waits for it, writes
+ * `<cert-dir>/kubelet-client-<time>.pem` (certificate and key, 0600) and points
+ * `kubelet-client-current.pem` at it. Answers the path of the current-certificate link.
+ */
+export async function requestClientCertificate(client: HttpsObjectClient, o: CertificateRequestOptions): Promise<string> {
+  const keyPath = join(o.certDir, "kubelet-client.key.tmp");
+  const key = await pendingKey(keyPath);
+  const user = `${NODE_USER_PREFIX}${o.nodeName}`;
+  const groups = [NODES_GROUP];
+  const request = await certificateRequestPem(key, user, groups);
+  const name = csrName(key.publicKeyPem, user, groups, CLIENT_USAGES);
+  const csrs: ResourceRef = { group: o.profile.group("certificates"), version: "v1", resource: "certificatesigningrequests" };
+  try {
+    await client.create(csrs, {
+      apiVersion: `${csrs.group}/v1`,
+      kind: "CertificateSigningRequest",
+      metadata: { name },
+      spec: { request: Buffer.from(request).toString("base64"), signerName: kubeletClientSigner(o.profile), usages: [...CLIENT_USAGES] },
+    });
+    o.log("info", "certificate signing request created", { csr: name, signerName: kubeletClientSigner(o.profile) });
+  } catch (err) {
+    if (!isStatusError(err, "AlreadyExists")) throw err;
+  }
+  const certPem = await waitForCertificate(client, csrs, name, o);
+  const pemPath = join(o.certDir, `kubelet-client-${stamp(new Date())}.pem`);
+  await writeFile(pemPath, `${certPem.trim()}\n${key.keyPem}`, { mode: 0o600 });
+  await chmod(pemPath, 0o600);
+  const current = currentClientCertPath(o.certDir);
+  const link = `${current}.tmp-${process.pid}`;
+  await unlink(link).catch(() => undefined);
+  await symlink(pemPath, link);
+  await rename(link, current);
+  await unlink(keyPath).catch(() => undefined);
+  o.log("info", "client certificate written", { path: pemPath });
+  return current;
+}
+
 /** Gets a client certificate with the bootstrap credential and writes `--kubeconfig`. */
 export async function tlsBootstrap(o: TlsBootstrapOptions): Promise<void> {
   const bootstrap = loadKubeconfig(o.bootstrapKubeconfigPath);
   const client = new HttpsObjectClient(bootstrap);
   try {
-    const keyPath = join(o.certDir, "kubelet-client.key.tmp");
-    const key = await pendingKey(keyPath);
-    const user = `${NODE_USER_PREFIX}${o.nodeName}`;
-    const groups = [NODES_GROUP];
-    const request = await certificateRequestPem(key, user, groups);
-    const name = csrName(key.publicKeyPem, user, groups, CLIENT_USAGES);
-    const csrs: ResourceRef = { group: o.profile.group("certificates"), version: "v1", resource: "certificatesigningrequests" };
-    try {
-      await client.create(csrs, {
-        apiVersion: `${csrs.group}/v1`,
-        kind: "CertificateSigningRequest",
-        metadata: { name },
-        spec: { request: Buffer.from(request).toString("base64"), signerName: kubeletClientSigner(o.profile), usages: [...CLIENT_USAGES] },
-      });
-      o.log("info", "certificate signing request created", { csr: name, signerName: kubeletClientSigner(o.profile) });
-    } catch (err) {
-      if (!isStatusError(err, "AlreadyExists")) throw err;
-    }
-    const certPem = await waitForCertificate(client, csrs, name, o);
-    const pemPath = join(o.certDir, `kubelet-client-${stamp(new Date())}.pem`);
-    await writeFile(pemPath, `${certPem.trim()}\n${key.keyPem}`, { mode: 0o600 });
-    await chmod(pemPath, 0o600);
-    const current = currentClientCertPath(o.certDir);
-    await unlink(current).catch(() => undefined);
-    await symlink(pemPath, current);
-    await unlink(keyPath).catch(() => undefined);
+    const current = await requestClientCertificate(client, o);
     const kubeconfig = {
       apiVersion: "v1",
       kind: "Config",
@@ -134,7 +157,7 @@ export async function tlsBootstrap(o: TlsBootstrapOptions): Promise<void> {
     const tmp = `${o.kubeconfigPath}.tmp-${process.pid}`;
     await writeFile(tmp, stringify(kubeconfig), { mode: 0o600 });
     await rename(tmp, o.kubeconfigPath);
-    o.log("info", "client certificate written", { path: pemPath, kubeconfig: o.kubeconfigPath });
+    o.log("info", "client configuration written", { kubeconfig: o.kubeconfigPath });
   } finally {
     client.close();
   }
