@@ -17,6 +17,7 @@ import type { ObjectClient, PathGetter } from "../../shared/client/object-client
 import type { LogFn } from "../../shared/observability/logger.ts";
 import { getProfile, type PlatformProfile } from "../../shared/platform/index.ts";
 import type { Controller, ControllerContext, ControllerSettings } from "./context.ts";
+import type { ClientFor } from "./credentials.ts";
 import { GarbageCollector } from "./garbagecollector/collector.ts";
 import type { ControllerManagerMetrics } from "./metrics.ts";
 import { NamespaceController } from "./namespace/controller.ts";
@@ -79,6 +80,8 @@ export interface RunControllersOptions {
   log?: LogFn;
   /** Aborting stops whatever was started and makes a pending `runControllers` reject. */
   signal?: AbortSignal;
+  /** `--use-service-account-credentials`: the client each controller writes with (default `client`). */
+  clientFor?: ClientFor;
 }
 
 export interface RunningControllers {
@@ -124,20 +127,21 @@ export async function runControllers(client: ObjectClient & PathGetter, options:
     identity: options.identity ?? `pid-${process.pid}`,
     log,
   };
+  const clientFor: ClientFor = options.clientFor ?? (() => Promise.resolve(client));
   try {
     checkAborted();
     // Each controller is recorded before its start, so an abort can stop a start that waits on the API.
     if (names.has("namespace-controller")) {
-      running.namespaceController = new NamespaceController(client, { finalizer: options.namespaceFinalizer, workers: options.concurrentNamespaceSyncs, log: options.log, metrics: options.metrics?.queue("namespace") });
+      running.namespaceController = new NamespaceController(await clientFor("namespace-controller"), { finalizer: options.namespaceFinalizer, workers: options.concurrentNamespaceSyncs, log: options.log, metrics: options.metrics?.queue("namespace") });
       await running.namespaceController.start();
       checkAborted();
     }
     if (names.has("garbage-collector-controller")) {
-      running.garbageCollector = new GarbageCollector(client, { workers: options.concurrentGcSyncs, log: options.log, metrics: options.metrics?.queue("garbage_collector_attempt_to_delete") });
+      running.garbageCollector = new GarbageCollector(await clientFor("generic-garbage-collector"), { workers: options.concurrentGcSyncs, log: options.log, metrics: options.metrics?.queue("garbage_collector_attempt_to_delete") });
       await running.garbageCollector.start();
       checkAborted();
     }
-    for (const entry of CONTROLLER_TABLE) if (names.has(entry.name)) started.push(entry.start(ctx));
+    for (const entry of CONTROLLER_TABLE) if (names.has(entry.name)) started.push(entry.start({ ...ctx, client: await clientFor(entry.clientName) }));
     await informers.start();
     checkAborted();
     for (const c of started) c.run();

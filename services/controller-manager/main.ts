@@ -18,6 +18,7 @@ import { LeaderElector } from "../../shared/client/leader-election.ts";
 import { createLogger, logTo } from "../../shared/observability/logger.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { ControllerSelectionError, runControllers, selectControllers, type RunningControllers } from "./controllers.ts";
+import { ServiceAccountCredentials } from "./credentials.ts";
 import { ControllerManagerMetrics } from "./metrics.ts";
 import { CONTROLLER_MANAGER_FLAGS, controllerSettings, defaultLeaseName, leaderElectionSettings, servingSettings, validateFlags } from "./options.ts";
 import { startHealthServer, type HealthServer } from "./server/health-server.ts";
@@ -125,8 +126,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     process.stdout.write(`controller manager serving health and metrics on ${health.url}\n`);
   }
 
+  const credentials = flags["use-service-account-credentials"] ? new ServiceAccountCredentials(client, profile, logFn) : undefined;
   const startControllers = async () => {
     running = await runControllers(client, {
+      clientFor: credentials?.clientFor,
       controllers: flags.controllers as string[],
       namespaceFinalizer: profile.namespaceFinalizer,
       profile,
@@ -149,6 +152,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     void (async () => {
       await elector?.release();
       await health?.close();
+      credentials?.close();
       client.close();
       process.exit(0);
     })();

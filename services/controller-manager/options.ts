@@ -42,6 +42,7 @@ export const CONTROLLER_MANAGER_FLAGS: Record<string, FlagSpec> = {
   "node-monitor-grace-period": { kind: "duration", default: 50_000, help: "Amount of time which we allow running Node to be unresponsive before marking it unhealthy." },
   "node-monitor-period": { kind: "duration", default: 5_000, help: "The period for syncing NodeStatus in cloud-node-lifecycle-controller." },
   "resource-quota-sync-period": { kind: "duration", default: 300_000, help: "The period for syncing quota usage status in the system" },
+  "use-service-account-credentials": { kind: "boolean", default: false, help: "If true, use individual service account credentials for each controller." },
   profile: { kind: "string", default: "plat", help: "Naming profile of the platform: plat or kubernetes" },
   help: { kind: "boolean", help: "Print the flags and exit" },
 };

@@ -19,20 +19,22 @@ export interface ControllerEntry {
   name: string;
   alias: string;
   enabledByDefault: boolean;
+  /** The service account it writes as under --use-service-account-credentials (the platform's). */
+  clientName: string;
   start(ctx: ControllerContext): Controller;
 }
 
 export const CONTROLLER_TABLE = [
-  { name: "serviceaccount-controller", alias: "serviceaccount", enabledByDefault: true, start: startServiceAccountController },
-  { name: "root-ca-certificate-publisher-controller", alias: "root-ca-cert-publisher", enabledByDefault: true, start: startRootCaPublisher },
-  { name: "bootstrap-signer-controller", alias: "bootstrapsigner", enabledByDefault: false, start: startBootstrapSigner },
-  { name: "token-cleaner-controller", alias: "tokencleaner", enabledByDefault: false, start: startTokenCleaner },
-  { name: "certificatesigningrequest-approving-controller", alias: "csrapproving", enabledByDefault: true, start: startCsrApprovingController },
-  { name: "certificatesigningrequest-signing-controller", alias: "csrsigning", enabledByDefault: true, start: startCsrSigningController },
-  { name: "certificatesigningrequest-cleaner-controller", alias: "csrcleaner", enabledByDefault: true, start: startCsrCleanerController },
-  { name: "node-lifecycle-controller", alias: "nodelifecycle", enabledByDefault: true, start: startNodeLifecycleController },
-  { name: "resourcequota-controller", alias: "resourcequota", enabledByDefault: true, start: startResourceQuotaController },
-  { name: "disruption-controller", alias: "disruption", enabledByDefault: true, start: startDisruptionController },
+  { name: "serviceaccount-controller", clientName: "service-account-controller", alias: "serviceaccount", enabledByDefault: true, start: startServiceAccountController },
+  { name: "root-ca-certificate-publisher-controller", clientName: "root-ca-cert-publisher", alias: "root-ca-cert-publisher", enabledByDefault: true, start: startRootCaPublisher },
+  { name: "bootstrap-signer-controller", clientName: "bootstrap-signer", alias: "bootstrapsigner", enabledByDefault: false, start: startBootstrapSigner },
+  { name: "token-cleaner-controller", clientName: "token-cleaner", alias: "tokencleaner", enabledByDefault: false, start: startTokenCleaner },
+  { name: "certificatesigningrequest-approving-controller", clientName: "certificate-controller", alias: "csrapproving", enabledByDefault: true, start: startCsrApprovingController },
+  { name: "certificatesigningrequest-signing-controller", clientName: "certificate-controller", alias: "csrsigning", enabledByDefault: true, start: startCsrSigningController },
+  { name: "certificatesigningrequest-cleaner-controller", clientName: "certificate-controller", alias: "csrcleaner", enabledByDefault: true, start: startCsrCleanerController },
+  { name: "node-lifecycle-controller", clientName: "node-controller", alias: "nodelifecycle", enabledByDefault: true, start: startNodeLifecycleController },
+  { name: "resourcequota-controller", clientName: "resourcequota-controller", alias: "resourcequota", enabledByDefault: true, start: startResourceQuotaController },
+  { name: "disruption-controller", clientName: "disruption-controller", alias: "disruption", enabledByDefault: true, start: startDisruptionController },
 ] as const satisfies readonly ControllerEntry[];
 
 export type InformerControllerName = (typeof CONTROLLER_TABLE)[number]["name"];
