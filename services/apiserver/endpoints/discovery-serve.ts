@@ -18,6 +18,7 @@ import { AGGREGATED_KIND, aggregatedItems, aggregatedList, type DiscoveryRoot, t
 import { aggregatedContentType, chooseDiscovery, type AggregatedChoice } from "./discovery-negotiation.ts";
 import { encodeText } from "./encode.ts";
 import type { NonResourceHandler } from "./non-resource.ts";
+import { prettyParam } from "./query-bool.ts";
 
 interface Document {
   items: GroupDiscovery[];
@@ -66,7 +67,7 @@ export function discoveryRootHandler(catalog: Catalog, root: DiscoveryRoot, plai
   return (req, url, info, user) => {
     const choice = chooseDiscovery(req.headers.get("accept"), catalog.profile);
     if (!choice.aggregated) return plain(req, url, info, user);
-    if (url.searchParams.get("pretty") === "true") choice.pretty = true;
+    if (prettyParam(url.searchParams)) choice.pretty = true;
     const d = load();
     const headers = new Headers({ etag: d.etag, vary: "Accept", "cache-control": "public" });
     if (ifNoneMatchHits(req.headers.get("if-none-match"), d.etag)) return new Response(null, { status: 304, headers });

@@ -6,6 +6,7 @@ import { methodNotAllowed, notFound, statusError } from "../../../shared/api/sta
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { Catalog } from "../registry/catalog.ts";
 import { negotiateOutput } from "./negotiation.ts";
+import { prettyParam } from "./query-bool.ts";
 import type { RequestInfo } from "./request-info.ts";
 import { handleDelete, handleDeleteCollection } from "./handlers/delete.ts";
 import { handlePatch } from "./handlers/patch.ts";
@@ -64,7 +65,7 @@ export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, r
     conversion: reads && !info.subresource ? { table: true, partialObjectMetadata: true } : undefined,
   });
   const query = url.searchParams;
-  const pretty = query.get("pretty") === "true" || query.get("pretty") === "1";
+  const pretty = prettyParam(query);
   const scope: RequestScope = {
     request: req,
     query,

@@ -7,6 +7,7 @@
 import { badRequest, invalid } from "../../../shared/api/status.ts";
 import type { FieldError } from "../../../shared/schema/types.ts";
 import type { ResourceVersionMatch } from "../storage/interface.ts";
+import { queryBool } from "./query-bool.ts";
 
 export interface ListQuery {
   watch: boolean;
@@ -23,11 +24,9 @@ export interface ListQuery {
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** A boolean option field (see query-bool.ts): absent is undefined, `0`/`false` false, anything else true. */
 export function parseBool(v: string | null): boolean | undefined {
-  if (v === null) return undefined;
-  if (v === "" || v === "true" || v === "1") return true;
-  if (v === "false" || v === "0") return false;
-  throw badRequest(`invalid boolean value: "${v}"`);
+  return queryBool(v);
 }
 
 function parseNonNegativeInt(name: string, v: string | null): number | undefined {
@@ -68,7 +67,7 @@ export function parseListQuery(q: URLSearchParams, isWatch: boolean, metaGroup: 
     if (out.resourceVersionMatch !== "Exact" && out.resourceVersionMatch !== "NotOlderThan") {
       errors.push({ type: "FieldValueNotSupported", field: "resourceVersionMatch", value: rvm, message: 'supported values: "Exact", "NotOlderThan", ""' });
     } else if (isWatch) {
-      if (!out.sendInitialEvents) errors.push({ type: "FieldValueForbidden", field: "resourceVersionMatch", message: "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" });
+      if (out.sendInitialEvents === undefined) errors.push({ type: "FieldValueForbidden", field: "resourceVersionMatch", message: "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" });
       else if (out.resourceVersionMatch !== "NotOlderThan") errors.push({ type: "FieldValueForbidden", field: "resourceVersionMatch", message: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" });
     } else if (rv === "") {
       errors.push({ type: "FieldValueForbidden", field: "resourceVersionMatch", message: "resourceVersionMatch is forbidden unless resourceVersion is provided" });

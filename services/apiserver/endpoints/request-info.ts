@@ -17,6 +17,7 @@
 import { parseFieldSelector, parseLabelSelector } from "../../../shared/api/selectors.ts";
 import { internalError } from "../../../shared/api/status.ts";
 import { isPathSegmentName } from "../../../shared/schema/formats.ts";
+import { queryBool } from "./query-bool.ts";
 
 export type ApiPrefix = "" | "api" | "apis";
 
@@ -102,11 +103,6 @@ function splitTarget(target: string | URL): { pathname: string; search: string }
   return q >= 0 ? { pathname: t.slice(0, q), search: t.slice(q) } : { pathname: t, search: "" };
 }
 
-/** A query flag as the platform decodes booleans: anything but `0` and `false` (any case) is true. */
-function queryBool(value: string): boolean {
-  return !(value === "0" || value.toLowerCase() === "false");
-}
-
 /** The name a list or watch targets through `fieldSelector=metadata.name=<name>`, if the selector parses. */
 function nameFromSelectors(query: URLSearchParams): string | undefined {
   try {
@@ -187,7 +183,7 @@ export function parseRequestInfo(method: string, target: string | URL, query?: U
 
   if (info.name === "" && info.verb === "get") {
     const watch = params.getAll("watch");
-    info.verb = watch.length > 0 && queryBool(watch[0]) ? "watch" : "list";
+    info.verb = watch.length > 0 && queryBool(watch[0]) === true ? "watch" : "list";
     const name = nameFromSelectors(params);
     if (name !== undefined) info.name = name;
   }

@@ -6,10 +6,11 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions, hasGroup } from "
 import { discoveryRootHandler } from "./discovery-serve.ts";
 import { jsonResponse } from "./encode.ts";
 import type { NonResourceHandler, NonResourceRoutes } from "./non-resource.ts";
+import { prettyParam } from "./query-bool.ts";
 import { versionInfo } from "./version.ts";
 
 function pretty(url: URL): boolean {
-  return url.searchParams.get("pretty") === "true";
+  return prettyParam(url.searchParams);
 }
 
 export function discoveryRoutes(
