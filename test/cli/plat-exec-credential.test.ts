@@ -1,5 +1,5 @@
 /**
- * The exec credential plugin against a real replica (static tokens and client
+ * The exec credential plugin against a real replica in both profiles (static tokens and client
  * certificates of the test CA): real plugin scripts written to a temporary directory,
  * named relative to the configuration file, given args, env and the ExecCredential in
  * the profile's variable (spec.interactive, spec.cluster with provideClusterInfo);
@@ -72,28 +72,28 @@ async function whoami(c: HttpsObjectClient): Promise<string> {
   return r.status.userInfo.username;
 }
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "plat-exec-"));
-  mkdirSync(join(dir, "plugins"));
-  // Client certificates come from a CA of the test's own, trusted through --client-ca-file.
-  const clientCa = await createCA();
-  certA = await createClientCert(clientCa, { user: "cert-a", groups: ["system:masters"] });
-  certB = await createClientCert(clientCa, { user: "cert-b", groups: ["system:masters"] });
-  const authentication = defaultAuthenticationOptions();
-  writeFileSync(join(dir, "tokens.csv"), `${GOOD},exec-user,1,system:masters\n`);
-  writeFileSync(join(dir, "client-ca.crt"), clientCa.certPem);
-  authentication.tokenAuthFile = join(dir, "tokens.csv");
-  authentication.clientCaFile = join(dir, "client-ca.crt");
-  api = await startTestApiserver({ security: { authentication, authorization: { modes: ["RBAC"] } } });
-});
+describe.each(["plat", "kubernetes"] as const)("exec credential plugin (%s profile)", (profileId) => {
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "plat-exec-"));
+    mkdirSync(join(dir, "plugins"));
+    // Client certificates come from a CA of the test's own, trusted through --client-ca-file.
+    const clientCa = await createCA();
+    certA = await createClientCert(clientCa, { user: "cert-a", groups: ["system:masters"] });
+    certB = await createClientCert(clientCa, { user: "cert-b", groups: ["system:masters"] });
+    const authentication = defaultAuthenticationOptions();
+    writeFileSync(join(dir, "tokens.csv"), `${GOOD},exec-user,1,system:masters\n`);
+    writeFileSync(join(dir, "client-ca.crt"), clientCa.certPem);
+    authentication.tokenAuthFile = join(dir, "tokens.csv");
+    authentication.clientCaFile = join(dir, "client-ca.crt");
+    api = await startTestApiserver({ profileId, security: { authentication, authorization: { modes: ["RBAC"] } } });
+  });
 
-afterAll(async () => {
-  for (const c of clients) c.close();
-  await api?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+  afterAll(async () => {
+    for (const c of clients.splice(0)) c.close();
+    await api?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
 
-describe("exec credential plugin", () => {
   it("runs a command relative to the configuration file with args, env and cluster info, once for many requests", async () => {
     plugin("token.js", `log({ args: process.argv.slice(2), env: process.env.PLUGIN_MODE, info }); out({ token: ${JSON.stringify(GOOD)} });`);
     const b64ca = Buffer.from(api.ca).toString("base64");
