@@ -74,8 +74,10 @@ function readBody(res: import("node:http").IncomingMessage): Promise<string> {
 
 export class Aggregator implements AggregatedGroups {
   generation = 0;
-  private readonly informer: Informer;
-  private readonly registry: Registry;
+  // Unset when the catalog serves no APIServices (a replica built with a reduced kind list): the aggregator is then inert.
+  private readonly informer!: Informer;
+  private readonly registry!: Registry;
+  private readonly enabled: boolean;
   private readonly backend: BackendClient;
   private readonly resolve: EndpointResolver;
   private readonly byGroupVersion = new Map<string, ApiServiceInfo>();
@@ -92,11 +94,12 @@ export class Aggregator implements AggregatedGroups {
     private readonly opts: AggregatorOptions = {},
   ) {
     const served = catalog.lookup(catalog.profile.group("apiregistration"), "v1", "apiservices");
-    if (!served) throw new Error("the catalog does not serve APIServices");
-    this.registry = served.registry;
-    this.informer = new Informer(served.registry, (msg, fields) => opts.log?.("warn", msg, fields));
     this.backend = new BackendClient(opts.proxyClientCert, opts.headers ?? DEFAULT_FRONT_PROXY_HEADERS);
     this.resolve = endpointResolver(catalog.profile, catalogObjectAccess(() => catalog));
+    this.enabled = !!served;
+    if (!served) return;
+    this.registry = served.registry;
+    this.informer = new Informer(served.registry, (msg, fields) => opts.log?.("warn", msg, fields));
     this.informer.onChange((ev) => {
       this.refresh();
       if (ev.type === "SYNC") for (const obj of this.informer.items.values()) void this.check(obj);
@@ -106,6 +109,7 @@ export class Aggregator implements AggregatedGroups {
   }
 
   async start(): Promise<void> {
+    if (!this.enabled) return;
     await this.informer.start();
     const created = await this.registerLocal();
     this.refresh();
@@ -122,7 +126,7 @@ export class Aggregator implements AggregatedGroups {
   stop(): void {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    this.informer.stop();
+    if (this.enabled) this.informer.stop();
     this.backend.close();
   }
 
