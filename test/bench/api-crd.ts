@@ -1,7 +1,9 @@
 /**
- * Custom resources in `npm run bench -- api` (figures from one run; compare ratios):
+ * `npm run bench -- crd` (figures from one run; compare ratios):
  * - create, get and list of custom resources vs ConfigMaps carrying the same payload,
- *   alternating 2-second rounds so both kinds see the same machine load (goal ≥ 0.8×);
+ *   in interleaved 2-second rounds so both kinds see the same machine load, min/median/max
+ *   of the per-round ratios (goal ≥ 0.8×); both sides are served by the same in-process
+ *   replica with the clients in this process, so the ratio compares the two kinds' paths;
  * - the time from a CRD create on one replica to the first successful custom resource
  *   create on a second replica over the same store (served through its watch cache).
  */
@@ -11,6 +13,7 @@ import { startReplica } from "../../services/apiserver/server/replica.ts";
 import { startTestApiserver } from "../support/apiserver.ts";
 import { CRD_GROUP, crdPath, cronTabCrd, waitServed } from "../support/crd-fixtures.ts";
 import { HttpsClient } from "../support/https-client.ts";
+import { RatioTable, interleave } from "./harness.ts";
 
 const ROUND_MS = 2000;
 const ROUNDS = 3;
@@ -33,15 +36,14 @@ async function rate(durationMs: number, concurrency: number, op: (i: number) => 
   return done / (durationMs / 1000);
 }
 
-/** Alternating rounds of `a` and `b`; the mean rates. */
-async function paired(a: (i: number) => Promise<void>, b: (i: number) => Promise<void>, concurrency: number): Promise<[number, number]> {
-  let ra = 0;
-  let rb = 0;
-  for (let r = 0; r < ROUNDS; r++) {
-    ra += await rate(ROUND_MS, concurrency, a);
-    rb += await rate(ROUND_MS, concurrency, b);
-  }
-  return [ra / ROUNDS, rb / ROUNDS];
+/** Interleaved rounds of `a` and `b` (req/s each round), added to the table. */
+async function paired(table: RatioTable, key: string, label: string, a: (i: number) => Promise<void>, b: (i: number) => Promise<void>, concurrency: number): Promise<void> {
+  const res = await interleave(
+    ROUNDS,
+    () => rate(ROUND_MS, concurrency, a),
+    () => rate(ROUND_MS, concurrency, b),
+  );
+  table.add({ key, label: `${label} req/s, ${concurrency} clients`, aName: "custom resource", bName: "ConfigMap", a: res.a, b: res.b, unit: "req/s", better: "higher" });
 }
 
 async function must(res: Promise<{ status: number; text: string }>, status: number): Promise<void> {
@@ -81,29 +83,14 @@ export async function benchCustomResources(): Promise<Record<string, number>> {
     const cms = "/api/v1/namespaces/default/configmaps";
     const cr = (name: string) => ({ apiVersion: `${CRD_GROUP}/v1`, kind: "CronTab", metadata: { name }, spec: { image: PAYLOAD } });
     const cm = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { image: PAYLOAD } });
-    const [crCreate, cmCreate] = await paired(
-      (i) => must(api.admin.post(crs, cr(`c-${i}`)), 201),
-      (i) => must(api.admin.post(cms, cm(`c-${i}`)), 201),
-      16,
-    );
-    Object.assign(out, { cr_create_rps: crCreate, cm_create_rps: cmCreate, cr_create_ratio: crCreate / cmCreate });
+    const table = new RatioTable("custom resources vs ConfigMaps (clients in the server's process)");
+    await paired(table, "create", "create", (i) => must(api.admin.post(crs, cr(`c-${i}`)), 201), (i) => must(api.admin.post(cms, cm(`c-${i}`)), 201), 16);
     await must(api.admin.post(crs, cr("get-me")), 201);
     await must(api.admin.post(cms, cm("get-me")), 201);
-    const [crGet, cmGet] = await paired(
-      () => must(api.admin.get(`${crs}/get-me`), 200),
-      () => must(api.admin.get(`${cms}/get-me`), 200),
-      32,
-    );
-    Object.assign(out, { cr_get_rps: crGet, cm_get_rps: cmGet, cr_get_ratio: crGet / cmGet });
-    const [crList, cmList] = await paired(
-      () => must(api.admin.get(`${crs}?limit=100`), 200),
-      () => must(api.admin.get(`${cms}?limit=100`), 200),
-      8,
-    );
-    Object.assign(out, { cr_list_rps: crList, cm_list_rps: cmList, cr_list_ratio: crList / cmList });
-    for (const op of ["create", "get", "list"]) {
-      process.stdout.write(`custom resources vs ConfigMaps, ${op}: ${out[`cr_${op}_rps`].toFixed(0)} vs ${out[`cm_${op}_rps`].toFixed(0)} req/s (${out[`cr_${op}_ratio`].toFixed(2)}×)\n`);
-    }
+    await paired(table, "get", "GET", () => must(api.admin.get(`${crs}/get-me`), 200), () => must(api.admin.get(`${cms}/get-me`), 200), 32);
+    await paired(table, "list", "LIST limit=100", () => must(api.admin.get(`${crs}?limit=100`), 200), () => must(api.admin.get(`${cms}?limit=100`), 200), 8);
+    process.stdout.write(table.render());
+    Object.assign(out, table.figures());
   } finally {
     admin2.close();
     await second.close();
