@@ -193,11 +193,11 @@ export function registerAuthz(env: Environment): Environment {
  * evaluation runs again (at most `maxRounds` times; checks still pending then
  * keep their "no opinion" answer).
  */
-export async function evaluateWithAuthorizer<T>(session: AuthzSession, evaluate: () => T, authorize: (q: AuthzQuery) => Promise<AuthzAnswer>, maxRounds = 8): Promise<T> {
-  let result = evaluate();
+export async function evaluateWithAuthorizer<T>(session: AuthzSession, evaluate: () => T | Promise<T>, authorize: (q: AuthzQuery) => Promise<AuthzAnswer>, maxRounds = 8): Promise<T> {
+  let result = await evaluate();
   for (let round = 1; round < maxRounds && session.pending.length > 0; round++) {
     await session.resolve(authorize);
-    result = evaluate();
+    result = await evaluate();
   }
   return result;
 }

@@ -15,40 +15,18 @@
  */
 import { builtinKinds } from "../../../../shared/api/groups/index.ts";
 import { forbiddenWithReason, statusError } from "../../../../shared/api/status.ts";
-import { AuthzSession, newAuthorizer, type AuthzAnswer, type AuthzQuery } from "../../../../shared/cel/index.ts";
+import { AuthzSession, evaluateWithAuthorizer, newAuthorizer } from "../../../../shared/cel/index.ts";
 import type { Schema } from "../../../../shared/schema/types.ts";
-import { isObject, type JsonObject } from "../../storage/object.ts";
+import type { JsonObject } from "../../storage/object.ts";
 import type { AdmissionPlugin, Attributes, PluginContext } from "../interfaces.ts";
 import { conditionRequest, isExempt, type MatchDeps } from "../webhooks/matching.ts";
 import { compileMutatingPolicy, type CompiledMutatingPolicy } from "./mutating-compile.ts";
 import { mutate } from "./mutating-evaluate.ts";
-import { compiledMatch, matchResources, type CompiledMatch } from "./match.ts";
+import { matchResources } from "./match.ts";
 import { resolveParams } from "./params.ts";
+import { bindingBase, policyAuthorizer, watchPolicies, type BindingBase } from "./sources.ts";
 
 export const MUTATING_ADMISSION_POLICY = "MutatingAdmissionPolicy";
-
-interface Binding {
-  name: string;
-  policyName: string;
-  paramRef?: JsonObject;
-  match?: CompiledMatch;
-}
-
-const nameOf = (o: JsonObject): string => String((o.metadata as { name?: unknown } | undefined)?.name ?? "");
-const generationOf = (o: JsonObject): string => {
-  const m = o.metadata as { generation?: unknown; uid?: unknown } | undefined;
-  return `${String(m?.uid ?? "")}/${String(m?.generation ?? "")}`;
-};
-
-function bindingOf(o: JsonObject): Binding {
-  const spec = isObject(o.spec) ? o.spec : {};
-  return {
-    name: nameOf(o),
-    policyName: typeof spec.policyName === "string" ? spec.policyName : "",
-    ...(isObject(spec.paramRef) ? { paramRef: spec.paramRef } : {}),
-    ...(isObject(spec.matchResources) ? { match: compiledMatch(spec.matchResources) } : {}),
-  };
-}
 
 function rejection(a: Attributes, policy: string, binding: string, message: string): Error {
   const text = `policy '${policy}' with binding '${binding}' denied request: ${message}`;
@@ -57,34 +35,13 @@ function rejection(a: Attributes, policy: string, binding: string, message: stri
 }
 
 export function mutatingAdmissionPolicyPlugin(ctx: PluginContext): AdmissionPlugin {
-  const group = ctx.profile.group("admissionregistration");
-  const compiled = new Map<string, { generation: string; policy: CompiledMutatingPolicy }>();
-  let policies = new Map<string, CompiledMutatingPolicy>();
-  let bindings: Binding[] = [];
-  const policyWatch = ctx.objects.watchList(group, "mutatingadmissionpolicies", (items) => {
-    const next = new Map<string, CompiledMutatingPolicy>();
-    for (const o of items) {
-      const seen = compiled.get(nameOf(o));
-      const policy = seen && seen.generation === generationOf(o) ? seen.policy : compileMutatingPolicy(o);
-      compiled.set(nameOf(o), { generation: generationOf(o), policy });
-      next.set(nameOf(o), policy);
-    }
-    for (const name of compiled.keys()) if (!next.has(name)) compiled.delete(name);
-    policies = next;
-  });
-  const bindingWatch = ctx.objects.watchList(group, "mutatingadmissionpolicybindings", (items) => {
-    bindings = items.map(bindingOf).sort((x, y) => x.name.localeCompare(y.name));
-  });
+  const sources = watchPolicies(ctx, { policies: "mutatingadmissionpolicies", bindings: "mutatingadmissionpolicybindings" }, compileMutatingPolicy, bindingBase);
   const deps: MatchDeps = { profile: ctx.profile, objects: ctx.objects };
   const schemas = new Map(builtinKinds(ctx.profile).map((d) => [`${ctx.profile.group(d.group)}/${d.version}/${d.kind}`, d.schema] as const));
-  const authorize = async (q: AuthzQuery): Promise<AuthzAnswer> => {
-    const { verb, isResourceRequest, path, group: g, version, resource, subresource, namespace, name } = q;
-    if (ctx.authorizeDecision) return ctx.authorizeDecision(q.user, { verb, isResourceRequest, path, group: g, version, resource, subresource, namespace, name });
-    return (await ctx.authorize(q.user, { verb, group: g, version, resource, subresource, namespace, name })) ? { decision: "Allow", reason: "" } : { decision: "NoOpinion", reason: "" };
-  };
+  const authorize = policyAuthorizer(ctx);
 
   /** The object after one binding and the errors met (the failure policy decides about them). */
-  async function apply(policy: CompiledMutatingPolicy, b: Binding, a: Attributes, object: JsonObject, schema: Schema | undefined): Promise<{ object: JsonObject; errors: string[] }> {
+  async function apply(policy: CompiledMutatingPolicy, b: BindingBase, a: Attributes, object: JsonObject, schema: Schema | undefined): Promise<{ object: JsonObject; errors: string[] }> {
     try {
       if (!(await matchResources(policy.match, a, deps, true))) return { object, errors: [] };
       if (b.match && !(await matchResources(b.match, a, deps, false))) return { object, errors: [] };
@@ -105,14 +62,11 @@ export function mutatingAdmissionPolicyPlugin(ctx: PluginContext): AdmissionPlug
     let current = object;
     const errors: string[] = [];
     for (const p of params) {
-      // Authorizer checks are answered between rounds; mutations are pure, so a round is simply redone.
+      // Authorizer checks are answered between rounds; a mutation round is pure, so it is simply redone.
       const session = new AuthzSession();
       const authorizer = newAuthorizer(session, a.userInfo, { group: r.group, version: r.version, resource: r.resource, subresource: a.subresource, namespace: a.namespace, name: a.name });
-      let result = await mutate(policy, { object: current, oldObject: a.oldObject, request, params: p, namespaceObject, authorizer }, schema);
-      for (let round = 1; round < 8 && session.pending.length > 0; round++) {
-        await session.resolve(authorize);
-        result = await mutate(policy, { object: current, oldObject: a.oldObject, request, params: p, namespaceObject, authorizer }, schema);
-      }
+      const input = { object: current, oldObject: a.oldObject, request, params: p, namespaceObject, authorizer };
+      const result = await evaluateWithAuthorizer(session, () => mutate(policy, input, schema), authorize);
       errors.push(...result.errors);
       current = result.object;
     }
@@ -122,12 +76,11 @@ export function mutatingAdmissionPolicyPlugin(ctx: PluginContext): AdmissionPlug
   return {
     name: MUTATING_ADMISSION_POLICY,
     handles: (op) => op === "CREATE" || op === "UPDATE" || op === "CONNECT",
-    close: () => {
-      policyWatch.stop();
-      bindingWatch.stop();
-    },
+    close: () => sources.stop(),
     async admit(a) {
-      await Promise.all([policyWatch.synced, bindingWatch.synced]);
+      await sources.synced;
+      const bindings = sources.bindings();
+      const policies = sources.policies();
       if (bindings.length === 0 || !a.object || isExempt(ctx.profile, a)) return;
       const round = a.reinvocation?.round ?? 0;
       const schema = schemas.get(`${a.kind.group}/${a.kind.version}/${a.kind.kind}`);

@@ -15,23 +15,20 @@
  * (checks are answered between evaluation rounds: shared/cel's evaluateWithAuthorizer).
  */
 import { forbiddenWithReason, statusError, type StatusReason } from "../../../../shared/api/status.ts";
-import { AuthzSession, evaluateWithAuthorizer, newAuthorizer, type AuthzAnswer, type AuthzQuery } from "../../../../shared/cel/index.ts";
+import { AuthzSession, evaluateWithAuthorizer, newAuthorizer } from "../../../../shared/cel/index.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
 import type { AdmissionPlugin, Attributes, PluginContext } from "../interfaces.ts";
 import { conditionRequest, isExempt, type Equivalence, type MatchDeps } from "../webhooks/matching.ts";
 import { compilePolicy, type CompiledPolicy } from "./compile.ts";
 import { evaluatePolicy, type Decision, type PolicyResult } from "./evaluate.ts";
-import { compiledMatch, matchResources, type CompiledMatch } from "./match.ts";
+import { matchResources } from "./match.ts";
 import { resolveParams } from "./params.ts";
+import { bindingBase, policyAuthorizer, watchPolicies, type BindingBase } from "./sources.ts";
 import { recordObserved } from "./status.ts";
 
 export const VALIDATING_ADMISSION_POLICY = "ValidatingAdmissionPolicy";
 
-interface Binding {
-  name: string;
-  policyName: string;
-  paramRef?: JsonObject;
-  match?: CompiledMatch;
+interface Binding extends BindingBase {
   actions: string[];
 }
 
@@ -40,25 +37,9 @@ interface Denied extends Decision {
   binding: string;
 }
 
-function nameOf(o: JsonObject): string {
-  return String((o.metadata as { name?: unknown } | undefined)?.name ?? "");
-}
-
-/** Programs are compiled once per generation (status writes do not recompile). */
-function generationOf(o: JsonObject): string {
-  const m = o.metadata as { generation?: unknown; uid?: unknown } | undefined;
-  return `${String(m?.uid ?? "")}/${String(m?.generation ?? "")}`;
-}
-
 function bindingOf(o: JsonObject): Binding {
   const spec = isObject(o.spec) ? o.spec : {};
-  return {
-    name: nameOf(o),
-    policyName: typeof spec.policyName === "string" ? spec.policyName : "",
-    ...(isObject(spec.paramRef) ? { paramRef: spec.paramRef } : {}),
-    ...(isObject(spec.matchResources) ? { match: compiledMatch(spec.matchResources) } : {}),
-    actions: Array.isArray(spec.validationActions) ? spec.validationActions.filter((x): x is string => typeof x === "string") : [],
-  };
+  return { ...bindingBase(o), actions: Array.isArray(spec.validationActions) ? spec.validationActions.filter((x): x is string => typeof x === "string") : [] };
 }
 
 const CODES: Record<string, number> = { Forbidden: 403, Unauthorized: 401, RequestEntityTooLarge: 413, Invalid: 422 };
@@ -79,34 +60,11 @@ function rejection(a: Attributes, d: Denied): Error {
 /** `equivalence` serves matchPolicy Equivalent (none: exact matches only). */
 export function validatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?: Equivalence): AdmissionPlugin {
   const group = ctx.profile.group("admissionregistration");
-  const compiled = new Map<string, { generation: string; policy: CompiledPolicy }>();
-  let policies = new Map<string, CompiledPolicy>();
-  let bindings: Binding[] = [];
-  const policyWatch = ctx.objects.watchList(group, "validatingadmissionpolicies", (items) => {
-    const next = new Map<string, CompiledPolicy>();
-    for (const o of items) {
-      const name = nameOf(o);
-      const seen = compiled.get(name);
-      const policy = seen && seen.generation === generationOf(o) ? seen.policy : compilePolicy(o);
-      compiled.set(name, { generation: generationOf(o), policy });
-      next.set(name, policy);
-    }
-    for (const name of compiled.keys()) if (!next.has(name)) compiled.delete(name);
-    policies = next;
-    recordObserved(ctx, group, items);
-  });
-  const bindingWatch = ctx.objects.watchList(group, "validatingadmissionpolicybindings", (items) => {
-    bindings = items.map(bindingOf).sort((x, y) => x.name.localeCompare(y.name));
-  });
+  const sources = watchPolicies(ctx, { policies: "validatingadmissionpolicies", bindings: "validatingadmissionpolicybindings" }, compilePolicy, bindingOf, (items) =>
+    recordObserved(ctx, group, items),
+  );
   const deps: MatchDeps = { profile: ctx.profile, objects: ctx.objects, equivalence };
-  /** The replica's authorizer with reason and error; a replica without one allows everything. */
-  const authorize = async (q: AuthzQuery): Promise<AuthzAnswer> => {
-    const { verb, isResourceRequest, path, group, version, resource, subresource, namespace, name } = q;
-    if (ctx.authorizeDecision) return ctx.authorizeDecision(q.user, { verb, isResourceRequest, path, group, version, resource, subresource, namespace, name });
-    return (await ctx.authorize(q.user, { verb, group, version, resource, subresource, namespace, name }))
-      ? { decision: "Allow", reason: "" }
-      : { decision: "NoOpinion", reason: "" };
-  };
+  const authorize = policyAuthorizer(ctx);
 
   /** The denials of one binding; configuration errors become denials under failurePolicy Fail. */
   async function evaluateBinding(policy: CompiledPolicy, b: Binding, a: Attributes): Promise<PolicyResult> {
@@ -148,12 +106,11 @@ export function validatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?
   return {
     name: VALIDATING_ADMISSION_POLICY,
     handles: () => true,
-    close: () => {
-      policyWatch.stop();
-      bindingWatch.stop();
-    },
+    close: () => sources.stop(),
     async validate(a) {
-      await Promise.all([policyWatch.synced, bindingWatch.synced]);
+      await sources.synced;
+      const bindings = sources.bindings();
+      const policies = sources.policies();
       if (bindings.length === 0 || isExempt(ctx.profile, a)) return;
       const denied: Denied[] = [];
       const audited: JsonObject[] = [];

@@ -21,17 +21,22 @@ function expressionErrors(obj: JsonObject): FieldError[] {
   });
 }
 
-export function validatingAdmissionPolicyStrategy(def: KindDefinition): Strategy {
+/** The generic strategy plus `errors` on create and update. */
+function withErrors(def: KindDefinition, errors: (obj: JsonObject) => FieldError[]): Strategy {
   const base = genericStrategy(def);
   return {
     ...base,
     validate(obj) {
-      return [...base.validate(obj), ...expressionErrors(obj)];
+      return [...base.validate(obj), ...errors(obj)];
     },
     validateUpdate(obj, old) {
-      return [...base.validateUpdate(obj, old), ...expressionErrors(obj)];
+      return [...base.validateUpdate(obj, old), ...errors(obj)];
     },
   };
+}
+
+export function validatingAdmissionPolicyStrategy(def: KindDefinition): Strategy {
+  return withErrors(def, expressionErrors);
 }
 
 function mutatingErrors(obj: JsonObject): FieldError[] {
@@ -39,14 +44,5 @@ function mutatingErrors(obj: JsonObject): FieldError[] {
 }
 
 export function mutatingAdmissionPolicyStrategy(def: KindDefinition): Strategy {
-  const base = genericStrategy(def);
-  return {
-    ...base,
-    validate(obj) {
-      return [...base.validate(obj), ...mutatingErrors(obj)];
-    },
-    validateUpdate(obj, old) {
-      return [...base.validateUpdate(obj, old), ...mutatingErrors(obj)];
-    },
-  };
+  return withErrors(def, mutatingErrors);
 }
