@@ -12,7 +12,7 @@ import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMANDS, runCli } from "../../services/cli/main.ts";
 import { runClient } from "../support/clients.ts";
-import { BIN, cliEnv, firstColumn, headerOf, ROOT, type CliEnv } from "./plat-cli-env.ts";
+import { ADMIN_TOKEN, BIN, cliEnv, firstColumn, headerOf, ROOT, type CliEnv } from "./plat-cli-env.ts";
 
 let e: CliEnv;
 const NS = "cli";
@@ -233,7 +233,12 @@ describe("plat CLI (plat profile)", () => {
       [["--context", "nowhere", "get", "cm"], {}, /^error: .*no context named "nowhere"$/],
       [["config", "use-context", "nowhere"], { [e.api.profile.clientConfigEnv]: copy }, /^error: no context exists with the name: "nowhere"$/],
     ];
+    // No file at all: --server, --token and --insecure-skip-tls-verify are enough.
+    const bare = e.plat(["--server", e.api.replica.url, "--token", ADMIN_TOKEN, "--insecure-skip-tls-verify", "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"], {
+      env: { [e.api.profile.clientConfigEnv]: join(e.dir, "absent") },
+    });
     const results = await Promise.all(bad.map(([args, env2]) => e.plat(args, { env: env2 })));
+    expect((await bare).stdout).toBe("token-admin");
     results.forEach((r, i) => {
       expect(r.code, bad[i][0].join(" ")).not.toBe(0);
       expect(r.stderr.trim(), bad[i][0].join(" ")).toMatch(bad[i][2]);
