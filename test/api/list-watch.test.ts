@@ -139,16 +139,17 @@ describe("watch over HTTPS", () => {
     expect(Date.now() - started).toBeLessThan(4000);
   });
 
-  it("answers a watch below the kept history with 410 Expired", async () => {
+  it("answers a watch below the kept history with 200 and an ERROR event carrying 410 Expired", async () => {
     const small = await startTestApiserver({ watchHistoryMaxEvents: 3 });
     try {
       const first = await small.admin.post("/api/v1/namespaces/default/configmaps", cm("h0"));
       const rv = first.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
       for (let i = 1; i < 8; i++) await small.admin.post("/api/v1/namespaces/default/configmaps", cm(`h${i}`));
       const old = await small.admin.get(`/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${rv}`);
-      expect(old.status).toBe(410);
-      expect(old.json()).toMatchObject({ kind: "Status", reason: "Expired", code: 410 });
-      expect(old.json<{ message: string }>().message).toMatch(/too old resource version/);
+      expect(old.status).toBe(200);
+      const ev = JSON.parse(old.text.trim()) as { type: string; object: { message: string } };
+      expect(ev).toMatchObject({ type: "ERROR", object: { kind: "Status", reason: "Expired", code: 410 } });
+      expect(ev.object.message).toMatch(/too old resource version/);
     } finally {
       await small.close();
     }

@@ -2,9 +2,12 @@
  * Watch: a chunked stream of `{type, object}` documents, one per line. Ends after
  * `timeoutSeconds` (default: a random time between 30 and 60 minutes), when the
  * client goes away, or when the server closes the watcher (slow consumer, cache
- * reset — the latter with an ERROR event carrying a 410 Status). An idle watch keeps
+ * reset — the latter with an ERROR event carrying a 410 Status). A watch from a
+ * compacted version is answered the same way: 200 and one ERROR event. An idle watch keeps
  * little: its source object, framing inputs, the cache's watcher and one pending read.
  */
+import { StatusError } from "../../../../shared/api/status.ts";
+import type { JsonObject } from "../../storage/object.ts";
 import type { WatchEvent, Watcher } from "../../storage/interface.ts";
 import { parseListQuery, watchTimeoutMs } from "../list-options.ts";
 import { buildSelection } from "../predicate.ts";
@@ -21,20 +24,42 @@ export async function handleWatch(s: RequestScope): Promise<Response> {
   const fieldSelector = s.name ? combineNameSelector(q.fieldSelector, s.name) : q.fieldSelector;
   const selection = buildSelection(s.resource.def, q.labelSelector, fieldSelector);
   const framing = framingOf(s);
-  const watcher = await s.registry.watch({
-    namespace: s.namespace,
-    resourceVersion: q.resourceVersion,
-    resourceVersionMatch: q.resourceVersionMatch,
-    sendInitialEvents: q.sendInitialEvents,
-    allowWatchBookmarks: q.allowWatchBookmarks,
-    predicate: selection.predicate,
-  });
+  const watcher = await s.registry
+    .watch({
+      namespace: s.namespace,
+      resourceVersion: q.resourceVersion,
+      resourceVersionMatch: q.resourceVersionMatch,
+      sendInitialEvents: q.sendInitialEvents,
+      allowWatchBookmarks: q.allowWatchBookmarks,
+      predicate: selection.predicate,
+    })
+    .catch(expiredAsEvent);
   const timeoutMs = watchTimeoutMs(q.timeoutSeconds, DEFAULT_MIN_TIMEOUT_S);
   const body = watchStream(watcher, framing, timeoutMs, q.allowWatchBookmarks);
   return new Response(body, {
     status: 200,
     headers: { "content-type": watchContentType(framing), "cache-control": "no-cache, private", "transfer-encoding": "chunked" },
   });
+}
+
+/**
+ * A watch from a version no longer kept (compacted): the platform answers 200 and a
+ * stream of one ERROR event carrying the 410 Expired Status, then ends; clients relist
+ * on that event. Any other failure stays an HTTP error.
+ */
+function expiredAsEvent(err: unknown): Watcher {
+  if (!(err instanceof StatusError) || err.code !== 410) throw err;
+  let sent = false;
+  return {
+    next: () => {
+      if (sent) return Promise.resolve(undefined);
+      sent = true;
+      return Promise.resolve({ type: "ERROR", object: err.status as unknown as JsonObject, revision: 0 });
+    },
+    stop: () => {
+      sent = true;
+    },
+  };
 }
 
 function combineNameSelector(fieldSelector: string | null, name: string): string {
