@@ -192,6 +192,21 @@ describe("conversion webhook: answers that break the rules", () => {
     expect((await api.admin.get(path("v1", "gears", "never"))).status).toBe(404);
   });
 
+  it("a watch in v2 whose event cannot be converted ends with an ERROR event carrying the 500 Status", async () => {
+    const rv = (await api.admin.get(path("v1"))).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
+    const w = api.admin.watch(`${path("v2")}?watch=true&resourceVersion=${rv}`);
+    try {
+      wh.answer(edit((b) => (b.response.result = { status: "Failure", message: "watch says no" })));
+      expect((await api.admin.post(path("v1"), v1Gear("watched-bad", "h:9"))).status).toBe(201);
+      const [ev] = await w.waitFor(1, 5000);
+      expect(ev).toMatchObject({ type: "ERROR", object: { kind: "Status", code: 500, message: `conversion webhook for ${G}/v1, Kind=Gear failed: watch says no` } });
+    } finally {
+      wh.answer();
+      w.stop();
+    }
+    expect((await api.admin.delete(path("v1", "gears", "watched-bad"))).status).toBe(200);
+  });
+
   it("keeps the labels and annotations the webhook changed, and restores the rest of the metadata", async () => {
     wh.answer(
       edit((b) => {
