@@ -2,14 +2,17 @@
  * Admission benchmark (`npm run bench -- admission`), figures side by side from one run:
  * - creates/s (16 clients) with admission disabled (every default-on plugin
  *   disabled) and with the default chain (built-in plugins and both webhook plugins,
- *   no webhook configured), two replicas measured in alternating rounds;
- * - sequential create latency (p50, p95) on the default chain without webhooks and
- *   with one mutating and one validating webhook on a loopback HTTPS server.
+ *   no webhook configured), two replicas measured in interleaved rounds;
+ * - sequential create latency (p50, p95) with one mutating and one validating webhook
+ *   on a loopback HTTPS server, against creates their object selector skips, on the
+ *   same server in interleaved rounds.
+ * Tables give min/median/max of the per-round ratios.
  */
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { DEFAULT_ON_PLUGINS } from "../../services/apiserver/admission/order.ts";
 import { BUILTIN_PLUGIN_FACTORIES, registerBuiltinPlugins } from "../../services/apiserver/admission/plugins/index.ts";
 import { jsonPatch, startWebhookServer } from "../../services/apiserver/admission/testing/webhook-server.ts";
+import { RatioTable, interleave } from "./harness.ts";
 
 const OWN = ["NamespaceLifecycle", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"];
 
@@ -30,11 +33,13 @@ async function rate(api: TestApiserver, prefix: string, durationMs: number, conc
   return done / (durationMs / 1000);
 }
 
-async function latencies(api: TestApiserver, prefix: string, count: number): Promise<{ p50: number; p95: number }> {
+/** Sequential creates; `hooked`: labelled so that the webhooks' object selector matches. */
+async function latencies(api: TestApiserver, prefix: string, count: number, hooked: boolean): Promise<{ p50: number; p95: number }> {
   const ms: number[] = [];
   for (let i = 0; i < count; i++) {
     const t = process.hrtime.bigint();
-    const r = await api.admin.post("/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${prefix}-${i}`, labels: { bench: "yes" } }, data: { i: String(i) } });
+    const labels = { bench: hooked ? "yes" : "no" };
+    const r = await api.admin.post("/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${prefix}-${i}`, labels }, data: { i: String(i) } });
     ms.push(Number(process.hrtime.bigint() - t) / 1e6);
     if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
   }
@@ -53,20 +58,14 @@ export async function benchAdmission(): Promise<Record<string, number>> {
     // Warm-up, then alternating rounds.
     await rate(off, "w", 1000, 16);
     await rate(on, "w", 1000, 16);
-    const offRates: number[] = [];
-    const onRates: number[] = [];
-    for (let round = 0; round < 3; round++) {
-      offRates.push(await rate(off, `r${round}`, 3000, 16));
-      onRates.push(await rate(on, `r${round}`, 3000, 16));
-    }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    out.create_rps_admission_disabled = Math.round(median(offRates));
-    out.create_rps_default_chain_no_webhooks = Math.round(median(onRates));
-    out.create_ratio_chain_vs_disabled = Number((out.create_rps_default_chain_no_webhooks / out.create_rps_admission_disabled).toFixed(3));
-    process.stdout.write(`creates/s: disabled ${offRates.map((x) => x.toFixed(0)).join(", ")}; default chain ${onRates.map((x) => x.toFixed(0)).join(", ")}\n`);
-
-    await latencies(on, "lw", 200);
-    const plain = await latencies(on, "lp", 1000);
+    const table = new RatioTable("admission");
+    const rates = await interleave(
+      3,
+      (round) => rate(on, `r${round}`, 3000, 16),
+      (round) => rate(off, `r${round}`, 3000, 16),
+    );
+    table.add({ key: "create_chain_vs_disabled", label: "creates/s, 16 clients", aName: "default chain", bName: "admission disabled", a: rates.a, b: rates.b, unit: "req/s", better: "higher" });
+    await latencies(on, "lw", 200, false);
     const ar = on.profile.group("admissionregistration");
     const hookOf = (path: string) => ({
       name: `${path}.bench.example.com`,
@@ -83,14 +82,18 @@ export async function benchAdmission(): Promise<Record<string, number>> {
       if (r.status !== 201) throw new Error(r.text);
     }
     await new Promise((r) => setTimeout(r, 500));
-    await latencies(on, "hw", 200);
-    const hooked = await latencies(on, "hp", 1000);
+    await latencies(on, "hw", 100, true);
+    // Interleaved on one server: labelled objects go through both webhooks, others are skipped by the object selector.
+    const lat = await interleave(
+      3,
+      (round) => latencies(on, `hp${round}`, 300, true),
+      (round) => latencies(on, `lp${round}`, 300, false),
+    );
     if (!wh.reviews.some((r) => r.path === "/validate")) throw new Error("the webhooks were not called");
-    out.create_p50_ms_no_webhooks = Number(plain.p50.toFixed(2));
-    out.create_p95_ms_no_webhooks = Number(plain.p95.toFixed(2));
-    out.create_p50_ms_two_webhooks = Number(hooked.p50.toFixed(2));
-    out.create_p95_ms_two_webhooks = Number(hooked.p95.toFixed(2));
-    out.create_p50_added_ms = Number((hooked.p50 - plain.p50).toFixed(2));
+    table.add({ key: "create_p50_webhooks", label: "sequential create p50", aName: "two webhooks", bName: "no webhook", a: lat.a.map((x) => x.p50), b: lat.b.map((x) => x.p50), unit: "ms", better: "lower" });
+    table.add({ key: "create_p95_webhooks", label: "sequential create p95", aName: "two webhooks", bName: "no webhook", a: lat.a.map((x) => x.p95), b: lat.b.map((x) => x.p95), unit: "ms", better: "lower" });
+    process.stdout.write(table.render());
+    Object.assign(out, table.figures());
   } finally {
     await wh.close();
     await on.close();
