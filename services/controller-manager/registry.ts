@@ -12,6 +12,7 @@ import { startCsrSigningController } from "./certificates/signer.ts";
 import { startDisruptionController } from "./disruption/controller.ts";
 import { startNodeLifecycleController } from "./nodelifecycle/controller.ts";
 import { startResourceQuotaController } from "./resourcequota/controller.ts";
+import { startTaintEvictionController } from "./tainteviction/controller.ts";
 import { startRootCaPublisher } from "./rootcacert/publisher.ts";
 import { startServiceAccountController } from "./serviceaccount/controller.ts";
 
@@ -35,6 +36,7 @@ export const CONTROLLER_TABLE = [
   { name: "node-lifecycle-controller", clientName: "node-controller", alias: "nodelifecycle", enabledByDefault: true, start: startNodeLifecycleController },
   { name: "resourcequota-controller", clientName: "resourcequota-controller", alias: "resourcequota", enabledByDefault: true, start: startResourceQuotaController },
   { name: "disruption-controller", clientName: "disruption-controller", alias: "disruption", enabledByDefault: true, start: startDisruptionController },
+  { name: "taint-eviction-controller", alias: "taint-eviction-controller", clientName: "node-controller", enabledByDefault: true, start: startTaintEvictionController },
 ] as const satisfies readonly ControllerEntry[];
 
 export type InformerControllerName = (typeof CONTROLLER_TABLE)[number]["name"];
