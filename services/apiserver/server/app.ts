@@ -22,6 +22,7 @@ import { setResponseHeader } from "./filters/response-headers.ts";
 import { withAudit, type AuditSink } from "./filters/with-audit.ts";
 import { withAuthentication, type Authenticate } from "./filters/with-authentication.ts";
 import { withAuthorization, type Authorize } from "./filters/with-authorization.ts";
+import { withDeprecation } from "./filters/with-deprecation.ts";
 import { withImpersonation, type Impersonate } from "./filters/with-impersonation.ts";
 import { withPriorityAndFairness } from "./filters/with-priority-and-fairness.ts";
 import { withRequestInfo } from "./filters/with-request-info.ts";
@@ -106,6 +107,7 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
     withImpersonation(cfg.impersonate),
     withPriorityAndFairness(limiter, cfg.objectCount, cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
     withAuthorization(cfg.authorize),
+    withDeprecation({ profile: cfg.profile, catalog: cfg.catalog, gauge: cfg.metrics?.requestedDeprecatedApis }),
   ]);
   app.all("*", async (c) => {
     const ctx: RequestContext = createRequestContext(c.req.raw, c.env?.incoming, log);

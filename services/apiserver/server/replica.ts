@@ -23,6 +23,7 @@ import { Hono } from "hono";
 import { HealthRegistry, healthRoutes } from "../endpoints/health.ts";
 import { openapiRoutes } from "../endpoints/openapi-routes.ts";
 import { buildApp, type Authenticate, type Authorize, type LogFn } from "./app.ts";
+import type { AuditSink } from "./filters/with-audit.ts";
 import { SERVER_TIMEOUT_OPTIONS } from "./server-timeouts.ts";
 import { tlsServerOptions, type TlsFlags } from "./tls-options.ts";
 import { FeatureGates } from "./feature-gates.ts";
@@ -65,6 +66,8 @@ export interface ReplicaOptions {
   /** Registers admission plugins besides the ones of admission/ (the built-in plugins, tests). */
   registerAdmissionPlugins?: (registry: PluginRegistry) => void;
   extraRoutes?: Array<[string, NonResourceHandler]>;
+  /** Receives the audit events of requests (default: dropped). */
+  audit?: AuditSink;
   /** `--livez-grace-period` and `--shutdown-delay-duration`, in milliseconds. */
   livezGracePeriodMs?: number;
   /** Feature gates (default: the platform's defaults). */
@@ -195,6 +198,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       return served ? cache.countResource(served.resource.keyPrefix) : undefined;
     },
     log: opts.log,
+    audit: opts.audit,
   });
 
   // No renegotiation: a connection keeps the certificate of its handshake (peer-identity.ts relies on it).

@@ -23,6 +23,8 @@ export interface AuditEvent {
   userAgent?: string;
   objectRef?: { resource: string; namespace?: string; name?: string; apiGroup?: string; apiVersion?: string; subresource?: string };
   responseStatus?: { code: number };
+  /** Annotations added while the request is handled (e.g. the deprecated-API ones). */
+  annotations?: Record<string, string>;
   requestReceivedTimestamp?: string;
   stageTimestamp?: string;
 }

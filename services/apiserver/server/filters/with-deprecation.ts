@@ -1,0 +1,57 @@
+/**
+ * Signals the use of a deprecated built-in API, as the platform's server does for every
+ * request that reaches a deprecated group version's handler (so after authorization):
+ *   - a `Warning: 299 - "<apiVersion> <Kind> is deprecated in v1.X+…"` header,
+ *   - `apiserver_requested_deprecated_apis{group,version,resource,subresource,removed_release}` set to 1,
+ *   - the audit annotations `<domain>/deprecated: "true"` and, when a removal release is
+ *     planned, `<domain>/removed-release: "1.Y"` on the request's audit event.
+ * Deprecated custom resource versions warn from the dispatcher (their own text) instead.
+ */
+import type { Gauge } from "prom-client";
+import { deprecationOf, deprecationWarningText } from "../../../../shared/api/groups/deprecations.ts";
+import type { PlatformProfile } from "../../../../shared/platform/index.ts";
+import { warningHeader } from "../../endpoints/scope.ts";
+import type { Catalog } from "../../registry/catalog.ts";
+import { infoOf, type Filter, type RequestContext } from "./context.ts";
+
+export type DeprecatedApisGauge = Gauge<"group" | "version" | "resource" | "subresource" | "removed_release">;
+
+export interface DeprecationDeps {
+  profile: PlatformProfile;
+  catalog: Catalog;
+  gauge?: DeprecatedApisGauge;
+}
+
+/** The audit annotation keys of the profile (`<domain>/deprecated`, `<domain>/removed-release`). */
+export function deprecationAnnotationKeys(profile: PlatformProfile): { deprecated: string; removedRelease: string } {
+  const deprecated = profile.annotations.deprecatedAudit;
+  return { deprecated, removedRelease: deprecated.replace(/deprecated$/, "removed-release") };
+}
+
+/** Records the signals of a deprecated API on the request; returns whether it was one. */
+export function signalDeprecation(deps: DeprecationDeps, ctx: RequestContext): boolean {
+  const info = ctx.info;
+  if (!info?.isResourceRequest) return false;
+  const served = deps.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
+  if (!served || served.resource.def.custom) return false;
+  const def = served.resource.def;
+  const lifecycle = deprecationOf({ group: def.group, version: def.version, kind: def.kind });
+  if (!lifecycle) return false;
+  ctx.warnings.push(warningHeader(deprecationWarningText(deps.profile, lifecycle)));
+  const removed = lifecycle.removedIn ?? "";
+  deps.gauge?.set({ group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, removed_release: removed }, 1);
+  if (ctx.audit) {
+    const keys = deprecationAnnotationKeys(deps.profile);
+    const annotations = (ctx.audit.annotations ??= {});
+    annotations[keys.deprecated] = "true";
+    if (removed) annotations[keys.removedRelease] = removed;
+  }
+  return true;
+}
+
+export function withDeprecation(deps: DeprecationDeps): Filter {
+  return (next) => async (ctx) => {
+    if (infoOf(ctx).isResourceRequest) signalDeprecation(deps, ctx);
+    return next(ctx);
+  };
+}
