@@ -1,7 +1,8 @@
 /** /version: the release this server implements (clients check skew against it). */
 
-// 1.33 keeps both tested kubectl releases (1.32 and 1.34) within the supported skew of one minor version.
-export const SERVER_VERSION = { major: "1", minor: "33", patch: "0" };
+// The release whose API this server implements (the specification's). kubectl 1.34 is within
+// the supported skew; kubectl 1.32 only warns about the skew in `kubectl version`.
+export const SERVER_VERSION = { major: "1", minor: "35", patch: "0" };
 
 export function versionInfo() {
   return {
