@@ -10,11 +10,11 @@
  * the aggregated resource.
  */
 import { X509Certificate } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCA, createClientCert, ensurePki, loadCA } from "../../services/apiserver/server/certs.ts";
+import { createCA, createClientCert, ensurePki, loadCA, writeAdminKubeconfig } from "../../services/apiserver/server/certs.ts";
 import { AGGREGATED_GROUP as G, AGGREGATED_VERSION as V, startAggregatedServer, type AggregatedServer } from "../support/aggregated-server.ts";
 import { statusError } from "../../shared/api/status.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
@@ -239,16 +239,7 @@ describe("kubectl 1.34", () => {
     const home = await mkdtemp(join(tmpdir(), "aggregation-kubectl-"));
     try {
       const pki = await ensurePki(api.dir, { profile: api.profile });
-      const b64 = (s: string) => Buffer.from(s).toString("base64");
-      const kubeconfig = {
-        apiVersion: "v1",
-        kind: "Config",
-        clusters: [{ name: "t", cluster: { server: api.replica.url, "certificate-authority-data": b64(pki.ca.certPem) } }],
-        users: [{ name: "admin", user: { "client-certificate-data": b64(pki.admin.certPem), "client-key-data": b64(pki.admin.keyPem) } }],
-        contexts: [{ name: "t", context: { cluster: "t", user: "admin" } }],
-        "current-context": "t",
-      };
-      await writeFile(join(home, "config"), JSON.stringify(kubeconfig));
+      await writeAdminKubeconfig(join(home, "config"), { server: api.replica.url, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem, user: "admin", clusterName: "t", contextName: "t" });
       const env = { HOME: home, KUBECONFIG: join(home, "config") };
       const kubectl = layerClients().kubectl;
       const names = await runClient(kubectl, ["get", `podmetrics.${G}`, "-n", NS, "-o", "name"], { env });

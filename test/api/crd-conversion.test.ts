@@ -7,11 +7,11 @@
  * messages and store nothing; a service clientConfig resolved through its EndpointSlice;
  * kubectl 1.34 reads the non-storage version.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensurePki } from "../../services/apiserver/server/certs.ts";
+import { ensurePki, writeAdminKubeconfig } from "../../services/apiserver/server/certs.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { layerClients, runClient } from "../support/clients.ts";
 import { startConversionWebhookServer, type ConversionWebhookServer, type Obj } from "../support/conversion-webhook-server.ts";
@@ -292,16 +292,7 @@ describe("kubectl 1.34", () => {
     const home = await mkdtemp(join(tmpdir(), "crd-conversion-kubectl-"));
     try {
       const pki = await ensurePki(api.dir, { profile: api.profile });
-      const b64 = (s: string) => Buffer.from(s).toString("base64");
-      const kubeconfig = {
-        apiVersion: "v1",
-        kind: "Config",
-        clusters: [{ name: "t", cluster: { server: api.replica.url, "certificate-authority-data": b64(pki.ca.certPem) } }],
-        users: [{ name: "admin", user: { "client-certificate-data": b64(pki.admin.certPem), "client-key-data": b64(pki.admin.keyPem) } }],
-        contexts: [{ name: "t", context: { cluster: "t", user: "admin" } }],
-        "current-context": "t",
-      };
-      await writeFile(join(home, "config"), JSON.stringify(kubeconfig));
+      await writeAdminKubeconfig(join(home, "config"), { server: api.replica.url, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem, user: "admin", clusterName: "t", contextName: "t" });
       const env = { HOME: home, KUBECONFIG: join(home, "config") };
       const out = await runClient(layerClients().kubectl, ["get", `gears.v2.${G}`, "b", "-n", NS, "-o", "json"], { env });
       expect(out.code, out.stderr).toBe(0);
