@@ -7,6 +7,7 @@ import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { Catalog } from "../registry/catalog.ts";
 import { negotiateOutput } from "./negotiation.ts";
 import { prettyParam } from "./query-bool.ts";
+import { createOnUpdateCheck, type AuthorizeRequest } from "./create-on-update.ts";
 import type { RequestInfo } from "./request-info.ts";
 import { handleDelete, handleDeleteCollection } from "./handlers/delete.ts";
 import { handlePatch } from "./handlers/patch.ts";
@@ -40,6 +41,8 @@ export interface DispatchConfig {
   virtual?: Map<string, VirtualHandler>;
   /** Serve and read CBOR (the CBORServingAndStorage gate). */
   cbor?: boolean;
+  /** The replica's authorization check, asked again with verb `create` when a PUT or apply creates the object. */
+  authorize?: AuthorizeRequest;
 }
 
 /** `warnings` collects the request's `Warning` header values (the request context's list). */
@@ -82,6 +85,7 @@ export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, r
     target: negotiated.target,
     pretty,
     user,
+    authorizeCreate: createOnUpdateCheck(cfg.authorize, user, info, req),
     warnings,
     maxBodyBytes: cfg.maxBodyBytes,
     bookmarkIntervalMs: cfg.bookmarkIntervalMs,

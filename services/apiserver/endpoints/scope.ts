@@ -30,6 +30,8 @@ export interface RequestScope {
   target?: ConversionTarget;
   pretty: boolean;
   user?: UserInfo;
+  /** Authorizes `create` for a write that creates an absent object (PUT, apply); throws 403. */
+  authorizeCreate?: () => Promise<void>;
   /** `Warning` header values collected while handling the request. */
   warnings: string[];
   maxBodyBytes: number;

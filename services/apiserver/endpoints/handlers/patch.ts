@@ -128,6 +128,7 @@ export async function handlePatch(s: RequestScope): Promise<Response> {
     s.namespace,
     name,
     async (current) => {
+      if (!current && type.createsWhenAbsent) await s.authorizeCreate?.();
       const patched = await type.patch(s, body, current);
       if (current && !type.isApply) checkPatchedIdentity(s, current, patched);
       const checked = checkFields(s, s.resource.def.schema, patched, [], mode);

@@ -24,6 +24,15 @@ export async function handleUpdate(s: RequestScope): Promise<Response> {
   if (bodyName !== undefined && bodyName !== name) {
     throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
   }
-  const { object, created } = await s.registry.update(s.namespace, name, (current) => recordWrite(s, current, obj), writeContext(s, dryRun));
+  const createsOnUpdate = s.registry.strategy.allowCreateOnUpdate;
+  const { object, created } = await s.registry.update(
+    s.namespace,
+    name,
+    async (current) => {
+      if (!current && createsOnUpdate) await s.authorizeCreate?.();
+      return recordWrite(s, current, obj);
+    },
+    writeContext(s, dryRun),
+  );
   return respond(s, withTypeMeta(object, s), created ? 201 : 200, "object");
 }
