@@ -5,6 +5,10 @@
  */
 import fc from "fast-check";
 import { stringify } from "yaml";
+import { getProfile } from "../../shared/platform/index.ts";
+
+/** The profile whose exec credential versions the generated files name. */
+const EXEC_API = getProfile("kubernetes");
 
 /** A value of the right shape most of the time, any JSON value sometimes. */
 function mostly<T>(right: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
@@ -33,7 +37,7 @@ const cluster = fc.record(
 const exec = fc.record(
   {
     command: mostly(fc.constantFrom("plugin", "./bin/plugin", "/no/such", "")),
-    apiVersion: mostly(fc.constantFrom("client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1", "x", "")),
+    apiVersion: mostly(fc.constantFrom(EXEC_API.apiVersion("clientAuthentication", "v1"), EXEC_API.apiVersion("clientAuthentication", "v1beta1"), "x", "")),
     args: mostly(fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 })),
     env: mostly(fc.array(fc.oneof(fc.record({ name: mostly(name), value: mostly(fc.string({ maxLength: 8 })) }, { requiredKeys: [] }), fc.jsonValue({ maxDepth: 1 })), { maxLength: 3 })),
     provideClusterInfo: mostly(fc.boolean()),

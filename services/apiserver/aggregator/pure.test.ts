@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getProfile } from "../../../shared/platform/index.ts";
-import { apiServiceInfo, LOCAL_CONDITION, localApiService, PASSED_CONDITION, unavailable, withAvailable } from "./api-service.ts";
+import { apiServiceInfo, automanagedLabel, LOCAL_CONDITION, localApiService, PASSED_CONDITION, unavailable, withAvailable } from "./api-service.ts";
 import { DEFAULT_FRONT_PROXY_HEADERS, identityHeaders } from "./backend.ts";
 import { orderedGroups, versionFromResourceList } from "./discovery.ts";
 import { aggregatorOptionsFrom } from "./options.ts";
@@ -12,10 +12,10 @@ describe("localApiService", () => {
     ["core", "v1", "v1.", "", 18000, 1],
     ["apps", "v1", "v1.apps", "apps", 17800, 15],
     ["autoscaling", "v2", "v2.autoscaling", "autoscaling", 17500, 30],
-    ["rbac", "v1", "v1.rbac.authorization.k8s.io", "rbac.authorization.k8s.io", 17000, 15],
+    ["rbac", "v1", `v1.${k8s.group("rbac")}`, k8s.group("rbac"), 17000, 15],
   ] as const)("%s/%s → %s", (group, version, name, wire, gpm, vp) => {
     const obj = localApiService(k8s, group, version);
-    expect(obj).toMatchObject({ metadata: { name, labels: { "kube-aggregator.kubernetes.io/automanaged": "onstart" } }, spec: { group: wire, version, groupPriorityMinimum: gpm, versionPriority: vp } });
+    expect(obj).toMatchObject({ metadata: { name, labels: { [automanagedLabel(k8s)]: "onstart" } }, spec: { group: wire, version, groupPriorityMinimum: gpm, versionPriority: vp } });
     expect(apiServiceInfo(obj).service).toBeUndefined();
   });
 });
