@@ -12,8 +12,10 @@
  * The controllers run in process as an ordinary HTTPS client with the admin
  * certificate, under the controller manager's leader lease (so replicas of the
  * embedded default sharing a store run them once): the cluster CA signs approved
- * CSRs and is published as the root CA. A lost lease stops the controllers and this
- * process campaigns again; it never ends the API server.
+ * CSRs. A lost lease stops the controllers and this process campaigns again; it never
+ * ends the API server. The controllers that add objects to every namespace (default
+ * service accounts, the root CA ConfigMap) are left to the controller-manager process:
+ * the single-process default keeps namespaces holding only what clients put there.
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -27,6 +29,9 @@ import { runControllersInBackground } from "../controller-manager/controllers.ts
 import { defaultLeaseName } from "../controller-manager/options.ts";
 import { connectEmbeddedOrRemote } from "./store.ts";
 
+/** The controllers of the single-process default: deletion, garbage collection and the CSR flow of node TLS bootstrap. */
+const EMBEDDED_CONTROLLERS = ["garbagecollector", "namespace", "csrapproving", "csrsigning", "csrcleaner"];
+
 runApiserver({
   connect: connectEmbeddedOrRemote,
   onReady: async (ready) => {
@@ -34,7 +39,7 @@ runApiserver({
     const client = new HttpsObjectClient({ server, ca: ready.caPem, cert: ready.admin.certPem, key: ready.admin.keyPem, insecureSkipTlsVerify: false });
     const log = logTo(createLogger({ component: "controller-manager" }));
     const paths = pkiPaths(ready.dataDir);
-    const settings = { rootCaPem: ready.caPem, clusterSigningCertPem: readFileSync(paths.caCert, "utf8"), clusterSigningKeyPem: readFileSync(paths.caKey, "utf8") };
+    const settings = { clusterSigningCertPem: readFileSync(paths.caCert, "utf8"), clusterSigningKeyPem: readFileSync(paths.caKey, "utf8") };
     const identity = `${hostname()}_${randomUUID()}`;
     let controllers: ReturnType<typeof runControllersInBackground> | undefined;
     let elector: LeaderElector | undefined;
@@ -50,7 +55,7 @@ runApiserver({
         log,
         onStartedLeading: () => {
           // In the background: a refusal (e.g. --authorization-mode=AlwaysDeny) is retried, never fatal to the server.
-          controllers = runControllersInBackground(client, { namespaceFinalizer: ready.profile.namespaceFinalizer, profile: ready.profile, settings, identity, log });
+          controllers = runControllersInBackground(client, { controllers: EMBEDDED_CONTROLLERS, namespaceFinalizer: ready.profile.namespaceFinalizer, profile: ready.profile, settings, identity, log });
         },
         onStoppedLeading: () => {
           controllers?.stop();
