@@ -54,6 +54,8 @@ export interface ReplicaOptions {
   /** Store compaction period; 0 disables (default 5 minutes). */
   compactIntervalMs?: number;
   bookmarkIntervalMs?: number;
+  /** How long a list's continue token stays valid (default 5 minutes; tests shorten it). */
+  continueTokenValidityMs?: number;
   /** Watch history kept by the cache: time window and a cap on events. */
   watchHistoryWindowMs?: number;
   watchHistoryMaxEvents?: number;
@@ -115,7 +117,7 @@ async function ensureDefaultNamespaces(catalog: Catalog, profile: PlatformProfil
 export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const profile = opts.profile;
   const tlsOptions = tlsServerOptions(opts.tls); // bad TLS flags fail before anything starts
-  const store = new StoreStorage(opts.kv, opts.feed, { initialEventsAnnotation: profile.annotations.initialEventsEnd });
+  const store = new StoreStorage(opts.kv, opts.feed, { initialEventsAnnotation: profile.annotations.initialEventsEnd, continueTtlMs: opts.continueTokenValidityMs });
   const cache = new WatchCache(opts.kv, opts.feed, {
     root: "/registry/",
     historyWindowMs: opts.watchHistoryWindowMs,

@@ -40,6 +40,8 @@ export interface StoreStorageOptions {
   initialEventsAnnotation?: string;
   /** Largest encoded object the store accepts (default 1.5 MiB, the store's request limit). */
   maxObjectBytes?: number;
+  /** How long a continue token stays valid (default 5 minutes); older tokens are 410 Expired. */
+  continueTtlMs?: number;
 }
 
 export const DEFAULT_MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
@@ -49,6 +51,7 @@ export class StoreStorage implements ObjectStorage {
   private readonly maxRetries: number;
   private readonly initialEventsAnnotation: string | undefined;
   private readonly maxObjectBytes: number;
+  private readonly continueTtlMs: number | undefined;
 
   private encode(key: string, obj: JsonObject): Uint8Array {
     const value = encodeForStorage(obj);
@@ -67,6 +70,7 @@ export class StoreStorage implements ObjectStorage {
     this.maxRetries = options.maxRetries ?? 100;
     this.initialEventsAnnotation = options.initialEventsAnnotation;
     this.maxObjectBytes = options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
+    this.continueTtlMs = options.continueTtlMs;
   }
 
   /** The store's current revision (quorum); a failure is reported as one of `operation` (default get). */
@@ -125,7 +129,7 @@ export class StoreStorage implements ObjectStorage {
         if (err instanceof InvalidContinueError) throw new InvalidObjError(prefix, err.message);
         throw err;
       }
-      if (isExpired(token, this.now())) throw ExpiredError.continueExpired(prefix);
+      if (isExpired(token, this.now(), this.continueTtlMs)) throw ExpiredError.continueExpired(prefix);
       if (!token.startKey.startsWith(prefix)) throw new InvalidObjError(prefix, "continue key is not valid: does not belong to this collection");
       start = token.startKey;
       revision = token.revision;
