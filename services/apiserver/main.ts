@@ -122,6 +122,7 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     registerAdmissionPlugins: registerBuiltinPlugins,
     aggregator,
     gates,
+    runtimeConfig: flags["runtime-config"] as string[],
     log: (level, msg, fields) => {
       if (level !== "info") log[level](fields, msg);
     },

@@ -34,6 +34,7 @@ export const APISERVER_FLAGS: Record<string, FlagSpec> = {
   "shutdown-delay-duration": { kind: "duration", default: 0, help: "readyz fails this long before the server stops" },
   "watch-history-window": { kind: "duration", default: 5 * 60 * 1000, help: "watch history kept by the cache" },
   "feature-gates": { kind: "list", help: "Gate=true|false pairs" },
+  "runtime-config": { kind: "list", help: "<key>[=<value>] pairs enabling or disabling built-in APIs: api/all, api/ga, api/beta, api/alpha, <group>/<version>, <group>/<version>/<resource>; an omitted value means true" },
   help: { kind: "boolean", default: false, help: "print the flags" },
 };
 

@@ -24,6 +24,7 @@ import { HealthRegistry, healthRoutes } from "../endpoints/health.ts";
 import { openapiRoutes } from "../endpoints/openapi-routes.ts";
 import { buildApp, type Authenticate, type Authorize, type LogFn } from "./app.ts";
 import type { AuditSink } from "./filters/with-audit.ts";
+import { applyRuntimeConfig } from "./runtime-config.ts";
 import { SERVER_TIMEOUT_OPTIONS } from "./server-timeouts.ts";
 import { tlsServerOptions, type TlsFlags } from "./tls-options.ts";
 import { FeatureGates } from "./feature-gates.ts";
@@ -70,6 +71,8 @@ export interface ReplicaOptions {
   extraRoutes?: Array<[string, NonResourceHandler]>;
   /** Receives the audit events of requests (default: dropped). */
   audit?: AuditSink;
+  /** `--runtime-config` entries (`<key>[=<value>]`); a bad one fails start-up. */
+  runtimeConfig?: readonly string[];
   /** `--livez-grace-period` and `--shutdown-delay-duration`, in milliseconds. */
   livezGracePeriodMs?: number;
   /** Feature gates (default: the platform's defaults). */
@@ -114,9 +117,23 @@ async function ensureDefaultNamespaces(catalog: Catalog, profile: PlatformProfil
   }
 }
 
+/**
+ * The kinds this replica serves: the built-in ones under `--runtime-config`. With the
+ * MutatingAdmissionPolicy gate on, admissionregistration/v1beta1 is on unless the flag
+ * turns it off (the platform asks for the gate and the runtime-config entry both).
+ */
+function servedKinds(opts: ReplicaOptions): KindDefinition[] {
+  const known = [...opts.kinds, ...mutatingAdmissionPolicyKinds];
+  const gated = opts.gates?.enabled("MutatingAdmissionPolicy") ?? false;
+  const candidates = gated ? known : opts.kinds;
+  const defaults = gated ? [`${opts.profile.apiVersion("admissionregistration", "v1beta1")}=true`] : [];
+  return applyRuntimeConfig(candidates, [...defaults, ...(opts.runtimeConfig ?? [])], opts.profile, known);
+}
+
 export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const profile = opts.profile;
   const tlsOptions = tlsServerOptions(opts.tls); // bad TLS flags fail before anything starts
+  const kinds = servedKinds(opts); // so does a bad --runtime-config
   const store = new StoreStorage(opts.kv, opts.feed, { initialEventsAnnotation: profile.annotations.initialEventsEnd, continueTtlMs: opts.continueTokenValidityMs });
   const cache = new WatchCache(opts.kv, opts.feed, {
     root: "/registry/",
@@ -141,7 +158,6 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   });
   const builtinStrategy = strategyFor(profile);
   // admissionregistration/v1beta1 (MutatingAdmissionPolicy) is served only while its gate is on.
-  const kinds = opts.gates?.enabled("MutatingAdmissionPolicy") ? [...opts.kinds, ...mutatingAdmissionPolicyKinds] : opts.kinds;
   const catalog: Catalog = new Catalog(profile, kinds, storage, { admission: admission.chain }, (def) =>
     def.group === "apiextensions" && def.plural === "customresourcedefinitions" ? crdStrategy(def, profile) : builtinStrategy(def),
   );

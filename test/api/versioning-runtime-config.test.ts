@@ -1,0 +1,113 @@
+/**
+ * `--runtime-config` (issue 24) through HTTPS: `batch/v1=false` removes the version from
+ * discovery, OpenAPI, routing (404) and `kubectl api-resources`; a resource key disables
+ * one resource of a served version; a bad key or value fails start-up with one line; and
+ * the default rules (alpha and late betas off, GA on) with the key precedence.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mutatingAdmissionPolicyKinds } from "../../shared/api/groups/admissionregistration-v1beta1.ts";
+import { builtinKinds } from "../../shared/api/groups/index.ts";
+import { getProfile } from "../../shared/platform/index.ts";
+import { ensurePki } from "../../services/apiserver/server/certs.ts";
+import { applyRuntimeConfig } from "../../services/apiserver/server/runtime-config.ts";
+import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+import { layerClients, runClient } from "../support/clients.ts";
+
+let api: TestApiserver;
+
+beforeAll(async () => {
+  api = await startTestApiserver({ profileId: "kubernetes", runtimeConfig: ["batch/v1=false", "apps/v1/daemonsets=false"] });
+}, 30_000);
+afterAll(async () => {
+  await api?.close();
+});
+
+describe("--runtime-config=batch/v1=false,apps/v1/daemonsets=false", () => {
+  it("answers 404 for the disabled version and resource, serves the rest", async () => {
+    for (const path of ["/apis/batch/v1/jobs", "/apis/batch/v1/namespaces/default/cronjobs", "/apis/batch/v1", "/apis/batch", "/apis/apps/v1/daemonsets"]) {
+      expect((await api.admin.get(path)).status, path).toBe(404);
+    }
+    expect((await api.admin.get("/apis/apps/v1/deployments")).status).toBe(200);
+    expect((await api.admin.get("/api/v1/namespaces/default/configmaps")).status).toBe(200);
+  });
+
+  it("removes them from discovery and OpenAPI", async () => {
+    const groups = (await api.admin.get("/apis")).json<{ groups: Array<{ name: string }> }>().groups.map((g) => g.name);
+    expect(groups).not.toContain("batch");
+    expect(groups).toContain("apps");
+    const apps = (await api.admin.get("/apis/apps/v1")).json<{ resources: Array<{ name: string }> }>().resources.map((r) => r.name);
+    expect(apps).toContain("deployments");
+    expect(apps).not.toContain("daemonsets");
+    const v3 = (await api.admin.get("/openapi/v3")).json<{ paths: Record<string, unknown> }>();
+    expect(Object.keys(v3.paths)).toContain("apis/apps/v1");
+    expect(Object.keys(v3.paths)).not.toContain("apis/batch/v1");
+    const v2 = await api.admin.get("/openapi/v2", { accept: "application/json" });
+    expect(v2.status).toBe(200);
+    const paths = Object.keys(v2.json<{ paths: Record<string, unknown> }>().paths);
+    expect(paths.some((p) => p.startsWith("/apis/batch/"))).toBe(false);
+    expect(paths.some((p) => p.includes("/daemonsets"))).toBe(false);
+    expect(paths.some((p) => p.includes("/deployments"))).toBe(true);
+  });
+
+  it("kubectl 1.34 api-resources lists neither CronJob nor Job", async () => {
+    const home = await mkdtemp(join(tmpdir(), "versioning-runtime-config-"));
+    try {
+      const pki = await ensurePki(api.dir, { profile: api.profile });
+      const b64 = (s: string) => Buffer.from(s).toString("base64");
+      const kubeconfig = {
+        apiVersion: "v1",
+        kind: "Config",
+        clusters: [{ name: "t", cluster: { server: api.replica.url, "certificate-authority-data": b64(pki.ca.certPem) } }],
+        users: [{ name: "admin", user: { "client-certificate-data": b64(pki.admin.certPem), "client-key-data": b64(pki.admin.keyPem) } }],
+        contexts: [{ name: "t", context: { cluster: "t", user: "admin" } }],
+        "current-context": "t",
+      };
+      await writeFile(join(home, "config"), JSON.stringify(kubeconfig));
+      const out = await runClient(layerClients().kubectl, ["api-resources", "--no-headers", "-o", "wide"], { env: { HOME: home, KUBECONFIG: join(home, "config") } });
+      expect(out.code, out.stderr).toBe(0);
+      const kinds = out.stdout.split("\n").filter((l) => l.trim() !== "").map((l) => l.trim().split(/\s+/));
+      const kindNames = kinds.map((cols) => cols.find((c) => /^[A-Z]/.test(c)));
+      expect(kindNames).toContain("Deployment");
+      expect(kindNames).not.toContain("Job");
+      expect(kindNames).not.toContain("CronJob");
+      expect(kindNames).not.toContain("DaemonSet");
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("start-up", () => {
+  it("refuses an unknown key and a non-boolean value with one clear line", async () => {
+    await expect(startTestApiserver({ runtimeConfig: ["frobs.example.com/v1"] })).rejects.toThrow(/^invalid --runtime-config key "frobs.example.com\/v1": no such group version or resource/);
+    await expect(startTestApiserver({ runtimeConfig: ["batch/v1=maybe"] })).rejects.toThrow('invalid value of --runtime-config key batch/v1: "maybe" is not a boolean');
+  });
+});
+
+describe("default rules and precedence", () => {
+  const profile = getProfile("kubernetes");
+  const known = [...builtinKinds(profile), ...mutatingAdmissionPolicyKinds];
+  const served = (entries: string[]) => new Set(applyRuntimeConfig(known, entries, profile).map((k) => `${profile.apiVersion(k.group, k.version)}/${k.plural}`));
+
+  it("serves GA versions and keeps betas introduced after 1.22 off by default", () => {
+    const s = served([]);
+    expect(s.has("batch/v1/jobs")).toBe(true);
+    expect(s.has("autoscaling/v2/horizontalpodautoscalers")).toBe(true);
+    expect(s.has("admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies")).toBe(false);
+  });
+
+  it("api/beta turns betas on, an omitted value means true, the specific key wins", () => {
+    expect(served(["api/beta"]).has("admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies")).toBe(true);
+    expect(served(["api/beta=true", "admissionregistration.k8s.io/v1beta1=false"]).has("admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies")).toBe(false);
+    const onlyCore = served(["api/all=false", "api/legacy", "batch/v1/jobs"]);
+    expect(onlyCore.has("v1/pods")).toBe(true);
+    expect(onlyCore.has("batch/v1/jobs")).toBe(true);
+    expect(onlyCore.has("batch/v1/cronjobs")).toBe(false);
+    expect(onlyCore.has("apps/v1/deployments")).toBe(false);
+    expect(served(["api/v1/pods=false"]).has("v1/pods")).toBe(false);
+    expect(served(["api/ga=false", "apps/v1"]).has("apps/v1/deployments")).toBe(true);
+  });
+});
