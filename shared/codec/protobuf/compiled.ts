@@ -609,8 +609,21 @@ export function writeMessageInto(w: GrowingWriter, layout: MessageLayout, obj: O
 }
 
 /** Writers larger than this are not kept between calls. */
-const KEEP_BYTES = 1 << 22;
+const KEEP_BYTES = 1 << 23;
 let spare: GrowingWriter | undefined;
+let spareLarge: GrowingWriter | undefined;
+
+/** A writer for a body being built (one kept between uses, so a large body does not grow a new buffer each time); give it back with `releaseWriter`. */
+export function takeWriter(): GrowingWriter {
+  const w = spareLarge ?? new GrowingWriter(1 << 16);
+  spareLarge = undefined;
+  w.pos = 0;
+  return w;
+}
+
+export function releaseWriter(w: GrowingWriter): void {
+  if (w.buf.length <= KEEP_BYTES) spareLarge = w;
+}
 
 /** The message `layout` of `obj` (JSON form). Errors name the field's path (from the reference encoder). */
 export function encodeMessage(layout: MessageLayout, obj: Obj, path = ""): Uint8Array {

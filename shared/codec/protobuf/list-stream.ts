@@ -5,12 +5,13 @@
  * their field prefix, in one buffer) while they total at most `retainBytes`; a
  * second pass writes the items not kept, encoding them again, in chunks of about
  * 64 KiB. Memory stays bounded by `retainBytes` plus one chunk, whatever the list's
- * size; a list within `retainBytes` is encoded once.
+ * size; a list within `retainBytes` is encoded once. The buffer of kept items is
+ * reused by the next list (compiled.ts `takeWriter`).
  */
 import type { PlatformProfile } from "../../platform/index.ts";
 import type { KindDefinition } from "../../schema/types.ts";
 import { PAUSE, type Piece } from "../chunked-stream.ts";
-import { GrowingWriter, encodeMessage, writeMessageInto } from "./compiled.ts";
+import { GrowingWriter, encodeMessage, releaseWriter, takeWriter, writeMessageInto } from "./compiled.ts";
 import { PROTOBUF_MAGIC, decodeEnvelope } from "./envelope.ts";
 import { kindLayout, listLayout } from "./layout.ts";
 import { typeMetaOnWire } from "./object.ts";
@@ -61,36 +62,40 @@ export function* protobufListBody(def: KindDefinition, profile: PlatformProfile,
 
   const head = encodeMessage(listLayout(def), { metadata: parts.metadata });
   const sizes = new Array<number>(parts.count);
-  const kept = new GrowingWriter(Math.min(retainBytes, CHUNK_BYTES) + 256);
-  const scratch = new GrowingWriter(1024);
-  let keptCount = 0;
-  let rawLength = head.length;
-  for (let i = 0; i < parts.count; i++) {
-    if (keptCount === i && kept.pos < retainBytes) {
-      const before = kept.pos;
-      sizes[i] = writeItem(kept, i);
-      if (kept.pos <= retainBytes) keptCount = i + 1;
-      else kept.pos = before;
+  const kept = takeWriter();
+  try {
+    const scratch = new GrowingWriter(1024);
+    let keptCount = 0;
+    let rawLength = head.length;
+    for (let i = 0; i < parts.count; i++) {
+      if (keptCount === i && kept.pos < retainBytes) {
+        const before = kept.pos;
+        sizes[i] = writeItem(kept, i);
+        if (kept.pos <= retainBytes) keptCount = i + 1;
+        else kept.pos = before;
+      }
+      if (keptCount <= i) {
+        scratch.pos = 0;
+        sizes[i] = writeItem(scratch, i);
+      }
+      rawLength += sizes[i];
+      if (i % ITEMS_PER_PAUSE === ITEMS_PER_PAUSE - 1) yield PAUSE;
     }
-    if (keptCount <= i) {
-      scratch.pos = 0;
-      sizes[i] = writeItem(scratch, i);
+    const typeMeta = new Writer(64).tag(1, WIRE_LEN).string(profile.apiVersion(def.group, def.version)).tag(2, WIRE_LEN).string(`${def.kind}List`).finish();
+    yield new Writer(typeMeta.length + 32).raw(PROTOBUF_MAGIC).tag(1, WIRE_LEN).bytes(typeMeta).tag(2, WIRE_LEN).uvarint(rawLength).raw(head).finish();
+    for (let at = 0; at < kept.pos; at += CHUNK_BYTES) yield new Uint8Array(kept.buf.subarray(at, Math.min(kept.pos, at + CHUNK_BYTES)));
+    const chunk = new GrowingWriter(CHUNK_BYTES + 1024);
+    for (let i = keptCount; i < parts.count; i++) {
+      const size = writeItem(chunk, i);
+      if (size !== sizes[i]) throw new Error(`protobuf list: item ${i} changed size while streaming`);
+      if (chunk.pos >= CHUNK_BYTES) {
+        yield chunk.finish();
+        chunk.pos = 0;
+      }
     }
-    rawLength += sizes[i];
-    if (i % ITEMS_PER_PAUSE === ITEMS_PER_PAUSE - 1) yield PAUSE;
+    if (chunk.pos > 0) yield chunk.finish();
+    yield new Writer(4).tag(3, WIRE_LEN).string("").tag(4, WIRE_LEN).string("").finish();
+  } finally {
+    releaseWriter(kept);
   }
-  const typeMeta = new Writer(64).tag(1, WIRE_LEN).string(profile.apiVersion(def.group, def.version)).tag(2, WIRE_LEN).string(`${def.kind}List`).finish();
-  yield new Writer(typeMeta.length + 32).raw(PROTOBUF_MAGIC).tag(1, WIRE_LEN).bytes(typeMeta).tag(2, WIRE_LEN).uvarint(rawLength).raw(head).finish();
-  for (let at = 0; at < kept.pos; at += CHUNK_BYTES) yield new Uint8Array(kept.buf.subarray(at, Math.min(kept.pos, at + CHUNK_BYTES)));
-  const chunk = new GrowingWriter(CHUNK_BYTES + 1024);
-  for (let i = keptCount; i < parts.count; i++) {
-    const size = writeItem(chunk, i);
-    if (size !== sizes[i]) throw new Error(`protobuf list: item ${i} changed size while streaming`);
-    if (chunk.pos >= CHUNK_BYTES) {
-      yield chunk.finish();
-      chunk.pos = 0;
-    }
-  }
-  if (chunk.pos > 0) yield chunk.finish();
-  yield new Writer(4).tag(3, WIRE_LEN).string("").tag(4, WIRE_LEN).string("").finish();
 }
