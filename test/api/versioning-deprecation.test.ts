@@ -15,6 +15,7 @@ import { ensurePki } from "../../services/apiserver/server/certs.ts";
 import type { AuditEvent } from "../../services/apiserver/server/filters/with-audit.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { layerClients, runClient } from "../support/clients.ts";
+import { CRD_GROUP, crdPath, cronTabCrd, waitServed } from "../support/crd-fixtures.ts";
 
 const ENDPOINTS_WARNING = "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice";
 
@@ -70,6 +71,28 @@ describe("deprecated API signals", () => {
     const done = (id: string) => events.find((e) => e.auditID === id && e.stage === "ResponseComplete");
     expect(done("deprecated-call")?.annotations).toEqual({ "k8s.io/deprecated": "true" });
     expect(done("current-call")?.annotations).toBeUndefined();
+  });
+
+  it("counts and annotates a deprecated custom resource version, with the CRD's own warning", async () => {
+    const crd = cronTabCrd(api.profile, { plural: "gadgets", kind: "Gadget", scope: "Cluster" }) as { spec: { versions: Array<Record<string, unknown>> } };
+    const v1 = crd.spec.versions[0];
+    crd.spec.versions = [
+      { ...structuredClone(v1), name: "v1beta1", storage: false, deprecated: true, deprecationWarning: "gadgets v1beta1 is going away" },
+      { ...structuredClone(v1), name: "v1", storage: true },
+    ];
+    const made = await api.admin.post(crdPath(api.profile), crd);
+    expect(made.status, made.text).toBe(201);
+    await waitServed(api.admin, `/apis/${CRD_GROUP}/v1beta1/gadgets`, 10_000);
+    events.length = 0;
+    const res = await api.admin.get(`/apis/${CRD_GROUP}/v1beta1/gadgets`, { "audit-id": "crd-deprecated" });
+    expect(res.status).toBe(200);
+    expect(res.headers.warning).toBe('299 - "gadgets v1beta1 is going away"');
+    expect(events.find((e) => e.auditID === "crd-deprecated" && e.stage === "ResponseComplete")?.annotations).toEqual({ "k8s.io/deprecated": "true" });
+    const current = await api.admin.get(`/apis/${CRD_GROUP}/v1/gadgets`);
+    expect(current.headers.warning).toBeUndefined();
+    const metrics = (await api.admin.get("/metrics")).text;
+    expect(metricLine(metrics, `group="${CRD_GROUP}",version="v1beta1",resource="gadgets",subresource="",removed_release=""`)).toMatch(/ 1$/);
+    expect(metricLine(metrics, `group="${CRD_GROUP}",version="v1",resource="gadgets",subresource="",removed_release=""`)).toBeUndefined();
   });
 
   it("words a planned removal and a missing replacement as the platform does", () => {

@@ -5,7 +5,8 @@
  *   - `apiserver_requested_deprecated_apis{group,version,resource,subresource,removed_release}` set to 1,
  *   - the audit annotations `<domain>/deprecated: "true"` and, when a removal release is
  *     planned, `<domain>/removed-release: "1.Y"` on the request's audit event.
- * Deprecated custom resource versions warn from the dispatcher (their own text) instead.
+ * Deprecated custom resource versions get the metric and the annotation here too; their
+ * warning (the CRD's own text) comes from the dispatcher.
  */
 import type { Gauge } from "prom-client";
 import { deprecationOf, deprecationWarningText } from "../../../../shared/api/groups/deprecations.ts";
@@ -33,12 +34,18 @@ export function signalDeprecation(deps: DeprecationDeps, ctx: RequestContext): b
   const info = ctx.info;
   if (!info?.isResourceRequest) return false;
   const served = deps.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
-  if (!served || served.resource.def.custom) return false;
+  if (!served) return false;
   const def = served.resource.def;
-  const lifecycle = deprecationOf({ group: def.group, version: def.version, kind: def.kind });
-  if (!lifecycle) return false;
-  ctx.warnings.push(warningHeader(deprecationWarningText(deps.profile, lifecycle)));
-  const removed = lifecycle.removedIn ?? "";
+  let removed = "";
+  if (def.custom) {
+    // A deprecated custom resource version: its warning comes from the dispatcher.
+    if (!def.deprecated) return false;
+  } else {
+    const lifecycle = deprecationOf({ group: def.group, version: def.version, kind: def.kind });
+    if (!lifecycle) return false;
+    ctx.warnings.push(warningHeader(deprecationWarningText(deps.profile, lifecycle)));
+    removed = lifecycle.removedIn ?? "";
+  }
   deps.gauge?.set({ group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, removed_release: removed }, 1);
   if (ctx.audit) {
     const keys = deprecationAnnotationKeys(deps.profile);
