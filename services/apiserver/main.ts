@@ -15,6 +15,7 @@ import { FlagError, usage } from "../../shared/cli/flags.ts";
 import { validateAuthenticationOptions } from "./authn/options.ts";
 import { validateAuthorizationFlags } from "./authz/options.ts";
 import { FeatureGates } from "./server/feature-gates.ts";
+import { validateRuntimeConfig } from "./server/runtime-config.ts";
 import { createLogger } from "../../shared/observability/logger.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { ensurePki, kubeconfigYaml } from "./server/certs.ts";
@@ -67,6 +68,7 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
   const gates = new FeatureGates();
   gates.set(flags["feature-gates"] as string[]);
   const profile = getProfile(String(flags.profile));
+  validateRuntimeConfig(flags["runtime-config"] as string[], profile); // a bad entry fails start-up with one line
   const dataDir = resolve(String(flags["data-dir"]));
   const bind = String(flags["bind-address"]);
   const pki = await ensurePki(dataDir, { profile });

@@ -10,6 +10,8 @@
  * or a value that is not a boolean, fails start-up with one line.
  * Pure: kinds in, served kinds out.
  */
+import { mutatingAdmissionPolicyKinds } from "../../../shared/api/groups/admissionregistration-v1beta1.ts";
+import { builtinKinds } from "../../../shared/api/groups/index.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
 
@@ -87,4 +89,9 @@ export function applyRuntimeConfig(kinds: readonly KindDefinition[], entries: re
     const apiVersion = profile.apiVersion(k.group, k.version);
     return cfg.resources.get(`${apiVersion}/${k.plural}`) ?? versionEnabled(cfg, apiVersion, k.group, k.version);
   });
+}
+
+/** Checks the flag's entries against every built-in kind, before anything starts (throws a RuntimeConfigError). */
+export function validateRuntimeConfig(entries: readonly string[], profile: PlatformProfile): void {
+  parseRuntimeConfig(entries, [...builtinKinds(profile), ...mutatingAdmissionPolicyKinds], profile);
 }
