@@ -27,7 +27,7 @@ function pageNotFound(): Error {
 }
 
 /** Subresources served by the generic handlers (same object, split by the strategy). */
-const GENERIC_SUBRESOURCES = new Set(["status", "finalize", "token"]);
+const GENERIC_SUBRESOURCES = new Set(["status", "finalize", "token", "approval"]);
 /** Subresources with their own handler. */
 const SPECIAL_SUBRESOURCES: Record<string, (s: RequestScope) => Promise<Response>> = { scale: handleScale };
 

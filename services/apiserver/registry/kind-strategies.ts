@@ -9,6 +9,7 @@ import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
 import { isObject, type JsonObject } from "../storage/object.ts";
 import { genericStrategy, type Strategy } from "./strategy.ts";
+import { csrStrategy } from "./csr-strategy.ts";
 import { webhookConfigurationStrategy } from "../admission/webhooks/config-strategy.ts";
 import { mutatingAdmissionPolicyStrategy, validatingAdmissionPolicyStrategy } from "../admission/policy/strategy.ts";
 
@@ -80,6 +81,7 @@ export function strategyFor(profile: PlatformProfile): (def: KindDefinition) => 
     if (def.group === "admissionregistration" && (def.plural === "mutatingwebhookconfigurations" || def.plural === "validatingwebhookconfigurations")) return webhookConfigurationStrategy(def);
     if (def.group === "admissionregistration" && def.plural === "validatingadmissionpolicies") return validatingAdmissionPolicyStrategy(def);
     if (def.group === "admissionregistration" && def.plural === "mutatingadmissionpolicies") return mutatingAdmissionPolicyStrategy(def);
+    if (def.group === "certificates" && def.plural === "certificatesigningrequests") return csrStrategy(def, profile);
     return genericStrategy(def);
   };
 }

@@ -215,7 +215,7 @@ export class Registry {
     delete m.selfLink;
     m.uid = newUid();
     m.creationTimestamp = timestamp(this.now());
-    this.strategy.prepareForCreate(obj);
+    this.strategy.prepareForCreate(obj, ctx.user);
     let out = this.strategy.applyDefaults(obj);
     if (this.options.admission?.admit) {
       out = this.keepSystemFields(out, await this.admitPhase("CREATE", out, undefined, ctx));

@@ -8,10 +8,18 @@ import type { FieldError, KindDefinition } from "../../../shared/schema/types.ts
 import { deepEqual } from "../../../shared/schema/values.ts";
 import { meta, type JsonObject } from "../storage/object.ts";
 
+/** The requesting user, for kinds that record it (CertificateSigningRequest). */
+export interface RequestUser {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
 export interface Strategy {
   readonly def: KindDefinition;
-  /** Resets fields the client may not set on create (status when a status subresource exists). */
-  prepareForCreate(obj: JsonObject): void;
+  /** Resets fields the client may not set on create (status when a status subresource exists); `user` is the requester. */
+  prepareForCreate(obj: JsonObject, user?: RequestUser): void;
   /** Keeps what an update of the main resource may not change; bumps generation on spec change. */
   prepareForUpdate(obj: JsonObject, old: JsonObject): void;
   /** For the status subresource: only status changes; the rest comes from the old object. */
