@@ -87,6 +87,18 @@ describe("start-up", () => {
   });
 });
 
+describe("disabling the CustomResourceDefinition API", () => {
+  it("starts without it and answers 404 for it", async () => {
+    const other = await startTestApiserver({ profileId: "kubernetes", runtimeConfig: ["apiextensions.k8s.io/v1=false"] });
+    try {
+      expect((await other.admin.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions")).status).toBe(404);
+      expect((await other.admin.get("/api/v1/namespaces")).status).toBe(200);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe("default rules and precedence", () => {
   const profile = getProfile("kubernetes");
   const known = [...builtinKinds(profile), ...mutatingAdmissionPolicyKinds];

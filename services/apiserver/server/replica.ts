@@ -163,8 +163,10 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   );
   holder.catalog = catalog;
   // Custom resources: every replica serves the established CRDs its watch cache sees.
-  const crdController = new CrdController(catalog, (level, msg, fields) => opts.log?.(level, msg, fields), declareConversionMetrics(metricsRegistry));
-  await crdController.start();
+  // (none when --runtime-config turned the CustomResourceDefinition API off)
+  const servesCrds = !!catalog.lookup(profile.group("apiextensions"), "v1", "customresourcedefinitions");
+  const crdController = servesCrds ? new CrdController(catalog, (level, msg, fields) => opts.log?.(level, msg, fields), declareConversionMetrics(metricsRegistry)) : undefined;
+  await crdController?.start();
   await admission.start();
   await ensureDefaultNamespaces(catalog, profile, opts.log);
   await security?.attach(catalog, admission.chain, opts.log);
@@ -245,7 +247,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       clearInterval(bookmarks);
       security?.close();
-      crdController.stop();
+      crdController?.stop();
       aggregator.stop();
       admission.close();
       compaction.stop();
