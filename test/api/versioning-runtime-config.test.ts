@@ -52,6 +52,14 @@ describe("--runtime-config=batch/v1=false,apps/v1/daemonsets=false", () => {
     expect(paths.some((p) => p.includes("/deployments"))).toBe(true);
   });
 
+  it("registers no APIService for the disabled version", async () => {
+    const res = await api.admin.get("/apis/apiregistration.k8s.io/v1/apiservices");
+    expect(res.status).toBe(200);
+    const names = res.json<{ items: Array<{ metadata: { name: string } }> }>().items.map((i) => i.metadata.name);
+    expect(names).toContain("v1.apps");
+    expect(names).not.toContain("v1.batch");
+  });
+
   it("kubectl 1.34 api-resources lists neither CronJob nor Job", async () => {
     const home = await mkdtemp(join(tmpdir(), "versioning-runtime-config-"));
     try {
