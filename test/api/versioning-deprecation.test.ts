@@ -17,7 +17,10 @@ import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts"
 import { layerClients, runClient } from "../support/clients.ts";
 import { CRD_GROUP, crdPath, cronTabCrd, waitServed } from "../support/crd-fixtures.ts";
 
-const ENDPOINTS_WARNING = "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice";
+const K8S = getProfile("kubernetes");
+const ENDPOINTS_WARNING = `v1 Endpoints is deprecated in v1.33+; use ${K8S.group("discovery")}/v1 EndpointSlice`;
+/** The audit annotation the platform puts on a request to a deprecated API. */
+const DEPRECATED_ANNOTATION = { [K8S.annotations.deprecatedAudit]: "true" };
 
 let api: TestApiserver;
 const events: AuditEvent[] = [];
@@ -50,7 +53,7 @@ describe("deprecated API signals", () => {
   });
 
   it("does not warn for a current API", async () => {
-    const res = await api.admin.get("/apis/discovery.k8s.io/v1/namespaces/default/endpointslices");
+    const res = await api.admin.get(`/apis/${K8S.group("discovery")}/v1/namespaces/default/endpointslices`);
     expect(res.status).toBe(200);
     expect(res.headers.warning).toBeUndefined();
   });
@@ -69,7 +72,7 @@ describe("deprecated API signals", () => {
     await api.admin.get("/api/v1/namespaces/default/endpoints", { "audit-id": "deprecated-call" });
     await api.admin.get("/api/v1/namespaces/default/configmaps", { "audit-id": "current-call" });
     const done = (id: string) => events.find((e) => e.auditID === id && e.stage === "ResponseComplete");
-    expect(done("deprecated-call")?.annotations).toEqual({ "k8s.io/deprecated": "true" });
+    expect(done("deprecated-call")?.annotations).toEqual(DEPRECATED_ANNOTATION);
     expect(done("current-call")?.annotations).toBeUndefined();
   });
 
@@ -87,7 +90,7 @@ describe("deprecated API signals", () => {
     const res = await api.admin.get(`/apis/${CRD_GROUP}/v1beta1/gadgets`, { "audit-id": "crd-deprecated" });
     expect(res.status).toBe(200);
     expect(res.headers.warning).toBe('299 - "gadgets v1beta1 is going away"');
-    expect(events.find((e) => e.auditID === "crd-deprecated" && e.stage === "ResponseComplete")?.annotations).toEqual({ "k8s.io/deprecated": "true" });
+    expect(events.find((e) => e.auditID === "crd-deprecated" && e.stage === "ResponseComplete")?.annotations).toEqual(DEPRECATED_ANNOTATION);
     const current = await api.admin.get(`/apis/${CRD_GROUP}/v1/gadgets`);
     expect(current.headers.warning).toBeUndefined();
     const metrics = (await api.admin.get("/metrics")).text;
@@ -103,7 +106,7 @@ describe("deprecated API signals", () => {
     expect(deprecationWarningText(p, psp)).toBe("policy/v1beta1 PodSecurityPolicy is deprecated in v1.21+, unavailable in v1.25+");
     expect(deprecationWarningText(p, { group: "core", version: "v1", kind: "ComponentStatus", deprecatedIn: "1.19" })).toBe("v1 ComponentStatus is deprecated in v1.19+");
     expect(deprecationWarningText(getProfile("plat"), { group: "core", version: "v1", kind: "Endpoints", deprecatedIn: "1.33", replacement: { group: "discovery", version: "v1", kind: "EndpointSlice" } })).toBe(
-      "v1 Endpoints is deprecated in v1.33+; use discovery.plat.io/v1 EndpointSlice",
+      `v1 Endpoints is deprecated in v1.33+; use ${getProfile("plat").group("discovery")}/v1 EndpointSlice`,
     );
   });
 });

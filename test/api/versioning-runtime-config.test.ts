@@ -53,7 +53,7 @@ describe("--runtime-config=batch/v1=false,apps/v1/daemonsets=false", () => {
   });
 
   it("registers no APIService for the disabled version", async () => {
-    const res = await api.admin.get("/apis/apiregistration.k8s.io/v1/apiservices");
+    const res = await api.admin.get(`/apis/${api.profile.group("apiregistration")}/v1/apiservices`);
     expect(res.status).toBe(200);
     const names = res.json<{ items: Array<{ metadata: { name: string } }> }>().items.map((i) => i.metadata.name);
     expect(names).toContain("v1.apps");
@@ -97,9 +97,9 @@ describe("start-up", () => {
 
 describe("disabling the CustomResourceDefinition API", () => {
   it("starts without it and answers 404 for it", async () => {
-    const other = await startTestApiserver({ profileId: "kubernetes", runtimeConfig: ["apiextensions.k8s.io/v1=false"] });
+    const other = await startTestApiserver({ profileId: "kubernetes", runtimeConfig: [`${getProfile("kubernetes").group("apiextensions")}/v1=false`] });
     try {
-      expect((await other.admin.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions")).status).toBe(404);
+      expect((await other.admin.get(`/apis/${other.profile.group("apiextensions")}/v1/customresourcedefinitions`)).status).toBe(404);
       expect((await other.admin.get("/api/v1/namespaces")).status).toBe(200);
     } finally {
       await other.close();
@@ -110,18 +110,19 @@ describe("disabling the CustomResourceDefinition API", () => {
 describe("default rules and precedence", () => {
   const profile = getProfile("kubernetes");
   const known = [...builtinKinds(profile), ...mutatingAdmissionPolicyKinds];
+  const mutatingPolicies = `${profile.group("admissionregistration")}/v1beta1/mutatingadmissionpolicies`;
   const served = (entries: string[]) => new Set(applyRuntimeConfig(known, entries, profile).map((k) => `${profile.apiVersion(k.group, k.version)}/${k.plural}`));
 
   it("serves GA versions and keeps betas introduced after 1.22 off by default", () => {
     const s = served([]);
     expect(s.has("batch/v1/jobs")).toBe(true);
     expect(s.has("autoscaling/v2/horizontalpodautoscalers")).toBe(true);
-    expect(s.has("admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies")).toBe(false);
+    expect(s.has(mutatingPolicies)).toBe(false);
   });
 
   it("api/beta turns betas on, an omitted value means true, the specific key wins", () => {
-    expect(served(["api/beta"]).has("admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies")).toBe(true);
-    expect(served(["api/beta=true", "admissionregistration.k8s.io/v1beta1=false"]).has("admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies")).toBe(false);
+    expect(served(["api/beta"]).has(mutatingPolicies)).toBe(true);
+    expect(served(["api/beta=true", `${profile.group("admissionregistration")}/v1beta1=false`]).has(mutatingPolicies)).toBe(false);
     const onlyCore = served(["api/all=false", "api/legacy", "batch/v1/jobs"]);
     expect(onlyCore.has("v1/pods")).toBe(true);
     expect(onlyCore.has("batch/v1/jobs")).toBe(true);
