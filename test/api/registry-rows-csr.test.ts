@@ -2,8 +2,8 @@
  * CertificateSigningRequest rows over HTTPS: the server writes spec.username, uid,
  * groups and extra from the requesting user (what the client sent is replaced); the
  * legacy-unknown signer is refused on create through certificates/v1; `approval` is
- * served and changes only the conditions; `status` keeps the approval decision and
- * accepts only PEM CERTIFICATE blocks in status.certificate.
+ * served, changes only the conditions and may not remove a decision; `status` keeps the
+ * approval decision and accepts only PEM CERTIFICATE blocks in status.certificate.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
@@ -78,14 +78,20 @@ describe("CertificateSigningRequest registry", () => {
     expect(badCert.status, badCert.text).toBe(422);
     expect(badCert.json<{ details: { causes: Array<{ field: string }> } }>().details.causes.map((c) => c.field)).toEqual(["status.certificate"]);
 
-    const issued = await api.admin.put(`${csrs}/approve-me/status`, { ...afterApproval, status: { certificate: pem("CERTIFICATE") } });
+    const issued = await api.admin.put(`${csrs}/approve-me/status`, { ...afterApproval, status: { ...afterApproval.status, certificate: pem("CERTIFICATE") } });
     expect(issued.status, issued.text).toBe(200);
     const final = issued.json<Csr>();
     expect(final.status?.certificate).toBe(pem("CERTIFICATE"));
     expect(final.status?.conditions?.map((c) => c.type)).toEqual(["Approved"]);
 
+    // the main resource leaves status alone; approval may not take a decision back
     const mainUpdate = await api.admin.put(`${csrs}/approve-me`, { ...final, status: { conditions: [] } });
     expect(mainUpdate.status, mainUpdate.text).toBe(200);
     expect(mainUpdate.json<Csr>().status?.conditions?.map((c) => c.type)).toEqual(["Approved"]);
+    const unapprove = await api.admin.put(`${csrs}/approve-me/approval`, { ...mainUpdate.json<Csr>(), status: { conditions: [] } });
+    expect(unapprove.status, unapprove.text).toBe(422);
+    expect(unapprove.json<{ details: { causes: unknown[] } }>().details.causes).toEqual([
+      { reason: "FieldValueForbidden", field: "status.conditions", message: 'Forbidden: updates may not remove a condition of type "Approved"' },
+    ]);
   });
 });

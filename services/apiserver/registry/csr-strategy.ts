@@ -5,7 +5,9 @@
  * - create through certificates/v1 refuses the profile's `<signer prefix>legacy-unknown`
  *   signer ("the legacy signerName is not allowed via this API version");
  * - the main resource never changes status; `status` changes status but keeps the spec
- *   and the Approved/Denied conditions; `approval` changes only status.conditions.
+ *   and the Approved/Denied conditions (whatever the client sent for them: only
+ *   `approval` decides); `approval` changes only status.conditions; no update removes
+ *   an Approved, Denied or Failed condition.
  * Who may approve or sign is admission's concern (the `approve`/`sign` verbs on signers).
  */
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
@@ -74,7 +76,14 @@ export function csrStrategy(def: KindDefinition, profile: PlatformProfile): Stra
       ];
     },
     validateUpdate(obj, old) {
-      return base.validateUpdate(obj, old);
+      const errors = base.validateUpdate(obj, old);
+      // a decision once taken (or a failure) stays: no update removes its condition
+      for (const type of ["Approved", "Denied", "Failed"]) {
+        const before = conditionsOf(old).filter((c) => c.type === type).length;
+        const after = conditionsOf(obj).filter((c) => c.type === type).length;
+        if (after < before) errors.push(fieldErrors.forbidden("status.conditions", `updates may not remove a condition of type ${JSON.stringify(type)}`));
+      }
+      return errors;
     },
     prepareForUpdate(obj, old) {
       base.prepareForUpdate(obj, old);
