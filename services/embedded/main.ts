@@ -10,23 +10,18 @@
  * apiserver's (`--help` lists them).
  *
  * The controllers run in process as an ordinary HTTPS client with the admin
- * certificate, under the controller manager's leader lease (so replicas of the
- * embedded default sharing a store run them once): the cluster CA signs approved
- * CSRs. A lost lease stops the controllers and this process campaigns again; it never
- * ends the API server. The controllers that add objects to every namespace (default
- * service accounts, the root CA ConfigMap) are left to the controller-manager process:
- * the single-process default keeps namespaces holding only what clients put there.
+ * certificate, one set per process (no leader election: replicas of the embedded
+ * default sharing a store each run them; the controller-manager process is the
+ * leader-elected form). The cluster CA signs approved CSRs. The controllers that add
+ * objects to every namespace (default service accounts, the root CA ConfigMap) are
+ * left to the controller-manager process.
  */
-import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { hostname } from "node:os";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
-import { LeaderElector } from "../../shared/client/leader-election.ts";
 import { createLogger, logTo } from "../../shared/observability/logger.ts";
 import { main as runApiserver } from "../apiserver/main.ts";
 import { pkiPaths } from "../apiserver/server/certs.ts";
 import { runControllersInBackground } from "../controller-manager/controllers.ts";
-import { defaultLeaseName } from "../controller-manager/options.ts";
 import { connectEmbeddedOrRemote } from "./store.ts";
 
 /** The controllers of the single-process default: deletion, garbage collection and the CSR flow of node TLS bootstrap. */
@@ -37,41 +32,19 @@ runApiserver({
   onReady: async (ready) => {
     const server = ready.url.replace("//0.0.0.0:", "//127.0.0.1:");
     const client = new HttpsObjectClient({ server, ca: ready.caPem, cert: ready.admin.certPem, key: ready.admin.keyPem, insecureSkipTlsVerify: false });
-    const log = logTo(createLogger({ component: "controller-manager" }));
     const paths = pkiPaths(ready.dataDir);
     const settings = { clusterSigningCertPem: readFileSync(paths.caCert, "utf8"), clusterSigningKeyPem: readFileSync(paths.caKey, "utf8") };
-    const identity = `${hostname()}_${randomUUID()}`;
-    let controllers: ReturnType<typeof runControllersInBackground> | undefined;
-    let elector: LeaderElector | undefined;
-    let closed = false;
-    const campaign = () => {
-      if (closed) return;
-      elector = new LeaderElector({
-        client,
-        coordinationGroup: ready.profile.group("coordination"),
-        namespace: ready.profile.systemNamespace,
-        name: defaultLeaseName(ready.profile),
-        identity,
-        log,
-        onStartedLeading: () => {
-          // In the background: a refusal (e.g. --authorization-mode=AlwaysDeny) is retried, never fatal to the server.
-          controllers = runControllersInBackground(client, { controllers: EMBEDDED_CONTROLLERS, namespaceFinalizer: ready.profile.namespaceFinalizer, profile: ready.profile, settings, identity, log });
-        },
-        onStoppedLeading: () => {
-          controllers?.stop();
-          controllers = undefined;
-          log("error", "leaderelection lost; campaigning again", { identity });
-          setTimeout(campaign, 1000).unref();
-        },
-      });
-      void elector.run();
-    };
-    campaign();
+    // In the background: a refusal (e.g. --authorization-mode=AlwaysDeny) is retried, never fatal to the server.
+    const controllers = runControllersInBackground(client, {
+      controllers: EMBEDDED_CONTROLLERS,
+      namespaceFinalizer: ready.profile.namespaceFinalizer,
+      profile: ready.profile,
+      settings,
+      log: logTo(createLogger({ component: "controller-manager" })),
+    });
     return {
       async close() {
-        closed = true;
-        controllers?.stop();
-        await elector?.release();
+        controllers.stop();
         client.close();
       },
     };
