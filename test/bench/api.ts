@@ -25,7 +25,7 @@ import { startProcessCluster } from "../support/process-cluster.ts";
 import { startServerProcess } from "../support/server-process.ts";
 import type { CeilingReply, CeilingRequest, CeilingRoute } from "./ceiling.ts";
 import { ChildChannel } from "./child-channel.ts";
-import { MIN_ROUNDS, RatioTable, interleave, machineLoad } from "./harness.ts";
+import { MIN_ROUNDS, RatioTable, cpuSeconds, interleave, machineLoad } from "./harness.ts";
 import type { CallTemplate, ClosedResult, LoadReply, LoadRequest, LoadTarget, OpenResult } from "./load-clients.ts";
 import { WatchClientsProcess } from "./watch-process.ts";
 
@@ -277,18 +277,6 @@ async function watchBench(opts: ApiBenchOptions, rounds: number, ours: LoadTarge
   extra.watch_events_expected_per_round = writes * opts.watchers;
   extra.watch_events_delivered_min = Math.min(...res.a.map((x) => x.delivered));
   extra.watch_sent_rate_min = Math.min(...res.a.map((x) => x.sentRate), ...res.b.map((x) => x.sentRate));
-}
-
-/** CPU seconds (user + system) of a process, from /proc; 0 when unknown. */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 /** The pid of the process whose command line has `arg` (the embedded server: its data dir). */

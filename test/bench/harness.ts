@@ -6,8 +6,10 @@
  *   totals, which one noisy round would dominate);
  * - `RatioTable`: the printed table of those ratios, and the figures it returns;
  * - `machineLoad`: the 1/5/15-minute load averages, printed before and after a bench
- *   (the machine is shared: a ratio is only as good as the load it was measured under).
+ *   (the machine is shared: a ratio is only as good as the load it was measured under);
+ * - `cpuSeconds`: a process's CPU time, from /proc.
  */
+import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 
 export const MIN_ROUNDS = 3;
@@ -41,6 +43,18 @@ export async function interleave<T>(rounds: number, a: (round: number) => Promis
     out.b.push(await b(r));
   }
   return out;
+}
+
+/** CPU seconds (user + system) of a process, from /proc; 0 when unknown. */
+export function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 /** "load 1.52 1.31 1.10 (2 cores)". */

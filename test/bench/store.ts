@@ -18,7 +18,7 @@
  * members are processes of their own.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,7 +26,7 @@ import { performance } from "node:perf_hooks";
 import { EtcdClient } from "../../shared/etcd/client.ts";
 import { spawnStoreNode, stopChild, storeStatus, waitForMembers, waitForStore } from "../../services/store/server/node-process.ts";
 import { freePort } from "../support/ports.ts";
-import { MIN_ROUNDS, RatioTable, interleave, machineLoad, median } from "./harness.ts";
+import { MIN_ROUNDS, RatioTable, cpuSeconds, interleave, machineLoad, median } from "./harness.ts";
 
 const ETCD_BIN = process.env.ETCD_BIN ?? "/usr/bin/etcd";
 const MEMBERS = 3;
@@ -229,18 +229,6 @@ async function runLoad(clients: KvClient[], concurrency: number, durationMs: num
   const elapsed = performance.now() - start;
   latencies.sort((a, b) => a - b);
   return { rps: (latencies.length * 1000) / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
-}
-
-/** CPU seconds (user + system) of a process, from /proc; 0 when unknown. */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 /** Runs `fn` and reports the cores used by this process and by the leader and the followers meanwhile. */
