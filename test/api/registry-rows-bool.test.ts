@@ -2,7 +2,8 @@
  * Boolean query parameters over HTTPS, read as the platform reads them: option fields
  * (`watch`, `allowWatchBookmarks`, `sendInitialEvents`, `force`, `orphanDependents`) are
  * false only for `0` and a case-insensitive `false`, anything else is true and no value
- * is refused; `pretty` follows Go's strconv.ParseBool and ignores what it cannot parse.
+ * is refused; `pretty` follows Go's strconv.ParseBool and ignores what it cannot parse,
+ * and without a value indents for curl, Wget and browsers.
  * python3-kubernetes, which spells booleans `True`, watches with `allow_watch_bookmarks=True`.
  */
 import { writeFile } from "node:fs/promises";
@@ -19,7 +20,8 @@ const TRUE_VALUES = ["1", "t", "T", "TRUE", "true", "True", "yes", ""];
 const FALSE_VALUES = ["0", "false", "False", "FALSE", "fAlSe"];
 
 beforeAll(async () => {
-  api = await startTestApiserver({ profileId: "kubernetes" });
+  // frequent periodic bookmarks, so that watches allowing them surely receive some
+  api = await startTestApiserver({ profileId: "kubernetes", bookmarkIntervalMs: 300 });
   expect((await api.admin.post(base, cm("existing"))).status).toBe(201);
 });
 afterAll(async () => {
@@ -51,9 +53,11 @@ describe("boolean query parameters", () => {
       expect((events[1].object.metadata as { annotations?: Record<string, string> }).annotations?.[end]).toBe("true");
       await new Promise((r) => setTimeout(r, 300));
       expect((await api.admin.post(base, cm("after-watch"))).status).toBe(201);
-      const later = await off.waitFor(1, 10_000);
+      const deadline = Date.now() + 10_000;
+      while (!off.events.some((e) => e.type === "ADDED") && Date.now() < deadline) await off.waitFor(off.events.length + 1, 500);
       expect(off.status).toBe(200);
-      expect(later.map((e) => [e.type, (e.object.metadata as { name: string }).name])).toEqual([["ADDED", "after-watch"]]);
+      const changes = off.events.filter((e) => e.type !== "BOOKMARK");
+      expect(changes.map((e) => [e.type, (e.object.metadata as { name: string }).name])).toEqual([["ADDED", "after-watch"]]);
     } finally {
       on.stop();
       off.stop();
@@ -68,6 +72,20 @@ describe("boolean query parameters", () => {
     };
     for (const v of ["1", "t", "T", "TRUE", "true", "True"]) expect([v, await shape(v)]).toEqual([v, "pretty"]);
     for (const v of ["0", "f", "F", "FALSE", "false", "False", "yes", "tRUE"]) expect([v, await shape(v)]).toEqual([v, "compact"]);
+  });
+
+  it("pretty without a value: indented for curl, Wget and browsers, compact for other clients", async () => {
+    const shape = async (ua: string, query = "") => {
+      const r = await api.admin.get(`${base}/existing${query}`, { "user-agent": ua });
+      expect(r.status).toBe(200);
+      return r.text.includes('\n  "kind"') ? "pretty" : "compact";
+    };
+    expect(await shape("curl/8.5.0")).toBe("pretty");
+    expect(await shape("Wget/1.21")).toBe("pretty");
+    expect(await shape("Mozilla/5.0 (X11)")).toBe("pretty");
+    expect(await shape("kubectl/v1.34.0 (linux/amd64)")).toBe("compact");
+    expect(await shape("curl/8.5.0", "?pretty=false")).toBe("compact");
+    expect(await shape("curl/8.5.0", "?pretty=")).toBe("pretty");
   });
 
   it("force on apply: False keeps the conflict, True and f overrule it", async () => {
@@ -124,11 +142,14 @@ describe("boolean query parameters", () => {
       "v1.create_namespaced_config_map('default', {'metadata': {'name': 'from-python'}})",
       "seen = []",
       "for e in watch.Watch().stream(v1.list_namespaced_config_map, 'default', resource_version=rv, allow_watch_bookmarks=True, timeout_seconds=2):",
-      "    seen.append(e['type'] + ' ' + e['object'].metadata.name)",
+      "    seen.append(e['type'] if e['type'] == 'BOOKMARK' else e['type'] + ' ' + e['object'].metadata.name)",
       "print(json.dumps(seen))",
     ].join("\n");
     const r = await runClient(python, ["-c", script, kubeconfig], { timeoutMs: 30_000 });
     expect(r.code, `stdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(0);
-    expect(JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "[]")).toEqual(["ADDED from-python"]);
+    const seen = JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "[]") as string[];
+    expect(seen.filter((e) => e !== "BOOKMARK")).toEqual(["ADDED from-python"]);
+    // the server sent the bookmarks the client asked for (every 300 ms over a 2 s watch)
+    expect(seen.filter((e) => e === "BOOKMARK").length).toBeGreaterThan(0);
   });
 });

@@ -68,7 +68,7 @@ export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, r
     conversion: reads && !info.subresource ? { table: true, partialObjectMetadata: true } : undefined,
   });
   const query = url.searchParams;
-  const pretty = prettyParam(query);
+  const pretty = prettyParam(query, req.headers.get("user-agent"));
   const scope: RequestScope = {
     request: req,
     query,

@@ -29,8 +29,14 @@ export function parseGoBool(v: string): boolean | undefined {
   return undefined;
 }
 
-/** Whether `pretty` asks for indented output (an invalid value does not). */
-export function prettyParam(query: URLSearchParams): boolean {
+/**
+ * Whether the output is indented: a non-empty `pretty` decides (an invalid value is not
+ * pretty); without one, the user agents of browsers and command-line HTTP tools (`curl`,
+ * `Wget`, `Mozilla/5.0`) get indented output, as on the platform.
+ */
+export function prettyParam(query: URLSearchParams, userAgent?: string | null): boolean {
   const v = query.get("pretty");
-  return v !== null && v !== "" && parseGoBool(v) === true;
+  if (v !== null && v !== "") return parseGoBool(v) === true;
+  const ua = userAgent ?? "";
+  return ua.startsWith("curl") || ua.startsWith("Wget") || ua.startsWith("Mozilla/5.0");
 }
