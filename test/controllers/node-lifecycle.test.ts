@@ -59,17 +59,22 @@ describe("node lifecycle", () => {
   it("marks a silent node Unknown after the grace period with the unreachable taints, keeps a heartbeating node Ready, and clears taints when Ready returns", async () => {
     const leases = `/apis/${api.profile.group("coordination")}/v1/namespaces/${api.profile.nodeLeaseNamespace}/leases`;
     await createNode("n-alive", "True");
-    const lease = await api.admin.post(leases, { apiVersion: `${api.profile.group("coordination")}/v1`, kind: "Lease", metadata: { name: "n-alive" }, spec: { holderIdentity: "n-alive", leaseDurationSeconds: 40, renewTime: micro() } });
-    expect(lease.status, lease.text).toBe(201);
+    await createNode("n-sick", "False");
+    // n-alive and n-sick keep renewing their Leases (n-sick stays Ready=False, never Unknown).
+    for (const name of ["n-alive", "n-sick"]) {
+      const lease = await api.admin.post(leases, { apiVersion: `${api.profile.group("coordination")}/v1`, kind: "Lease", metadata: { name }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: micro() } });
+      expect(lease.status, lease.text).toBe(201);
+    }
     renewer = setInterval(() => {
-      void (async () => {
-        const cur = (await api.admin.get(`${leases}/n-alive`)).json<{ spec: Record<string, unknown> }>();
-        await api.admin.request("PUT", `${leases}/n-alive`, { body: { ...cur, spec: { ...cur.spec, renewTime: micro() } } });
-      })();
+      for (const name of ["n-alive", "n-sick"]) {
+        void (async () => {
+          const cur = (await api.admin.get(`${leases}/${name}`)).json<{ spec: Record<string, unknown> }>();
+          await api.admin.request("PUT", `${leases}/${name}`, { body: { ...cur, spec: { ...cur.spec, renewTime: micro() } } });
+        })();
+      }
     }, 500);
     await createNode("n-silent", "True");
     const silentSince = Date.now();
-    await createNode("n-sick", "False");
 
     const unknownAt = await eventually(async () => (readyOf(await readNode("n-silent"))?.status === "Unknown" ? Date.now() : undefined), GRACE_MS + 10_000, 50);
     expect(unknownAt).toBeDefined();
