@@ -59,7 +59,7 @@ const SCHEMA_REJECTS: Array<[string, object, string]> = [
   ["an unknown authorization mode", { apiserver: { authorizationMode: "RBAC,Everything" } }, "/apiserver/authorizationMode"],
   ["a malformed shutdown delay", { apiserver: { shutdownDelay: "ten seconds" } }, "/apiserver/shutdownDelay"],
   ["an unknown anti-affinity mode", { store: { antiAffinity: "sometimes" } }, "/store/antiAffinity"],
-  ["controller manager replicas (one instance until leader election)", { controllerManager: { replicas: 2 } }, "replicas"],
+  ["no controller manager replica (leader election needs at least one instance)", { controllerManager: { replicas: 0 } }, "/controllerManager/replicas"],
   ["no controller manager controllers", { controllerManager: { controllers: [] } }, "/controllerManager/controllers"],
   ["zero garbage collector workers", { controllerManager: { concurrentGcSyncs: 0 } }, "/controllerManager/concurrentGcSyncs"],
 ];
