@@ -11,8 +11,10 @@ export const PROTO_ROOT: string = import.meta.dirname;
 export const ETCD_KV_PROTO = "etcd/api/mvccpb/kv.proto";
 export const ETCD_RPC_PROTO = "etcd/api/etcdserverpb/rpc.proto";
 export const STORE_PEER_PROTO = "store/peer.proto";
+/** The container runtime interface (runtime.v1) subset the node agent calls. */
+export const CRI_RUNTIME_PROTO = "cri/api.proto";
 
-export const ALL_PROTOS: readonly string[] = [ETCD_KV_PROTO, ETCD_RPC_PROTO, STORE_PEER_PROTO];
+export const ALL_PROTOS: readonly string[] = [ETCD_KV_PROTO, ETCD_RPC_PROTO, STORE_PEER_PROTO, CRI_RUNTIME_PROTO];
 
 /**
  * @grpc/proto-loader options for these files: original field names (etcd mixes

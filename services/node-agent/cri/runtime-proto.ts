@@ -6,9 +6,9 @@
  */
 import { loadPackageDefinition, type GrpcObject, type ServiceClientConstructor, type ServiceDefinition } from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
-import { protoPath } from "../../../shared/proto/index.ts";
+import { CRI_RUNTIME_PROTO, protoPath } from "../../../shared/proto/index.ts";
 
-export const CRI_PROTO_FILE = protoPath("cri/api.proto");
+export const CRI_PROTO_FILE = protoPath(CRI_RUNTIME_PROTO);
 
 export type PodSandboxState = "SANDBOX_READY" | "SANDBOX_NOTREADY";
 export type ContainerState = "CONTAINER_CREATED" | "CONTAINER_RUNNING" | "CONTAINER_EXITED" | "CONTAINER_UNKNOWN";
