@@ -22,6 +22,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { parse } from "yaml";
+import { flowNestingDepth, MAX_FLOW_NESTING } from "./yaml-nesting.ts";
 
 /** The `exec` section of a user, with the directory its relative command is resolved from. */
 export interface ExecConfig {
@@ -104,8 +105,11 @@ function emptyMerged(): MergedKubeconfig {
 /** Parses one file's text and adds what it defines that earlier files did not. */
 export function mergeKubeconfigText(into: MergedKubeconfig, text: string, source: string, base: string): MergedKubeconfig {
   let doc: unknown;
+  if (flowNestingDepth(text) > MAX_FLOW_NESTING) {
+    throw new KubeconfigError(`${source}: not a valid configuration file: nesting deeper than ${MAX_FLOW_NESTING} levels`);
+  }
   try {
-    doc = parse(text);
+    doc = parse(text, { logLevel: "error" });
   } catch (err) {
     throw new KubeconfigError(`${source}: not a valid configuration file: ${(err as Error).message.split("\n")[0]}`);
   }
