@@ -147,7 +147,10 @@ export class CachedStorage implements ObjectStorage {
         initialEventsEnd: options.sendInitialEvents ? (this.options.initialEventsAnnotation ?? "") : undefined,
       });
     }
-    const from = rv as number;
+    // No initial events: from the given version, or (unset / "0") from the state the cache
+    // holds once it is fresh enough, as a watch that asked for no initial state starts.
+    if (rv === undefined) await this.freshEnough(undefined, "watch", prefix);
+    const from = rv === undefined || rv === 0 ? this.cache.revision : rv;
     if (from > this.cache.revision) await this.cache.waitFor(from, this.waitTimeoutMs);
     return this.cache.watch(prefix, { from, predicate: options.predicate, bookmarks: options.allowWatchBookmarks });
   }

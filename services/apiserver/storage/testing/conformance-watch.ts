@@ -83,6 +83,17 @@ export function watchCases(c: ConformanceCase): void {
     w.stop();
   });
 
+  it("starts a watch without a version at the current state when initial events are refused (sendInitialEvents=false)", async () => {
+    const s = await c.setup();
+    const P = c.prefix();
+    await s.create(`${P}ns/a`, cm("a"));
+    const w = await s.watch(P, { resourceVersion: "", sendInitialEvents: false, resourceVersionMatch: "NotOlderThan" });
+    await s.create(`${P}ns/b`, cm("b"));
+    // Only the change made after the watch started: no ADDED for the existing object, no replay.
+    expect(describeEvents(await nextEvents(w, 1))).toEqual(["ADDED:b"]);
+    w.stop();
+  });
+
   it("sends only the matching initial objects of a filtered watch, then the bookmark", async () => {
     const s = await c.setup();
     const P = c.prefix();
