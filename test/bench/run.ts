@@ -28,6 +28,10 @@ const BENCHES: Record<string, Bench> = {
     const { benchApi } = await import("./api.ts");
     return benchApi();
   },
+  "api-vs-ref": async () => {
+    const { benchApiVsRef } = await import("./api-vs-ref.ts");
+    return benchApiVsRef();
+  },
   codec: async () => {
     const { benchCodec } = await import("./codec.ts");
     return benchCodec();
