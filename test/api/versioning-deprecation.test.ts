@@ -5,13 +5,13 @@
  * `<domain>/deprecated: "true"`; a request to a current API gets none of it; and
  * kubectl 1.34 prints the warning.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deprecationWarningText, type ApiLifecycle } from "../../shared/api/groups/deprecations.ts";
 import { getProfile } from "../../shared/platform/index.ts";
-import { ensurePki } from "../../services/apiserver/server/certs.ts";
+import { ensurePki, writeAdminKubeconfig } from "../../services/apiserver/server/certs.ts";
 import type { AuditEvent } from "../../services/apiserver/server/filters/with-audit.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { layerClients, runClient } from "../support/clients.ts";
@@ -116,16 +116,7 @@ describe("kubectl 1.34", () => {
     const home = await mkdtemp(join(tmpdir(), "versioning-kubectl-"));
     try {
       const pki = await ensurePki(api.dir, { profile: api.profile });
-      const b64 = (s: string) => Buffer.from(s).toString("base64");
-      const kubeconfig = {
-        apiVersion: "v1",
-        kind: "Config",
-        clusters: [{ name: "t", cluster: { server: api.replica.url, "certificate-authority-data": b64(pki.ca.certPem) } }],
-        users: [{ name: "admin", user: { "client-certificate-data": b64(pki.admin.certPem), "client-key-data": b64(pki.admin.keyPem) } }],
-        contexts: [{ name: "t", context: { cluster: "t", user: "admin" } }],
-        "current-context": "t",
-      };
-      await writeFile(join(home, "config"), JSON.stringify(kubeconfig));
+      await writeAdminKubeconfig(join(home, "config"), { server: api.replica.url, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem, user: "admin", clusterName: "t", contextName: "t" });
       const out = await runClient(layerClients().kubectl, ["get", "endpoints", "-n", "default"], { env: { HOME: home, KUBECONFIG: join(home, "config") } });
       expect(out.code, out.stderr).toBe(0);
       expect(out.stderr).toContain(`Warning: ${ENDPOINTS_WARNING}`);

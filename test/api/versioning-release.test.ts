@@ -3,11 +3,11 @@
  * v1.35.x, major "1", minor "35", emulating 1.35, compatible with 1.34), and kubectl 1.34
  * reads it without a version-skew warning.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensurePki } from "../../services/apiserver/server/certs.ts";
+import { ensurePki, writeAdminKubeconfig } from "../../services/apiserver/server/certs.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { layerClients, runClient } from "../support/clients.ts";
 
@@ -33,16 +33,7 @@ describe("release 1.35", () => {
     const home = await mkdtemp(join(tmpdir(), "versioning-release-"));
     try {
       const pki = await ensurePki(api.dir, { profile: api.profile });
-      const b64 = (s: string) => Buffer.from(s).toString("base64");
-      const kubeconfig = {
-        apiVersion: "v1",
-        kind: "Config",
-        clusters: [{ name: "t", cluster: { server: api.replica.url, "certificate-authority-data": b64(pki.ca.certPem) } }],
-        users: [{ name: "admin", user: { "client-certificate-data": b64(pki.admin.certPem), "client-key-data": b64(pki.admin.keyPem) } }],
-        contexts: [{ name: "t", context: { cluster: "t", user: "admin" } }],
-        "current-context": "t",
-      };
-      await writeFile(join(home, "config"), JSON.stringify(kubeconfig));
+      await writeAdminKubeconfig(join(home, "config"), { server: api.replica.url, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem, user: "admin", clusterName: "t", contextName: "t" });
       const out = await runClient(layerClients().kubectl, ["version", "-o", "json"], { env: { HOME: home, KUBECONFIG: join(home, "config") } });
       expect(out.code, out.stderr).toBe(0);
       const doc = JSON.parse(out.stdout) as { clientVersion: { minor: string }; serverVersion: { gitVersion: string; minor: string } };

@@ -4,14 +4,14 @@
  * one resource of a served version; a bad key or value fails start-up with one line; and
  * the default rules (alpha and late betas off, GA on) with the key precedence.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mutatingAdmissionPolicyKinds } from "../../shared/api/groups/admissionregistration-v1beta1.ts";
 import { builtinKinds } from "../../shared/api/groups/index.ts";
 import { getProfile } from "../../shared/platform/index.ts";
-import { ensurePki } from "../../services/apiserver/server/certs.ts";
+import { ensurePki, writeAdminKubeconfig } from "../../services/apiserver/server/certs.ts";
 import { applyRuntimeConfig } from "../../services/apiserver/server/runtime-config.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { layerClients, runClient } from "../support/clients.ts";
@@ -64,16 +64,7 @@ describe("--runtime-config=batch/v1=false,apps/v1/daemonsets=false", () => {
     const home = await mkdtemp(join(tmpdir(), "versioning-runtime-config-"));
     try {
       const pki = await ensurePki(api.dir, { profile: api.profile });
-      const b64 = (s: string) => Buffer.from(s).toString("base64");
-      const kubeconfig = {
-        apiVersion: "v1",
-        kind: "Config",
-        clusters: [{ name: "t", cluster: { server: api.replica.url, "certificate-authority-data": b64(pki.ca.certPem) } }],
-        users: [{ name: "admin", user: { "client-certificate-data": b64(pki.admin.certPem), "client-key-data": b64(pki.admin.keyPem) } }],
-        contexts: [{ name: "t", context: { cluster: "t", user: "admin" } }],
-        "current-context": "t",
-      };
-      await writeFile(join(home, "config"), JSON.stringify(kubeconfig));
+      await writeAdminKubeconfig(join(home, "config"), { server: api.replica.url, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem, user: "admin", clusterName: "t", contextName: "t" });
       const out = await runClient(layerClients().kubectl, ["api-resources", "--no-headers", "-o", "wide"], { env: { HOME: home, KUBECONFIG: join(home, "config") } });
       expect(out.code, out.stderr).toBe(0);
       const kinds = out.stdout.split("\n").filter((l) => l.trim() !== "").map((l) => l.trim().split(/\s+/));
