@@ -7,12 +7,8 @@
  * - the time from a CRD create on one replica to the first successful custom resource
  *   create on a second replica over the same store (served through its watch cache).
  */
-import { builtinKinds } from "../../shared/api/groups/index.ts";
-import { ensurePki } from "../../services/apiserver/server/certs.ts";
-import { startReplica } from "../../services/apiserver/server/replica.ts";
-import { startTestApiserver } from "../support/apiserver.ts";
+import { startSecondReplica, startTestApiserver } from "../support/apiserver.ts";
 import { CRD_GROUP, crdPath, cronTabCrd, waitServed } from "../support/crd-fixtures.ts";
-import { HttpsClient } from "../support/https-client.ts";
 import { RatioTable, interleave } from "./harness.ts";
 
 const ROUND_MS = 2000;
@@ -54,17 +50,7 @@ async function must(res: Promise<{ status: number; text: string }>, status: numb
 export async function benchCustomResources(): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   const api = await startTestApiserver({ bookmarkIntervalMs: 60_000 });
-  const pki = await ensurePki(api.dir, { profile: api.profile });
-  const second = await startReplica({
-    profile: api.profile,
-    kinds: builtinKinds(api.profile),
-    kv: api.kv,
-    feed: api.kv.feed,
-    tls: { key: pki.serving.keyPem, cert: pki.serving.certPem, clientCa: pki.ca.certPem },
-    compactIntervalMs: 0,
-    bookmarkIntervalMs: 60_000,
-  });
-  const admin2 = new HttpsClient(second.url, { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem });
+  const { replica: second, admin: admin2 } = await startSecondReplica(api, { bookmarkIntervalMs: 60_000 });
   try {
     // CRD create on replica 1 → first successful custom resource create on replica 2.
     const t0 = Date.now();
