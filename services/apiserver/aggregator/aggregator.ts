@@ -81,6 +81,8 @@ export class Aggregator implements AggregatedGroups {
   private readonly backend: BackendClient;
   private readonly resolve: EndpointResolver;
   private readonly byGroupVersion = new Map<string, ApiServiceInfo>();
+  /** How many group versions are served by a backend: 0 lets every request skip routing. */
+  private remoteCount = 0;
   private readonly discovery = new Map<string, VersionDiscovery>();
   /** Checks in flight, by APIService name: one at a time per object. */
   private readonly checking = new Map<string, Promise<void>>();
@@ -163,6 +165,7 @@ export class Aggregator implements AggregatedGroups {
       const info = apiServiceInfo(obj);
       this.byGroupVersion.set(`${info.group}/${info.version}`, info);
     }
+    this.remoteCount = [...this.byGroupVersion.values()].filter((info) => info.service).length;
     for (const key of [...this.discovery.keys()]) if (!this.byGroupVersion.get(key)?.service) this.discovery.delete(key);
     const after = JSON.stringify([...this.byGroupVersion.values()].map((s) => [s.group, s.version, s.service, s.groupPriorityMinimum, s.versionPriority]));
     if (before !== after) this.generation++;
@@ -259,15 +262,23 @@ export class Aggregator implements AggregatedGroups {
   }
 
   private target(url: URL): ApiServiceInfo | undefined {
+    if (this.remoteCount === 0 || !url.pathname.startsWith("/apis/")) return undefined;
     const m = /^\/apis\/([^/]+)\/([^/]+)(?:\/|$)/.exec(url.pathname);
     const info = m ? this.byGroupVersion.get(`${m[1]}/${m[2]}`) : undefined;
     return info?.service ? info : undefined;
   }
 
-  /** Proxies the request when its group version is aggregated; undefined when this server serves it. */
-  async proxy(req: Request, url: URL, user: UserInfo): Promise<Response | undefined> {
+  /**
+   * Proxies the request when its group version is aggregated; undefined (decided
+   * synchronously, no promise) when this server serves it.
+   */
+  proxy(req: Request, url: URL, user: UserInfo): Promise<Response> | undefined {
     const info = this.target(url);
-    if (!info?.service) return undefined;
+    return info?.service ? this.forward(info, req, url, user) : undefined;
+  }
+
+  private async forward(info: ApiServiceInfo, req: Request, url: URL, user: UserInfo): Promise<Response> {
+    if (!info.service) throw serviceUnavailable("service unavailable");
     const current = this.informer.items.get(`/${info.name}`);
     if (!current || !apiServiceInfo(current).available) throw serviceUnavailable("service unavailable");
     let ep: Endpoint;

@@ -58,7 +58,7 @@ export interface AppConfig extends DispatchConfig {
   /** Receives audit events (default: dropped). */
   audit?: AuditSink;
   /** The aggregation layer: answers requests of aggregated group versions (undefined: served here). */
-  aggregated?: (req: Request, url: URL, user: UserInfo) => Promise<Response | undefined>;
+  aggregated?: (req: Request, url: URL, user: UserInfo) => Promise<Response> | undefined;
   /** Method syntax on purpose: a sink that only knows info/warn/error is accepted too. */
   log?(level: LogLevel, msg: string, fields?: Record<string, unknown>): void;
 }
@@ -81,7 +81,7 @@ function terminal(cfg: AppConfig): Handler {
     if (!METHODS.has(ctx.request.method.toUpperCase())) throw methodNotAllowed();
     const info = infoOf(ctx);
     const user = userOf(ctx);
-    const proxied = cfg.aggregated && (await cfg.aggregated(ctx.request, ctx.url, user));
+    const proxied = cfg.aggregated?.(ctx.request, ctx.url, user);
     if (proxied) return proxied;
     if (!info.isResourceRequest) return dispatchNonResource(cfg.nonResource, info, ctx.request, ctx.url, user);
     const response = await dispatchResource(cfg, info, ctx.request, ctx.url, user, ctx.warnings);
