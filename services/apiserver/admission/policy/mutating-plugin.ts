@@ -18,13 +18,14 @@ import { forbiddenWithReason, statusError } from "../../../../shared/api/status.
 import { AuthzSession, evaluateWithAuthorizer, newAuthorizer } from "../../../../shared/cel/index.ts";
 import type { Schema } from "../../../../shared/schema/types.ts";
 import type { JsonObject } from "../../storage/object.ts";
+import { celAuthorizer } from "../cel-authorizer.ts";
 import type { AdmissionPlugin, Attributes, PluginContext } from "../interfaces.ts";
 import { conditionRequest, isExempt, type MatchDeps } from "../webhooks/matching.ts";
 import { compileMutatingPolicy, type CompiledMutatingPolicy } from "./mutating-compile.ts";
 import { mutate } from "./mutating-evaluate.ts";
 import { matchResources } from "./match.ts";
 import { resolveParams } from "./params.ts";
-import { bindingBase, policyAuthorizer, watchPolicies, type BindingBase } from "./sources.ts";
+import { bindingBase, watchPolicies, type BindingBase } from "./sources.ts";
 
 export const MUTATING_ADMISSION_POLICY = "MutatingAdmissionPolicy";
 
@@ -38,7 +39,7 @@ export function mutatingAdmissionPolicyPlugin(ctx: PluginContext): AdmissionPlug
   const sources = watchPolicies(ctx, { policies: "mutatingadmissionpolicies", bindings: "mutatingadmissionpolicybindings" }, compileMutatingPolicy, bindingBase);
   const deps: MatchDeps = { profile: ctx.profile, objects: ctx.objects };
   const schemas = new Map(builtinKinds(ctx.profile).map((d) => [`${ctx.profile.group(d.group)}/${d.version}/${d.kind}`, d.schema] as const));
-  const authorize = policyAuthorizer(ctx);
+  const authorize = celAuthorizer(ctx);
 
   /** The object after one binding and the errors met (the failure policy decides about them). */
   async function apply(policy: CompiledMutatingPolicy, b: BindingBase, a: Attributes, object: JsonObject, schema: Schema | undefined): Promise<{ object: JsonObject; errors: string[] }> {

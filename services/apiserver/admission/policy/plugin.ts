@@ -17,13 +17,14 @@
 import { forbiddenWithReason, statusError, type StatusReason } from "../../../../shared/api/status.ts";
 import { AuthzSession, evaluateWithAuthorizer, newAuthorizer } from "../../../../shared/cel/index.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
+import { celAuthorizer } from "../cel-authorizer.ts";
 import type { AdmissionPlugin, Attributes, PluginContext } from "../interfaces.ts";
 import { conditionRequest, isExempt, type Equivalence, type MatchDeps } from "../webhooks/matching.ts";
 import { compilePolicy, type CompiledPolicy } from "./compile.ts";
 import { evaluatePolicy, type Decision, type PolicyResult } from "./evaluate.ts";
 import { matchResources } from "./match.ts";
 import { resolveParams } from "./params.ts";
-import { bindingBase, policyAuthorizer, watchPolicies, type BindingBase } from "./sources.ts";
+import { bindingBase, watchPolicies, type BindingBase } from "./sources.ts";
 import { recordObserved } from "./status.ts";
 
 export const VALIDATING_ADMISSION_POLICY = "ValidatingAdmissionPolicy";
@@ -64,7 +65,7 @@ export function validatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?
     recordObserved(ctx, group, items),
   );
   const deps: MatchDeps = { profile: ctx.profile, objects: ctx.objects, equivalence };
-  const authorize = policyAuthorizer(ctx);
+  const authorize = celAuthorizer(ctx);
 
   /** The denials of one binding; configuration errors become denials under failurePolicy Fail. */
   async function evaluateBinding(policy: CompiledPolicy, b: Binding, a: Attributes): Promise<PolicyResult> {

@@ -2,11 +2,8 @@
  * What the validating and the mutating policy plugins share: policies kept
  * current from the watch cache and compiled once per generation (status writes
  * do not recompile), bindings read into their common fields and kept sorted by
- * name, and the replica's authorizer as the policies' `authorizer` variable
- * asks it (with reason and error when the replica has the full decision; a
- * replica without an authorizer allows everything).
+ * name.
  */
-import type { AuthzAnswer, AuthzQuery } from "../../../../shared/cel/index.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
 import type { PluginContext } from "../interfaces.ts";
 import { compiledMatch, type CompiledMatch } from "./match.ts";
@@ -80,15 +77,5 @@ export function watchPolicies<P, B extends { name: string }>(
       policyWatch.stop();
       bindingWatch.stop();
     },
-  };
-}
-
-/** The replica's authorizer as the `authorizer` variable asks it. */
-export function policyAuthorizer(ctx: PluginContext): (q: AuthzQuery) => Promise<AuthzAnswer> {
-  return async (q) => {
-    const { verb, isResourceRequest, path, group, version, resource, subresource, namespace, name } = q;
-    if (ctx.authorizeDecision) return ctx.authorizeDecision(q.user, { verb, isResourceRequest, path, group, version, resource, subresource, namespace, name });
-    const allowed = await ctx.authorize(q.user, { verb, group, version, resource, subresource, namespace, name });
-    return allowed ? { decision: "Allow", reason: "" } : { decision: "NoOpinion", reason: "" };
   };
 }

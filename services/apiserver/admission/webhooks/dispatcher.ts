@@ -99,7 +99,7 @@ export class Dispatcher {
       if (!(await matchSelectors(hook, a, this.deps.match))) return "skipped";
       object = asVersion(eq, a, a.object, inv.version);
       oldObject = asVersion(eq, a, a.oldObject, inv.version);
-      if (!matchConditions(hook, a, object, oldObject)) return "skipped";
+      if (!(await matchConditions(hook, a, object, oldObject, this.deps.match.authorize))) return "skipped";
     } catch (err) {
       if (isStatusError(err)) throw err;
       return this.failed(hook, type, a, index, round, err instanceof Error ? err.message : String(err));

@@ -7,7 +7,7 @@
  */
 import { labelSelectorFromObject, type ParsedLabelSelector } from "../../../../shared/api/label-selector.ts";
 import type { LabelSelector } from "../../../../shared/api/selector-types.ts";
-import { createEnvironment, type CelProgram } from "../../../../shared/cel/index.ts";
+import { AUTHORIZER_TYPE, createEnvironment, type CelProgram } from "../../../../shared/cel/index.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
 
 export type HookType = "mutating" | "validating";
@@ -50,7 +50,7 @@ export interface Hook {
 
 export const MAX_MATCH_CONDITIONS = 64;
 
-const conditionEnv = createEnvironment({ variables: { object: "dyn", oldObject: "dyn", request: "map", authorizer: "dyn", params: "dyn", namespaceObject: "dyn" } });
+const conditionEnv = createEnvironment({ variables: { object: "dyn", oldObject: "dyn", request: "map", authorizer: AUTHORIZER_TYPE, params: "dyn", namespaceObject: "dyn" } });
 
 /** Compiles one match condition; throws with the compiler's message, or when the result cannot be a bool. */
 export function compileCondition(expression: string): CelProgram {

@@ -5,11 +5,14 @@
  * gets); namespaceSelector (the labels of the request's namespace, or of the
  * Namespace itself; cluster-scoped objects always match); objectSelector (the
  * new or the old object's labels); and the CEL match conditions (all true: call;
- * any false: skip; an error: the failure policy decides).
+ * any false: skip; an error: the failure policy decides; `authorizer` asks the
+ * replica's authorizer as the requester).
  */
 import { internalError, statusError, type StatusDetails, type StatusError, type StatusReason } from "../../../../shared/api/status.ts";
+import { AuthzSession, evaluateWithAuthorizer, newAuthorizer } from "../../../../shared/cel/index.ts";
 import type { PlatformProfile } from "../../../../shared/platform/index.ts";
 import type { JsonObject } from "../../storage/object.ts";
+import type { CelAuthorize } from "../cel-authorizer.ts";
 import type { Attributes, ObjectAccess } from "../interfaces.ts";
 import type { Hook } from "./hook.ts";
 import { anyRuleMatches, type RuleTarget } from "./rules.ts";
@@ -24,6 +27,8 @@ export interface MatchDeps {
   profile: PlatformProfile;
   objects: ObjectAccess;
   equivalence?: Equivalence;
+  /** The replica's authorizer for the match conditions' `authorizer` variable. */
+  authorize?: CelAuthorize;
 }
 
 /** A matched webhook: the version it gets the object in (undefined: the request's). */
@@ -103,20 +108,35 @@ export function conditionRequest(a: Attributes): Record<string, unknown> {
   };
 }
 
-/** true: call; false: skip; a MatchError: the failure policy decides. */
-export function matchConditions(hook: Hook, a: Attributes, object: JsonObject | undefined, oldObject: JsonObject | undefined): boolean {
-  if (hook.matchConditions.length === 0) return true;
-  const activation = { object: object ?? null, oldObject: oldObject ?? null, request: conditionRequest(a) };
+/** One evaluation of every condition: false when one is false, else the errors. */
+function evaluateConditions(hook: Hook, activation: Record<string, unknown>): { skip: boolean; errors: string[] } {
   const errors: string[] = [];
   for (const c of hook.matchConditions) {
     try {
       const { value } = c.program.evaluate(activation);
-      if (value === false) return false;
+      if (value === false) return { skip: true, errors: [] };
       if (value !== true) errors.push(`expression '${c.program.source}' resulted in error: no such overload`);
     } catch (err) {
       errors.push(`expression '${c.program.source}' resulted in error: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
+  return { skip: false, errors };
+}
+
+/**
+ * true: call; false: skip; a MatchError: the failure policy decides. The
+ * `authorizer` variable asks `deps.authorize` as the requester (none: every
+ * check is "no opinion"), its `requestResource` being the request's resource.
+ */
+export async function matchConditions(hook: Hook, a: Attributes, object: JsonObject | undefined, oldObject: JsonObject | undefined, authorize?: CelAuthorize): Promise<boolean> {
+  if (hook.matchConditions.length === 0) return true;
+  const session = new AuthzSession();
+  const r = a.resource;
+  const authorizer = newAuthorizer(session, a.userInfo, { group: r.group, version: r.version, resource: r.resource, subresource: a.subresource, namespace: a.namespace, name: a.name });
+  const activation = { object: object ?? null, oldObject: oldObject ?? null, request: conditionRequest(a), authorizer };
+  const evaluate = () => evaluateConditions(hook, activation);
+  const { skip, errors } = authorize ? await evaluateWithAuthorizer(session, evaluate, authorize) : evaluate();
+  if (skip) return false;
   if (errors.length > 0) throw new MatchError(errors.join("; "));
   return true;
 }

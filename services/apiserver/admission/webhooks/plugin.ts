@@ -5,6 +5,7 @@
  * webhooks in order; requests wait for the first list. Webhooks are never
  * called for the admission configuration kinds themselves.
  */
+import { celAuthorizer } from "../cel-authorizer.ts";
 import type { AdmissionPlugin, Attributes, PluginContext } from "../interfaces.ts";
 import type { AdmissionMetrics } from "../metrics.ts";
 import type { WebhookClient } from "./client.ts";
@@ -32,7 +33,7 @@ function webhookPlugin(type: HookType, ctx: PluginContext, deps: WebhookDeps): A
   const watch = ctx.objects.watchList(ctx.profile.group("admissionregistration"), resource, (items) => {
     hooks = [...items].sort((x, y) => configName(x).localeCompare(configName(y))).flatMap((c) => hooksOf(c, type));
   });
-  const dispatcher = new Dispatcher({ profile: ctx.profile, client: deps.client, match: { profile: ctx.profile, objects: ctx.objects, equivalence: deps.equivalence }, metrics: deps.metrics, log: ctx.log });
+  const dispatcher = new Dispatcher({ profile: ctx.profile, client: deps.client, match: { profile: ctx.profile, objects: ctx.objects, equivalence: deps.equivalence, authorize: celAuthorizer(ctx) }, metrics: deps.metrics, log: ctx.log });
   const run = async (a: Attributes, phase: (h: readonly Hook[], a: Attributes) => Promise<void>) => {
     await watch.synced;
     if (hooks.length === 0 || isExempt(ctx.profile, a)) return;
