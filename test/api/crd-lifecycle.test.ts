@@ -2,9 +2,12 @@
  * The life of a CRD across two replicas over one store: served by the replica
  * that did not write it (driven by its watch cache), several versions with
  * conversion None and a deprecated one, storedVersions, and deletion (Terminating,
- * custom resources removed — one held by its own finalizer —, then the API gone).
+ * custom resources removed — one held by its own finalizer —, then the API gone);
+ * the local APIService of each served CRD group version, kept on both replicas from
+ * the first CRD of the group version to the last.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { automanagedLabel } from "../../services/apiserver/aggregator/api-service.ts";
 import type { Replica } from "../../services/apiserver/server/replica.ts";
 import { startSecondReplica, startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { CRD_GROUP, crdPath, cronTabCrd, waitServed } from "../support/crd-fixtures.ts";
@@ -171,5 +174,64 @@ describe("conversion Webhook", () => {
     const write = await api.admin.post(`/apis/${CRD_GROUP}/v2/gears`, { apiVersion: `${CRD_GROUP}/v2`, kind: "Gear", metadata: { name: "g2" }, spec: {} });
     expect(write.status).toBe(500);
     expect((await api.admin.get(`/apis/${CRD_GROUP}/v1/gears/g2`)).status).toBe(404);
+  });
+});
+
+describe("local APIServices of CRD group versions", () => {
+  const group = "apisvc.example.com";
+  const apiServicePath = (name: string) => `/apis/${api.profile.group("apiregistration")}/v1/apiservices/${name}`;
+  type ApiService = { metadata: { labels?: Record<string, string> }; spec: Obj; status?: { conditions?: Array<Record<string, string>> } };
+
+  function crdIn(plural: string, kind: string, versions: Array<[string, boolean]>): Obj {
+    const crd = cronTabCrd(api.profile, { plural, kind, scope: "Cluster" }) as { metadata: Obj; spec: { group: string; versions: Obj[] } };
+    const base = crd.spec.versions[0];
+    crd.metadata.name = `${plural}.${group}`;
+    crd.spec.group = group;
+    crd.spec.versions = versions.map(([name, served], i) => ({ ...structuredClone(base), name, served, storage: i === 0 }));
+    return crd;
+  }
+
+  async function statusOf(client: HttpsClient, name: string, want: number): Promise<number> {
+    return (await eventually(() => client.get(apiServicePath(name)), (r) => r.status === want, 10_000)).status;
+  }
+
+  it("are created Available (Local) for every served version, on both replicas, and removed with the last CRD serving them", async () => {
+    const first = await api.admin.post(crdPath(api.profile), crdIn("alphas", "Alpha", [["v1", true], ["v2", false]]));
+    expect(first.status, first.text).toBe(201);
+    const local = await eventually(
+      () => admin2.get(apiServicePath(`v1.${group}`)),
+      (r) => r.status === 200 && r.json<ApiService>().status?.conditions?.some((c) => c.type === "Available" && c.status === "True") === true,
+      10_000,
+    );
+    const obj = local.json<ApiService>();
+    expect(obj.metadata.labels?.[automanagedLabel(api.profile)]).toBe("true");
+    expect(obj.spec).toEqual({ group, version: "v1", groupPriorityMinimum: 1000, versionPriority: 100 });
+    expect(obj.status?.conditions?.find((c) => c.type === "Available")).toMatchObject({ reason: "Local", message: "Local APIServices are always available" });
+    expect((await api.admin.get(apiServicePath(`v2.${group}`))).status).toBe(404); // not served
+    const list = await api.admin.get(`/apis/${api.profile.group("apiregistration")}/v1/apiservices`);
+    expect(list.json<{ items: Array<{ metadata: { name: string } }> }>().items.map((i) => i.metadata.name)).toContain(`v1.${group}`);
+
+    const second = await api.admin.post(crdPath(api.profile), crdIn("betas", "Beta", [["v1", true], ["v1alpha1", true]]));
+    expect(second.status, second.text).toBe(201);
+    expect(await statusOf(admin2, `v1alpha1.${group}`, 200)).toBe(200);
+
+    // The first CRD goes: v1 is still served by the second.
+    expect((await api.admin.delete(crdPath(api.profile, `alphas.${group}`))).status).toBe(200);
+    await eventually(() => api.admin.get(crdPath(api.profile, `alphas.${group}`)), (r) => r.status === 404);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await api.admin.get(apiServicePath(`v1.${group}`))).status).toBe(200);
+
+    // The last one goes: both APIServices are deleted; a deleted one is not brought back.
+    expect((await admin2.delete(crdPath(api.profile, `betas.${group}`))).status).toBe(200);
+    expect(await statusOf(api.admin, `v1.${group}`, 404)).toBe(404);
+    expect(await statusOf(admin2, `v1alpha1.${group}`, 404)).toBe(404);
+  });
+
+  it("leave the built-in APIService of a group version a CRD also serves as it is (onstart)", async () => {
+    // The rbac CRD of the test above shares v1 with the built-in group.
+    const rbac = await api.admin.get(apiServicePath(`v1.${api.profile.group("rbac")}`));
+    expect(rbac.status).toBe(200);
+    expect(rbac.json<ApiService>().metadata.labels?.[automanagedLabel(api.profile)]).toBe("onstart");
+    expect(rbac.json<ApiService>().spec).toMatchObject({ groupPriorityMinimum: 17000, versionPriority: 15 });
   });
 });

@@ -2,8 +2,9 @@
  * The aggregation layer of a replica. It watches APIServices through the replica's
  * watch cache and
  *  - creates the local APIService of every built-in group version at start (one per
- *    group version, as the platform's autoregistration keeps them) and marks local ones
- *    Available (reason Local);
+ *    group version, as the platform's autoregistration keeps them), keeps one for every
+ *    group version a CRD serves (crd-registration.ts), and marks local ones Available
+ *    (reason Local);
  *  - checks every APIService with a service on each change and every
  *    `availabilityIntervalMs` (the platform: 30 s): Service and port, an endpoint, then
  *    GET /apis/<group>/<version> on the backend as `system:kube-aggregator`; writes the
@@ -30,6 +31,7 @@ import { meta, type JsonObject } from "../storage/object.ts";
 import { apiServiceInfo, LOCAL_CONDITION, localApiService, PASSED_CONDITION, unavailable, withAvailable, type ApiServiceInfo, type AvailableCondition } from "./api-service.ts";
 import { BackendClient, DEFAULT_FRONT_PROXY_HEADERS, toResponse, type FrontProxyHeaders, type ProxyClientCertificate } from "./backend.ts";
 import { orderedGroups, versionFromResourceList } from "./discovery.ts";
+import { CrdApiServiceRegistration } from "./crd-registration.ts";
 import { endpointResolver, EndpointError, type Endpoint, type EndpointResolver } from "./endpoint.ts";
 import type { AggregatorMetrics } from "./metrics.ts";
 
@@ -90,6 +92,7 @@ export class Aggregator implements AggregatedGroups {
   private readonly again = new Set<string>();
   private timer?: NodeJS.Timeout;
   private stopped = false;
+  private crdRegistration?: CrdApiServiceRegistration;
 
   constructor(
     private readonly catalog: Catalog,
@@ -101,6 +104,7 @@ export class Aggregator implements AggregatedGroups {
     this.enabled = !!served;
     if (!served) return;
     this.registry = served.registry;
+    this.crdRegistration = new CrdApiServiceRegistration(catalog, served.registry, () => new Set(this.builtinApiServices().map((o) => meta(o).name ?? "")), opts.log);
     this.informer = new Informer(served.registry, (msg, fields) => opts.log?.("warn", msg, fields));
     this.informer.onChange((ev) => {
       this.refresh();
@@ -118,6 +122,7 @@ export class Aggregator implements AggregatedGroups {
     // Local APIServices are Available before the replica serves; the others are checked in the background.
     const checks = [...this.informer.items.values(), ...created].map((obj) => ({ local: !apiServiceInfo(obj).service, done: this.check(obj) }));
     await Promise.all(checks.filter((c) => c.local).map((c) => c.done));
+    await this.crdRegistration?.start();
     const interval = this.opts.availabilityIntervalMs ?? DEFAULT_AVAILABILITY_INTERVAL_MS;
     this.timer = setInterval(() => {
       for (const obj of this.informer.items.values()) void this.check(obj);
@@ -129,21 +134,26 @@ export class Aggregator implements AggregatedGroups {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.enabled) this.informer.stop();
+    this.crdRegistration?.stop();
     this.backend.close();
+  }
+
+  /** The local APIServices of the built-in group versions this replica serves. */
+  private builtinApiServices(): JsonObject[] {
+    const out: JsonObject[] = [];
+    for (const group of ["", ...this.catalog.groups()]) {
+      for (const version of this.catalog.versionsOf(group)) {
+        const def = this.catalog.groupVersion(group, version)?.resources.find((r) => !r.resource.def.custom)?.resource.def;
+        if (def) out.push(localApiService(this.catalog.profile, def.group, version));
+      }
+    }
+    return out;
   }
 
   /** Creates the local APIServices of the built-in group versions that are not stored yet; returns those it created. */
   private async registerLocal(): Promise<JsonObject[]> {
     const have = new Set([...this.informer.items.values()].map((o) => meta(o).name));
-    const missing: JsonObject[] = [];
-    for (const group of ["", ...this.catalog.groups()]) {
-      for (const version of this.catalog.versionsOf(group)) {
-        const def = this.catalog.groupVersion(group, version)?.resources.find((r) => !r.resource.def.custom)?.resource.def;
-        if (!def) continue;
-        const obj = localApiService(this.catalog.profile, def.group, version);
-        if (!have.has(meta(obj).name)) missing.push(obj);
-      }
-    }
+    const missing = this.builtinApiServices().filter((obj) => !have.has(meta(obj).name));
     // Written together: one round of store writes rather than one after the other.
     const created = await Promise.all(
       missing.map((obj) =>

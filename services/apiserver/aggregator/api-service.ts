@@ -3,6 +3,9 @@
  *  - `apiServiceInfo`: the parts of an APIService the proxy and the checks use;
  *  - `localApiService`: the local APIService of a built-in group version, with the
  *    platform's group and version priorities (`groupPriorityMinimum`/`versionPriority`);
+ *  - `crdApiService`/`crdApiServices`: the local APIService of every group version served
+ *    by a CRD (as the platform's crd-autoregister controller keeps them: priorities
+ *    1000/100, automanaged label "true", none where a built-in one has the name);
  *  - the `Available` conditions with the platform's reasons and messages, and
  *    `withAvailable`, the status with a condition set (lastTransitionTime kept when the
  *    status does not change; undefined when nothing changes at all).
@@ -111,6 +114,47 @@ export function localApiService(profile: PlatformProfile, group: GroupKey, versi
     metadata: { name: `${version}.${wire}`, labels: { [automanagedLabel(profile)]: "onstart" } },
     spec: { group: wire, version, groupPriorityMinimum, versionPriority },
   };
+}
+
+/** The automanaged label's value on APIServices kept in sync while their source exists (CRD group versions). */
+export const AUTOMANAGED_SYNC = "true";
+
+/** The local APIService of a group version served by a CRD (`group` is the wire group name). */
+export function crdApiService(profile: PlatformProfile, group: string, version: string): JsonObject {
+  return {
+    apiVersion: profile.apiVersion("apiregistration", "v1"),
+    kind: "APIService",
+    metadata: { name: `${version}.${group}`, labels: { [automanagedLabel(profile)]: AUTOMANAGED_SYNC } },
+    // CRDs have a low group priority; their versions sort by the platform's version order.
+    spec: { group, version, groupPriorityMinimum: 1000, versionPriority: 100 },
+  };
+}
+
+/**
+ * The APIServices the CRDs call for, by name: one per group version some CRD serves
+ * (`served: true`), except names in `builtin` (a built-in APIService is left alone).
+ */
+export function crdApiServices(profile: PlatformProfile, crds: Iterable<JsonObject>, builtin: ReadonlySet<string>): Map<string, JsonObject> {
+  const out = new Map<string, JsonObject>();
+  for (const crd of crds) {
+    const spec = isObject(crd.spec) ? crd.spec : {};
+    const group = str(spec.group);
+    const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObject) : [];
+    for (const v of versions) {
+      const version = str(v.name);
+      const name = `${version}.${group}`;
+      if (!group || !version || v.served !== true || builtin.has(name) || out.has(name)) continue;
+      out.set(name, crdApiService(profile, group, version));
+    }
+  }
+  return out;
+}
+
+/** Whether an APIService is one kept in sync with its source by this server (label value "true"). */
+export function isSyncManaged(profile: PlatformProfile, obj: JsonObject): boolean {
+  const metadata = isObject(obj.metadata) ? obj.metadata : {};
+  const labels = isObject(metadata.labels) ? metadata.labels : {};
+  return labels[automanagedLabel(profile)] === AUTOMANAGED_SYNC;
 }
 
 export const LOCAL_CONDITION: AvailableCondition = { type: "Available", status: "True", reason: "Local", message: "Local APIServices are always available" };

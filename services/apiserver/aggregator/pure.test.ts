@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getProfile } from "../../../shared/platform/index.ts";
-import { apiServiceInfo, automanagedLabel, LOCAL_CONDITION, localApiService, PASSED_CONDITION, unavailable, withAvailable } from "./api-service.ts";
+import { apiServiceInfo, automanagedLabel, crdApiServices, isSyncManaged, LOCAL_CONDITION, localApiService, PASSED_CONDITION, unavailable, withAvailable } from "./api-service.ts";
 import { DEFAULT_FRONT_PROXY_HEADERS, identityHeaders } from "./backend.ts";
 import { orderedGroups, versionFromResourceList } from "./discovery.ts";
 import { aggregatorOptionsFrom } from "./options.ts";
@@ -17,6 +17,28 @@ describe("localApiService", () => {
     const obj = localApiService(k8s, group, version);
     expect(obj).toMatchObject({ metadata: { name, labels: { [automanagedLabel(k8s)]: "onstart" } }, spec: { group: wire, version, groupPriorityMinimum: gpm, versionPriority: vp } });
     expect(apiServiceInfo(obj).service).toBeUndefined();
+  });
+});
+
+describe("crdApiServices", () => {
+  const crd = (group: string, versions: Array<[string, boolean]>) => ({ spec: { group, versions: versions.map(([name, served]) => ({ name, served })) } });
+  it.each([
+    ["one served version", [crd("a.io", [["v1", true]])], [], ["v1.a.io"]],
+    ["unserved versions get none", [crd("a.io", [["v1", true], ["v2", false]])], [], ["v1.a.io"]],
+    ["two CRDs of a group share one per version", [crd("a.io", [["v1", true]]), crd("a.io", [["v1", true], ["v1beta1", true]])], [], ["v1.a.io", "v1beta1.a.io"]],
+    ["a version served by one CRD of the group only", [crd("a.io", [["v1", false]]), crd("a.io", [["v1", true]])], [], ["v1.a.io"]],
+    ["a built-in name is left to the built-in", [crd("apps", [["v1", true], ["v9", true]])], ["v1.apps"], ["v9.apps"]],
+    ["no CRDs, none", [], [], []],
+  ] as const)("%s", (_name, crds, builtin, names) => {
+    const out = crdApiServices(k8s, crds, new Set(builtin));
+    expect([...out.keys()].sort()).toEqual([...names]);
+    for (const obj of out.values()) {
+      expect(obj).toMatchObject({ metadata: { labels: { [automanagedLabel(k8s)]: "true" } }, spec: { groupPriorityMinimum: 1000, versionPriority: 100 } });
+      expect(isSyncManaged(k8s, obj)).toBe(true);
+    }
+  });
+  it("onstart APIServices are not sync-managed", () => {
+    expect(isSyncManaged(k8s, localApiService(k8s, "apps", "v1"))).toBe(false);
   });
 });
 
