@@ -14,6 +14,7 @@ import { handlePatch } from "./handlers/patch.ts";
 import { handleGet, handleList } from "./handlers/read.ts";
 import { handleWatch } from "./handlers/watch.ts";
 import { handleScale } from "./handlers/scale.ts";
+import { handleBindings, POD_ACTION_SUBRESOURCES } from "./handlers/pod-actions.ts";
 import { handleVirtual, type VirtualHandler } from "./virtual.ts";
 import { tokenRequestKind } from "../../../shared/api/groups/authentication-v1.ts";
 import { handleCreate, handleUpdate } from "./handlers/write.ts";
@@ -45,13 +46,13 @@ export interface DispatchConfig {
   authorize?: AuthorizeRequest;
 }
 
-/** `warnings` collects the request's `Warning` header values (the request context's list). */
-export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, req: Request, url: URL, user: UserInfo, warnings: string[] = []): Promise<Response> {
+/** `warnings` collects the request's `Warning` header values (the request context's list), `annotations` its audit annotations. */
+export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, req: Request, url: URL, user: UserInfo, warnings: string[] = [], annotations?: Record<string, string>): Promise<Response> {
   const served = cfg.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
   if (!served) throw pageNotFound();
   const { resource, registry } = served;
   const def = resource.def;
-  if (info.subresource && (!def.subresources?.includes(info.subresource as never) || (!GENERIC_SUBRESOURCES.has(info.subresource) && !SPECIAL_SUBRESOURCES[info.subresource]))) {
+  if (info.subresource && (!def.subresources?.includes(info.subresource as never) || (!GENERIC_SUBRESOURCES.has(info.subresource) && !SPECIAL_SUBRESOURCES[info.subresource] && !POD_ACTION_SUBRESOURCES[info.subresource]))) {
     throw pageNotFound();
   }
   const collectionVerb = info.verb === "list" || info.verb === "watch" || info.verb === "deletecollection" || info.verb === "create";
@@ -87,16 +88,23 @@ export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, r
     user,
     authorizeCreate: createOnUpdateCheck(cfg.authorize, user, info, req),
     warnings,
+    annotations,
     maxBodyBytes: cfg.maxBodyBytes,
     bookmarkIntervalMs: cfg.bookmarkIntervalMs,
   };
   if (def.virtual) {
     if (info.verb !== "create") throw methodNotAllowed(resource.plural, info.verb, resource.group);
+    if (resource.group === "" && resource.plural === "bindings") return handleBindings(scope, cfg.catalog);
     return handleVirtual(scope, cfg.virtual?.get(`${resource.group}/${resource.plural}`));
   }
   if (info.subresource === "token" && resource.group === "" && resource.plural === "serviceaccounts") {
     if (info.verb !== "create") throw methodNotAllowed("serviceaccounts/token", info.verb, "");
     return handleVirtual(scope, cfg.virtual?.get("/serviceaccounts/token"), tokenRequestKind);
+  }
+  const action = info.subresource ? POD_ACTION_SUBRESOURCES[info.subresource] : undefined;
+  if (action) {
+    if (info.verb !== "create") throw methodNotAllowed(`${resource.plural}/${info.subresource}`, info.verb, resource.group);
+    return action(scope, cfg.catalog);
   }
   const special = info.subresource ? SPECIAL_SUBRESOURCES[info.subresource] : undefined;
   if (special) {
