@@ -2,8 +2,9 @@
  * MutatingAdmissionPolicy (admissionregistration/v1beta1) over HTTPS: not served
  * while its feature gate is off (the default); with the gate on, a policy and a
  * binding mutate matching objects with an ApplyConfiguration and a JSONPatch,
- * params and namespaceObject are available, and an evaluation error follows
- * failurePolicy.
+ * params and namespaceObject are available, an evaluation error follows
+ * failurePolicy, and matchPolicy Equivalent mutates another version's request
+ * in the rule's version.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FeatureGates } from "../../services/apiserver/server/feature-gates.ts";
@@ -126,5 +127,53 @@ describe("MutatingAdmissionPolicy", () => {
     const ok = await on.admin.post("/api/v1/namespaces/ignored/configmaps", configMap("c"));
     expect(ok.status, ok.text).toBe(201);
     expect(ok.json<{ data: Obj }>().data).toEqual({ a: "b", x: "y" });
+  });
+
+  it("matchPolicy Equivalent mutates a request in another served version in the rule's version, converted back", async () => {
+    const autoscaling = on.profile.group("autoscaling");
+    const apps = on.profile.group("apps");
+    const v2Rules = [{ apiGroups: [autoscaling], apiVersions: ["v2"], operations: ["CREATE"], resources: ["horizontalpodautoscalers"] }];
+    // A v2-only path: in v1 the same field is spec.targetCPUUtilizationPercentage.
+    const capAt60 = { patchType: "JSONPatch", jsonPatch: { expression: "object.spec.metrics.exists(m, m.resource.target.averageUtilization > 60) ? [JSONPatch{op: 'replace', path: '/spec/metrics/0/resource/target/averageUtilization', value: 60}] : []" } };
+    await policy("equiv-cap.example.com", "mapequiv", { matchConstraints: { resourceRules: v2Rules }, mutations: [capAt60] });
+    await policy("exact-label.example.com", "mapexact", {
+      matchConstraints: { resourceRules: v2Rules, matchPolicy: "Exact" },
+      mutations: [{ patchType: "ApplyConfiguration", applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {'exact': 'matched'}}}" } }],
+    });
+    const hpa = (name: string, cpu: number): Obj => ({
+      apiVersion: `${autoscaling}/v1`,
+      kind: "HorizontalPodAutoscaler",
+      metadata: { name },
+      spec: { scaleTargetRef: { apiVersion: `${apps}/v1`, kind: "Deployment", name: "d" }, minReplicas: 1, maxReplicas: 3, targetCPUUtilizationPercentage: cpu },
+    });
+    const create = (ns: string, name: string, cpu: number, query = "") => on.admin.post(`/apis/${autoscaling}/v1/namespaces/${ns}/horizontalpodautoscalers${query}`, hpa(name, cpu));
+    const createV2 = (name: string, query = "") =>
+      on.admin.post(`/apis/${autoscaling}/v2/namespaces/mapexact/horizontalpodautoscalers${query}`, {
+        apiVersion: `${autoscaling}/v2`,
+        kind: "HorizontalPodAutoscaler",
+        metadata: { name },
+        spec: { scaleTargetRef: { apiVersion: `${apps}/v1`, kind: "Deployment", name: "d" }, minReplicas: 1, maxReplicas: 3 },
+      });
+    // Both policies reached the replica's cache.
+    const deadline = Date.now() + 2000;
+    for (;;) {
+      const [equiv, exact] = await Promise.all([create("mapequiv", "probe", 90, "?dryRun=All"), createV2("probe", "?dryRun=All")]);
+      if (equiv.text.includes('"targetCPUUtilizationPercentage":60') && exact.text.includes('"exact":"matched"')) break;
+      if (Date.now() > deadline) throw new Error(`policies not effective: ${equiv.text} ${exact.text}`);
+      await new Promise((res) => setTimeout(res, 25));
+    }
+    const capped = await create("mapequiv", "capped", 90);
+    expect(capped.status, capped.text).toBe(201);
+    expect(capped.json<{ apiVersion: string; spec: Obj }>().apiVersion).toBe(`${autoscaling}/v1`);
+    expect(capped.json<{ spec: Obj }>().spec.targetCPUUtilizationPercentage).toBe(60);
+    const calm = await create("mapequiv", "calm", 40);
+    expect(calm.json<{ spec: Obj }>().spec.targetCPUUtilizationPercentage).toBe(40);
+    // Exact: a v2 request is labelled, a v1 request does not match the v2 rule.
+    const v2 = await createV2("in-v2");
+    expect(v2.status, v2.text).toBe(201);
+    expect(v2.json<{ metadata: { labels?: Obj } }>().metadata.labels).toEqual({ exact: "matched" });
+    const v1 = await create("mapexact", "in-v1", 50);
+    expect(v1.status, v1.text).toBe(201);
+    expect(v1.json<{ metadata: { labels?: Obj } }>().metadata.labels).toBeUndefined();
   });
 });

@@ -55,7 +55,7 @@ function registerOwn(registry: PluginRegistry, deps: WebhookDeps): void {
   registry.register(MUTATING_WEBHOOK, (ctx) => mutatingWebhookPlugin(ctx, deps));
   registry.register(VALIDATING_WEBHOOK, (ctx) => validatingWebhookPlugin(ctx, deps));
   registry.register(VALIDATING_ADMISSION_POLICY, (ctx) => validatingAdmissionPolicyPlugin(ctx, deps.equivalence));
-  registry.register(MUTATING_ADMISSION_POLICY, mutatingAdmissionPolicyPlugin);
+  registry.register(MUTATING_ADMISSION_POLICY, (ctx) => mutatingAdmissionPolicyPlugin(ctx, deps.equivalence));
 }
 
 /** The chain is created at once (the catalog's hooks); `start` fills it once the catalog exists. */

@@ -11,16 +11,18 @@
  * (compilation, evaluation, a patch that does not apply, missing params under
  * Deny) follows the policy's failurePolicy: Fail rejects with `policy '<p>'
  * with binding '<b>' denied request: <message>`. The admission configuration
- * kinds are exempt.
+ * kinds are exempt. Under matchPolicy Equivalent (the default) a policy whose
+ * rules name another served version of the request's group and resource sees
+ * the object (and old object) converted to that version and mutates it there,
+ * checked against that version's schema; the result is converted back.
  */
 import { builtinKinds } from "../../../../shared/api/groups/index.ts";
 import { forbiddenWithReason, statusError } from "../../../../shared/api/status.ts";
 import { AuthzSession, evaluateWithAuthorizer, newAuthorizer } from "../../../../shared/cel/index.ts";
-import type { Schema } from "../../../../shared/schema/types.ts";
 import type { JsonObject } from "../../storage/object.ts";
 import { celAuthorizer } from "../cel-authorizer.ts";
 import type { AdmissionPlugin, Attributes, PluginContext } from "../interfaces.ts";
-import { conditionRequest, isExempt, type MatchDeps } from "../webhooks/matching.ts";
+import { conditionRequest, isExempt, type Equivalence, type MatchDeps } from "../webhooks/matching.ts";
 import { compileMutatingPolicy, type CompiledMutatingPolicy } from "./mutating-compile.ts";
 import { mutate } from "./mutating-evaluate.ts";
 import { matchResources } from "./match.ts";
@@ -35,17 +37,21 @@ function rejection(a: Attributes, policy: string, binding: string, message: stri
   return statusError({ code: 422, reason: "Invalid", message: base.message, details: { ...(base.details ?? {}), causes: [{ message: text }] } });
 }
 
-export function mutatingAdmissionPolicyPlugin(ctx: PluginContext): AdmissionPlugin {
+/** `equivalence` serves matchPolicy Equivalent (none: exact matches only). */
+export function mutatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?: Equivalence): AdmissionPlugin {
   const sources = watchPolicies(ctx, { policies: "mutatingadmissionpolicies", bindings: "mutatingadmissionpolicybindings" }, compileMutatingPolicy, bindingBase);
-  const deps: MatchDeps = { profile: ctx.profile, objects: ctx.objects };
+  const deps: MatchDeps = { profile: ctx.profile, objects: ctx.objects, equivalence };
   const schemas = new Map(builtinKinds(ctx.profile).map((d) => [`${ctx.profile.group(d.group)}/${d.version}/${d.kind}`, d.schema] as const));
   const authorize = celAuthorizer(ctx);
 
   /** The object after one binding and the errors met (the failure policy decides about them). */
-  async function apply(policy: CompiledMutatingPolicy, b: BindingBase, a: Attributes, object: JsonObject, schema: Schema | undefined): Promise<{ object: JsonObject; errors: string[] }> {
+  async function apply(policy: CompiledMutatingPolicy, b: BindingBase, a: Attributes, object: JsonObject): Promise<{ object: JsonObject; errors: string[] }> {
+    let version: string | undefined;
     try {
-      if (!(await matchResources(policy.match, a, deps, true))) return { object, errors: [] };
+      const matched = await matchResources(policy.match, a, deps, true);
+      if (!matched) return { object, errors: [] };
       if (b.match && !(await matchResources(b.match, a, deps, false))) return { object, errors: [] };
+      version = equivalence ? matched.version : undefined;
     } catch (err) {
       return { object, errors: [err instanceof Error ? err.message : String(err)] };
     }
@@ -60,18 +66,22 @@ export function mutatingAdmissionPolicyPlugin(ctx: PluginContext): AdmissionPlug
     }
     const request = conditionRequest(a);
     const r = a.resource;
-    let current = object;
+    const convert = (obj: JsonObject, from: string, to: string) => (equivalence && from !== to ? equivalence.convert(obj, r.group, r.resource, from, to) : obj);
+    const target = version ?? r.version;
+    const schema = schemas.get(`${a.kind.group}/${target}/${a.kind.kind}`);
+    const oldObject = a.oldObject && convert(a.oldObject, r.version, target);
+    let current = convert(object, r.version, target);
     const errors: string[] = [];
     for (const p of params) {
       // Authorizer checks are answered between rounds; a mutation round is pure, so it is simply redone.
       const session = new AuthzSession();
       const authorizer = newAuthorizer(session, a.userInfo, { group: r.group, version: r.version, resource: r.resource, subresource: a.subresource, namespace: a.namespace, name: a.name });
-      const input = { object: current, oldObject: a.oldObject, request, params: p, namespaceObject, authorizer };
+      const input = { object: current, oldObject, request, params: p, namespaceObject, authorizer };
       const result = await evaluateWithAuthorizer(session, () => mutate(policy, input, schema), authorize);
       errors.push(...result.errors);
       current = result.object;
     }
-    return { object: current, errors };
+    return { object: target === r.version ? current : convert(current, target, r.version), errors };
   }
 
   return {
@@ -84,13 +94,12 @@ export function mutatingAdmissionPolicyPlugin(ctx: PluginContext): AdmissionPlug
       const policies = sources.policies();
       if (bindings.length === 0 || !a.object || isExempt(ctx.profile, a)) return;
       const round = a.reinvocation?.round ?? 0;
-      const schema = schemas.get(`${a.kind.group}/${a.kind.version}/${a.kind.kind}`);
       let object = a.object;
       let changed = false;
       for (const b of bindings) {
         const policy = policies.get(b.policyName);
         if (!policy || (round > 0 && policy.reinvocationPolicy !== "IfNeeded")) continue;
-        const result = await apply(policy, b, a, object, schema);
+        const result = await apply(policy, b, a, object);
         if (result.errors.length > 0 && policy.failurePolicy === "Fail") throw rejection(a, policy.name, b.name, result.errors[0]);
         if (result.object !== object) {
           changed = changed || JSON.stringify(result.object) !== JSON.stringify(object);
