@@ -1,7 +1,7 @@
 /**
  * The schema engine on custom resources over HTTPS: defaulting on write and on
  * read, nullable, int-or-string, embedded resources, RE2 patterns, CEL rules
- * (transition rules, messageExpression, reason, fieldPath) and server-side apply
+ * (transition rules, optionalOldSelf, messageExpression, reason, fieldPath) and server-side apply
  * with list-map keys and atomic lists.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,6 +37,10 @@ function gadgetCrd(extraSpec: Obj = {}): Obj {
                     size: { type: "string", [x.validations]: [{ rule: "self == oldSelf", message: "size is immutable" }] },
                     count: { type: "integer", [x.validations]: [{ rule: "self >= 0", messageExpression: "'count ' + string(self) + ' is negative'", reason: "FieldValueForbidden" }] },
                     port: { [x.intOrString]: true },
+                    level: {
+                      type: "integer",
+                      [x.validations]: [{ rule: "!oldSelf.hasValue() ? self <= 10 : self >= oldSelf.value()", optionalOldSelf: true, message: "level starts at 10 at most and never goes down" }],
+                    },
                     note: { type: "string", nullable: true },
                     code: { type: "string", pattern: "^(a+)+$" },
                     template: { type: "object", [x.embeddedResource]: true, [x.preserveUnknownFields]: true },
@@ -115,6 +119,36 @@ describe("schema engine on custom resources", () => {
     const negative = await api.admin.post(base, gadget("neg", { count: -3 }));
     expect(negative.status).toBe(422);
     expect(negative.json<{ message: string }>().message).toContain("spec.count: Forbidden: count -3 is negative");
+  });
+
+  it("runs optionalOldSelf transition rules on create and where the old value is absent, with oldSelf an optional", async () => {
+    const msg = 'spec.level: Invalid value: "integer": level starts at 10 at most and never goes down';
+    const high = await api.admin.post(base, gadget("lvl-high", { level: 20 }));
+    expect(high.status).toBe(422);
+    expect(high.json<{ message: string }>().message).toContain(msg);
+    const created = await api.admin.post(base, gadget("lvl", { level: 5 }));
+    expect(created.status, created.text).toBe(201);
+    const rv = () => api.admin.get(`${base}/lvl`).then((r) => r.json<{ metadata: Obj }>().metadata);
+    const down = await api.admin.put(`${base}/lvl`, { ...gadget("lvl", { level: 3 }), metadata: await rv() });
+    expect(down.status).toBe(422);
+    expect(down.json<{ message: string }>().message).toContain(msg);
+    const up = await api.admin.put(`${base}/lvl`, { ...gadget("lvl", { level: 50 }), metadata: await rv() });
+    expect(up.status, up.text).toBe(200);
+    // An update that adds the field: no old value there, so the create branch applies.
+    expect((await api.admin.post(base, gadget("lvl-late", {}))).status).toBe(201);
+    const late = await api.admin.put(`${base}/lvl-late`, { ...gadget("lvl-late", { level: 11 }), metadata: (await api.admin.get(`${base}/lvl-late`)).json<{ metadata: Obj }>().metadata });
+    expect(late.status).toBe(422);
+    expect(late.json<{ message: string }>().message).toContain(msg);
+  });
+
+  it("refuses optionalOldSelf on a rule that does not use oldSelf", async () => {
+    const x = api.profile.ext;
+    const crd = gadgetCrd({ plain: { type: "integer", [x.validations]: [{ rule: "self > 0", optionalOldSelf: true }] } }) as { metadata: Obj; spec: { names: Obj } };
+    crd.metadata.name = `plains.${CRD_GROUP}`;
+    crd.spec.names = { plural: "plains", kind: "Plain" };
+    const res = await api.admin.post(crdPath(api.profile), crd);
+    expect(res.status).toBe(422);
+    expect(res.json<{ message: string }>().message).toContain(`spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[plain].${x.validations}[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`);
   });
 
   it("defaults on read: a default added to the CRD shows on objects stored before", async () => {

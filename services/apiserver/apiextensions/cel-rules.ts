@@ -7,9 +7,13 @@
  * `compileRules` reports rules that do not compile (CRD write time); `CelRules`
  * validates objects. Transition rules (that name `oldSelf`) run only on update
  * when the old value at the same place exists (object fields, map keys, and list
- * items correlated by the keys of a `map` list).
+ * items correlated by the keys of a `map` list) — unless the rule sets
+ * `optionalOldSelf: true`: it then also runs on create and where the old value is
+ * absent, with `oldSelf` a CEL optional (`optional.none()` there, `optional.of(old)`
+ * elsewhere). `optionalOldSelf` on a rule that does not use `oldSelf` is refused.
  */
-import { CelCostLimitError, createEnvironment, PER_CALL_LIMIT, type CelProgram } from "../../../shared/cel/index.ts";
+import { Optional } from "@marcbachmann/cel-js";
+import { CelCostLimitError, createEnvironment, PER_CALL_LIMIT, toCel, type CelProgram } from "../../../shared/cel/index.ts";
 import type { ExtensionNames } from "../../../shared/platform/index.ts";
 import { fieldErrors } from "../../../shared/schema/field-errors.ts";
 import { childPath, indexPath, keyPath } from "../../../shared/schema/path.ts";
@@ -23,7 +27,14 @@ const REASONS: ReadonlySet<string> = new Set(["FieldValueInvalid", "FieldValueFo
 
 type Json = Record<string, unknown>;
 
-const env = createEnvironment({ variables: { self: "dyn", oldSelf: "dyn" }, mixedTypeLiterals: true });
+const env = createEnvironment({ variables: { self: "dyn", oldSelf: "dyn" }, mixedTypeLiterals: true, optionalTypes: true });
+/** For rules with `optionalOldSelf: true`: `oldSelf` is declared optional, so `oldSelf.value()` compares as its value does. */
+const optionalEnv = createEnvironment({ variables: { self: "dyn", oldSelf: "optional<dyn>" }, mixedTypeLiterals: true, optionalTypes: true });
+
+/** Whether a rule is a transition rule (names `oldSelf`). */
+export function usesOldSelf(rule: string): boolean {
+  return /\boldSelf\b/.test(rule);
+}
 
 interface CompiledRule {
   rule: string;
@@ -33,17 +44,24 @@ interface CompiledRule {
   reason: FieldErrorType;
   fieldPath?: string;
   transition: boolean;
+  /** `optionalOldSelf: true`: runs without an old value too, `oldSelf` being an optional. */
+  optionalOldSelf: boolean;
 }
 
 const cache = new Map<string, CelProgram>();
-function compile(source: string): CelProgram {
-  let p = cache.get(source);
+function compile(source: string, optionalOldSelf = false): CelProgram {
+  const key = `${optionalOldSelf ? "o" : "p"}:${source}`;
+  let p = cache.get(key);
   if (!p) {
-    p = env.compile(source);
+    p = (optionalOldSelf ? optionalEnv : env).compile(source);
     if (cache.size > 5000) cache.clear();
-    cache.set(source, p);
+    cache.set(key, p);
   }
   return p;
+}
+
+function optionalOldSelfOf(r: Json): boolean {
+  return r.optionalOldSelf === true && typeof r.rule === "string" && usesOldSelf(r.rule);
 }
 
 /** Compile errors of every rule of a schema, with the CRD field paths (`<base>.properties[spec].<ext>[0].rule`). */
@@ -58,10 +76,13 @@ export function compileRules(schema: unknown, base: string, ext: ExtensionNames)
         for (const field of ["rule", "messageExpression"] as const) {
           if (typeof r[field] !== "string" || (field === "messageExpression" && r[field] === "")) continue;
           try {
-            compile(r[field]);
+            compile(r[field], optionalOldSelfOf(r));
           } catch (err) {
             errs.push(fieldErrors.invalid(`${path}.${ext.validations}[${i}].${field}`, r[field], (err as Error).message));
           }
+        }
+        if (typeof r.optionalOldSelf === "boolean" && typeof r.rule === "string" && !usesOldSelf(r.rule)) {
+          errs.push(fieldErrors.invalid(`${path}.${ext.validations}[${i}].optionalOldSelf`, r.optionalOldSelf, "may not be set if oldSelf is not used in rule"));
         }
       });
     }
@@ -119,14 +140,16 @@ export class CelRules {
     for (const r of raw) {
       if (!isObject(r) || typeof r.rule !== "string") continue;
       try {
+        const optionalOldSelf = optionalOldSelfOf(r);
         const c: CompiledRule = {
           rule: r.rule,
-          program: compile(r.rule),
+          program: compile(r.rule, optionalOldSelf),
           reason: typeof r.reason === "string" && REASONS.has(r.reason) ? (r.reason as FieldErrorType) : "FieldValueInvalid",
-          transition: /\boldSelf\b/.test(r.rule),
+          transition: usesOldSelf(r.rule),
+          optionalOldSelf,
         };
         if (typeof r.message === "string" && r.message !== "") c.message = r.message;
-        if (typeof r.messageExpression === "string" && r.messageExpression !== "") c.messageExpression = compile(r.messageExpression);
+        if (typeof r.messageExpression === "string" && r.messageExpression !== "") c.messageExpression = compile(r.messageExpression, optionalOldSelf);
         if (typeof r.fieldPath === "string" && r.fieldPath !== "") c.fieldPath = r.fieldPath;
         out.push(c);
       } catch {
@@ -139,7 +162,7 @@ export class CelRules {
   private walk(node: Json, value: unknown, old: unknown, path: string, errs: FieldError[], budget: Budget, depth: number, isUpdate: boolean): void {
     if (value === undefined || value === null || depth > MAX_DEPTH || budget.exhausted) return;
     for (const rule of this.rulesOf(node)) {
-      if (rule.transition && (!isUpdate || old === undefined || old === null)) continue;
+      if (rule.transition && !rule.optionalOldSelf && (!isUpdate || old === undefined || old === null)) continue;
       this.evaluate(rule, node, value, old, path, errs, budget);
       if (budget.exhausted) return;
     }
@@ -167,7 +190,8 @@ export class CelRules {
 
   private evaluate(rule: CompiledRule, node: Json, value: unknown, old: unknown, path: string, errs: FieldError[], budget: Budget): void {
     const activation: Record<string, unknown> = { self: value };
-    if (rule.transition) activation.oldSelf = old;
+    if (rule.optionalOldSelf) activation.oldSelf = old === undefined || old === null ? Optional.none() : Optional.of(toCel(old));
+    else if (rule.transition) activation.oldSelf = old;
     const field = rule.fieldPath ? `${path}${rule.fieldPath.startsWith(".") || rule.fieldPath.startsWith("[") ? "" : "."}${rule.fieldPath}`.replace(/^\./, "") : path;
     let result: unknown;
     try {
