@@ -10,11 +10,14 @@
  * apiserver's (`--help` lists them).
  *
  * The controllers run in process as an ordinary HTTPS client with the admin
- * certificate, one set per process (no leader election: replicas of the embedded
- * default sharing a store each run them; the controller-manager process is the
- * leader-elected form). The cluster CA signs approved CSRs. The controllers that add
- * objects to every namespace (default service accounts, the root CA ConfigMap) are
- * left to the controller-manager process.
+ * certificate, under the controller manager's leader lease (the system namespace's
+ * controller-manager Lease, the platform's 15/10/2 s timings), so replicas of the
+ * embedded default sharing a store run them once, and a controller-manager process
+ * beside them takes turns on the same lease. A lost lease stops the controllers and
+ * this process campaigns again; it never ends the API server; shutdown releases the
+ * lease. The cluster CA signs approved CSRs. The controllers that add objects to every
+ * namespace (default service accounts, the root CA ConfigMap) are left to the
+ * controller-manager process.
  */
 import { readFileSync } from "node:fs";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
@@ -22,6 +25,7 @@ import { createLogger, logTo } from "../../shared/observability/logger.ts";
 import { main as runApiserver } from "../apiserver/main.ts";
 import { pkiPaths } from "../apiserver/server/certs.ts";
 import { runControllersInBackground } from "../controller-manager/controllers.ts";
+import { runControllersUnderLease } from "../controller-manager/embedded-lease.ts";
 import { connectEmbeddedOrRemote } from "./store.ts";
 
 /** The controllers of the single-process default: deletion, garbage collection and the CSR flow of node TLS bootstrap. */
@@ -34,17 +38,18 @@ runApiserver({
     const client = new HttpsObjectClient({ server, ca: ready.caPem, cert: ready.admin.certPem, key: ready.admin.keyPem, insecureSkipTlsVerify: false });
     const paths = pkiPaths(ready.dataDir);
     const settings = { clusterSigningCertPem: readFileSync(paths.caCert, "utf8"), clusterSigningKeyPem: readFileSync(paths.caKey, "utf8") };
-    // In the background: a refusal (e.g. --authorization-mode=AlwaysDeny) is retried, never fatal to the server.
-    const controllers = runControllersInBackground(client, {
-      controllers: EMBEDDED_CONTROLLERS,
-      namespaceFinalizer: ready.profile.namespaceFinalizer,
+    const log = logTo(createLogger({ component: "controller-manager" }));
+    const leased = runControllersUnderLease({
+      client,
       profile: ready.profile,
-      settings,
-      log: logTo(createLogger({ component: "controller-manager" })),
+      log,
+      // In the background: a refusal (e.g. --authorization-mode=AlwaysDeny) is retried, never fatal to the server.
+      start: (identity) =>
+        runControllersInBackground(client, { controllers: EMBEDDED_CONTROLLERS, namespaceFinalizer: ready.profile.namespaceFinalizer, profile: ready.profile, settings, identity, log }).stop,
     });
     return {
       async close() {
-        controllers.stop();
+        await leased.close();
         client.close();
       },
     };
