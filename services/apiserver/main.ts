@@ -22,6 +22,7 @@ import { ensurePki, kubeconfigYaml } from "./server/certs.ts";
 import { APISERVER_FLAG_SECTIONS, parseApiserverCommandLine } from "./server/options.ts";
 import { admissionFlagsFrom } from "./admission/options.ts";
 import { aggregatorOptionsFrom } from "./aggregator/options.ts";
+import { auditOptionsFrom } from "./audit/options.ts";
 import { registerBuiltinPlugins } from "./admission/plugins/index.ts";
 import { startReplica } from "./server/replica.ts";
 import { tlsServerOptions } from "./server/tls-options.ts";
@@ -95,6 +96,7 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
   const admission = admissionFlagsFrom(flags);
   if (admission.enable.length === 0 && !admission.disable.includes("NodeRestriction")) admission.enable.push("NodeRestriction");
   const aggregator = await aggregatorOptionsFrom(flags, authentication);
+  const auditOptions = auditOptionsFrom(flags);
 
   const store = await (hooks.connect ?? openStore)({
     dataDir,
@@ -123,6 +125,7 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     admission,
     registerAdmissionPlugins: registerBuiltinPlugins,
     aggregator,
+    auditOptions,
     gates,
     runtimeConfig: flags["runtime-config"] as string[],
     log: (level, msg, fields) => {

@@ -34,13 +34,15 @@ export interface RequestScope {
   authorizeCreate?: () => Promise<void>;
   /** `Warning` header values collected while handling the request. */
   warnings: string[];
+  /** Audit annotations of the request (admission adds to them); absent when the request is not audited. */
+  annotations?: Record<string, string>;
   maxBodyBytes: number;
   /** Interval of BOOKMARK events on watches that allow them. */
   bookmarkIntervalMs: number;
 }
 
 export function writeContext(s: RequestScope, dryRun: boolean): Omit<WriteContext, "resource" | "name"> {
-  return { namespace: s.namespace, subresource: s.subresource, dryRun, user: s.user, warnings: s.warnings, options: operationOptions(s.query, dryRun) };
+  return { namespace: s.namespace, subresource: s.subresource, dryRun, user: s.user, warnings: s.warnings, annotations: s.annotations, options: operationOptions(s.query, dryRun) };
 }
 
 /** The options of a write as admission reports them (Create/Update/DeleteOptions fields from the query). */

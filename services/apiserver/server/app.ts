@@ -19,7 +19,7 @@ import { AUDIT_ID_HEADER, chain, createRequestContext, infoOf, userOf, type Hand
 import { errorResponse } from "./filters/errors.ts";
 import { InFlightLimiter } from "./filters/in-flight-limiter.ts";
 import { setResponseHeader } from "./filters/response-headers.ts";
-import { withAudit, type AuditSink } from "./filters/with-audit.ts";
+import { withAudit, type Auditor, type AuditSink } from "./filters/with-audit.ts";
 import { withAuthentication, type Authenticate } from "./filters/with-authentication.ts";
 import { withAuthorization, type Authorize } from "./filters/with-authorization.ts";
 import { withDeprecation } from "./filters/with-deprecation.ts";
@@ -55,8 +55,8 @@ export interface AppConfig extends DispatchConfig {
   objectCount?: ObjectCount;
   /** Deadline of requests that are not long-running, body reading included; 0 = none. */
   requestTimeoutMs?: number;
-  /** Receives audit events (default: dropped). */
-  audit?: AuditSink;
+  /** Receives audit events (default: dropped): a plain sink, or a policy with backends. */
+  audit?: AuditSink | Auditor;
   /** The aggregation layer: answers requests of aggregated group versions (undefined: served here). */
   aggregated?: (req: Request, url: URL, user: UserInfo) => Promise<Response> | undefined;
   /** Method syntax on purpose: a sink that only knows info/warn/error is accepted too. */
@@ -84,7 +84,7 @@ function terminal(cfg: AppConfig): Handler {
     const proxied = cfg.aggregated?.(ctx.request, ctx.url, user);
     if (proxied) return proxied;
     if (!info.isResourceRequest) return dispatchNonResource(cfg.nonResource, info, ctx.request, ctx.url, user);
-    const response = await dispatchResource(cfg, info, ctx.request, ctx.url, user, ctx.warnings);
+    const response = await dispatchResource(cfg, info, ctx.request, ctx.url, user, ctx.warnings, ctx.audit?.annotations);
     return cfg.compression ? maybeCompress(ctx.request, response, info.verb) : response;
   };
 }

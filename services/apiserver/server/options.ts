@@ -9,6 +9,7 @@ import { mergeSections, parseFlagSet, type FlagSection, type FlagSpec, type Flag
 import { getProfile } from "../../../shared/platform/index.ts";
 import { ADMISSION_FLAGS } from "../admission/options.ts";
 import { AGGREGATOR_FLAGS } from "../aggregator/options.ts";
+import { AUDIT_FLAGS } from "../audit/options.ts";
 import { AUTHENTICATION_FLAG_SPECS, authenticationOptionsFrom, type AuthenticationOptions } from "../authn/options.ts";
 import { AUTHORIZATION_FLAG_SPECS, authorizationFlagsFrom, type AuthorizationFlags } from "../authz/options.ts";
 
@@ -45,6 +46,7 @@ export const APISERVER_FLAG_SECTIONS: readonly FlagSection[] = [
   { title: "Authorization", flags: AUTHORIZATION_FLAG_SPECS },
   { title: "Admission", flags: ADMISSION_FLAGS },
   { title: "Aggregator", flags: AGGREGATOR_FLAGS },
+  { title: "Auditing", flags: AUDIT_FLAGS },
 ];
 
 /** Every flag the apiserver accepts (the union of its sections). */

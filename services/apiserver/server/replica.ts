@@ -24,6 +24,7 @@ import { HealthRegistry, healthRoutes } from "../endpoints/health.ts";
 import { openapiRoutes } from "../endpoints/openapi-routes.ts";
 import { buildApp, type Authenticate, type Authorize, type LogFn } from "./app.ts";
 import type { AuditSink } from "./filters/with-audit.ts";
+import { createAuditor, type AuditOptions } from "../audit/options.ts";
 import { applyRuntimeConfig } from "./runtime-config.ts";
 import { SERVER_TIMEOUT_OPTIONS } from "./server-timeouts.ts";
 import { tlsServerOptions, type TlsFlags } from "./tls-options.ts";
@@ -71,6 +72,8 @@ export interface ReplicaOptions {
   extraRoutes?: Array<[string, NonResourceHandler]>;
   /** Receives the audit events of requests (default: dropped). */
   audit?: AuditSink;
+  /** The audit policy and backends of the `--audit-*` flags (over `audit`). */
+  auditOptions?: AuditOptions;
   /** `--runtime-config` entries (`<key>[=<value>]`); a bad one fails start-up. */
   runtimeConfig?: readonly string[];
   /** `--livez-grace-period` and `--shutdown-delay-duration`, in milliseconds. */
@@ -187,6 +190,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const serveHealth: NonResourceHandler = (req) => healthApp.fetch(req);
   const openapi = openapiRoutes(catalog, profile);
   const metrics = declareApiserverMetrics(metricsRegistry);
+  const auditor = opts.auditOptions ? createAuditor(profile, opts.auditOptions, metricsRegistry, (msg, fields) => opts.log?.("warn", msg, fields)) : undefined;
   const serveMetrics: NonResourceHandler = async () => new Response(await metricsRegistry.text(), { status: 200, headers: { "content-type": metricsRegistry.contentType } });
 
   let boundAddress = "127.0.0.1:0";
@@ -218,7 +222,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       return served ? cache.countResource(served.resource.keyPrefix) : undefined;
     },
     log: opts.log,
-    audit: opts.audit,
+    audit: auditor ?? opts.audit,
   });
 
   // No renegotiation: a connection keeps the certificate of its handshake (peer-identity.ts relies on it).
@@ -256,6 +260,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
+      await auditor?.close();
     },
   };
 }

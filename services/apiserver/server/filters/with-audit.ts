@@ -1,16 +1,47 @@
 /**
- * The audit slot: builds the request's audit event (the platform's audit
- * Event fields that are known at this point) and hands it to a sink at the
- * RequestReceived and ResponseComplete stages. The default sink drops events; the
- * audit issue supplies policy and backends.
+ * The audit filter: builds the request's audit event (the platform's Event fields
+ * known at this point) on the request context, asks the auditor's policy for the
+ * request's level, and emits the event at each stage the policy keeps:
+ * RequestReceived, ResponseStarted (long-running requests, when the response
+ * starts) and ResponseComplete (when a long-running response ends). At Request and
+ * above the request body is kept (a copy read beside the handler), at
+ * RequestResponse the response body too; credentials are redacted first.
+ *
+ * Cost when auditing is off (no auditor, or level None): one small object per request.
+ * A plain function sink receives every request at level Metadata (tests).
  */
 import { toStatus } from "../../../../shared/api/status.ts";
+import type { PlatformProfile } from "../../../../shared/platform/index.ts";
+import type { AuditLevel, AuditStage } from "../../audit/policy.ts";
+import { levelAtLeast, type AuditAttributes, type RequestAuditConfig } from "../../audit/policy-evaluator.ts";
+import { redactCredentials, withoutManagedFields } from "../../audit/redact.ts";
+import { microTime } from "../../audit/event.ts";
 import type { UserInfo } from "../../endpoints/scope.ts";
-import { infoOf, userOf, type Filter } from "./context.ts";
+import { isLongRunning } from "./long-running.ts";
+import { infoOf, userOf, type Filter, type RequestContext } from "./context.ts";
 
-export type AuditStage = "RequestReceived" | "ResponseStarted" | "ResponseComplete" | "Panic";
+export type { AuditStage };
+
+/** The response status as an event carries it (a Status without kind). */
+export interface AuditResponseStatus {
+  metadata: Record<string, never>;
+  code: number;
+  status?: string;
+  message?: string;
+  reason?: string;
+}
+
+export interface AuditObjectRef {
+  resource: string;
+  namespace?: string;
+  name?: string;
+  apiGroup?: string;
+  apiVersion?: string;
+  subresource?: string;
+}
 
 export interface AuditEvent {
+  level?: AuditLevel;
   auditID: string;
   stage: AuditStage;
   requestURI: string;
@@ -21,9 +52,11 @@ export interface AuditEvent {
   /** Filled in when a sink is configured, like the timestamps. */
   sourceIPs?: string[];
   userAgent?: string;
-  objectRef?: { resource: string; namespace?: string; name?: string; apiGroup?: string; apiVersion?: string; subresource?: string };
-  responseStatus?: { code: number };
-  /** Annotations added while the request is handled (e.g. the deprecated-API ones). */
+  objectRef?: AuditObjectRef;
+  responseStatus?: AuditResponseStatus;
+  requestObject?: unknown;
+  responseObject?: unknown;
+  /** Annotations added while the request is handled (deprecation, authorization, admission). */
   annotations?: Record<string, string>;
   requestReceivedTimestamp?: string;
   stageTimestamp?: string;
@@ -32,41 +65,158 @@ export interface AuditEvent {
 /** Receives audit events; must not throw and must not block. */
 export type AuditSink = (event: Readonly<AuditEvent>) => void;
 
+/** The policy and the backends of a replica's audit. */
+export interface Auditor {
+  readonly profile: PlatformProfile;
+  /** The policy's decision for one request (level None: no event). */
+  decide(attrs: AuditAttributes): RequestAuditConfig;
+  /** Receives each kept event; must not throw and must not block. */
+  emit(event: Readonly<AuditEvent>): void;
+}
+
 export const DISCARD_AUDIT: AuditSink = () => {};
 
-export function withAudit(sink: AuditSink = DISCARD_AUDIT): Filter {
-  return (next) => async (ctx) => {
-    const info = infoOf(ctx);
-    const event: AuditEvent = {
-      auditID: ctx.requestId,
-      stage: "RequestReceived",
-      requestURI: ctx.url.pathname + ctx.url.search,
-      verb: info.verb,
-      user: userOf(ctx),
-      objectRef: info.isResourceRequest
-        ? { resource: info.resource, namespace: info.namespace || undefined, name: info.name || undefined, apiGroup: info.apiGroup, apiVersion: info.apiVersion, subresource: info.subresource || undefined }
-        : undefined,
+/** The largest request body kept in an event; a larger one is left out. */
+const MAX_KEPT_BODY_BYTES = 3 * 1024 * 1024;
+
+const METADATA_ONLY: RequestAuditConfig = { level: "Metadata", omitStages: [], omitManagedFields: false };
+
+/** Where the authorization decision goes, per audited event (set only while auditing). */
+const decisionKeys = new WeakMap<AuditEvent, { decision: string; reason: string }>();
+
+/** Records the authorization decision (and reason, when known) on the request's audit event. */
+export function noteAuthorization(ctx: RequestContext, decision: "allow" | "forbid", reason?: string): void {
+  const event = ctx.audit;
+  const keys = event && decisionKeys.get(event);
+  if (!event || !keys) return;
+  const annotations = (event.annotations ??= {});
+  annotations[keys.decision] = decision;
+  if (reason) annotations[keys.reason] = reason;
+}
+
+function attributesOf(ctx: RequestContext): AuditAttributes {
+  const info = infoOf(ctx);
+  const user = userOf(ctx);
+  return { user, verb: info.verb, isResourceRequest: info.isResourceRequest, path: info.path, apiGroup: info.apiGroup, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name };
+}
+
+function isJson(contentType: string | null): boolean {
+  return !!contentType && /^application\/(?:[\w.+-]*\+)?json\b/i.test(contentType);
+}
+
+/** The body of a copy of `req` as JSON (undefined: none, too large, or not JSON); read beside the handler. */
+async function readJsonBody(req: Request): Promise<unknown> {
+  if (!req.body || !isJson(req.headers.get("content-type"))) return undefined;
+  try {
+    const text = await req.clone().text();
+    if (text.length === 0 || text.length > MAX_KEPT_BODY_BYTES) return undefined;
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+async function readJsonResponse(res: Response): Promise<unknown> {
+  if (!res.body || !isJson(res.headers.get("content-type"))) return undefined;
+  try {
+    const text = await res.clone().text();
+    return text.length > 0 && text.length <= MAX_KEPT_BODY_BYTES ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function responseStatusOf(code: number, err: unknown): AuditResponseStatus {
+  if (err === undefined) return { metadata: {}, code };
+  const status = toStatus(err);
+  return { metadata: {}, status: status.status, message: status.message, reason: status.reason || undefined, code: status.code ?? code };
+}
+
+export function withAudit(target: AuditSink | Auditor = DISCARD_AUDIT): Filter {
+  if (target === DISCARD_AUDIT) {
+    return (next) => async (ctx) => {
+      ctx.audit = baseEvent(ctx);
+      return next(ctx);
     };
+  }
+  const auditor: Auditor | undefined = typeof target === "function" ? undefined : target;
+  const emit: AuditSink = typeof target === "function" ? target : (e) => target.emit(e);
+  return (next) => async (ctx) => {
+    const event = baseEvent(ctx);
     ctx.audit = event;
-    if (sink === DISCARD_AUDIT) return next(ctx);
-    // What only a real sink reads is filled in for it (a socket call and two dates per request otherwise).
-    const received = new Date(ctx.receivedAt).toISOString();
-    const address = ctx.incoming?.socket?.remoteAddress;
-    event.sourceIPs = address ? [address] : [];
-    event.userAgent = ctx.request.headers.get("user-agent") ?? undefined;
-    event.requestReceivedTimestamp = received;
-    event.stageTimestamp = received;
-    sink({ ...event });
-    let code = 500;
-    try {
-      const response = await next(ctx);
-      code = response.status;
-      return response;
-    } catch (err) {
-      code = toStatus(err).code ?? 500;
-      throw err;
-    } finally {
-      sink({ ...event, stage: "ResponseComplete", responseStatus: { code }, stageTimestamp: new Date().toISOString() });
-    }
+    const config = auditor ? auditor.decide(attributesOf(ctx)) : METADATA_ONLY;
+    if (config.level === "None") return next(ctx);
+    return audited(next, ctx, event, config, emit, auditor?.profile);
   };
+}
+
+function baseEvent(ctx: RequestContext): AuditEvent {
+  const info = infoOf(ctx);
+  return {
+    auditID: ctx.requestId,
+    stage: "RequestReceived",
+    requestURI: ctx.url.pathname + ctx.url.search,
+    verb: info.verb,
+    user: userOf(ctx),
+    objectRef: info.isResourceRequest
+      ? { resource: info.resource, namespace: info.namespace || undefined, name: info.name || undefined, apiGroup: info.apiGroup, apiVersion: info.apiVersion, subresource: info.subresource || undefined }
+      : undefined,
+  };
+}
+
+async function audited(
+  next: (ctx: RequestContext) => Promise<Response>,
+  ctx: RequestContext,
+  event: AuditEvent,
+  config: RequestAuditConfig,
+  emit: AuditSink,
+  profile: PlatformProfile | undefined,
+): Promise<Response> {
+  const received = microTime(ctx.receivedAt);
+  const address = ctx.incoming?.socket?.remoteAddress;
+  event.level = config.level;
+  event.sourceIPs = address ? [address] : [];
+  event.userAgent = ctx.request.headers.get("user-agent") ?? undefined;
+  event.requestReceivedTimestamp = received;
+  event.stageTimestamp = received;
+  event.annotations ??= {};
+  if (profile) decisionKeys.set(event, { decision: profile.annotations.authorizationDecision, reason: profile.annotations.authorizationReason });
+  const omitted = new Set(config.omitStages);
+  const send = (stage: AuditStage, extra: Partial<AuditEvent> = {}): void => {
+    if (omitted.has(stage)) return;
+    const out: AuditEvent = { ...event, ...extra, stage, stageTimestamp: stage === "RequestReceived" ? received : microTime(Date.now()) };
+    if (event.annotations) out.annotations = { ...event.annotations };
+    if (out.annotations && Object.keys(out.annotations).length === 0) delete out.annotations;
+    emit(out);
+  };
+  const keep = (obj: unknown): unknown => {
+    const redacted = profile ? redactCredentials(profile, event.objectRef, obj) : obj;
+    return config.omitManagedFields ? withoutManagedFields(redacted) : redacted;
+  };
+  send("RequestReceived");
+  const requestBody = levelAtLeast(config.level, "Request") ? readJsonBody(ctx.request) : undefined;
+  let response: Response | undefined;
+  let failure: unknown;
+  try {
+    response = await next(ctx);
+    return response;
+  } catch (err) {
+    failure = err;
+    throw err;
+  } finally {
+    const code = response ? response.status : (toStatus(failure).code ?? 500);
+    const responseStatus = responseStatusOf(code, failure);
+    const longRunning = isLongRunning(infoOf(ctx)) && response !== undefined;
+    const bodies = Promise.all([requestBody, !longRunning && response && levelAtLeast(config.level, "RequestResponse") ? readJsonResponse(response) : undefined]);
+    void bodies.then(([requestObject, responseObject]) => {
+      const extra: Partial<AuditEvent> = { responseStatus };
+      if (requestObject !== undefined) extra.requestObject = keep(requestObject);
+      if (responseObject !== undefined) extra.responseObject = keep(responseObject);
+      if (!longRunning) return send("ResponseComplete", extra);
+      send("ResponseStarted", extra);
+      const outgoing = ctx.outgoing;
+      if (!outgoing || outgoing.closed) send("ResponseComplete", extra);
+      else outgoing.once("close", () => send("ResponseComplete", extra));
+    });
+  }
 }

@@ -1,0 +1,116 @@
+/**
+ * The audit flags (the platform's names and defaults) and the auditor they make: the
+ * policy of `--audit-policy-file` (without it nothing is audited, as on the platform)
+ * and the log and webhook backends it feeds.
+ */
+import type { FlagSpec, FlagValues } from "../../../shared/cli/flags.ts";
+import type { MetricsRegistry } from "../../../shared/observability/metrics.ts";
+import type { PlatformProfile } from "../../../shared/platform/index.ts";
+import { loadWebhookClientConfig } from "../authz/webhook.ts";
+import type { Auditor, AuditEvent } from "../server/filters/with-audit.ts";
+import { AuditLogBackend, type AuditBackend, type AuditLogFormat } from "./log-backend.ts";
+import { declareAuditMetrics } from "./metrics.ts";
+import { loadPolicyFile } from "./policy.ts";
+import { evaluatePolicy } from "./policy-evaluator.ts";
+import { AuditWebhookBackend, DEFAULT_WEBHOOK_BATCH, type AuditWebhookBatchOptions } from "./webhook-backend.ts";
+
+export const AUDIT_FLAGS: Record<string, FlagSpec> = {
+  "audit-policy-file": { kind: "string", help: "Path to the file that defines the audit policy configuration." },
+  "audit-log-path": { kind: "string", help: "If set, all requests coming to the apiserver will be logged to this file. '-' means standard out." },
+  "audit-log-maxage": { kind: "number", default: 0, help: "The maximum number of days to retain old audit log files based on the timestamp encoded in their filename." },
+  "audit-log-maxbackup": { kind: "number", default: 0, help: "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files." },
+  "audit-log-maxsize": { kind: "number", default: 0, help: "The maximum size in megabytes of the audit log file before it gets rotated (0: 100)." },
+  "audit-log-format": { kind: "string", default: "json", help: "Format of saved audits. \"legacy\" indicates 1-line text format for each event. \"json\" indicates structured json format. Known formats are legacy,json." },
+  "audit-log-mode": { kind: "string", default: "blocking", help: "Strategy for sending audit events. Blocking indicates sending events should block server responses. Known modes are batch,blocking,blocking-strict (events are written synchronously in each)." },
+  "audit-webhook-config-file": { kind: "string", help: "Path to a kubeconfig formatted file that defines the audit webhook configuration." },
+  "audit-webhook-mode": { kind: "string", default: "batch", help: "Strategy for sending audit events. Known modes are batch (blocking and blocking-strict are accepted and run as batch)." },
+  "audit-webhook-batch-buffer-size": { kind: "number", default: DEFAULT_WEBHOOK_BATCH.bufferSize, help: "The size of the buffer to store events before batching and writing. Only used in batch mode." },
+  "audit-webhook-batch-max-size": { kind: "number", default: DEFAULT_WEBHOOK_BATCH.maxBatchSize, help: "The maximum size of a batch. Only used in batch mode." },
+  "audit-webhook-batch-max-wait": { kind: "duration", default: DEFAULT_WEBHOOK_BATCH.maxBatchWaitMs, help: "The amount of time to wait before force writing the batch that hadn't reached the max size. Only used in batch mode." },
+  "audit-webhook-batch-throttle-enable": { kind: "boolean", default: true, help: "Whether batching throttling is enabled. Only used in batch mode." },
+  "audit-webhook-batch-throttle-qps": { kind: "number", default: DEFAULT_WEBHOOK_BATCH.throttleQps, help: "Maximum average number of batches per second. Only used in batch mode." },
+  "audit-webhook-batch-throttle-burst": { kind: "number", default: DEFAULT_WEBHOOK_BATCH.throttleBurst, help: "Maximum number of requests sent at the same moment if ThrottleQPS was not utilized before. Only used in batch mode." },
+  "audit-webhook-initial-backoff": { kind: "duration", default: DEFAULT_WEBHOOK_BATCH.initialBackoffMs, help: "The amount of time to wait before retrying the first failed request." },
+};
+
+export interface AuditOptions {
+  policyFile?: string;
+  log?: { path: string; format: AuditLogFormat; maxAgeDays: number; maxBackups: number; maxSizeMB: number };
+  webhook?: { configFile: string } & AuditWebhookBatchOptions;
+}
+
+const MODES = new Set(["batch", "blocking", "blocking-strict"]);
+
+function nonNegative(flags: FlagValues, name: string): number {
+  const v = Number(flags[name]);
+  if (!Number.isFinite(v) || v < 0) throw new Error(`--${name} must be a non-negative number, got ${String(flags[name])}`);
+  return v;
+}
+
+/** The audit options of the flags; a bad value throws a start-up error naming the flag. */
+export function auditOptionsFrom(flags: FlagValues): AuditOptions {
+  const opts: AuditOptions = {};
+  if (flags["audit-policy-file"]) opts.policyFile = String(flags["audit-policy-file"]);
+  const format = String(flags["audit-log-format"] ?? "json");
+  if (format !== "json" && format !== "legacy") throw new Error(`--audit-log-format: invalid audit log format ${JSON.stringify(format)}, allowed formats are "legacy,json"`);
+  for (const f of ["audit-log-mode", "audit-webhook-mode"]) {
+    if (flags[f] !== undefined && !MODES.has(String(flags[f]))) throw new Error(`--${f}: invalid audit mode ${JSON.stringify(flags[f])}, allowed modes are "batch,blocking,blocking-strict"`);
+  }
+  if (flags["audit-log-path"]) {
+    opts.log = { path: String(flags["audit-log-path"]), format, maxAgeDays: nonNegative(flags, "audit-log-maxage"), maxBackups: nonNegative(flags, "audit-log-maxbackup"), maxSizeMB: nonNegative(flags, "audit-log-maxsize") };
+  }
+  if (flags["audit-webhook-config-file"]) {
+    const bufferSize = nonNegative(flags, "audit-webhook-batch-buffer-size");
+    const maxBatchSize = nonNegative(flags, "audit-webhook-batch-max-size");
+    if (maxBatchSize < 1) throw new Error("--audit-webhook-batch-max-size must be at least 1");
+    if (bufferSize < maxBatchSize) throw new Error("--audit-webhook-batch-buffer-size must be at least --audit-webhook-batch-max-size");
+    opts.webhook = {
+      configFile: String(flags["audit-webhook-config-file"]),
+      bufferSize,
+      maxBatchSize,
+      maxBatchWaitMs: nonNegative(flags, "audit-webhook-batch-max-wait"),
+      throttleEnable: flags["audit-webhook-batch-throttle-enable"] !== false,
+      throttleQps: nonNegative(flags, "audit-webhook-batch-throttle-qps"),
+      throttleBurst: nonNegative(flags, "audit-webhook-batch-throttle-burst"),
+      initialBackoffMs: nonNegative(flags, "audit-webhook-initial-backoff"),
+    };
+  }
+  return opts;
+}
+
+export interface RunningAuditor extends Auditor {
+  close(): Promise<void>;
+}
+
+/** The auditor of the options, or undefined when there is no policy or no backend. */
+export function createAuditor(
+  profile: PlatformProfile,
+  opts: AuditOptions,
+  metricsRegistry: MetricsRegistry,
+  log: (msg: string, fields: Record<string, unknown>) => void = () => {},
+): RunningAuditor | undefined {
+  if (!opts.policyFile || (!opts.log && !opts.webhook)) return undefined;
+  const policy = loadPolicyFile(opts.policyFile, profile);
+  const metrics = declareAuditMetrics(metricsRegistry);
+  const backends: AuditBackend[] = [];
+  if (opts.log) {
+    const l = opts.log;
+    backends.push(new AuditLogBackend(profile, { path: l.path, format: l.format, maxAgeDays: l.maxAgeDays, maxBackups: l.maxBackups, maxSizeBytes: (l.maxSizeMB || 100) * 1024 * 1024 }, metrics));
+  }
+  if (opts.webhook) backends.push(new AuditWebhookBackend(profile, loadWebhookClientConfig(opts.webhook.configFile), opts.webhook, metrics, log));
+  return {
+    profile,
+    decide(attrs) {
+      const config = evaluatePolicy(policy, attrs);
+      metrics.observeLevel(config.level);
+      return config;
+    },
+    emit(event: Readonly<AuditEvent>) {
+      metrics.observeEvent();
+      for (const b of backends) b.process(event);
+    },
+    async close() {
+      await Promise.all(backends.map((b) => b.close()));
+    },
+  };
+}
