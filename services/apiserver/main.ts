@@ -14,8 +14,8 @@ import { builtinKinds } from "../../shared/api/groups/index.ts";
 import { FlagError, usage } from "../../shared/cli/flags.ts";
 import { validateAuthenticationOptions } from "./authn/options.ts";
 import { validateAuthorizationFlags } from "./authz/options.ts";
-import { FeatureGates } from "./server/feature-gates.ts";
 import { validateRuntimeConfig } from "./server/runtime-config.ts";
+import { versioningOptionsFrom, type VersioningOptions } from "./server/version-options.ts";
 import { createLogger } from "../../shared/observability/logger.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { ensurePki, kubeconfigYaml } from "./server/certs.ts";
@@ -52,8 +52,10 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
   let flags;
   let authentication;
   let authorization;
+  let versioning: VersioningOptions;
   try {
     ({ flags, authentication, authorization } = parseApiserverCommandLine(argv));
+    versioning = versioningOptionsFrom(flags);
   } catch (err) {
     if (err instanceof FlagError || err instanceof Error) {
       process.stderr.write(`error: ${err.message}\n\n${usage(APISERVER_FLAG_SECTIONS)}\n`);
@@ -66,8 +68,7 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     return;
   }
   const log = createLogger({ component: "apiserver" });
-  const gates = new FeatureGates();
-  gates.set(flags["feature-gates"] as string[]);
+  for (const warning of versioning.gates.warnings()) log.warn(warning);
   const profile = getProfile(String(flags.profile));
   validateRuntimeConfig(flags["runtime-config"] as string[], profile); // a bad entry fails start-up with one line
   const dataDir = resolve(String(flags["data-dir"]));
@@ -126,8 +127,10 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     registerAdmissionPlugins: registerBuiltinPlugins,
     aggregator,
     auditOptions,
-    gates,
-    runtimeConfig: flags["runtime-config"] as string[],
+    gates: versioning.gates,
+    effectiveVersion: versioning.effectiveVersion,
+    metricsOptions: versioning.metrics,
+    runtimeConfig: versioning.runtimeConfig,
     log: (level, msg, fields) => {
       if (level !== "info") log[level](fields, msg);
     },

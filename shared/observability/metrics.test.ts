@@ -85,6 +85,25 @@ describe("MetricsRegistry", () => {
     expect(text).not.toContain("long_hidden_total");
   });
 
+  it("--disabled-metrics never registers a metric, and the bookkeeping metrics count what happened", async () => {
+    const m = new MetricsRegistry({ currentVersion: "1.35", disabledMetrics: ["noisy_total", "not_declared_total"] });
+    m.counter({ name: "noisy_total", help: "N.", stabilityLevel: "STABLE" }).inc();
+    m.counter({ name: "kept_total", help: "K.", stabilityLevel: "STABLE" }).inc();
+    m.gauge({ name: "old_gauge", help: "O.", stabilityLevel: "ALPHA", deprecatedVersion: "1.35" }).set(1);
+    m.gauge({ name: "late_gauge", help: "L.", stabilityLevel: "BETA", deprecatedVersion: "1.35" }).set(1);
+    const text = await m.text();
+    expect(text).not.toContain("noisy_total");
+    expect(m.disabledMetrics()).toEqual(["noisy_total"]);
+    expect(m.hiddenMetrics()).toEqual(["old_gauge"]);
+    expect(text).toContain("disabled_metrics_total 2");
+    expect(text).toContain("hidden_metrics_total 1");
+    // registered_metrics_total, disabled_metrics_total, hidden_metrics_total (BETA) and kept_total (STABLE), late_gauge (BETA, deprecated)
+    expect(text).toContain('registered_metrics_total{stability_level="BETA",deprecated_version=""} 3');
+    expect(text).toContain('registered_metrics_total{stability_level="STABLE",deprecated_version=""} 1');
+    expect(text).toContain('registered_metrics_total{stability_level="BETA",deprecated_version="1.35"} 1');
+    expect(text).toContain("# HELP registered_metrics_total [BETA] ");
+  });
+
   it("rejects duplicate and invalid names", () => {
     const m = new MetricsRegistry({ currentVersion: "1.35" });
     m.counter({ name: "dup_total", help: "D." });

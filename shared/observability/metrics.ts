@@ -7,8 +7,15 @@
  * the caller still gets a working metric object, but it is not registered on
  * the metrics endpoint unless `--show-hidden-metrics-for-version` names the
  * previous release and the metric was still visible there.
+ *
+ * `--disabled-metrics` names metrics that are never registered (this wins over showing
+ * hidden ones); `--allow-metric-labels` bounds label values (metric-label-allowlist.ts).
+ * The registry exports its own bookkeeping as the platform does:
+ * `registered_metrics_total{stability_level,deprecated_version}`, `disabled_metrics_total`
+ * and `hidden_metrics_total` (all BETA).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { constrainLabels, type LabelAllowList } from "./metric-label-allowlist.ts";
 
 export type StabilityLevel = "INTERNAL" | "ALPHA" | "BETA" | "STABLE";
 
@@ -66,6 +73,10 @@ export interface MetricsOptions {
   defaultMetrics?: boolean;
   /** Called once per deprecated metric that is declared (the platform logs a warning). */
   onDeprecated?: (name: string, deprecatedVersion: string) => void;
+  /** `--disabled-metrics`: fully qualified names never registered. */
+  disabledMetrics?: readonly string[];
+  /** `--allow-metric-labels`, parsed. */
+  allowMetricLabels?: LabelAllowList;
 }
 
 /** Checks `--show-hidden-metrics-for-version` against the running release. */
@@ -85,6 +96,10 @@ export class MetricsRegistry {
   private readonly onDeprecated?: (name: string, deprecatedVersion: string) => void;
   private readonly declared = new Map<string, StabilityLevel>();
   private readonly hidden = new Set<string>();
+  private readonly disabled: ReadonlySet<string>;
+  private readonly allowLabels?: LabelAllowList;
+  private readonly registeredTotal: Counter<"stability_level" | "deprecated_version">;
+  private readonly hiddenTotal: Counter<string>;
 
   constructor(opts: MetricsOptions) {
     parseMinorVersion(opts.currentVersion);
@@ -92,6 +107,21 @@ export class MetricsRegistry {
     this.currentVersion = opts.currentVersion;
     this.showHidden = opts.showHiddenMetricsForVersion;
     this.onDeprecated = opts.onDeprecated;
+    this.disabled = new Set(opts.disabledMetrics ?? []);
+    this.allowLabels = opts.allowMetricLabels;
+    // The bookkeeping metrics go first so that they count themselves.
+    const registered = new Counter<"stability_level" | "deprecated_version">({
+      name: "registered_metrics_total",
+      help: annotatedHelp("Metrics registered on this endpoint, by stability class and the release that deprecated them.", "BETA"),
+      labelNames: ["stability_level", "deprecated_version"],
+      registers: [this.registry],
+    });
+    this.registeredTotal = registered;
+    const disabledTotal = this.counter({ name: "disabled_metrics_total", help: "Metrics turned off with --disabled-metrics.", stabilityLevel: "BETA" });
+    this.hiddenTotal = this.counter({ name: "hidden_metrics_total", help: "Deprecated metrics hidden because their deprecation window has passed.", stabilityLevel: "BETA" });
+    this.declared.set("registered_metrics_total", "BETA");
+    registered.inc({ stability_level: "BETA", deprecated_version: "" });
+    disabledTotal.inc(this.disabled.size);
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -101,12 +131,17 @@ export class MetricsRegistry {
     if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(d.name)) throw new Error(`invalid metric name ${JSON.stringify(d.name)}`);
     const level = d.stabilityLevel ?? "ALPHA";
     this.declared.set(d.name, level);
+    if (this.disabled.has(d.name)) return false;
     if (d.deprecatedVersion) this.onDeprecated?.(d.name, d.deprecatedVersion);
     const hiddenNow = isHidden(level, d.deprecatedVersion, this.currentVersion);
     const shownByFlag = this.showHidden !== undefined && !isHidden(level, d.deprecatedVersion, this.showHidden);
-    const visible = !hiddenNow || shownByFlag;
-    if (!visible) this.hidden.add(d.name);
-    return visible;
+    if (hiddenNow && !shownByFlag) {
+      this.hidden.add(d.name);
+      this.hiddenTotal.inc();
+      return false;
+    }
+    this.registeredTotal.inc({ stability_level: level, deprecated_version: d.deprecatedVersion ?? "" });
+    return true;
   }
 
   private common<L extends string>(d: MetricDeclaration<L>) {
@@ -119,22 +154,31 @@ export class MetricsRegistry {
     };
   }
 
+  private bounded<M extends object>(metric: M, d: MetricDeclaration<string>): M {
+    return constrainLabels(metric, d.labelNames ?? [], this.allowLabels?.get(d.name));
+  }
+
   counter<L extends string>(d: MetricDeclaration<L>): Counter<L> {
-    return new Counter<L>(this.common(d));
+    return this.bounded(new Counter<L>(this.common(d)), d);
   }
 
   gauge<L extends string>(d: MetricDeclaration<L>): Gauge<L> {
-    return new Gauge<L>(this.common(d));
+    return this.bounded(new Gauge<L>(this.common(d)), d);
   }
 
   histogram<L extends string>(d: HistogramDeclaration<L>): Histogram<L> {
     const c = this.common(d);
-    return new Histogram<L>(d.buckets ? { ...c, buckets: d.buckets } : c);
+    return this.bounded(new Histogram<L>(d.buckets ? { ...c, buckets: d.buckets } : c), d);
   }
 
-  /** Names declared but hidden from the endpoint. */
+  /** Names declared but hidden from the endpoint (deprecated past their window). */
   hiddenMetrics(): string[] {
     return [...this.hidden].sort();
+  }
+
+  /** Names declared but turned off by `--disabled-metrics`. */
+  disabledMetrics(): string[] {
+    return [...this.declared.keys()].filter((n) => this.disabled.has(n)).sort();
   }
 
   stabilityOf(name: string): StabilityLevel | undefined {

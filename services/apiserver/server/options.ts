@@ -12,6 +12,7 @@ import { AGGREGATOR_FLAGS } from "../aggregator/options.ts";
 import { AUDIT_FLAGS } from "../audit/options.ts";
 import { AUTHENTICATION_FLAG_SPECS, authenticationOptionsFrom, type AuthenticationOptions } from "../authn/options.ts";
 import { AUTHORIZATION_FLAG_SPECS, authorizationFlagsFrom, type AuthorizationFlags } from "../authz/options.ts";
+import { VERSIONING_FLAGS } from "./version-options.ts";
 
 export const APISERVER_FLAGS: Record<string, FlagSpec> = {
   profile: { kind: "string", default: "plat", help: "naming profile: plat or kubernetes" },
@@ -34,14 +35,13 @@ export const APISERVER_FLAGS: Record<string, FlagSpec> = {
   "livez-grace-period": { kind: "duration", default: 0, help: "livez reports ok for this long after start" },
   "shutdown-delay-duration": { kind: "duration", default: 0, help: "readyz fails this long before the server stops" },
   "watch-history-window": { kind: "duration", default: 5 * 60 * 1000, help: "watch history kept by the cache" },
-  "feature-gates": { kind: "list", help: "Gate=true|false pairs" },
-  "runtime-config": { kind: "list", help: "<key>[=<value>] pairs enabling or disabling built-in APIs: api/all, api/ga, api/beta, api/alpha, <group>/<version>, <group>/<version>/<resource>; an omitted value means true" },
   help: { kind: "boolean", default: false, help: "print the flags" },
 };
 
 /** Every flag section of the apiserver, in `--help` order. */
 export const APISERVER_FLAG_SECTIONS: readonly FlagSection[] = [
   { title: "Generic", flags: APISERVER_FLAGS },
+  { title: "Versions, feature gates and metrics", flags: VERSIONING_FLAGS },
   { title: "Authentication", flags: AUTHENTICATION_FLAG_SPECS },
   { title: "Authorization", flags: AUTHORIZATION_FLAG_SPECS },
   { title: "Admission", flags: ADMISSION_FLAGS },

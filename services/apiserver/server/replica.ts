@@ -25,7 +25,10 @@ import { openapiRoutes } from "../endpoints/openapi-routes.ts";
 import { buildApp, type Authenticate, type Authorize, type LogFn } from "./app.ts";
 import type { AuditSink } from "./filters/with-audit.ts";
 import { createAuditor, type AuditOptions } from "../audit/options.ts";
-import { applyRuntimeConfig } from "./runtime-config.ts";
+import { applyRuntimeConfig, availableAt } from "./runtime-config.ts";
+import { resolveEffectiveVersion, type EffectiveVersion } from "./effective-version.ts";
+import type { LifecycleMetricsOptions } from "./version-options.ts";
+import { versionRoute } from "../endpoints/version-route.ts";
 import { SERVER_TIMEOUT_OPTIONS } from "./server-timeouts.ts";
 import { tlsServerOptions, type TlsFlags } from "./tls-options.ts";
 import { FeatureGates } from "./feature-gates.ts";
@@ -80,6 +83,10 @@ export interface ReplicaOptions {
   livezGracePeriodMs?: number;
   /** Feature gates (default: the platform's defaults). */
   gates?: FeatureGates;
+  /** `--emulated-version` resolved (default: the binary's release). */
+  effectiveVersion?: EffectiveVersion;
+  /** `--show-hidden-metrics-for-version`, `--disabled-metrics`, `--allow-metric-labels`. */
+  metricsOptions?: LifecycleMetricsOptions;
   shutdownDelayMs?: number;
   /** `--max-requests-inflight` and `--max-mutating-requests-inflight` (0 = unlimited). */
   maxRequestsInFlight?: number;
@@ -128,7 +135,8 @@ async function ensureDefaultNamespaces(catalog: Catalog, profile: PlatformProfil
 function servedKinds(opts: ReplicaOptions): KindDefinition[] {
   const known = [...opts.kinds, ...mutatingAdmissionPolicyKinds];
   const gated = opts.gates?.enabled("MutatingAdmissionPolicy") ?? false;
-  const candidates = gated ? known : opts.kinds;
+  const emulation = (opts.effectiveVersion ?? resolveEffectiveVersion([])).emulation;
+  const candidates = availableAt(gated ? known : opts.kinds, emulation);
   const defaults = gated ? [`${opts.profile.apiVersion("admissionregistration", "v1beta1")}=true`] : [];
   return applyRuntimeConfig(candidates, [...defaults, ...(opts.runtimeConfig ?? [])], opts.profile, known);
 }
@@ -148,7 +156,12 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   // Admission and the security chain look the catalog up lazily, once it exists.
   const holder: { catalog?: Catalog } = {};
   const security = opts.security ? await Security.create(profile, opts.security, () => holder.catalog, opts.log) : undefined;
-  const metricsRegistry = new MetricsRegistry({ currentVersion: `${SERVER_VERSION.major}.${SERVER_VERSION.minor}`, defaultMetrics: false });
+  const metricsRegistry = new MetricsRegistry({
+    currentVersion: `${SERVER_VERSION.major}.${SERVER_VERSION.minor}`,
+    defaultMetrics: false,
+    ...opts.metricsOptions,
+    onDeprecated: (name, version) => opts.log?.("warn", `This metric has been deprecated since ${version}`, { metric: name }),
+  });
   const admission = buildAdmission({
     profile,
     flags: opts.admission,
@@ -178,6 +191,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   await aggregator.start();
 
   const gates = opts.gates ?? new FeatureGates();
+  gates.recordMetric(metricsRegistry, profile.id);
   const health = HealthRegistry.withDefaults({ livezGracePeriodMs: opts.livezGracePeriodMs ?? 0, shutdownDelayMs: opts.shutdownDelayMs ?? 0 });
   health.add("etcd", async () => {
     await opts.kv.currentRevision();
@@ -209,7 +223,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     nonResource: discoveryRoutes(
       catalog,
       () => boundAddress,
-      [...openapi.exact, ["/metrics", serveMetrics], ...["/livez", "/readyz", "/healthz"].map((p): [string, NonResourceHandler] => [p, serveHealth]), ...(opts.extraRoutes ?? [])],
+      [...openapi.exact, ["/metrics", serveMetrics], ["/version", versionRoute(opts.effectiveVersion ?? resolveEffectiveVersion([]))], ...["/livez", "/readyz", "/healthz"].map((p): [string, NonResourceHandler] => [p, serveHealth]), ...(opts.extraRoutes ?? [])],
       [openapi.prefix, ["/livez/", serveHealth], ["/readyz/", serveHealth], ["/healthz/", serveHealth]],
       aggregator,
     ),

@@ -8,6 +8,8 @@
  * over `api/all`. Without a key, alpha versions are off, betas introduced after 1.22
  * are off and every other version is on. A key that names nothing this server knows,
  * or a value that is not a boolean, fails start-up with one line.
+ * Under `--emulated-version`, group versions introduced after the emulated release are
+ * not served (`availableAt`), whatever the flag says.
  * Pure: kinds in, served kinds out.
  */
 import { mutatingAdmissionPolicyKinds } from "../../../shared/api/groups/admissionregistration-v1beta1.ts";
@@ -16,6 +18,19 @@ import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
 
 export type Stability = "alpha" | "beta" | "ga";
+
+/** Group versions (`<group key>/<version>`) this server serves that appeared after the emulation floor, with their first release. */
+const INTRODUCED_IN: Readonly<Record<string, { major: number; minor: number }>> = {
+  "admissionregistration/v1beta1": { major: 1, minor: 34 },
+};
+
+/** The kinds that exist at an emulated release (the others were introduced later). */
+export function availableAt(kinds: readonly KindDefinition[], emulation: { major: number; minor: number }): KindDefinition[] {
+  return kinds.filter((k) => {
+    const since = INTRODUCED_IN[`${k.group}/${k.version}`];
+    return !since || since.major < emulation.major || (since.major === emulation.major && since.minor <= emulation.minor);
+  });
+}
 
 /** Beta group versions (`<group key>/<version>`) introduced after release 1.22: off unless enabled. */
 const LATE_BETAS: ReadonlySet<string> = new Set<string>(["admissionregistration/v1beta1"]);
