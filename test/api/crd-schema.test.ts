@@ -151,6 +151,25 @@ describe("schema engine on custom resources", () => {
     expect(res.json<{ message: string }>().message).toContain(`spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[plain].${x.validations}[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`);
   });
 
+  it("refuses, at CRD write time, a rule whose estimated cost exceeds the budget, and accepts it with bounds", async () => {
+    const x = api.profile.ext;
+    const costly = (bounds: Obj) => {
+      const crd = gadgetCrd({ names: { type: "array", ...bounds, items: { type: "string", ...(bounds.maxItems ? { maxLength: 32 } : {}) }, [x.validations]: [{ rule: "self.all(a, self.exists_one(b, a == b))", message: "names are unique" }] } }) as { metadata: Obj; spec: { names: Obj } };
+      crd.metadata.name = `costlies.${CRD_GROUP}`;
+      crd.spec.names = { plural: "costlies", kind: "Costly" };
+      return crd;
+    };
+    const refused = await api.admin.post(crdPath(api.profile), costly({}));
+    expect(refused.status).toBe(422);
+    const message = refused.json<{ message: string }>().message;
+    const at = `spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[names].${x.validations}[0].rule`;
+    expect(message).toContain(`${at}: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`);
+    expect(message).toContain(`spec.versions[0].schema.openAPIV3Schema: Forbidden: ${x.validations} estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x`);
+    expect((await api.admin.get(crdPath(api.profile, `costlies.${CRD_GROUP}`))).status).toBe(404);
+    const accepted = await api.admin.post(crdPath(api.profile), costly({ maxItems: 20 }));
+    expect(accepted.status, accepted.text).toBe(201);
+  });
+
   it("defaults on read: a default added to the CRD shows on objects stored before", async () => {
     expect((await api.admin.post(base, gadget("old", { size: "M" }))).status).toBe(201);
     const crdUrl = crdPath(api.profile, `gadgets.${CRD_GROUP}`);

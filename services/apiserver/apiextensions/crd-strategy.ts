@@ -14,6 +14,7 @@ import type { FieldError, KindDefinition } from "../../../shared/schema/types.ts
 import { timestamp } from "../registry/system-meta.ts";
 import { genericStrategy, type Strategy } from "../registry/strategy.ts";
 import { isObject, meta, type JsonObject } from "../storage/object.ts";
+import { ruleCostErrors } from "./cel-cost.ts";
 import { compileRules } from "./cel-rules.ts";
 import { checkPatterns } from "./schema-checks.ts";
 import { conditionsOf, isEstablished, setCondition } from "./status.ts";
@@ -41,7 +42,10 @@ function serverRules(obj: JsonObject, profile: PlatformProfile): FieldError[] {
     const p = `spec.versions[${i}]`;
     const schema = isObject(v.schema) ? v.schema.openAPIV3Schema : undefined;
     errs.push(...checkPatterns(schema, `${p}.schema.openAPIV3Schema`));
-    errs.push(...compileRules(schema, `${p}.schema.openAPIV3Schema`, profile.ext));
+    const compileErrors = compileRules(schema, `${p}.schema.openAPIV3Schema`, profile.ext);
+    errs.push(...compileErrors);
+    // Costs are estimated once every rule compiles, as on the platform.
+    if (compileErrors.length === 0) errs.push(...ruleCostErrors(schema, `${p}.schema.openAPIV3Schema`, profile.ext));
     const cols = Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : [];
     cols.forEach((c, j) => {
       if (isObject(c) && c.jsonPath !== undefined) errs.push(...validateJsonPath(c.jsonPath, `${p}.additionalPrinterColumns[${j}].jsonPath`));
