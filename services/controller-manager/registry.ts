@@ -9,6 +9,7 @@ import { startTokenCleaner } from "./bootstrap/cleaner.ts";
 import { startCsrApprovingController } from "./certificates/approver.ts";
 import { startCsrCleanerController } from "./certificates/cleaner.ts";
 import { startCsrSigningController } from "./certificates/signer.ts";
+import { startClusterRoleAggregationController } from "./clusterroleaggregation/controller.ts";
 import { startDisruptionController } from "./disruption/controller.ts";
 import { startNodeLifecycleController } from "./nodelifecycle/controller.ts";
 import { startResourceQuotaController } from "./resourcequota/controller.ts";
@@ -36,6 +37,7 @@ export const CONTROLLER_TABLE = [
   { name: "node-lifecycle-controller", clientName: "node-controller", alias: "nodelifecycle", enabledByDefault: true, start: startNodeLifecycleController },
   { name: "resourcequota-controller", clientName: "resourcequota-controller", alias: "resourcequota", enabledByDefault: true, start: startResourceQuotaController },
   { name: "disruption-controller", clientName: "disruption-controller", alias: "disruption", enabledByDefault: true, start: startDisruptionController },
+  { name: "clusterrole-aggregation-controller", clientName: "clusterrole-aggregation-controller", alias: "clusterrole-aggregation", enabledByDefault: true, start: startClusterRoleAggregationController },
   { name: "taint-eviction-controller", alias: "taint-eviction-controller", clientName: "node-controller", enabledByDefault: true, start: startTaintEvictionController },
 ] as const satisfies readonly ControllerEntry[];
 

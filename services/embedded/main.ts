@@ -28,8 +28,8 @@ import { runControllersInBackground } from "../controller-manager/controllers.ts
 import { runControllersUnderLease } from "../controller-manager/embedded-lease.ts";
 import { connectEmbeddedOrRemote } from "./store.ts";
 
-/** The controllers of the single-process default: deletion, garbage collection and the CSR flow of node TLS bootstrap. */
-const EMBEDDED_CONTROLLERS = ["garbagecollector", "namespace", "csrapproving", "csrsigning", "csrcleaner"];
+/** The controllers of the single-process default: deletion, garbage collection, ClusterRole aggregation and the CSR flow of node TLS bootstrap. */
+const EMBEDDED_CONTROLLERS = ["garbagecollector", "namespace", "clusterrole-aggregation", "csrapproving", "csrsigning", "csrcleaner"];
 
 runApiserver({
   connect: connectEmbeddedOrRemote,

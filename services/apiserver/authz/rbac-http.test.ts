@@ -1,10 +1,10 @@
 /**
- * RBAC through HTTPS against a real replica: namespace-limited users, the
- * aggregation controller, default policy reconciliation, and escalation
- * prevention in the registry's admission hook.
+ * RBAC through HTTPS against a real replica: namespace-limited users, default
+ * policy reconciliation, and escalation prevention in the registry's admission
+ * hook. ClusterRole aggregation is the controller manager's
+ * (test/controllers/clusterrole-aggregation.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AggregationController } from "./aggregation.ts";
 import { defaultClusterRoles } from "./default-policy.ts";
 import { reconcile, rbacRegistries } from "./reconcile.ts";
 import { eventually, profile, startAuthzServer, type AuthzServer } from "./testing/harness.ts";
@@ -15,7 +15,6 @@ const rbacVersion = profile.apiVersion("rbac", "v1");
 const L = profile.labels;
 
 let s: AuthzServer;
-let aggregation: AggregationController;
 
 async function admin() {
   return s.as("admin", ["system:masters"]);
@@ -29,14 +28,11 @@ async function ok(p: Promise<{ status: number; text: string }>, want = [200, 201
 beforeAll(async () => {
   s = await startAuthzServer({ modes: ["RBAC"] });
   await reconcile(rbacRegistries(s.replica.catalog, profile), profile);
-  aggregation = new AggregationController(s.replica.catalog, profile);
-  await aggregation.start();
   const a = await admin();
   for (const ns of ["team-a", "team-b"]) await ok(s.call(a, "POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } }));
 });
 
 afterAll(async () => {
-  aggregation?.stop();
   await s?.close();
 });
 
@@ -121,67 +117,6 @@ describe("RBAC over HTTPS", () => {
     const result = await reconcile(rbacRegistries(s.replica.catalog, profile), profile);
     expect(result.created).toContain("clusterrole/cluster-status");
     await eventually(async () => (await s.call(ops, "GET", "/api/v1/nodes")).status === 200);
-  });
-
-  it("aggregated ClusterRoles follow label changes", async () => {
-    const a = await admin();
-    await ok(
-      s.call(a, "POST", `${rbacPath}/clusterroles`, {
-        apiVersion: rbacVersion,
-        kind: "ClusterRole",
-        metadata: { name: "monitoring" },
-        aggregationRule: { clusterRoleSelectors: [{ matchLabels: { "example.com/aggregate-to-monitoring": "true" } }] },
-      }),
-    );
-    await ok(
-      s.call(a, "POST", `${rbacPath}/clusterroles`, {
-        apiVersion: rbacVersion,
-        kind: "ClusterRole",
-        metadata: { name: "monitoring-endpoints", labels: { "example.com/aggregate-to-monitoring": "true" } },
-        rules: [{ apiGroups: [""], resources: ["endpoints"], verbs: ["get", "list"] }],
-      }),
-    );
-    const rulesOf = async () => ((await s.call(a, "GET", `${rbacPath}/clusterroles/monitoring`)).body.rules ?? []) as unknown[];
-    await eventually(async () => (await rulesOf()).length === 1);
-    expect(await rulesOf()).toEqual([{ apiGroups: [""], resources: ["endpoints"], verbs: ["get", "list"] }]);
-
-    // A second contributor adds its rules; a label change removes them.
-    await ok(
-      s.call(a, "POST", `${rbacPath}/clusterroles`, {
-        apiVersion: rbacVersion,
-        kind: "ClusterRole",
-        metadata: { name: "monitoring-pods", labels: { "example.com/aggregate-to-monitoring": "true" } },
-        rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["watch"] }],
-      }),
-    );
-    await eventually(async () => (await rulesOf()).length === 2);
-    const patch = await s.call(a, "GET", `${rbacPath}/clusterroles/monitoring-pods`);
-    const obj = patch.body as { metadata: { labels: Record<string, string> } };
-    obj.metadata.labels = { other: "x" };
-    await ok(s.call(a, "PUT", `${rbacPath}/clusterroles/monitoring-pods`, obj));
-    await eventually(async () => (await rulesOf()).length === 1);
-
-    // The aggregated role grants through bindings like any other.
-    await ok(
-      s.call(a, "POST", `${rbacPath}/clusterrolebindings`, {
-        apiVersion: rbacVersion,
-        kind: "ClusterRoleBinding",
-        metadata: { name: "mon" },
-        subjects: [{ kind: "User", name: "mon", apiGroup: rbac }],
-        roleRef: { kind: "ClusterRole", name: "monitoring", apiGroup: rbac },
-      }),
-    );
-    const mon = await s.as("mon");
-    await eventually(async () => (await s.call(mon, "GET", "/api/v1/endpoints")).status === 200);
-  });
-
-  it("the default admin, edit and view roles are aggregated from their contributors", async () => {
-    const a = await admin();
-    const get = async (name: string) => (await s.call(a, "GET", `${rbacPath}/clusterroles/${name}`)).body as { rules?: unknown[] };
-    await eventually(async () => ((await get("view")).rules ?? []).length > 0 && ((await get("admin")).rules ?? []).length > ((await get("edit")).rules ?? []).length);
-    const edit = (await get("edit")).rules ?? [];
-    const view = (await get("view")).rules ?? [];
-    expect(edit.length).toBeGreaterThan(view.length);
   });
 
   it("restores deleted defaults and missing rules at start, but not with autoupdate off", async () => {
@@ -349,7 +284,7 @@ describe("RBAC over HTTPS", () => {
       );
       const dev = await s.as("dev");
       await eventually(async () => (await s.call(dev, "POST", `${rbacPath}/namespaces/team-a/rolebindings`, bindingTo("friend-edit", "ClusterRole", "edit"))).status === 201);
-      expect((await s.call(dev, "POST", `${rbacPath}/namespaces/team-a/rolebindings`, bindingTo("friend-admin2", "ClusterRole", "admin"))).status).toBe(403);
+      expect((await s.call(dev, "POST", `${rbacPath}/namespaces/team-a/rolebindings`, bindingTo("friend-admin2", "ClusterRole", "cluster-admin"))).status).toBe(403);
       expect((await s.call(dev, "POST", `${rbacPath}/namespaces/team-a/roles`, role("wide", [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }]))).status).toBe(201);
     });
   });

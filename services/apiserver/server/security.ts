@@ -10,7 +10,6 @@ import { notFound, serviceUnavailable } from "../../../shared/api/status.ts";
 import { buildAuthenticator, catalogObjectGetter, type BuiltAuthentication } from "../authn/build.ts";
 import { tokenRequestSpec } from "../authn/token-request-spec.ts";
 import type { AuthenticationOptions } from "../authn/options.ts";
-import { AggregationController } from "../authz/aggregation.ts";
 import { buildAuthorizer, type AuthorizationHandle } from "../authz/chain.ts";
 import type { AuthorizationFlags } from "../authz/options.ts";
 import { rbacAdmission } from "../authz/rbac/admission.ts";
@@ -32,7 +31,6 @@ export interface SecurityOptions {
 
 export class Security {
   private authz: AuthorizationHandle | undefined;
-  private aggregation: AggregationController | undefined;
 
   private constructor(
     private readonly profile: PlatformProfile,
@@ -51,13 +49,11 @@ export class Security {
     return new Security(profile, opts, authn, catalog);
   }
 
-  /** Starts what needs the catalog: default RBAC policy, aggregation, the authorizer chain, the escalation check. */
+  /** Starts what needs the catalog: default RBAC policy, the authorizer chain, the escalation check (ClusterRole aggregation is the controller manager's). */
   async attach(catalog: Catalog, admission: AdmissionChain, log?: LogFn): Promise<void> {
     const modes = this.opts.authorization.modes ?? (this.opts.authorization.configFile ? [] : ["AlwaysAllow"]);
     if (modes.includes("RBAC") || this.opts.authorization.configFile) {
       await reconcile(rbacRegistries(catalog, this.profile), this.profile);
-      this.aggregation = new AggregationController(catalog, this.profile, (msg, fields) => log?.("warn", msg, fields));
-      await this.aggregation.start();
     }
     this.authz = await buildAuthorizer(this.opts.authorization, { profile: this.profile, catalog, log });
     const source = this.authz.rbacSource;
@@ -150,7 +146,6 @@ export class Security {
   }
 
   close(): void {
-    this.aggregation?.stop();
     this.authz?.close();
     void this.authn.close?.();
   }
