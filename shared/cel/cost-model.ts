@@ -4,7 +4,7 @@
  * fixed 40", regular expressions ≈ length(regex) × length(input)) and the
  * platform's CEL runtime cost tracker and cost estimator (select/ident 1,
  * constants 0, map literal 30, string traversal factor 0.1, regex length
- * factor 0.25, per-call limit 1,000,000). Every operator and function call
+ * factor 0.25, authorizer check 350,000, per-call limit 1,000,000). Every operator and function call
  * costs at least 1, so each evaluation step moves the meter.
  */
 
@@ -19,6 +19,8 @@ export const LIST_LITERAL_COST = 40;
 export const MAP_LITERAL_COST = 30;
 /** Each iteration of a comprehension macro (all, exists, exists_one, map, filter), on top of its body. */
 export const ITERATION_COST = 1;
+/** One authorizer check (the platform's fixed price: two checks fit into one per-call limit). */
+export const AUTHZ_CHECK_COST = 350_000;
 /** Cost per unit of length when a string, byte or list operand is traversed. */
 export const TRAVERSAL_FACTOR = 0.1;
 /** Cost per character of a regular expression applied to one unit of input. */
@@ -94,6 +96,8 @@ export function callCost(name: string, values: readonly unknown[], result?: unkn
       return atLeastOne(traverse(sizeOf(a), 2 * TRAVERSAL_FACTOR));
     case "join":
       return atLeastOne(traverse(sizeOf(result ?? ""), 2 * TRAVERSAL_FACTOR));
+    case "check":
+      return AUTHZ_CHECK_COST;
     case "bytes":
     case "string":
       // string ↔ bytes conversions copy the value; other conversions are O(1)

@@ -9,6 +9,7 @@
 import { Environment } from "@marcbachmann/cel-js";
 import { PER_CALL_LIMIT } from "./cost-model.ts";
 import { CelCompileError, CelCostLimitError, CelEvaluationError, compileError, evaluationError } from "./errors.ts";
+import { estimateAstCost, type CostSizes } from "./estimate.ts";
 import { visit } from "./instrument.ts";
 import { registerLibrary } from "./library.ts";
 import { CostMeter } from "./meter.ts";
@@ -53,6 +54,8 @@ export interface CelProgram {
   readonly source: string;
   /** The checked result type ("bool", "string", "list", "map", "dyn", ...). */
   readonly resultType: string;
+  /** The static worst-case cost for inputs of the given sizes (estimate.ts). */
+  estimateCost(sizes: CostSizes): number;
   /** Evaluates over JSON values of the declared variables (others are ignored). */
   evaluate(activation: Readonly<Record<string, unknown>>, opts?: { costBudget?: number }): CelEvaluation;
 }
@@ -69,6 +72,7 @@ function program(parsed: Parsed, source: string, resultType: string, names: read
   return {
     source,
     resultType,
+    estimateCost: (sizes) => estimateAstCost(parsed.ast, sizes),
     evaluate(activation, opts) {
       const meter = new CostMeter(opts?.costBudget ?? defaultBudget);
       const ctx: Record<string, unknown> = {};

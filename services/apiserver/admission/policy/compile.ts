@@ -3,7 +3,8 @@
  * constraints, match conditions, variables, validations (expression, message,
  * messageExpression, reason) and the failure policy. Every CEL expression is
  * compiled once per policy change; `compileErrors` reports the expressions that
- * do not compile with their field paths (write-time validation). Pure.
+ * do not compile with their field paths and the programs of those that do
+ * (write-time validation). Pure.
  */
 import { AUTHORIZER_TYPE, createEnvironment, type CelProgram } from "../../../../shared/cel/index.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
@@ -74,19 +75,23 @@ export function compileExpression(source: string, want: Expr["want"]): CelProgra
   return program;
 }
 
-/** Field errors (path, expression, detail) of the expressions that do not compile. */
-export function compileErrors(obj: JsonObject): Array<{ path: string; source: string; detail: string }> {
+/**
+ * Field errors (path, expression, detail) of the expressions that do not
+ * compile, and the programs (with their paths) of those that do.
+ */
+export function compileErrors(obj: JsonObject): { errors: Array<{ path: string; source: string; detail: string }>; compiled: Array<{ path: string; program: CelProgram }> } {
   const spec = isObject(obj.spec) ? obj.spec : {};
-  const out: Array<{ path: string; source: string; detail: string }> = [];
+  const errors: Array<{ path: string; source: string; detail: string }> = [];
+  const compiled: Array<{ path: string; program: CelProgram }> = [];
   for (const e of expressions(spec)) {
     if (e.source.trim() === "") continue;
     try {
-      compileExpression(e.source, e.want);
+      compiled.push({ path: e.path, program: compileExpression(e.source, e.want) });
     } catch (err) {
-      out.push({ path: e.path, source: e.source, detail: err instanceof Error ? err.message : String(err) });
+      errors.push({ path: e.path, source: e.source, detail: err instanceof Error ? err.message : String(err) });
     }
   }
-  return out;
+  return { errors, compiled };
 }
 
 /** The compiled form of a stored policy. */

@@ -70,14 +70,17 @@ export function compileMutatingPolicy(obj: JsonObject): CompiledMutatingPolicy {
   return policy;
 }
 
-/** Write-time problems: `{ path, value?, detail }`; `value` absent means a required value is missing. */
-export function mutatingPolicyFieldErrors(obj: JsonObject): Array<{ path: string; value?: string; detail: string }> {
+/**
+ * Write-time problems: `{ path, value?, detail }`; `value` absent means a
+ * required value is missing. The programs that compile are added to `compiled`.
+ */
+export function mutatingPolicyFieldErrors(obj: JsonObject, compiled: Array<{ path: string; program: CelProgram }> = []): Array<{ path: string; value?: string; detail: string }> {
   const spec = isObject(obj.spec) ? obj.spec : {};
   const out: Array<{ path: string; value?: string; detail: string }> = [];
   const check = (path: string, source: string): void => {
     if (source.trim() === "") return;
     try {
-      mutationEnv.compile(source);
+      compiled.push({ path, program: mutationEnv.compile(source) });
     } catch (err) {
       out.push({ path, value: source, detail: err instanceof Error ? err.message : String(err) });
     }

@@ -5,20 +5,24 @@
  * compile to the right type, as the platform's validation does at write time:
  * `spec.validations[0].expression: Invalid value: "...": compilation failed: ...`.
  * MutatingAdmissionPolicy likewise for its match conditions, variables and
- * mutations (whose patchType's expression is required).
+ * mutations (whose patchType's expression is required). Expressions that
+ * compile then pass the estimated cost check (cost-check.ts).
  */
 import { invalid, required } from "../../../../shared/api/field-errors.ts";
 import type { FieldError, KindDefinition } from "../../../../shared/schema/types.ts";
 import { genericStrategy, type Strategy } from "../../registry/strategy.ts";
 import type { JsonObject } from "../../storage/object.ts";
+import { costErrors, type CompiledAt } from "../cost-check.ts";
 import { compileErrors } from "./compile.ts";
 import { mutatingPolicyFieldErrors } from "./mutating-compile.ts";
 
 function expressionErrors(obj: JsonObject): FieldError[] {
-  return compileErrors(obj).map((e) => {
+  const { errors, compiled } = compileErrors(obj);
+  const invalids = errors.map((e) => {
     const text = e.detail.startsWith("must evaluate to") || e.detail.startsWith("compilation failed") ? e.detail : `compilation failed: ${e.detail}`;
     return invalid(e.path, e.source, text);
   });
+  return [...invalids, ...costErrors(compiled, "spec")];
 }
 
 /** The generic strategy plus `errors` on create and update. */
@@ -40,7 +44,9 @@ export function validatingAdmissionPolicyStrategy(def: KindDefinition): Strategy
 }
 
 function mutatingErrors(obj: JsonObject): FieldError[] {
-  return mutatingPolicyFieldErrors(obj).map((e) => (e.value === undefined ? required(e.path, e.detail) : invalid(e.path, e.value, e.detail)));
+  const compiled: CompiledAt[] = [];
+  const errors = mutatingPolicyFieldErrors(obj, compiled).map((e) => (e.value === undefined ? required(e.path, e.detail) : invalid(e.path, e.value, e.detail)));
+  return [...errors, ...costErrors(compiled, "spec")];
 }
 
 export function mutatingAdmissionPolicyStrategy(def: KindDefinition): Strategy {
