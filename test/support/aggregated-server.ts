@@ -8,9 +8,13 @@
  *  - GET .../namespaces/<ns>/podmetrics[/<name>]: a list or an object whose `identity`
  *    echoes the front-proxy headers it received (X-Remote-User, X-Remote-Group, X-Remote-Extra-*)
  *    and the client certificate's CN;
- *  - `?watch=true`: two ADDED events 150 ms apart, then the stream ends.
+ *  - `?watch=true`: two ADDED events 150 ms apart, then the stream ends;
+ *  - with `openapi` documents: GET /openapi/v2 (with an ETag; `If-None-Match` gets 304),
+ *    /openapi/v3 (an index with the aggregated group version and the document's hash)
+ *    and /openapi/v3/apis/<group>/<version>.
  * Every request is recorded (path, headers, client certificate CN).
  */
+import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -52,7 +56,33 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 }
 
-export async function startAggregatedServer(hosts: string[], clientCa?: string): Promise<AggregatedServer> {
+/** The OpenAPI documents an aggregated test server publishes. */
+export interface AggregatedOpenApiDocs {
+  v2?: Record<string, unknown>;
+  v3?: Record<string, unknown>;
+}
+
+function serveOpenApi(req: IncomingMessage, res: ServerResponse, path: string, docs: AggregatedOpenApiDocs): boolean {
+  const gvPath = `apis/${AGGREGATED_GROUP}/${AGGREGATED_VERSION}`;
+  const hash = (doc: unknown) => createHash("sha256").update(JSON.stringify(doc)).digest("hex").slice(0, 32).toUpperCase();
+  if (path === "/openapi/v2" && docs.v2) {
+    const etag = `"${hash(docs.v2)}"`;
+    if (req.headers["if-none-match"] === etag) res.writeHead(304, { etag }).end();
+    else res.writeHead(200, { "content-type": "application/json", etag }).end(JSON.stringify(docs.v2));
+    return true;
+  }
+  if (path === "/openapi/v3" && docs.v3) {
+    json(res, 200, { paths: { [gvPath]: { serverRelativeURL: `/openapi/v3/${gvPath}?hash=${hash(docs.v3)}` } } });
+    return true;
+  }
+  if (path === `/openapi/v3/${gvPath}` && docs.v3) {
+    json(res, 200, docs.v3);
+    return true;
+  }
+  return false;
+}
+
+export async function startAggregatedServer(hosts: string[], clientCa?: string, openapi: AggregatedOpenApiDocs = {}): Promise<AggregatedServer> {
   const ca = await createCA({ commonName: "aggregated-test-ca" });
   const serving = await createServingCert(ca, { hosts });
   const requests: RecordedRequest[] = [];
@@ -62,6 +92,7 @@ export async function startAggregatedServer(hosts: string[], clientCa?: string):
     const peer = (req.socket as TLSSocket).getPeerCertificate();
     const clientCN = peer && typeof peer.subject?.CN === "string" ? peer.subject.CN : undefined;
     requests.push({ method: req.method ?? "", path: `${url.pathname}${url.search}`, headers: req.headers, clientCN });
+    if (serveOpenApi(req, res, url.pathname, openapi)) return;
     const identity = identityOf(req, clientCN);
     const discovery = /^\/apis\/([^/]+)\/([^/]+)$/.exec(url.pathname);
     if (discovery) {

@@ -11,6 +11,8 @@
  *    `Available` condition with the platform's reasons (Passed, ServiceNotFound,
  *    ServicePortError, EndpointsNotFound, MissingEndpoints, FailedDiscoveryCheck) when it
  *    changes, and keeps the backend's discovery for the merged discovery documents;
+ *  - keeps the OpenAPI documents of the backends that passed their check (openapi.ts),
+ *    for /openapi/v2 and /openapi/v3;
  *  - proxies every request for /apis/<group>/<version>/... of such an APIService (after
  *    authentication and authorization) to an endpoint of its service with the
  *    front-proxy identity headers (backend.ts); an APIService that is not Available,
@@ -32,6 +34,7 @@ import { apiServiceInfo, LOCAL_CONDITION, localApiService, PASSED_CONDITION, una
 import { BackendClient, DEFAULT_FRONT_PROXY_HEADERS, toResponse, type FrontProxyHeaders, type ProxyClientCertificate } from "./backend.ts";
 import { orderedGroups, versionFromResourceList } from "./discovery.ts";
 import { CrdApiServiceRegistration } from "./crd-registration.ts";
+import { AggregatedOpenApi } from "./openapi.ts";
 import { endpointResolver, EndpointError, type Endpoint, type EndpointResolver } from "./endpoint.ts";
 import type { AggregatorMetrics } from "./metrics.ts";
 
@@ -39,6 +42,8 @@ export const DEFAULT_AVAILABILITY_INTERVAL_MS = 30_000;
 /** Deadline of one discovery check (the platform allows 5 s). */
 const CHECK_TIMEOUT_MS = 5000;
 const MAX_DISCOVERY_BYTES = 4 * 1024 * 1024;
+/** The largest OpenAPI document taken from a backend. */
+const MAX_OPENAPI_BYTES = 64 * 1024 * 1024;
 /** The identity the availability check presents to backends. */
 const AGGREGATOR_USER: UserInfo = { username: "system:kube-aggregator", groups: ["system:masters"] };
 
@@ -60,13 +65,13 @@ export interface AggregatedGroups {
   groups(): Array<{ name: string; versions: Array<{ version: string; discovery?: VersionDiscovery }> }>;
 }
 
-function readBody(res: import("node:http").IncomingMessage): Promise<string> {
+function readBody(res: import("node:http").IncomingMessage, limit = MAX_DISCOVERY_BYTES): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     res.on("data", (c: Buffer) => {
       size += c.length;
-      if (size > MAX_DISCOVERY_BYTES) res.destroy(new Error("discovery document too large"));
+      if (size > limit) res.destroy(new Error("document too large"));
       else chunks.push(c);
     });
     res.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
@@ -93,6 +98,8 @@ export class Aggregator implements AggregatedGroups {
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private crdRegistration?: CrdApiServiceRegistration;
+  /** The backends' OpenAPI documents, for /openapi/v2 and /openapi/v3. */
+  readonly openapi: AggregatedOpenApi;
 
   constructor(
     private readonly catalog: Catalog,
@@ -102,6 +109,16 @@ export class Aggregator implements AggregatedGroups {
     this.backend = new BackendClient(opts.proxyClientCert, opts.headers ?? DEFAULT_FRONT_PROXY_HEADERS);
     this.resolve = endpointResolver(catalog.profile, catalogObjectAccess(() => catalog));
     this.enabled = !!served;
+    this.openapi = new AggregatedOpenApi(
+      async (info, path, headers) => {
+        if (!info.service) throw new Error("not an aggregated APIService");
+        const ep = await this.resolve(info.service);
+        const res = await this.backend.send(info, ep, "GET", path, AGGREGATOR_USER, headers, undefined, CHECK_TIMEOUT_MS);
+        const etag = res.headers.etag;
+        return { status: res.statusCode ?? 0, etag: typeof etag === "string" ? etag : undefined, text: await readBody(res, MAX_OPENAPI_BYTES) };
+      },
+      (msg, fields) => opts.log?.("warn", msg, fields),
+    );
     if (!served) return;
     this.registry = served.registry;
     this.crdRegistration = new CrdApiServiceRegistration(catalog, served.registry, () => new Set(this.builtinApiServices().map((o) => meta(o).name ?? "")), opts.log);
@@ -176,6 +193,7 @@ export class Aggregator implements AggregatedGroups {
       this.byGroupVersion.set(`${info.group}/${info.version}`, info);
     }
     this.remoteCount = [...this.byGroupVersion.values()].filter((info) => info.service).length;
+    this.openapi.retain(new Set([...this.byGroupVersion.values()].filter((info) => info.service).map((info) => info.name)));
     for (const key of [...this.discovery.keys()]) if (!this.byGroupVersion.get(key)?.service) this.discovery.delete(key);
     const after = JSON.stringify([...this.byGroupVersion.values()].map((s) => [s.group, s.version, s.service, s.groupPriorityMinimum, s.versionPriority]));
     if (before !== after) this.generation++;
@@ -247,6 +265,7 @@ export class Aggregator implements AggregatedGroups {
         this.discovery.set(key, next);
         this.generation++;
       }
+      void this.openapi.refresh(info);
       return PASSED_CONDITION;
     } catch (err) {
       this.markStale(key);

@@ -3,6 +3,7 @@ import { getProfile } from "../../../shared/platform/index.ts";
 import { apiServiceInfo, automanagedLabel, crdApiServices, isSyncManaged, LOCAL_CONDITION, localApiService, PASSED_CONDITION, unavailable, withAvailable } from "./api-service.ts";
 import { DEFAULT_FRONT_PROXY_HEADERS, identityHeaders } from "./backend.ts";
 import { orderedGroups, versionFromResourceList } from "./discovery.ts";
+import { mergeOpenApiV2 } from "./openapi-merge.ts";
 import { aggregatorOptionsFrom } from "./options.ts";
 
 const k8s = getProfile("kubernetes");
@@ -136,5 +137,39 @@ describe("discovery of aggregated groups", () => {
       ["a.io", ["v1"]],
       ["b.io", ["v1"]],
     ]);
+  });
+});
+
+describe("mergeOpenApiV2", () => {
+  const local = { swagger: "2.0", paths: { "/api/v1/pods": { get: { description: "local" } }, "/apis/apps/v1/deployments": { get: { description: "local" } } }, definitions: { Meta: { type: "object", description: "local" }, Shared: { type: "string" } } };
+  const backend = (description: string) => ({
+    paths: {
+      "/apis/m.example.com/v1/things": { get: { responses: { "200": { schema: { $ref: "#/definitions/Meta" } } }, parameters: [{ $ref: "#/parameters/pretty" }] } },
+      "/apis/apps/v1/deployments": { get: { description: "backend" } },
+      "/api/v1/pods": { get: { description: "backend" } },
+      "/version": { get: { description: "backend" } },
+    },
+    definitions: { Meta: { type: "object", description }, Shared: { type: "string" }, Thing: { type: "object", properties: { meta: { $ref: "#/definitions/Meta" } } } },
+    parameters: { pretty: { name: "pretty", in: "query", type: "string" } },
+  });
+  it("takes only new /apis/ paths, renames conflicting definitions and rewrites their refs, shares equal ones", () => {
+    const out = mergeOpenApiV2(local, [backend("one")]) as { paths: Record<string, unknown>; definitions: Record<string, unknown>; parameters: Record<string, unknown> };
+    expect(Object.keys(out.paths).sort()).toEqual(["/api/v1/pods", "/apis/apps/v1/deployments", "/apis/m.example.com/v1/things"]);
+    expect(out.paths["/apis/apps/v1/deployments"]).toEqual({ get: { description: "local" } });
+    expect(out.paths["/apis/m.example.com/v1/things"]).toEqual({ get: { responses: { "200": { schema: { $ref: "#/definitions/Meta_v2" } } }, parameters: [{ $ref: "#/parameters/pretty" }] } });
+    expect(out.definitions.Meta).toEqual({ type: "object", description: "local" });
+    expect(out.definitions.Meta_v2).toEqual({ type: "object", description: "one" });
+    expect(out.definitions.Thing).toEqual({ type: "object", properties: { meta: { $ref: "#/definitions/Meta_v2" } } });
+    expect(Object.keys(out.definitions).filter((k) => k.startsWith("Shared"))).toEqual(["Shared"]);
+    expect(out.parameters).toEqual({ pretty: { name: "pretty", in: "query", type: "string" } });
+    expect(local.definitions).not.toHaveProperty("Meta_v2"); // inputs untouched
+  });
+  it("numbers further conflicts _v3 and ignores a backend path another one already gave", () => {
+    const second = backend("two");
+    second.paths = { ...second.paths, "/apis/n.example.com/v1/others": { get: { responses: { "200": { schema: { $ref: "#/definitions/Meta" } } } } } } as typeof second.paths;
+    const out = mergeOpenApiV2(local, [backend("one"), second]) as { paths: Record<string, { get: { responses: Record<string, { schema: { $ref: string } }> } }>; definitions: Record<string, unknown> };
+    expect(out.definitions.Meta_v3).toEqual({ type: "object", description: "two" });
+    expect(out.paths["/apis/m.example.com/v1/things"].get.responses["200"].schema.$ref).toBe("#/definitions/Meta_v2");
+    expect(out.paths["/apis/n.example.com/v1/others"].get.responses["200"].schema.$ref).toBe("#/definitions/Meta_v3");
   });
 });

@@ -2,6 +2,9 @@
  * /openapi/v2 and /openapi/v3 (the index and one document per group version),
  * generated once from the typed schema and served as JSON. Clients that ask for
  * the protobuf form of v2 get 406 and fall back to JSON.
+ * With aggregated servers: v2 merges their documents in (aggregator/openapi-merge.ts),
+ * the v3 index lists their group versions with the backends' hashes, and such a
+ * group version's document comes from its backend.
  */
 import { createHash } from "node:crypto";
 import { deleteOptions, listMeta, status } from "../../../shared/api/groups/meta-v1.ts";
@@ -10,6 +13,7 @@ import { notAcceptable, notFound } from "../../../shared/api/status.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import { openapiV2, openapiV3 } from "../../../shared/schema/index.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
+import { mergeOpenApiV2 } from "../aggregator/openapi-merge.ts";
 import type { NonResourceHandler } from "./non-resource.ts";
 
 const COMMON = { common: { listMeta, status, deleteOptions, scale: scaleKindSchema } };
@@ -28,15 +32,24 @@ export interface KindSource {
   readonly generation: number;
 }
 
-export function openapiRoutes(source: KindDefinition[] | KindSource, profile: PlatformProfile): { exact: Array<[string, NonResourceHandler]>; prefix: [string, NonResourceHandler] } {
+/** The documents of aggregated servers (aggregator/openapi.ts): `generation` changes whenever they do. */
+export interface AggregatedOpenApiSource {
+  readonly generation: number;
+  v2Documents(): Array<Record<string, unknown>>;
+  /** `apis/<group>/<version>` → the backend's hash. */
+  v3Paths(): Map<string, string>;
+  v3Document(path: string): Promise<{ text: string; hash: string } | undefined>;
+}
+
+export function openapiRoutes(source: KindDefinition[] | KindSource, profile: PlatformProfile, aggregated?: AggregatedOpenApiSource): { exact: Array<[string, NonResourceHandler]>; prefix: [string, NonResourceHandler] } {
   let v2: { text: string; hash: string } | undefined;
   const v3 = new Map<string, { text: string; hash: string }>();
   const groupVersions = new Map<string, { group: KindDefinition["group"]; version: string }>();
   let kinds: KindDefinition[] = [];
-  let generation = -1;
-  // Documents are built on first use and rebuilt after the kinds changed.
+  let generation = "";
+  // Documents are built on first use and rebuilt after the kinds (or the aggregated documents) changed.
   const refresh = (): void => {
-    const current = Array.isArray(source) ? 0 : source.generation;
+    const current = `${Array.isArray(source) ? 0 : source.generation}/${aggregated?.generation ?? 0}`;
     if (current === generation) return;
     generation = current;
     kinds = Array.isArray(source) ? source : source.kinds();
@@ -66,7 +79,9 @@ export function openapiRoutes(source: KindDefinition[] | KindSource, profile: Pl
     if (accept && !/application\/json|\*\/\*|application\/\*/.test(accept)) throw notAcceptable(["application/json"]);
     refresh();
     if (!v2) {
-      const text = JSON.stringify(openapiV2(kinds, profile, COMMON));
+      const own = openapiV2(kinds, profile, COMMON);
+      const remote = aggregated?.v2Documents() ?? [];
+      const text = JSON.stringify(remote.length > 0 ? mergeOpenApiV2(own, remote) : own);
       v2 = { text, hash: hashOf(text) };
     }
     return json(v2.text, v2.hash);
@@ -78,11 +93,12 @@ export function openapiRoutes(source: KindDefinition[] | KindSource, profile: Pl
       const doc = v3doc(path);
       if (doc) paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${doc.hash}` };
     }
+    for (const [path, hash] of aggregated?.v3Paths() ?? []) if (!paths[path]) paths[path] = { serverRelativeURL: `/openapi/v3/${path}${hash ? `?hash=${hash}` : ""}` };
     return new Response(JSON.stringify({ paths }), { status: 200, headers: { "content-type": "application/json" } });
   };
-  const v3Handler: NonResourceHandler = (_req, url) => {
+  const v3Handler: NonResourceHandler = async (_req, url) => {
     const path = url.pathname.slice("/openapi/v3/".length).replace(/\/+$/, "");
-    const doc = v3doc(path);
+    const doc = v3doc(path) ?? (aggregated?.v3Paths().has(path) ? await aggregated.v3Document(path) : undefined);
     if (!doc) throw notFound("", path);
     return json(doc.text, doc.hash);
   };
