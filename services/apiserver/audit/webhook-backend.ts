@@ -42,6 +42,8 @@ const RETRY_STEPS = 5;
 const RETRY_FACTOR = 1.5;
 const RETRY_JITTER = 0.2;
 const REQUEST_TIMEOUT_MS = 30_000;
+/** How long closing waits for batches still being sent. */
+const CLOSE_GRACE_MS = 2000;
 
 /** A token bucket: `take()` resolves when a token is available. */
 class TokenBucket {
@@ -164,11 +166,14 @@ export class AuditWebhookBackend implements AuditBackend {
     throw new Error(`webhook answered ${res.status}`);
   }
 
-  /** Sends what is buffered (throttle aside) and waits for the sends under way. */
-  async close(): Promise<void> {
+  /** Sends what is buffered (throttle aside) and waits for the sends under way, at most `graceMs`. */
+  async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     while (this.buffer.length > 0) this.sendAsync(this.buffer.splice(0, this.opts.maxBatchSize));
-    await Promise.all([...this.inFlight]);
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+    await Promise.race([Promise.all([...this.inFlight]), grace]);
+    clearTimeout(timer);
   }
 }

@@ -126,6 +126,14 @@ async function readJsonResponse(res: Response): Promise<unknown> {
   }
 }
 
+/** A create names its object in the body: the event's objectRef takes the name from it, as the platform's does. */
+function fillObjectName(event: AuditEvent, obj: unknown): void {
+  const ref = event.objectRef;
+  if (!ref || ref.name || typeof obj !== "object" || obj === null) return;
+  const name = (obj as { metadata?: { name?: unknown } }).metadata?.name;
+  if (typeof name === "string" && name) ref.name = name;
+}
+
 function responseStatusOf(code: number, err: unknown): AuditResponseStatus {
   if (err === undefined) return { metadata: {}, code };
   const status = toStatus(err);
@@ -211,6 +219,7 @@ async function audited(
     void bodies.then(([requestObject, responseObject]) => {
       const extra: Partial<AuditEvent> = { responseStatus };
       if (requestObject !== undefined) extra.requestObject = keep(requestObject);
+      fillObjectName(event, responseObject ?? requestObject);
       if (responseObject !== undefined) extra.responseObject = keep(responseObject);
       if (!longRunning) return send("ResponseComplete", extra);
       send("ResponseStarted", extra);
