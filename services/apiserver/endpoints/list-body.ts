@@ -10,6 +10,7 @@
 import { chunkedStream, type Piece } from "../../../shared/codec/chunked-stream.ts";
 import { cborCollection, jsonCollection, yamlCollection, type CollectionParts } from "../../../shared/codec/collection-stream.ts";
 import { protobufListBody } from "../../../shared/codec/protobuf/list-stream.ts";
+import { jsonListPieces } from "../../../shared/stream/json-list.ts";
 import { tableRow, toTable } from "../../../shared/codec/table.ts";
 import type { JsonObject } from "../storage/object.ts";
 import { bodyContentType, bodyResponse, jsonText } from "./encode.ts";
@@ -50,7 +51,18 @@ function listPieces(s: RequestScope, metadata: ListMeta, items: ReadonlyArray<Re
     return protobufListBody(s.resource.def, s.profile, { metadata: meta, count: items.length, item: (i) => items[i], cached: (i) => encodedIfCached(items[i], variant) });
   }
   const variant = objectVariant(s);
-  const reusable = (s.encoding === "json" && !s.pretty) || s.encoding === "cbor";
+  if (s.encoding === "json" && !s.pretty && bodyContentType(s, "list") === "application/json") {
+    return jsonListPieces({
+      envelope: { kind: `${s.resource.kind}List`, apiVersion: s.resource.apiVersion, metadata: meta },
+      arrayKey: "items",
+      typeMeta: { apiVersion: s.resource.apiVersion, kind: s.resource.kind },
+      count: items.length,
+      item: (i) => items[i],
+      cached: (i) => encodedIfCached(items[i], variant),
+      text: compactJson,
+    });
+  }
+  const reusable = s.encoding === "cbor";
   return encodeParts(s, {
     envelope: { kind: `${s.resource.kind}List`, apiVersion: s.resource.apiVersion, metadata: meta },
     arrayKey: "items",
@@ -70,6 +82,8 @@ function tableParts(s: RequestScope, metadata: Record<string, unknown>, items: R
     element: (i) => tableRow(s.resource.def, withTypeMeta(s, items[i]), opts, opts.now),
   };
 }
+
+const compactJson = (value: unknown): string => jsonText(value, false);
 
 /** JSON, YAML or CBOR of a collection in the scope's encoding (as encodeBody chooses for a non-protobuf body). */
 function encodeParts(s: RequestScope, parts: CollectionParts): Iterator<Piece> {

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { jsonListPieces, type JsonListParts } from "./json-list.ts";
+
+const typeMeta = { apiVersion: "v1", kind: "ConfigMap" };
+const utf8 = new TextEncoder();
+
+function reference(envelope: Record<string, unknown>, items: Array<Record<string, unknown>>): string {
+  return JSON.stringify({ ...envelope, items: items.map((o) => ({ ...typeMeta, ...o })) });
+}
+
+function joined(pieces: Iterable<string | Uint8Array>): string {
+  const decoder = new TextDecoder();
+  let out = "";
+  for (const p of pieces) out += typeof p === "string" ? p : decoder.decode(p);
+  return out;
+}
+
+function parts(envelope: Record<string, unknown>, items: Array<Record<string, unknown>>, cached?: (i: number) => Uint8Array | undefined): JsonListParts {
+  return { envelope, arrayKey: "items", typeMeta, count: items.length, item: (i) => items[i], cached, text: (v) => JSON.stringify(v) };
+}
+
+const envelope = { kind: "ConfigMapList", apiVersion: "v1", metadata: { resourceVersion: "7" } };
+
+describe("jsonListPieces: the bytes of stringifying the whole typed list", () => {
+  const cases: Array<[string, Record<string, unknown>, Array<Record<string, unknown>>]> = [
+    ["empty list", envelope, []],
+    ["empty envelope", {}, [{ metadata: { name: "a" } }]],
+    ["one item", envelope, [{ metadata: { name: "a" }, data: { k: "v" } }]],
+    ["empty item", envelope, [{}]],
+    ["item of undefined values only", envelope, [{ data: undefined }]],
+    ["item carrying its own apiVersion", envelope, [{ apiVersion: "v2", metadata: { name: "a" } }]],
+    ["item carrying its own kind", envelope, [{ metadata: { name: "a" }, kind: "Other" }]],
+    ["item with an array-index key", envelope, [{ metadata: { name: "a" }, "7": "seven" }]],
+    ["unicode and escapes", envelope, [{ metadata: { name: "ü" }, data: { s: 'é"\\\n\u2028😀' } }]],
+    ["many items", envelope, Array.from({ length: 500 }, (_, i) => ({ metadata: { name: `o-${i}` }, data: { i: String(i) } }))],
+  ];
+  for (const [name, env, items] of cases) {
+    it(name, () => {
+      expect(joined(jsonListPieces(parts(env, items)))).toBe(reference(env, items));
+      expect(joined(jsonListPieces(parts(env, items), 16))).toBe(reference(env, items));
+    });
+  }
+
+  it("passes cached item bytes through unchanged, in place", () => {
+    const items = [{ metadata: { name: "a" } }, { metadata: { name: "b" } }, { metadata: { name: "c" } }];
+    const bytesOfB = utf8.encode(JSON.stringify({ ...typeMeta, ...items[1] }));
+    const pieces = [...jsonListPieces(parts(envelope, items, (i) => (i === 1 ? bytesOfB : undefined)))];
+    expect(pieces).toContain(bytesOfB);
+    expect(joined(pieces)).toBe(reference(envelope, items));
+  });
+
+  it("hands text on in batches of about the batch size, not per item", () => {
+    const items = Array.from({ length: 1000 }, (_, i) => ({ metadata: { name: `o-${i}` } }));
+    const pieces = [...jsonListPieces(parts(envelope, items), 4096)];
+    const total = reference(envelope, items).length;
+    expect(pieces.length).toBeLessThanOrEqual(Math.ceil(total / 4096) + 1);
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const p of pieces.slice(0, -1)) expect((p as string).length).toBeGreaterThanOrEqual(4096);
+  });
+});

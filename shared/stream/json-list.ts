@@ -1,0 +1,70 @@
+/**
+ * Compact JSON of a list body whose items get their type stamped first
+ * (`{"apiVersion":…,"kind":…,…item}`), produced in large pieces: item texts are
+ * joined into one string of about `batchChars` before it is handed on, so a list of
+ * many small items costs one UTF-8 encoding per batch instead of one per item and
+ * separator, and no item is copied to put apiVersion and kind in front of it.
+ *
+ * Contract: the bytes equal `JSON.stringify({...envelope, [arrayKey]: items.map((o) =>
+ * ({...typeMeta, ...o}))})` (with `text` as the stringifier); the array is the last key.
+ * An item already encoded alone (`cached`, the whole typed item's JSON bytes) is
+ * passed through as it is, after the batch before it.
+ */
+export interface JsonListParts {
+  /** The body without its array. */
+  envelope: Record<string, unknown>;
+  arrayKey: string;
+  /** Stamped first on every item, in this order. */
+  typeMeta: { apiVersion: string; kind: string };
+  count: number;
+  item(i: number): Readonly<Record<string, unknown>>;
+  /** The i-th typed item's compact JSON bytes, when known. */
+  cached?(i: number): Uint8Array | undefined;
+  /** Compact JSON text of a value (JSON.stringify, or a stand-in that also handles BigInt). */
+  text(value: unknown): string;
+}
+
+/** Characters gathered before a batch is handed on. */
+export const DEFAULT_BATCH_CHARS = 64 * 1024;
+
+const ARRAY_INDEX = /^(0|[1-9]\d*)$/;
+
+/**
+ * JSON text of one typed item without copying it: the item's own text with the type
+ * in front. An item that carries apiVersion or kind itself, or whose first key is an
+ * array index (such keys come before apiVersion in a copy), is copied as the spread
+ * would make it, so the text is always the spread's.
+ */
+export function typedItemText(typeHead: string, typeMeta: JsonListParts["typeMeta"], item: Readonly<Record<string, unknown>>, text: (value: unknown) => string): string {
+  if (Object.hasOwn(item, "apiVersion") || Object.hasOwn(item, "kind") || startsWithIndexKey(item)) return text({ ...typeMeta, ...item });
+  const own = text(item);
+  return own === "{}" ? `${typeHead}}` : `${typeHead},${own.slice(1)}`;
+}
+
+function startsWithIndexKey(item: Readonly<Record<string, unknown>>): boolean {
+  for (const key in item) return ARRAY_INDEX.test(key);
+  return false;
+}
+
+export function* jsonListPieces(parts: JsonListParts, batchChars = DEFAULT_BATCH_CHARS): Generator<string | Uint8Array> {
+  const head = parts.text(parts.envelope);
+  const key = JSON.stringify(parts.arrayKey);
+  const typeHead = parts.text(parts.typeMeta).slice(0, -1);
+  let batch = head === "{}" ? `{${key}:[` : `${head.slice(0, -1)},${key}:[`;
+  for (let i = 0; i < parts.count; i++) {
+    if (i > 0) batch += ",";
+    const bytes = parts.cached?.(i);
+    if (bytes) {
+      yield batch;
+      batch = "";
+      yield bytes;
+      continue;
+    }
+    batch += typedItemText(typeHead, parts.typeMeta, parts.item(i), parts.text);
+    if (batch.length >= batchChars) {
+      yield batch;
+      batch = "";
+    }
+  }
+  yield `${batch}]}`;
+}
