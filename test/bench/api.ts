@@ -43,6 +43,8 @@ export interface ApiBenchOptions {
   watchWritesPerRound: number;
   /** Also compare a replica of a process cluster (3 store nodes, Redis) with the embedded server. */
   cluster: boolean;
+  /** Only the LIST or watch part (BENCH_ONLY=list|watch), e.g. for a before/after of the list path. */
+  only?: "list" | "watch";
   write: (text: string) => void;
 }
 
@@ -59,6 +61,7 @@ export function defaultApiBenchOptions(): ApiBenchOptions {
     watchRatePerSec: 10,
     watchWritesPerRound: 50,
     cluster: process.env.BENCH_CLUSTER !== "0",
+    only: process.env.BENCH_ONLY === "list" || process.env.BENCH_ONLY === "watch" ? process.env.BENCH_ONLY : undefined,
     write: (t) => void process.stdout.write(t),
   };
 }
@@ -166,11 +169,12 @@ export async function benchApi(opts: ApiBenchOptions = defaultApiBenchOptions())
     };
 
     // GET one object.
-    await capture(ours, { method: "POST", path: CM_PATH, body: configMap("get"), headers: json });
-    await closedPair("get", "GET one ConfigMap", { method: "GET", path: `${CM_PATH}/get`, headers: { accept: "application/json" } }, opts.getClients);
+    const all = !opts.only;
+    if (all) await capture(ours, { method: "POST", path: CM_PATH, body: configMap("get"), headers: json });
+    if (all) await closedPair("get", "GET one ConfigMap", { method: "GET", path: `${CM_PATH}/get`, headers: { accept: "application/json" } }, opts.getClients);
 
     // Writes: create, update, merge patch, apply (on objects u-<m>, p-<m>, a-<m>, m < 100, created first).
-    await closedPair("create", "create ConfigMap", { method: "POST", path: CM_PATH, body: configMap("c-{n}"), headers: json, expect: 201 }, opts.writeClients, {
+    if (all) await closedPair("create", "create ConfigMap", { method: "POST", path: CM_PATH, body: configMap("c-{n}"), headers: json, expect: 201 }, opts.writeClients, {
       method: "POST",
       path: CM_PATH,
       body: configMap("c-sample"),
@@ -179,23 +183,25 @@ export async function benchApi(opts: ApiBenchOptions = defaultApiBenchOptions())
     });
     const objects = 100;
     const prepare = { method: "POST", path: CM_PATH, headers: json, expect: 201 };
-    for (const prefix of ["u", "p", "a"]) await load.closed(ours, { ...prepare, body: configMap(`${prefix}-{m}`), modulo: objects }, 60_000, 8, objects);
-    await closedPair("update", "update (PUT) ConfigMap", { method: "PUT", path: `${CM_PATH}/u-{m}`, body: configMap("u-{m}", undefined, { payload: PAYLOAD, n: "{n}" }), headers: json, modulo: objects }, opts.writeClients);
-    await closedPair("patch", "merge patch ConfigMap", { method: "PATCH", path: `${CM_PATH}/p-{m}`, body: JSON.stringify({ data: { n: "{n}" } }), headers: { "content-type": "application/merge-patch+json", accept: "application/json" }, modulo: objects }, opts.writeClients);
-    await closedPair(
-      "apply",
-      "server-side apply ConfigMap",
-      { method: "PATCH", path: `${CM_PATH}/a-{m}?fieldManager=bench&force=true`, body: configMap("a-{m}", undefined, { payload: PAYLOAD, n: "{n}" }), headers: { "content-type": "application/apply-patch+yaml", accept: "application/json" }, modulo: objects },
-      opts.writeClients,
-    );
+    if (all) for (const prefix of ["u", "p", "a"]) await load.closed(ours, { ...prepare, body: configMap(`${prefix}-{m}`), modulo: objects }, 60_000, 8, objects);
+    if (all) await closedPair("update", "update (PUT) ConfigMap", { method: "PUT", path: `${CM_PATH}/u-{m}`, body: configMap("u-{m}", undefined, { payload: PAYLOAD, n: "{n}" }), headers: json, modulo: objects }, opts.writeClients);
+    if (all) await closedPair("patch", "merge patch ConfigMap", { method: "PATCH", path: `${CM_PATH}/p-{m}`, body: JSON.stringify({ data: { n: "{n}" } }), headers: { "content-type": "application/merge-patch+json", accept: "application/json" }, modulo: objects }, opts.writeClients);
+    if (all) {
+      await closedPair(
+        "apply",
+        "server-side apply ConfigMap",
+        { method: "PATCH", path: `${CM_PATH}/a-{m}?fieldManager=bench&force=true`, body: configMap("a-{m}", undefined, { payload: PAYLOAD, n: "{n}" }), headers: { "content-type": "application/apply-patch+yaml", accept: "application/json" }, modulo: objects },
+        opts.writeClients,
+      );
+    }
 
     // LIST: JSON vs bytes from memory; protobuf vs JSON.
-    await listBench(opts, rounds, ours, ceiling, bare, load, table, extra);
+    if (opts.only !== "watch") await listBench(opts, rounds, ours, ceiling, bare, load, table, extra);
 
     // Watch at a fixed offered rate vs the bare fan-out.
-    await watchBench(opts, rounds, ours, bare, load, table, extra);
+    if (opts.only !== "list") await watchBench(opts, rounds, ours, bare, load, table, extra);
 
-    if (opts.cluster) await clusterBench(opts, rounds, ours, pidWithArg(server.dir), load, table);
+    if (all && opts.cluster) await clusterBench(opts, rounds, ours, pidWithArg(server.dir), load, table);
   } finally {
     load.kill();
     ceiling.kill();

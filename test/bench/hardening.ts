@@ -35,12 +35,12 @@ interface ServerChild {
   close(): Promise<void>;
 }
 
-async function startServer(root: string): Promise<ServerChild> {
+export async function startServer(root: string, extraNodeArgs: string[] = []): Promise<ServerChild> {
   const dir = await mkdtemp(join(tmpdir(), "bench-hardening-"));
   // The single-process entry; builds before services/embedded/ ran it from the apiserver's main.
   const embedded = join(root, "services", "embedded", "main.ts");
   const main = existsSync(embedded) ? embedded : join(root, "services", "apiserver", "main.ts");
-  const args = ["--inspect=127.0.0.1:0", "--import", "tsx", main, "--data-dir", dir, "--secure-port", "0", "--bind-address", "127.0.0.1", "--profile", "kubernetes"];
+  const args = [...extraNodeArgs, "--inspect=127.0.0.1:0", "--import", "tsx", main, "--data-dir", dir, "--secure-port", "0", "--bind-address", "127.0.0.1", "--profile", "kubernetes"];
   const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   let inspectorRef: InspectorClient | undefined;
@@ -106,7 +106,7 @@ function call(agent: Agent, base: string, method: string, path: string, body?: u
 }
 
 /** Samples the server's RSS every 50 ms and times sequential /livez calls until stopped. */
-function monitor(pid: number, agent: Agent, base: string): { stop(): Promise<{ peakRss: number; livez: number[] }> } {
+export function monitor(pid: number, agent: Agent, base: string): { stop(): Promise<{ peakRss: number; livez: number[] }> } {
   let running = true;
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssBytes(pid))), 50);
@@ -130,7 +130,7 @@ function monitor(pid: number, agent: Agent, base: string): { stop(): Promise<{ p
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const MiB = 1024 * 1024;
 
-async function fillNamespace(agent: Agent, base: string, objects: number): Promise<void> {
+export async function fillNamespace(agent: Agent, base: string, objects: number): Promise<void> {
   await call(agent, base, "POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "big" } });
   const value = "x".repeat(100 * 1024);
   let next = 0;
@@ -145,7 +145,9 @@ async function fillNamespace(agent: Agent, base: string, objects: number): Promi
   );
 }
 
-export async function benchHardening(): Promise<Record<string, number>> {
+export type HardeningPart = "lists" | "watches";
+
+export async function benchHardening(parts: HardeningPart[] = ["lists", "watches"]): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   const root = resolve(process.env.HARDENING_ROOT ?? join(import.meta.dirname, "..", ".."));
   const lists = Number(process.env.HARDENING_LISTS ?? 20);
@@ -161,6 +163,16 @@ export async function benchHardening(): Promise<Record<string, number>> {
   const agent = new Agent({ ca: t.ca, cert: t.cert, key: t.key, keepAlive: true, maxSockets: 32 });
   try {
     process.stdout.write(`server ${root} (pid ${pid}) at ${server.url}\n`);
+    if (parts.includes("lists")) await listsPart();
+    if (parts.includes("watches")) await watchesPart();
+  } finally {
+    agent.destroy();
+    clients.kill();
+    await server.close();
+  }
+  return out;
+
+  async function listsPart(): Promise<void> {
     const started = Date.now();
     await fillNamespace(agent, server.url, objects);
     process.stdout.write(`filled namespace big: ${objects} ConfigMaps of 100 KiB in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
@@ -190,7 +202,9 @@ export async function benchHardening(): Promise<Record<string, number>> {
     process.stdout.write(
       `${listed.ok}/${lists} concurrent lists of ${(warm.bytes / MiB).toFixed(1)} MiB in ${listed.ms} ms: server RSS +${out.lists_peak_extra_rss_mib.toFixed(0)} MiB at peak (idle ${out.idle_rss_mib.toFixed(0)} MiB); /livez meanwhile p50 ${out.livez_during_lists_p50_ms.toFixed(1)} ms, p99 ${out.livez_during_lists_p99_ms.toFixed(1)} ms, max ${out.livez_during_lists_max_ms.toFixed(1)} ms (${sorted.length} calls; idle max ${out.livez_idle_max_ms.toFixed(1)} ms)\n`,
     );
+  }
 
+  async function watchesPart(): Promise<void> {
     // Idle TLS connections (the transport's floor), then idle watches; each measured after a full GC.
     const measure = async (): Promise<{ rss: number; heap: number }> => {
       const heap = await server.inspector.heapUsedAfterGc();
@@ -223,10 +237,5 @@ export async function benchHardening(): Promise<Record<string, number>> {
     process.stdout.write(
       `an idle watch costs ${w.rssKib.toFixed(1)} KiB RSS (${out.idle_watch_rss_above_connection_kib.toFixed(1)} KiB above its TLS connection), ${w.heapKib.toFixed(1)} KiB JS heap (${out.idle_watch_heap_above_connection_kib.toFixed(1)} KiB above)\n`,
     );
-  } finally {
-    agent.destroy();
-    clients.kill();
-    await server.close();
   }
-  return out;
 }

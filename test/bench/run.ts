@@ -44,6 +44,14 @@ const BENCHES: Record<string, Bench> = {
     const { benchHardening } = await import("./hardening.ts");
     return benchHardening();
   },
+  "watch-memory": async () => {
+    const { benchHardening } = await import("./hardening.ts");
+    return benchHardening(["watches"]);
+  },
+  "livez-lists": async () => {
+    const { benchHardening } = await import("./hardening.ts");
+    return benchHardening(["lists"]);
+  },
   admission: async () => {
     const { benchAdmission } = await import("./admission.ts");
     return benchAdmission();
