@@ -10,6 +10,7 @@ import type { KindDefinition } from "../../../shared/schema/types.ts";
 import { isObject, type JsonObject } from "../storage/object.ts";
 import { genericStrategy, type Strategy } from "./strategy.ts";
 import { csrStrategy } from "./csr-strategy.ts";
+import { eventStrategy, isEventKind } from "./event-strategy.ts";
 import { webhookConfigurationStrategy } from "../admission/webhooks/config-strategy.ts";
 import { mutatingAdmissionPolicyStrategy, validatingAdmissionPolicyStrategy } from "../admission/policy/strategy.ts";
 
@@ -82,6 +83,7 @@ export function strategyFor(profile: PlatformProfile): (def: KindDefinition) => 
     if (def.group === "admissionregistration" && def.plural === "validatingadmissionpolicies") return validatingAdmissionPolicyStrategy(def);
     if (def.group === "admissionregistration" && def.plural === "mutatingadmissionpolicies") return mutatingAdmissionPolicyStrategy(def);
     if (def.group === "certificates" && def.plural === "certificatesigningrequests") return csrStrategy(def, profile);
+    if (isEventKind(def)) return eventStrategy(def, profile);
     return genericStrategy(def);
   };
 }
