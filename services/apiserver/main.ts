@@ -25,6 +25,7 @@ import { aggregatorOptionsFrom } from "./aggregator/options.ts";
 import { auditOptionsFrom } from "./audit/options.ts";
 import { registerBuiltinPlugins } from "./admission/plugins/index.ts";
 import { startReplica } from "./server/replica.ts";
+import { kubeletClientFrom } from "./endpoints/handlers/kubelet-client.ts";
 import { tlsServerOptions } from "./server/tls-options.ts";
 import { openStore, type StoreConnector } from "./server/store-connection.ts";
 
@@ -112,6 +113,7 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     kv: store.kv,
     feed: store.feed,
     tls,
+    kubeletClient: await kubeletClientFrom(flags),
     host: bind,
     port: Number(flags["secure-port"]),
     maxBodyBytes: Number(flags["max-request-bytes"]),

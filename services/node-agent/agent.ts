@@ -14,6 +14,7 @@ import { ClientCertificateRotation, usesBootstrappedCertificate } from "./bootst
 import { tlsBootstrap } from "./bootstrap/tls-bootstrap.ts";
 import { checkpointContainer } from "./checkpoint.ts";
 import { RuntimeClient } from "./cri/runtime-client.ts";
+import { serveContainerLogs } from "./streaming/container-logs.ts";
 import type { NodeAgentOptions } from "./flags.ts";
 import { LeaseController } from "./lease-controller.ts";
 import { machineFacts } from "./machine.ts";
@@ -80,6 +81,7 @@ export async function runNodeAgent(o: NodeAgentOptions, log: LogFn): Promise<Run
     pods: () => pods.list(),
     healthy: async () => undefined,
     checkpoint: (ns, pod, container, timeouts) => checkpointContainer({ rootDir: o.rootDir, runtime, findPod: (n, p) => pods.get(n, p) }, ns, pod, container, timeouts),
+    containerLogs: (ns, pod, container, query, req, res) => serveContainerLogs({ runtime, findPod: (n, p) => pods.get(n, p) }, ns, pod, container, query, req, res),
     log,
   });
   boundPort = server.port;

@@ -39,6 +39,8 @@ export interface CriServer {
   archiveMode: number;
   calls: RecordedCall[];
   addPod(pod: FakePod): { sandboxId: string; containerIds: Record<string, string> };
+  /** The CRI log file ContainerStatus names for a container (written by the test; absent until then). */
+  logPath(containerId: string): string;
   close(): Promise<void>;
 }
 
@@ -105,6 +107,7 @@ export async function startCriServer(): Promise<CriServer> {
       }
       return { sandboxId, containerIds };
     },
+    logPath: (containerId) => join(dir, `${containerId}.log`),
     async close() {
       for (const cb of hanging.splice(0)) cb({ code: status.UNAVAILABLE, details: "server stopping" });
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
@@ -133,7 +136,7 @@ export async function startCriServer(): Promise<CriServer> {
       record("ContainerStatus", call);
       const c = containers.find((x) => x.id === (call.request as { container_id: string }).container_id);
       if (!c) return cb({ code: status.NOT_FOUND, details: "an error occurred when try to find container" });
-      cb(null, { status: { id: c.id, metadata: c.metadata, state: c.state, created_at: c.created_at, labels: {}, annotations: {} }, info: {} });
+      cb(null, { status: { id: c.id, metadata: c.metadata, state: c.state, created_at: c.created_at, labels: {}, annotations: {}, log_path: state.logPath(c.id) }, info: {} });
     },
     CheckpointContainer(call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) {
       record("CheckpointContainer", call);

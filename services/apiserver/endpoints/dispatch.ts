@@ -15,6 +15,8 @@ import { handleGet, handleList } from "./handlers/read.ts";
 import { handleWatch } from "./handlers/watch.ts";
 import { handleScale } from "./handlers/scale.ts";
 import { handleBindings, POD_ACTION_SUBRESOURCES } from "./handlers/pod-actions.ts";
+import { AGENT_SUBRESOURCES, handlePodLog } from "./handlers/pod-log.ts";
+import type { KubeletClientConfig } from "./handlers/kubelet-client.ts";
 import { handleVirtual, type VirtualHandler } from "./virtual.ts";
 import { tokenRequestKind } from "../../../shared/api/groups/authentication-v1.ts";
 import { handleCreate, handleUpdate } from "./handlers/write.ts";
@@ -44,6 +46,8 @@ export interface DispatchConfig {
   cbor?: boolean;
   /** The replica's authorization check, asked again with verb `create` when a PUT or apply creates the object. */
   authorize?: AuthorizeRequest;
+  /** How the connect subresources (pods/log) reach node agents. */
+  kubelet?: KubeletClientConfig;
 }
 
 /** `warnings` collects the request's `Warning` header values (the request context's list), `annotations` its audit annotations. */
@@ -52,7 +56,7 @@ export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, r
   if (!served) throw pageNotFound();
   const { resource, registry } = served;
   const def = resource.def;
-  if (info.subresource && (!def.subresources?.includes(info.subresource as never) || (!GENERIC_SUBRESOURCES.has(info.subresource) && !SPECIAL_SUBRESOURCES[info.subresource] && !POD_ACTION_SUBRESOURCES[info.subresource]))) {
+  if (info.subresource && (!def.subresources?.includes(info.subresource as never) || (!GENERIC_SUBRESOURCES.has(info.subresource) && !SPECIAL_SUBRESOURCES[info.subresource] && !POD_ACTION_SUBRESOURCES[info.subresource] && !AGENT_SUBRESOURCES.has(info.subresource)))) {
     throw pageNotFound();
   }
   const collectionVerb = info.verb === "list" || info.verb === "watch" || info.verb === "deletecollection" || info.verb === "create";
@@ -100,6 +104,10 @@ export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, r
   if (info.subresource === "token" && resource.group === "" && resource.plural === "serviceaccounts") {
     if (info.verb !== "create") throw methodNotAllowed("serviceaccounts/token", info.verb, "");
     return handleVirtual(scope, cfg.virtual?.get("/serviceaccounts/token"), tokenRequestKind);
+  }
+  if (info.subresource === "log" && resource.group === "" && resource.plural === "pods") {
+    if (info.verb !== "get") throw methodNotAllowed("pods/log", info.verb, "");
+    return handlePodLog(scope, cfg.catalog, cfg.kubelet);
   }
   const action = info.subresource ? POD_ACTION_SUBRESOURCES[info.subresource] : undefined;
   if (action) {

@@ -85,7 +85,8 @@ function terminal(cfg: AppConfig): Handler {
     if (proxied) return proxied;
     if (!info.isResourceRequest) return dispatchNonResource(cfg.nonResource, info, ctx.request, ctx.url, user);
     const response = await dispatchResource(cfg, info, ctx.request, ctx.url, user, ctx.warnings, ctx.audit?.annotations);
-    return cfg.compression ? maybeCompress(ctx.request, response, info.verb) : response;
+    // A log is a stream (follow): compression would hold it back until a kilobyte arrived.
+    return cfg.compression && info.subresource !== "log" ? maybeCompress(ctx.request, response, info.verb) : response;
   };
 }
 

@@ -13,6 +13,7 @@ import { AUDIT_FLAGS } from "../audit/options.ts";
 import { AUTHENTICATION_FLAG_SPECS, authenticationOptionsFrom, type AuthenticationOptions } from "../authn/options.ts";
 import { AUTHORIZATION_FLAG_SPECS, authorizationFlagsFrom, type AuthorizationFlags } from "../authz/options.ts";
 import { VERSIONING_FLAGS } from "./version-options.ts";
+import { KUBELET_CLIENT_FLAGS } from "../endpoints/handlers/kubelet-client.ts";
 
 export const APISERVER_FLAGS: Record<string, FlagSpec> = {
   profile: { kind: "string", default: "plat", help: "naming profile: plat or kubernetes" },
@@ -47,6 +48,7 @@ export const APISERVER_FLAG_SECTIONS: readonly FlagSection[] = [
   { title: "Admission", flags: ADMISSION_FLAGS },
   { title: "Aggregator", flags: AGGREGATOR_FLAGS },
   { title: "Auditing", flags: AUDIT_FLAGS },
+  { title: "Node agent connections", flags: KUBELET_CLIENT_FLAGS },
 ];
 
 /** Every flag the apiserver accepts (the union of its sections). */

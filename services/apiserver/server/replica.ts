@@ -3,6 +3,7 @@
  * catalog of served kinds, default namespaces, periodic compaction and bookmarks,
  * and the HTTPS server. Returns the bound address and a close function.
  */
+import type { KubeletClientConfig } from "../endpoints/handlers/kubelet-client.ts";
 import type { AddressInfo } from "node:net";
 import { createServer as createHttpsServer, type ServerOptions } from "node:https";
 import { serve, type ServerType } from "@hono/node-server";
@@ -53,6 +54,8 @@ export interface ReplicaOptions {
   feed: RevisionFeed;
   /** Serving certificate and key, client CA, and `--tls-min-version` / `--tls-cipher-suites`. */
   tls: { key: string; cert: string; clientCa?: string } & TlsFlags;
+  /** How pods/log reaches node agents (`--kubelet-client-certificate` and related flags). */
+  kubeletClient?: KubeletClientConfig;
   host?: string;
   port?: number;
   maxBodyBytes?: number;
@@ -220,6 +223,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     impersonate: security?.impersonate,
     authorize: security?.authorize ?? opts.authorize ?? (async () => {}),
     virtual: security?.virtualHandlers(),
+    kubelet: opts.kubeletClient,
     nonResource: discoveryRoutes(
       catalog,
       () => boundAddress,

@@ -3,7 +3,8 @@
  * token via TokenReview, or anonymous when enabled: otherwise 401 `Unauthorized`) and
  * authorized (SubjectAccessReview on nodes/<subresource>: 403 `Forbidden (...)`) before
  * routing, so an unknown path is 404 only for an allowed caller. Routes: GET /healthz,
- * GET /pods (the pods bound to this node as a PodList), and, with the
+ * GET /pods (the pods bound to this node as a PodList), GET /containerLogs/{namespace}/{pod}/{container}
+ * (streaming/container-logs.ts), and, with the
  * ContainerCheckpoint gate on, POST /checkpoint/{namespace}/{pod}/{container}.
  */
 import { createServer, type Server } from "node:https";
@@ -26,6 +27,8 @@ export interface AgentServerOptions {
   pods: () => ApiObject[];
   healthy: () => Promise<string | undefined>;
   checkpoint: (namespace: string, pod: string, container: string, timeouts: string[]) => Promise<CheckpointOutcome>;
+  /** GET /containerLogs/{namespace}/{pod}/{container} (streaming/container-logs.ts). */
+  containerLogs?: (namespace: string, pod: string, container: string, query: URLSearchParams, req: IncomingMessage, res: ServerResponse) => Promise<void>;
   log: LogFn;
 }
 
@@ -42,6 +45,7 @@ function send(res: ServerResponse, status: number, contentType: string, body: st
 
 const TEXT = "text/plain; charset=utf-8";
 const CHECKPOINT_PATH = /^\/checkpoint\/([^/]+)\/([^/]+)\/([^/]+)\/?$/;
+const CONTAINER_LOGS_PATH = /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)\/?$/;
 
 async function route(o: AgentServerOptions, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const path = url.pathname;
@@ -54,6 +58,12 @@ async function route(o: AgentServerOptions, req: IncomingMessage, res: ServerRes
   if (path === "/pods" || path === "/pods/") {
     if (method !== "GET") return send(res, 405, TEXT, "405: Method Not Allowed");
     return send(res, 200, "application/json", JSON.stringify({ kind: "PodList", apiVersion: "v1", metadata: {}, items: o.pods() }));
+  }
+  const logs = CONTAINER_LOGS_PATH.exec(path);
+  if (logs && o.containerLogs) {
+    if (method !== "GET") return send(res, 405, TEXT, "405: Method Not Allowed");
+    const [ns, pod, container] = logs.slice(1).map((s) => decodeURIComponent(s));
+    return o.containerLogs(ns, pod, container, url.searchParams, req, res);
   }
   const m = CHECKPOINT_PATH.exec(path);
   if (m && o.checkpointEnabled) {
