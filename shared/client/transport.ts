@@ -12,6 +12,11 @@
  * the provider to forget that credential, and a whole request (`send`/`json`) is sent
  * once more with a fresh one. A client certificate different from the one the current
  * connections use replaces the agent, so the next request makes a new TLS handshake.
+ *
+ * Retries (as the platform's Go client): an answer 429, or 5xx, carrying `Retry-After:
+ * <seconds>` is sent again after that many seconds, up to `maxRetries` times (default 10),
+ * whatever the verb: the server asked for it. A GET whose connection broke (reset, EOF)
+ * is sent again after 1 s the same way; other verbs are not, as they may have been applied.
  */
 import { statSync, readFileSync } from "node:fs";
 import { request as httpRequest, type IncomingMessage } from "node:http";
@@ -89,7 +94,33 @@ export interface TransportOptions {
   credentials?: CredentialProvider;
   /** Called with the text of each `Warning` header (`299 - "text"`) of every answer. */
   onWarning?: (text: string) => void;
+  /** Most retries of one request after Retry-After answers or broken GETs (the platform's default: 10). */
+  maxRetries?: number;
+  /** Told of each retry before its wait. */
+  onRetry?: (retry: RetryNotice) => void;
 }
+
+export const DEFAULT_MAX_RETRIES = 10;
+
+/** One retry: which attempt comes next, after how long, and why. */
+export interface RetryNotice {
+  attempt: number;
+  waitMs: number;
+  method: string;
+  path: string;
+  /** The answer's code, or 0 for a broken connection. */
+  status: number;
+}
+
+/** The seconds of a `Retry-After` header when the answer may be retried after it (429 or 5xx), else undefined. */
+export function retryAfterSeconds(status: number, header: string | string[] | undefined): number | undefined {
+  if (status !== 429 && status < 500) return undefined;
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !/^\d+$/.test(value.trim())) return undefined;
+  return Number(value.trim());
+}
+
+const BROKEN_CONNECTION = /ECONNRESET|socket hang up|EPIPE|unexpected EOF|\bEOF\b/;
 
 /** The texts of `Warning` header values (`<code> <agent> "<text>"`, comma separated). */
 export function warningTexts(header: string | string[] | undefined): string[] {
@@ -140,6 +171,8 @@ export class HttpsTransport {
   private tokenCache: { mtimeMs: number; token: string } | undefined;
   private readonly credentials: CredentialProvider | undefined;
   private readonly onWarning: ((text: string) => void) | undefined;
+  private readonly maxRetries: number;
+  private readonly onRetry: ((retry: RetryNotice) => void) | undefined;
 
   constructor(
     private readonly config: ClientConfig,
@@ -149,6 +182,8 @@ export class HttpsTransport {
     // A token or certificate of the configuration's own takes precedence over a plugin, as in the platform's clients.
     this.credentials = config.token || config.tokenFile || config.cert ? undefined : opts.credentials;
     this.onWarning = opts.onWarning;
+    this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
+    this.onRetry = opts.onRetry;
     this.agent = this.makeAgent(config.cert, config.key);
     this.agentCert = config.cert;
   }
@@ -189,7 +224,7 @@ export class HttpsTransport {
   }
 
   /** Starts a request; the response is handed over unread (watch streams read it incrementally). */
-  open(method: string, pathAndQuery: string, body?: { contentType: string; data: string }, accept = "application/json"): { response: Promise<IncomingMessage>; abort: () => void } {
+  open(method: string, pathAndQuery: string, body?: { contentType: string; data: string | Buffer }, accept = "application/json"): { response: Promise<IncomingMessage>; abort: () => void } {
     let aborted = false;
     let req: ReturnType<typeof httpsRequest> | undefined;
     const response = this.start(method, pathAndQuery, body, accept, (r) => {
@@ -208,7 +243,7 @@ export class HttpsTransport {
   private async start(
     method: string,
     pathAndQuery: string,
-    body: { contentType: string; data: string } | undefined,
+    body: { contentType: string; data: string | Buffer } | undefined,
     accept: string,
     onRequest: (r: ReturnType<typeof httpsRequest>) => void,
   ): Promise<{ res: IncomingMessage; used: Credential }> {
@@ -235,13 +270,24 @@ export class HttpsTransport {
     return { res: answer, used };
   }
 
+  /** Waits before attempt `attempt` when retries are left; false when they are not. */
+  private async retryAfter(attempt: number, seconds: number, method: string, path: string, status: number): Promise<boolean> {
+    if (attempt > this.maxRetries) return false;
+    const waitMs = seconds * 1000;
+    this.onRetry?.({ attempt, waitMs, method, path, status });
+    if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+    return true;
+  }
+
   /**
-   * A whole request. One retry (not for POST) of a request that failed on a reused
-   * keep-alive connection; one retry of a 401 when a credential provider can give a new credential.
+   * A whole request. One immediate retry (not for POST) of a request that failed on a
+   * reused keep-alive connection; one retry of a 401 when a credential provider can give
+   * a new credential; retries after Retry-After answers and broken GETs (see above).
    */
-  async send(method: string, pathAndQuery: string, body?: { contentType: string; data: string }, accept = "application/json"): Promise<RawResponse> {
+  async send(method: string, pathAndQuery: string, body?: { contentType: string; data: string | Buffer }, accept = "application/json"): Promise<RawResponse> {
     let resetRetried = false;
     let unauthorizedRetried = false;
+    let retries = 0;
     for (;;) {
       try {
         const { res } = await this.start(method, pathAndQuery, body, accept, () => {});
@@ -252,20 +298,23 @@ export class HttpsTransport {
           unauthorizedRetried = true;
           continue;
         }
+        const wait = retryAfterSeconds(status, res.headers["retry-after"]);
+        if (wait !== undefined && (await this.retryAfter(++retries, wait, method, pathAndQuery, status))) continue;
         return { status, body: Buffer.concat(chunks) };
       } catch (err) {
-        const reset = err instanceof StatusError && err.code === 0 && /ECONNRESET|socket hang up/.test(err.message);
-        if (!resetRetried && reset && method !== "POST") {
+        const broken = err instanceof StatusError && err.code === 0 && BROKEN_CONNECTION.test(err.message);
+        if (!resetRetried && broken && method !== "POST") {
           resetRetried = true;
           continue;
         }
+        if (broken && method === "GET" && (await this.retryAfter(++retries, 1, method, pathAndQuery, 0))) continue;
         throw err instanceof StatusError || err instanceof CredentialError ? err : transportError(err);
       }
     }
   }
 
   /** A JSON request; a non-2xx answer throws its Status. */
-  async json(method: string, pathAndQuery: string, body?: { contentType: string; data: string }, accept = "application/json"): Promise<unknown> {
+  async json(method: string, pathAndQuery: string, body?: { contentType: string; data: string | Buffer }, accept = "application/json"): Promise<unknown> {
     const res = await this.send(method, pathAndQuery, body, accept);
     if (res.status < 200 || res.status >= 300) throw errorFromResponse(res.status, res.body);
     try {
