@@ -6,14 +6,22 @@
  * `spec.finalizers` through the `finalize` subresource; the server then removes the
  * namespace. Content that is still Terminating (finalizers of its own) makes the
  * namespace wait and be checked again with a growing delay. Every step is idempotent.
+ *
+ * After every pass the namespace's status carries the platform's five deletion
+ * conditions (conditions.ts), written only when they change. A group version whose
+ * discovery fails (an aggregated API that is down) or a resource whose content cannot
+ * be deleted does not stop the others from being emptied, but the namespace is not
+ * finalized: the pass fails and is retried with the queue's backoff.
  */
 import { isStatusError } from "../../../shared/api/status.ts";
 import type { LogFn } from "../../../shared/observability/logger.ts";
-import { discoverResources, preferredWithVerbs, type DiscoveredResource } from "../../../shared/client/discovery.ts";
+import type { DiscoveredResource } from "../../../shared/client/discovery.ts";
 import type { ApiObject, ObjectClient, PathGetter, ResourceRef } from "../../../shared/client/object-client.ts";
 import { Reflector } from "../../../shared/client/reflector.ts";
 import type { QueueMetrics } from "../metrics.ts";
 import { WorkQueue } from "../work-queue.ts";
+import { conditionsDiffer, deletionConditions, type DeletionPass, type NamespaceCondition } from "./conditions.ts";
+import { discoverDeletableNamespaced, type PartialDiscovery } from "./discovery.ts";
 
 const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces" };
 /** Resources of one namespace emptied concurrently. */
@@ -24,8 +32,6 @@ export interface NamespaceControllerOptions {
   finalizer: string;
   /** `--concurrent-namespace-syncs` (default 10, as the platform's). */
   workers?: number;
-  /** Discovery results are reused for this long (default 10 s). */
-  discoveryTtlMs?: number;
   log?: LogFn;
   /** Work queue metrics (`workqueue_*` under the queue name `namespace`). */
   metrics?: QueueMetrics;
@@ -35,7 +41,10 @@ export class NamespaceController {
   private readonly queue: WorkQueue<string>;
   private readonly reflector: Reflector;
   private readonly namespaces = new Map<string, ApiObject>();
-  private discovered: { at: number; resources: DiscoveredResource[] } | undefined;
+  /** The latest discovery (shared by passes that may use it) and when it started. */
+  private discovery: { startedAt: number; found: Promise<PartialDiscovery> } | undefined;
+  /** When each namespace was first seen Terminating (local time). */
+  private readonly terminatingSince = new Map<string, number>();
   /** Consecutive passes that left content behind, per namespace (for the re-check delay). */
   private readonly waits = new Map<string, number>();
 
@@ -48,16 +57,22 @@ export class NamespaceController {
       const name = ns.metadata.name;
       if (!name) return;
       this.namespaces.set(name, ns);
-      if (ns.metadata.deletionTimestamp) this.queue.add(name);
+      if (!ns.metadata.deletionTimestamp) return;
+      if (!this.terminatingSince.has(name)) this.terminatingSince.set(name, Date.now());
+      this.queue.add(name);
     };
     this.reflector = new Reflector(client, NAMESPACES, {
       replace: (items) => {
         this.namespaces.clear();
         for (const ns of items) seen(ns);
+        for (const name of this.terminatingSince.keys()) if (!this.namespaces.has(name)) this.terminatingSince.delete(name);
       },
       event: (type, ns) => {
         if (type === "DELETED") {
-          if (ns.metadata.name) this.namespaces.delete(ns.metadata.name);
+          if (ns.metadata.name) {
+            this.namespaces.delete(ns.metadata.name);
+            this.terminatingSince.delete(ns.metadata.name);
+          }
         } else seen(ns);
       },
     }, { log: (msg, f) => opts.log?.("warn", msg, f) });
@@ -73,17 +88,25 @@ export class NamespaceController {
     this.queue.stop();
   }
 
-  private async resources(): Promise<DiscoveredResource[]> {
-    const ttl = this.opts.discoveryTtlMs ?? 10_000;
-    if (!this.discovered || Date.now() - this.discovered.at > ttl) {
-      const all = await discoverResources(this.client);
-      this.discovered = { at: Date.now(), resources: preferredWithVerbs(all, ["list", "delete"]).filter((r) => r.namespaced) };
+  /**
+   * A discovery that started after `notBefore` (the moment the namespace was seen
+   * Terminating: every resource its content can have was served by then), shared by
+   * concurrent passes; a partial or failed one is never reused.
+   */
+  private async discover(notBefore: number): Promise<PartialDiscovery> {
+    const latest = this.discovery;
+    if (latest && latest.startedAt >= notBefore) {
+      const found = await latest.found.catch(() => undefined);
+      if (found && found.failures.size === 0) return found;
     }
-    return this.discovered.resources;
+    const startedAt = Date.now();
+    const found = discoverDeletableNamespaced(this.client);
+    this.discovery = { startedAt, found };
+    return found;
   }
 
-  /** Deletes what is left of one resource in the namespace; returns how many objects remain. */
-  private async deleteContent(namespace: string, r: DiscoveredResource): Promise<number> {
+  /** Deletes what is left of one resource in the namespace; returns the objects that remain. */
+  private async deleteContent(namespace: string, r: DiscoveredResource): Promise<ApiObject[]> {
     if (r.verbs.includes("deletecollection")) {
       try {
         await this.client.deleteCollection(r, { namespace, propagationPolicy: "Background" });
@@ -100,7 +123,7 @@ export class NamespaceController {
         if (!isStatusError(err, "NotFound") && !isStatusError(err, "Conflict")) throw err;
       }
     }
-    return list.items.length;
+    return list.items;
   }
 
   private async sync(name: string): Promise<void> {
@@ -109,17 +132,33 @@ export class NamespaceController {
     const finalizers = ((ns.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []);
     if (!finalizers.includes(this.opts.finalizer)) return;
     // Resources are emptied a few at a time: one namespace's pass is ~2 requests per resource.
-    const resources = await this.resources();
+    const found = await this.discover(this.terminatingSince.get(name) ?? Date.now());
+    const resources = found.resources;
+    const contentErrors: string[] = [];
+    const remainingByResource = new Map<string, number>();
+    const finalizerCounts = new Map<string, number>();
     let remaining = 0;
     let next = 0;
     await Promise.all(
       Array.from({ length: Math.min(CONTENT_CONCURRENCY, resources.length) }, async () => {
         while (next < resources.length) {
-          const left = await this.deleteContent(name, resources[next++]);
-          remaining += left; // after the await: `remaining += await …` would lose concurrent updates
+          const r = resources[next++];
+          try {
+            const left = await this.deleteContent(name, r);
+            remaining += left.length; // after the await: `remaining += await …` would lose concurrent updates
+            if (left.length > 0) remainingByResource.set(`${r.resource}.${r.group}`, left.length);
+            for (const obj of left) for (const f of obj.metadata.finalizers ?? []) finalizerCounts.set(f, (finalizerCounts.get(f) ?? 0) + 1);
+          } catch (err) {
+            contentErrors.push(err instanceof Error ? err.message : String(err));
+          }
         }
       }),
     );
+    const pass: DeletionPass = { discoveryFailures: found.failures, contentErrors, remaining: remainingByResource, finalizers: finalizerCounts };
+    await this.reportConditions(ns, pass);
+    if (pass.discoveryFailures.size > 0 || pass.contentErrors.length > 0) {
+      throw new Error(`namespace ${name}: content not deleted: ${[...pass.discoveryFailures.values(), ...pass.contentErrors].join("; ")}`);
+    }
     if (remaining > 0) {
       // Content with finalizers of its own: check again later (0.5 s doubling up to 15 s).
       const n = (this.waits.get(name) ?? 0) + 1;
@@ -139,6 +178,24 @@ export class NamespaceController {
     } catch (err) {
       if (isStatusError(err, "NotFound")) return;
       throw err;
+    }
+  }
+
+  /** Writes the deletion conditions to the namespace's status when they changed. */
+  private async reportConditions(ns: ApiObject, pass: DeletionPass): Promise<void> {
+    const status = (ns.status ?? {}) as { conditions?: NamespaceCondition[] };
+    const previous = status.conditions ?? [];
+    const conditions = deletionConditions(pass, previous, new Date().toISOString().replace(/\.\d{3}Z$/, "Z"));
+    if (!conditionsDiffer(previous, conditions)) return;
+    const name = ns.metadata.name ?? "";
+    this.opts.log?.("info", "controller action", { controller: "namespace-controller", verb: "update", resource: "namespaces/status", namespace: "", name });
+    try {
+      const written = await this.client.update(NAMESPACES, { ...ns, status: { ...status, conditions } }, { subresource: "status" });
+      // The next pass compares against what was written, even before the watch delivers it.
+      if (this.namespaces.get(name)?.metadata.uid === written.metadata.uid) this.namespaces.set(name, written);
+    } catch (err) {
+      // Gone, or changed meanwhile: the next pass writes them again.
+      if (!isStatusError(err, "NotFound") && !isStatusError(err, "Conflict")) throw err;
     }
   }
 }
