@@ -19,6 +19,7 @@ import {
   type Watcher,
 } from "./interface.ts";
 import type { JsonObject } from "./object.ts";
+import { corruptionOf, corruptListError, type CorruptObjectError } from "./corrupt-object.ts";
 import { parseResourceVersion } from "./resource-version.ts";
 import type { StoreStorage } from "./store-storage.ts";
 import type { WatchCache } from "./watch-cache.ts";
@@ -51,11 +52,18 @@ export class CachedStorage implements ObjectStorage {
     return this.store.create(key, obj, options);
   }
   /** The cache's object is the suggestion (the platform's cacher passes its cached existing object): no first store read when it is current. */
-  guaranteedUpdate(key: string, tryUpdate: TryUpdate, options: UpdateOptions = {}): Promise<JsonObject> {
-    return this.store.guaranteedUpdate(key, tryUpdate, { ...options, suggestion: options.suggestion ?? this.cache.getObject(key) });
+  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, options: UpdateOptions = {}): Promise<JsonObject> {
+    return this.store.guaranteedUpdate(key, tryUpdate, { ...options, suggestion: options.suggestion ?? this.readableCached(key) });
   }
-  delete(key: string, options: DeleteOptions = {}): Promise<JsonObject> {
-    return this.store.delete(key, { ...options, suggestion: options.suggestion ?? this.cache.getObject(key) });
+  async delete(key: string, options: DeleteOptions = {}): Promise<JsonObject> {
+    return this.store.delete(key, { ...options, suggestion: options.suggestion ?? this.readableCached(key) });
+  }
+  /** The cache's object as a write's suggestion; a corrupt one fails the write as the store read would. */
+  private readableCached(key: string): Readonly<JsonObject> | undefined {
+    const obj = this.cache.getObject(key);
+    const corrupt = obj && corruptionOf(obj);
+    if (corrupt) throw corrupt;
+    return obj;
   }
   /** From the store, as the platform's cacher counts. */
   count(prefix: string): Promise<number> {
@@ -84,6 +92,8 @@ export class CachedStorage implements ObjectStorage {
     await this.freshEnough(options.resourceVersion, "get", key);
     const obj = this.cache.getObject(key);
     if (!obj) throw new KeyNotFoundError(key, this.cache.revision);
+    const corrupt = corruptionOf(obj);
+    if (corrupt) throw corrupt;
     return obj;
   }
 
@@ -112,9 +122,15 @@ export class CachedStorage implements ObjectStorage {
     const limit = options.limit && options.limit > 0 ? options.limit : 0;
     const entries = this.cache.listPrefix(prefix);
     const items: JsonObject[] = [];
+    const corrupt: CorruptObjectError[] = [];
     let i = 0;
     for (; i < entries.length; i++) {
       const obj = entries[i][1];
+      const corruption = corruptionOf(obj);
+      if (corruption) {
+        corrupt.push(corruption); // the list fails naming every corrupt key it met
+        continue;
+      }
       if (!predicate(obj)) continue;
       items.push(obj);
       if (limit && items.length >= limit) {
@@ -122,6 +138,7 @@ export class CachedStorage implements ObjectStorage {
         break;
       }
     }
+    if (corrupt.length > 0) throw corruptListError(corrupt);
     const result: ListResult = { items, resourceVersion: String(revision) };
     if (limit && items.length >= limit && i < entries.length) {
       const hasMore = entries.slice(i).some(([, o]) => predicate(o));

@@ -11,7 +11,8 @@
 import { EventQueue } from "./event-queue.ts";
 import { ExpiredError, TooLargeResourceVersionError, type Predicate, type WatchEvent } from "./interface.ts";
 import { prefixEnd, type KvStore, type RevisionChange, type RevisionFeed } from "./kv.ts";
-import { decodeFromStorage, meta, type JsonObject } from "./object.ts";
+import { meta, type JsonObject } from "./object.ts";
+import { corruptionOf, decodeStored } from "./corrupt-object.ts";
 import { decodeChange, eventFor, type DecodedChange } from "./watch-filter.ts";
 
 export interface WatchCacheOptions {
@@ -129,7 +130,7 @@ export class WatchCache {
       revision ??= res.revision;
       for (const kv of res.kvs) {
         if (!this.objects.has(kv.key)) this.countKey(kv.key, 1);
-        this.objects.set(kv.key, decodeFromStorage(kv.value, kv.modRevision));
+        this.objects.set(kv.key, decodeStored(kv.key, kv.value, kv.modRevision)); // a corrupt value is kept as a marked placeholder
       }
       if (!res.more || res.kvs.length === 0) break;
       cursor = res.kvs[res.kvs.length - 1].key + "\0";
@@ -281,6 +282,7 @@ export class WatchCache {
     if (opts.initial || opts.from === undefined) {
       watcher.from = this.current;
       for (const [, obj] of this.listPrefix(prefix)) {
+        if (corruptionOf(obj)) continue; // not an object to announce
         if (!opts.predicate || opts.predicate(obj)) watcher.push({ type: "ADDED", object: obj, revision: Number(meta(obj).resourceVersion) });
       }
       if (opts.initialEventsEnd !== undefined && opts.bookmarks) {

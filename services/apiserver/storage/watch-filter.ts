@@ -5,7 +5,8 @@
  */
 import type { Predicate, WatchEvent } from "./interface.ts";
 import type { KeyChange, RevisionChange } from "./kv.ts";
-import { decodeFromStorage, type JsonObject } from "./object.ts";
+import type { JsonObject } from "./object.ts";
+import { corruptionOf, decodeStored } from "./corrupt-object.ts";
 
 export interface WatchFilter {
   prefix: string;
@@ -22,13 +23,15 @@ export interface DecodedChange {
 
 export function decodeChange(change: KeyChange, revision: number): DecodedChange {
   const out: DecodedChange = { key: change.key, revision };
-  if (change.type === "PUT" && change.value) out.current = decodeFromStorage(change.value, change.modRevision);
-  if (change.prevValue) out.previous = decodeFromStorage(change.prevValue, revision);
+  if (change.type === "PUT" && change.value) out.current = decodeStored(change.key, change.value, change.modRevision);
+  if (change.prevValue) out.previous = decodeStored(change.key, change.prevValue, revision);
   return out;
 }
 
 /** The event (if any) a watcher with this predicate sees for a decoded change. */
 export function eventFor(change: DecodedChange, predicate: Predicate | undefined): WatchEvent | undefined {
+  // A value written as garbage is no object to announce; its removal is (DELETED with its name).
+  if (change.current !== undefined && corruptionOf(change.current)) return undefined;
   const match = predicate ?? (() => true);
   const now = change.current !== undefined && match(change.current);
   const before = change.previous !== undefined && match(change.previous);
