@@ -15,6 +15,10 @@
  *   warm-up of each side; load averages before and after.
  * - Both servers, the load generator, the data dirs and the worktree are removed on
  *   every exit path (failure and SIGINT/SIGTERM included).
+ * - For bisection and profiling: BENCH_CURRENT_REF puts a second worktree of that ref on
+ *   side A instead of the working tree; BENCH_ONLY=get|create runs one comparison;
+ *   BENCH_CPU_PROF=<dir> starts both servers with `--cpu-prof` writing into
+ *   `<dir>/<side>/` (written when the server exits on SIGTERM).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, symlinkSync } from "node:fs";
@@ -23,7 +27,7 @@ import { request, Agent } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ChildChannel } from "./child-channel.ts";
-import { MIN_ROUNDS, RatioTable, interleave, machineLoad } from "./harness.ts";
+import { MIN_ROUNDS, RatioTable, cpuSeconds, interleave, machineLoad } from "./harness.ts";
 import type { CallTemplate, ClosedResult, LoadReply, LoadRequest, LoadTarget } from "./load-clients.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -37,7 +41,7 @@ const NS = "bench";
 const CM_PATH = `/api/v1/namespaces/${NS}/configmaps`;
 const PAYLOAD = "x".repeat(700);
 /** Unmeasured load on each server before a comparison (JIT, caches, connections). */
-const WARMUP_MS = 2000;
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3000);
 const JSON_HEADERS = { "content-type": "application/json", accept: "application/json" };
 
 interface Server {
@@ -71,7 +75,9 @@ async function startServer(name: string, tree: string, write: (t: string) => voi
     if (!help.includes(flag)) throw new Error(`${name}: ${entry} --help does not list ${flag}`);
   }
   const dir = await mkdtemp(join(tmpdir(), `bench-avr-${name}-`));
-  const args = ["--import", "tsx", entry, "--data-dir", dir, "--secure-port", "0", "--bind-address", "127.0.0.1", "--profile", "kubernetes"];
+  const profDir = process.env.BENCH_CPU_PROF;
+  const profArgs = profDir ? ["--cpu-prof", "--cpu-prof-dir", join(profDir, name)] : [];
+  const args = [...profArgs, "--import", "tsx", entry, "--data-dir", dir, "--secure-port", "0", "--bind-address", "127.0.0.1", "--profile", "kubernetes"];
   write(`${name}: ${tree}$ node ${args.join(" ")}\n`);
   const child = spawn(process.execPath, args, { cwd: tree, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -139,14 +145,18 @@ export async function benchApiVsRef(write: (t: string) => void = (t) => void pro
   const roundMs = Number(process.env.BENCH_ROUND_MS ?? 5000);
   const refArg = process.env.BENCH_REF ?? DEFAULT_REF;
   const ref = git(["rev-parse", "--verify", `${refArg}^{commit}`]);
-  const head = git(["rev-parse", "--short", "HEAD"]);
+  const currentRef = process.env.BENCH_CURRENT_REF ? git(["rev-parse", "--verify", `${process.env.BENCH_CURRENT_REF}^{commit}`]) : undefined;
+  const only = process.env.BENCH_ONLY;
+  const head = currentRef ? currentRef.slice(0, 7) : git(["rev-parse", "--short", "HEAD"]);
   const refShort = ref.slice(0, 7);
   write(`ref ${refShort} (${git(["log", "-1", "--format=%s", ref]).slice(0, 100)}): ${process.env.BENCH_REF ? "BENCH_REF" : DEFAULT_REF_REASON}\n`);
-  write(`current: working tree at ${head}${git(["status", "--porcelain", "--untracked-files=no"]) ? " (with uncommitted changes)" : ""}\n`);
+  if (currentRef) write(`current: ref ${head} (BENCH_CURRENT_REF: ${git(["log", "-1", "--format=%s", currentRef]).slice(0, 100)})\n`);
+  else write(`current: working tree at ${head}${git(["status", "--porcelain", "--untracked-files=no"]) ? " (with uncommitted changes)" : ""}\n`);
   write(`machine before: ${machineLoad()}\n`);
 
   const scratch = await mkdtemp(join(tmpdir(), "bench-avr-tree-"));
   const worktree = join(scratch, "ref");
+  const worktrees = currentRef ? [worktree, join(scratch, "current")] : [worktree];
   const servers: Server[] = [];
   let load: ChildChannel<LoadRequest, LoadReply> | undefined;
   let cleaned: Promise<void> | undefined;
@@ -154,10 +164,12 @@ export async function benchApiVsRef(write: (t: string) => void = (t) => void pro
     (cleaned ??= (async () => {
       load?.kill();
       await Promise.all(servers.map((s) => stopServer(s).catch((e: unknown) => write(`cleanup ${s.name}: ${String(e)}\n`))));
-      try {
-        git(["worktree", "remove", "--force", worktree]);
-      } catch (e) {
-        write(`cleanup worktree: ${String(e)}\n`);
+      for (const tree of worktrees) {
+        try {
+          git(["worktree", "remove", "--force", tree]);
+        } catch (e) {
+          write(`cleanup worktree: ${String(e)}\n`);
+        }
       }
       await rm(scratch, { recursive: true, force: true });
     })());
@@ -166,9 +178,12 @@ export async function benchApiVsRef(write: (t: string) => void = (t) => void pro
   process.once("SIGTERM", onSignal);
   const table = new RatioTable(`api: current (${head}) vs ref (${refShort})`);
   try {
-    git(["worktree", "add", "--detach", worktree, ref]);
-    symlinkSync(join(ROOT, "node_modules"), join(worktree, "node_modules"));
-    servers.push(await startServer("current", ROOT, write));
+    const refs = currentRef ? [ref, currentRef] : [ref];
+    refs.forEach((r, i) => {
+      git(["worktree", "add", "--detach", worktrees[i], r]);
+      symlinkSync(join(ROOT, "node_modules"), join(worktrees[i], "node_modules"));
+    });
+    servers.push(await startServer("current", currentRef ? worktrees[1] : ROOT, write));
     servers.push(await startServer(`ref-${refShort}`, worktree, write));
     const [a, b] = servers;
     for (const s of servers) {
@@ -178,10 +193,13 @@ export async function benchApiVsRef(write: (t: string) => void = (t) => void pro
     }
     const channel = new ChildChannel<LoadRequest, LoadReply>(new URL("./load-clients.ts", import.meta.url));
     load = channel;
-    const closed = (s: Server, c: CallTemplate, concurrency: number) => async (round: number): Promise<ClosedResult> => {
+    /** A round's result and the server's CPU milliseconds per request in it (less sensitive to the machine's load than req/s). */
+    const closed = (s: Server, c: CallTemplate, concurrency: number) => async (round: number): Promise<ClosedResult & { cpuMsPerRequest: number }> => {
+      const cpuBefore = cpuSeconds(s.child.pid);
       const r = await channel.ask({ type: "closed", target: s.target, call: c, durationMs: roundMs, concurrency }, "closedDone");
-      write(`  round ${round} ${s.name}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99.toFixed(1)} ms${r.failures ? `, ${r.failures} failed (first: ${r.firstFailure ?? "?"})` : ""}\n`);
-      return r;
+      const cpuMsPerRequest = ((cpuSeconds(s.child.pid) - cpuBefore) * 1000) / Math.max(1, r.requests);
+      write(`  round ${round} ${s.name}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99.toFixed(1)} ms, ${cpuMsPerRequest.toFixed(3)} ms CPU/request${r.failures ? `, ${r.failures} failed (first: ${r.firstFailure ?? "?"})` : ""}\n`);
+      return { ...r, cpuMsPerRequest };
     };
     const compare = async (key: string, label: string, c: CallTemplate, concurrency: number): Promise<void> => {
       write(`${label}, ${concurrency} clients, ${rounds} rounds of ${roundMs} ms a side (after an unmeasured ${WARMUP_MS} ms warm-up of each):\n`);
@@ -190,9 +208,10 @@ export async function benchApiVsRef(write: (t: string) => void = (t) => void pro
       const names = { aName: "current", bName: `ref ${refShort}` };
       table.add({ key: `${key}_rps`, label: `${label} req/s, ${concurrency} clients`, ...names, a: res.a.map((x) => x.rps), b: res.b.map((x) => x.rps), unit: "req/s", better: "higher" });
       table.add({ key: `${key}_p99`, label: `${label} p99, ${concurrency} clients`, ...names, a: res.a.map((x) => x.p99), b: res.b.map((x) => x.p99), unit: "ms", better: "lower" });
+      table.add({ key: `${key}_cpu`, label: `${label} server CPU per request, ${concurrency} clients`, ...names, a: res.a.map((x) => x.cpuMsPerRequest), b: res.b.map((x) => x.cpuMsPerRequest), unit: "ms", better: "lower" });
     };
-    await compare("get", "GET one ConfigMap", { method: "GET", path: `${CM_PATH}/get`, headers: { accept: "application/json" } }, 64);
-    await compare("create", "create ConfigMap", { method: "POST", path: CM_PATH, body: configMap("c-{n}"), headers: JSON_HEADERS, expect: 201 }, 16);
+    if (only !== "create") await compare("get", "GET one ConfigMap", { method: "GET", path: `${CM_PATH}/get`, headers: { accept: "application/json" } }, 64);
+    if (only !== "get") await compare("create", "create ConfigMap", { method: "POST", path: CM_PATH, body: configMap("c-{n}"), headers: JSON_HEADERS, expect: 201 }, 16);
   } finally {
     await cleanup();
     process.off("SIGINT", onSignal);
