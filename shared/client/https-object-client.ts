@@ -1,7 +1,8 @@
 /**
  * The ObjectClient over HTTPS (transport.ts): JSON requests, watch streams read
  * frame by frame (one JSON object per line), and `getPath` for discovery. Built from a
- * resolved client configuration or straight from a kubeconfig file.
+ * resolved client configuration or straight from a kubeconfig file. Objects travel in
+ * the chosen content type (`contentType`: json, protobuf or cbor; wire-codec.ts).
  */
 import type { IncomingMessage } from "node:http";
 import type { Status } from "../api/status.ts";
@@ -22,7 +23,16 @@ import {
   type WatchStream,
   type WriteOptions,
 } from "./object-client.ts";
+import { getProfile, type PlatformProfile } from "../platform/index.ts";
 import { errorFromResponse, HttpsTransport, type TransportOptions } from "./transport.ts";
+import { WireCodec, type EncodedBody, type WireContentType } from "./wire-codec.ts";
+
+export interface ObjectClientOptions extends TransportOptions {
+  /** How objects travel (default json). */
+  contentType?: WireContentType;
+  /** The naming profile of the server (protobuf media type, built-in kinds); default `plat`. */
+  profile?: PlatformProfile;
+}
 
 const PATCH_TYPES: Record<PatchType, string> = {
   merge: "application/merge-patch+json",
@@ -46,7 +56,7 @@ function writeQuery(o: WriteOptions): string {
   return query({ dryRun: o.dryRun ? "All" : undefined, fieldManager: o.fieldManager });
 }
 
-function deleteBody(o: DeleteOptions): { contentType: string; data: string } {
+function deleteBody(o: DeleteOptions): EncodedBody {
   const body: Record<string, unknown> = { apiVersion: "v1", kind: "DeleteOptions" };
   if (o.propagationPolicy) body.propagationPolicy = o.propagationPolicy;
   if (o.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = o.gracePeriodSeconds;
@@ -72,12 +82,19 @@ async function* frames(res: IncomingMessage): AsyncGenerator<WatchEvent> {
 
 export class HttpsObjectClient implements ObjectClient, PathGetter {
   readonly transport: HttpsTransport;
+  readonly codec: WireCodec;
 
   constructor(
     readonly config: ClientConfig,
-    opts: TransportOptions = {},
+    opts: ObjectClientOptions = {},
   ) {
     this.transport = new HttpsTransport(config, opts);
+    this.codec = new WireCodec(opts.contentType ?? "json", opts.profile ?? getProfile());
+  }
+
+  /** One request in the chosen content type; a non-2xx answer throws its Status. */
+  private async request(method: string, path: string, body?: EncodedBody): Promise<unknown> {
+    return this.codec.result(method, path, await this.transport.send(method, path, body, this.codec.accept()));
   }
 
   static fromKubeconfig(path: string, context?: string): HttpsObjectClient {
@@ -89,12 +106,12 @@ export class HttpsObjectClient implements ObjectClient, PathGetter {
   }
 
   async get(res: ResourceRef, name: string, opts: { namespace?: string; subresource?: string } = {}): Promise<ApiObject> {
-    return (await this.transport.json("GET", resourcePath(res, opts.namespace, name, opts.subresource))) as ApiObject;
+    return (await this.request("GET", resourcePath(res, opts.namespace, name, opts.subresource))) as ApiObject;
   }
 
   async list(res: ResourceRef, opts: ListOptions = {}): Promise<ObjectList> {
     const q = query({ ...selectors(opts), resourceVersion: opts.resourceVersion, resourceVersionMatch: opts.resourceVersionMatch, limit: opts.limit, continue: opts.continue });
-    return (await this.transport.json("GET", resourcePath(res, opts.namespace) + q)) as ObjectList;
+    return (await this.request("GET", resourcePath(res, opts.namespace) + q)) as ObjectList;
   }
 
   watch(res: ResourceRef, opts: WatchOptions = {}): WatchStream {
@@ -144,26 +161,26 @@ export class HttpsObjectClient implements ObjectClient, PathGetter {
 
   async create(res: ResourceRef, obj: ApiObject, opts: WriteOptions = {}): Promise<ApiObject> {
     const ns = opts.namespace ?? obj.metadata.namespace;
-    return (await this.transport.json("POST", resourcePath(res, ns) + writeQuery(opts), { contentType: "application/json", data: JSON.stringify(obj) })) as ApiObject;
+    return (await this.request("POST", resourcePath(res, ns) + writeQuery(opts), this.codec.encode(obj))) as ApiObject;
   }
 
   async update(res: ResourceRef, obj: ApiObject, opts: WriteOptions = {}): Promise<ApiObject> {
     const ns = opts.namespace ?? obj.metadata.namespace;
     const path = resourcePath(res, ns, obj.metadata.name ?? "", opts.subresource) + writeQuery(opts);
-    return (await this.transport.json("PUT", path, { contentType: "application/json", data: JSON.stringify(obj) })) as ApiObject;
+    return (await this.request("PUT", path, this.codec.encode(obj))) as ApiObject;
   }
 
   async patch(res: ResourceRef, name: string, type: PatchType, patch: unknown, opts: WriteOptions = {}): Promise<ApiObject> {
     const path = resourcePath(res, opts.namespace, name, opts.subresource) + writeQuery(opts);
-    return (await this.transport.json("PATCH", path, { contentType: PATCH_TYPES[type], data: typeof patch === "string" ? patch : JSON.stringify(patch) })) as ApiObject;
+    return (await this.request("PATCH", path, { contentType: PATCH_TYPES[type], data: typeof patch === "string" ? patch : JSON.stringify(patch) })) as ApiObject;
   }
 
   async delete(res: ResourceRef, name: string, opts: DeleteOptions = {}): Promise<ApiObject | Status> {
-    return (await this.transport.json("DELETE", resourcePath(res, opts.namespace, name), deleteBody(opts))) as ApiObject | Status;
+    return (await this.request("DELETE", resourcePath(res, opts.namespace, name), deleteBody(opts))) as ApiObject | Status;
   }
 
   async deleteCollection(res: ResourceRef, opts: DeleteOptions & SelectorOptions = {}): Promise<ObjectList | Status> {
-    return (await this.transport.json("DELETE", resourcePath(res, opts.namespace) + query(selectors(opts)), deleteBody(opts))) as ObjectList | Status;
+    return (await this.request("DELETE", resourcePath(res, opts.namespace) + query(selectors(opts)), deleteBody(opts))) as ObjectList | Status;
   }
 
   /** Closes the kept-alive connections (running watches end). */

@@ -29,6 +29,8 @@ import type { ClientConfig } from "./kubeconfig.ts";
 export interface RawResponse {
   status: number;
   body: Buffer;
+  /** The answer's Content-Type header. */
+  contentType?: string;
 }
 
 const REASONS: Record<number, StatusReason> = {
@@ -98,6 +100,8 @@ export interface TransportOptions {
   maxRetries?: number;
   /** Told of each retry before its wait. */
   onRetry?: (retry: RetryNotice) => void;
+  /** Told of each whole answer (`send`): its code and Content-Type. */
+  onResponse?: (answer: { method: string; path: string; status: number; contentType?: string; requestContentType?: string }) => void;
 }
 
 export const DEFAULT_MAX_RETRIES = 10;
@@ -173,6 +177,7 @@ export class HttpsTransport {
   private readonly onWarning: ((text: string) => void) | undefined;
   private readonly maxRetries: number;
   private readonly onRetry: ((retry: RetryNotice) => void) | undefined;
+  private readonly onResponse: TransportOptions["onResponse"];
 
   constructor(
     private readonly config: ClientConfig,
@@ -184,6 +189,7 @@ export class HttpsTransport {
     this.onWarning = opts.onWarning;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.onRetry = opts.onRetry;
+    this.onResponse = opts.onResponse;
     this.agent = this.makeAgent(config.cert, config.key);
     this.agentCert = config.cert;
   }
@@ -300,7 +306,9 @@ export class HttpsTransport {
         }
         const wait = retryAfterSeconds(status, res.headers["retry-after"]);
         if (wait !== undefined && (await this.retryAfter(++retries, wait, method, pathAndQuery, status))) continue;
-        return { status, body: Buffer.concat(chunks) };
+        const contentType = res.headers["content-type"];
+        this.onResponse?.({ method, path: pathAndQuery, status, contentType, requestContentType: body?.contentType });
+        return { status, body: Buffer.concat(chunks), contentType };
       } catch (err) {
         const broken = err instanceof StatusError && err.code === 0 && BROKEN_CONNECTION.test(err.message);
         if (!resetRetried && broken && method !== "POST") {
