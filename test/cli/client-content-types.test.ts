@@ -3,12 +3,14 @@
  * with json, protobuf and cbor chosen, ConfigMaps are created, read, listed, updated and
  * deleted, each request and answer in the chosen type (the server's protobuf and CBOR
  * answers decoded, a Status error too); a custom resource, which has no protobuf form,
- * goes as JSON with protobuf chosen, in both profiles.
+ * goes as JSON with protobuf chosen. The typed clients of the common kinds (here over
+ * protobuf) create, read, list, update and delete with apiVersion and kind filled in.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FeatureGates } from "../../services/apiserver/server/feature-gates.ts";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
 import type { ResourceRef } from "../../shared/client/object-client.ts";
+import { typedClients } from "../../shared/client/typed.ts";
 import { CONTENT_TYPES } from "../../shared/client/wire-codec.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { CRD_GROUP, crdPath, cronTabCrd, waitServed } from "../support/crd-fixtures.ts";
@@ -74,6 +76,38 @@ describe("content types", () => {
         ["application/json", "application/json"],
         [undefined, "application/json"],
       ]);
+    } finally {
+      c.close();
+    }
+  });
+});
+
+describe("typed clients", () => {
+  it("create, get, list, update and delete Namespaces, ConfigMaps, Secrets, Pods, Services and Deployments", async () => {
+    const { c } = client("protobuf");
+    const t = typedClients(c, api.profile);
+    try {
+      const ns = await t.namespaces.create({ metadata: { name: "typed" } });
+      expect(ns).toMatchObject({ apiVersion: "v1", kind: "Namespace", status: { phase: "Active" } });
+      const cm = await t.configMaps.create({ metadata: { name: "cm", namespace: "typed" }, data: { k: "v" } });
+      expect(cm.data).toEqual({ k: "v" });
+      const secret = await t.secrets.create({ metadata: { name: "s", namespace: "typed" }, stringData: { password: "hunter2" } });
+      expect(secret.data).toEqual({ password: Buffer.from("hunter2").toString("base64") });
+      const pod = await t.pods.create({ metadata: { name: "p", namespace: "typed" }, spec: { containers: [{ name: "c", image: "busybox" }] } });
+      expect(pod.spec?.containers.map((x) => x.name)).toEqual(["c"]);
+      const svc = await t.services.create({ metadata: { name: "svc", namespace: "typed" }, spec: { selector: { app: "a" }, ports: [{ port: 80 }] } });
+      expect(svc.spec?.ports?.[0]).toMatchObject({ port: 80, protocol: "TCP" });
+      const dep = await t.deployments.create({
+        metadata: { name: "d", namespace: "typed" },
+        spec: { replicas: 2, selector: { matchLabels: { app: "a" } }, template: { metadata: { labels: { app: "a" } }, spec: { containers: [{ name: "c", image: "busybox" }] } } },
+      });
+      expect(dep).toMatchObject({ apiVersion: api.profile.apiVersion("apps", "v1"), kind: "Deployment", spec: { replicas: 2 } });
+      const scaled = await t.deployments.update({ ...dep, spec: { ...(dep.spec as NonNullable<typeof dep.spec>), replicas: 3 } });
+      expect(scaled.spec?.replicas).toBe(3);
+      expect((await t.configMaps.list({ namespace: "typed" })).items.map((i) => i.data)).toEqual([{ k: "v" }]);
+      expect((await t.deployments.get("d", "typed")).spec?.replicas).toBe(3);
+      await t.configMaps.delete("cm", { namespace: "typed" });
+      await expect(t.configMaps.get("cm", "typed")).rejects.toMatchObject({ code: 404 });
     } finally {
       c.close();
     }
