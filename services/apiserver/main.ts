@@ -23,6 +23,7 @@ import { APISERVER_FLAG_SECTIONS, parseApiserverCommandLine } from "./server/opt
 import { admissionFlagsFrom } from "./admission/options.ts";
 import { aggregatorOptionsFrom } from "./aggregator/options.ts";
 import { auditOptionsFrom } from "./audit/options.ts";
+import { encryptionOptionsFrom } from "./storage/encryption/options.ts";
 import { registerBuiltinPlugins } from "./admission/plugins/index.ts";
 import { startReplica } from "./server/replica.ts";
 import { kubeletClientFrom } from "./endpoints/handlers/kubelet-client.ts";
@@ -99,6 +100,7 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
   if (admission.enable.length === 0 && !admission.disable.includes("NodeRestriction")) admission.enable.push("NodeRestriction");
   const aggregator = await aggregatorOptionsFrom(flags, authentication);
   const auditOptions = auditOptionsFrom(flags);
+  const encryption = encryptionOptionsFrom(flags);
 
   const store = await (hooks.connect ?? openStore)({
     dataDir,
@@ -129,6 +131,7 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     registerAdmissionPlugins: registerBuiltinPlugins,
     aggregator,
     auditOptions,
+    encryption,
     gates: versioning.gates,
     effectiveVersion: versioning.effectiveVersion,
     metricsOptions: versioning.metrics,

@@ -19,6 +19,7 @@ import { CachedStorage } from "../storage/cached-storage.ts";
 import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from "../storage/compactor.ts";
 import type { KvStore, RevisionFeed } from "../storage/kv.ts";
 import { StoreStorage } from "../storage/store-storage.ts";
+import { openEncryption, type EncryptionOptions } from "../storage/encryption/encryption.ts";
 import { WatchCache } from "../storage/watch-cache.ts";
 import { Hono } from "hono";
 import { HealthRegistry, healthRoutes } from "../endpoints/health.ts";
@@ -80,6 +81,8 @@ export interface ReplicaOptions {
   audit?: AuditSink;
   /** The audit policy and backends of the `--audit-*` flags (over `audit`). */
   auditOptions?: AuditOptions;
+  /** Encryption at rest (`--encryption-provider-config`); none: values are stored as they are. */
+  encryption?: EncryptionOptions;
   /** `--runtime-config` entries (`<key>[=<value>]`); a bad one fails start-up. */
   runtimeConfig?: readonly string[];
   /** `--livez-grace-period` and `--shutdown-delay-duration`, in milliseconds. */
@@ -148,8 +151,12 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const profile = opts.profile;
   const tlsOptions = tlsServerOptions(opts.tls); // bad TLS flags fail before anything starts
   const kinds = servedKinds(opts); // so does a bad --runtime-config
-  const store = new StoreStorage(opts.kv, opts.feed, { initialEventsAnnotation: profile.annotations.initialEventsEnd, continueTtlMs: opts.continueTokenValidityMs });
-  const cache = new WatchCache(opts.kv, opts.feed, {
+  // Encryption at rest wraps the store client and the feed: everything above sees plain values.
+  const encryption = opts.encryption ? openEncryption(profile, opts.encryption, opts.kv, opts.feed, (level, msg, fields) => opts.log?.(level, msg, fields)) : undefined;
+  const kv = encryption?.kv ?? opts.kv;
+  const feed = encryption?.feed ?? opts.feed;
+  const store = new StoreStorage(kv, feed, { initialEventsAnnotation: profile.annotations.initialEventsEnd, continueTtlMs: opts.continueTokenValidityMs, isStale: encryption?.kv.isStale });
+  const cache = new WatchCache(kv, feed, {
     root: "/registry/",
     historyWindowMs: opts.watchHistoryWindowMs,
     maxHistory: opts.watchHistoryMaxEvents,
@@ -207,6 +214,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const serveHealth: NonResourceHandler = (req) => healthApp.fetch(req);
   const openapi = openapiRoutes(catalog, profile);
   const metrics = declareApiserverMetrics(metricsRegistry);
+  encryption?.attachMetrics(metricsRegistry);
   const auditor = opts.auditOptions ? createAuditor(profile, opts.auditOptions, metricsRegistry, (msg, fields) => opts.log?.("warn", msg, fields)) : undefined;
   const serveMetrics: NonResourceHandler = async () => new Response(await metricsRegistry.text(), { status: 200, headers: { "content-type": metricsRegistry.contentType } });
 
@@ -279,6 +287,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
       await auditor?.close();
+      encryption?.close();
     },
   };
 }

@@ -42,6 +42,8 @@ export interface StoreStorageOptions {
   maxObjectBytes?: number;
   /** How long a continue token stays valid (default 5 minutes); older tokens are 410 Expired. */
   continueTtlMs?: number;
+  /** A value read with an older encryption key: an update that changes nothing still rewrites it. */
+  isStale?: (kv: KeyValue) => boolean;
 }
 
 export const DEFAULT_MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
@@ -52,6 +54,7 @@ export class StoreStorage implements ObjectStorage {
   private readonly initialEventsAnnotation: string | undefined;
   private readonly maxObjectBytes: number;
   private readonly continueTtlMs: number | undefined;
+  private readonly isStale: (kv: KeyValue) => boolean;
 
   private encode(key: string, obj: JsonObject): Uint8Array {
     const value = encodeForStorage(obj);
@@ -71,6 +74,7 @@ export class StoreStorage implements ObjectStorage {
     this.initialEventsAnnotation = options.initialEventsAnnotation;
     this.maxObjectBytes = options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
     this.continueTtlMs = options.continueTtlMs;
+    this.isStale = options.isStale ?? (() => false);
   }
 
   /** The store's current revision (quorum); a failure is reported as one of `operation` (default get). */
@@ -219,7 +223,7 @@ export class StoreStorage implements ObjectStorage {
       }
       delete meta(updated).resourceVersion;
       const value = this.encode(key, updated);
-      if (current && kv && bytesEqual(kv.value, value)) {
+      if (current && kv && bytesEqual(kv.value, value) && !this.isStale(kv)) {
         if (res.suggested) continue; // a no-op is only known on the store's state
         return current; // no-op: no new revision
       }
