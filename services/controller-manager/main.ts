@@ -21,6 +21,7 @@ import { ControllerSelectionError, runControllers, selectControllers, type Runni
 import { ServiceAccountCredentials } from "./credentials.ts";
 import { ControllerManagerMetrics } from "./metrics.ts";
 import { CONTROLLER_MANAGER_FLAGS, controllerSettings, defaultLeaseName, leaderElectionSettings, servingSettings, validateFlags } from "./options.ts";
+import { delegatedAccess } from "./server/delegated-access.ts";
 import { startHealthServer, type HealthServer } from "./server/health-server.ts";
 import { servingPair } from "./server/serving-cert.ts";
 
@@ -107,6 +108,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       });
 
   let health: HealthServer | undefined;
+  const access = serving.port !== 0 ? delegatedAccess(flags, profile) : undefined;
   if (serving.port !== 0) {
     const pair = await servingPair({ ...serving, name: defaultLeaseName(profile) });
     health = await startHealthServer({
@@ -116,6 +118,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       keyPem: pair.keyPem,
       tls: serving.tls,
       metrics: metrics.registry,
+      access,
       checks: [
         { name: "ping", check: () => undefined },
         { name: "leaderElection", check: () => elector?.check(LEADER_HEALTH_TOLERANCE_MS) },
@@ -152,6 +155,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     void (async () => {
       await elector?.release();
       await health?.close();
+      access?.close();
       credentials?.close();
       client.close();
       process.exit(0);

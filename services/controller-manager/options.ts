@@ -12,6 +12,7 @@ import type { PlatformProfile } from "../../shared/platform/index.ts";
 import { TLS_FLAG_SPECS, tlsFlagsFrom, tlsServerOptions, type TlsFlags } from "../../shared/tls/options.ts";
 import type { ControllerSettings } from "./context.ts";
 import { KNOWN_CONTROLLERS } from "./controllers.ts";
+import { DELEGATED_ACCESS_FLAGS } from "./server/delegated-access.ts";
 
 export const CONTROLLER_MANAGER_FLAGS: Record<string, FlagSpec> = {
   kubeconfig: { kind: "string", help: "Path to a client configuration file (server, CA, client certificate or token) used to reach the API server" },
@@ -34,6 +35,7 @@ export const CONTROLLER_MANAGER_FLAGS: Record<string, FlagSpec> = {
   "cert-dir": { kind: "string", help: "The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored." },
   "tls-cert-file": { kind: "string", help: "File containing the default x509 Certificate for HTTPS. If HTTPS serving is enabled, and --tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key are generated for the public address and saved to the directory specified by --cert-dir." },
   ...TLS_FLAG_SPECS,
+  ...DELEGATED_ACCESS_FLAGS,
   "tls-private-key-file": { kind: "string", help: "File containing the default x509 private key matching --tls-cert-file." },
   "root-ca-file": { kind: "string", help: "If set, this root certificate authority will be included in service account's token secret. This must be a valid PEM-encoded CA bundle." },
   "cluster-signing-cert-file": { kind: "string", help: "Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates." },

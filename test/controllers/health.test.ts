@@ -3,7 +3,8 @@
  * /readyz with the ping and leaderElection checks (verbose and per check), 404 for an
  * unknown check, /metrics with the seven workqueue_* metrics of the platform labelled by
  * queue name and leader_election_master_status, --tls-min-version honoured, and bad
- * serving or leader election flags refused with exit code 2.
+ * serving or leader election flags refused with exit code 2. The paths are opened with
+ * --authorization-always-allow-paths (access control: metrics-access.test.ts).
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -22,7 +23,7 @@ beforeAll(async () => {
   api = await startTestApiserver();
   kubeconfig = await writeAdminKubeconfig(api);
   const certDir = join(api.dir, "health-certs");
-  cm = await startControllerManager(kubeconfig, "plat", ["--controllers", "serviceaccount,namespace", "--cert-dir", certDir, "--tls-min-version", "VersionTLS13"]);
+  cm = await startControllerManager(kubeconfig, "plat", ["--controllers", "serviceaccount,namespace", "--cert-dir", certDir, "--tls-min-version", "VersionTLS13", "--authorization-always-allow-paths", "/healthz,/healthz/*,/livez,/livez/*,/readyz,/readyz/*,/metrics"]);
   expect(await eventually(async () => cm.output().includes("is the leader of"), 30_000), cm.output()).toBe(true);
   ca = readFileSync(join(certDir, "plat-controller-manager.crt"), "utf8");
 });

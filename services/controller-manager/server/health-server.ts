@@ -6,13 +6,17 @@
  * renewed its lease for longer than the lease duration plus 20 s.
  * Answers: 200 `ok`, or 500 with `[-]<check> failed: reason withheld` lines and
  * `<endpoint> check failed` (the failing reason is logged, never sent).
+ * With `access`, every request passes its check first (delegated authentication and
+ * authorization, delegated-access.ts); a refusal is sent as its Status.
  */
 import { createServer as createHttpsServer } from "node:https";
+import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { Hono } from "hono";
 import type { MetricsRegistry } from "../../../shared/observability/metrics.ts";
 import { tlsServerOptions, type TlsFlags } from "../../../shared/tls/options.ts";
+import type { DelegatedAccess } from "./delegated-access.ts";
 
 /** A named check: undefined when healthy, the reason otherwise. */
 export interface HealthCheck {
@@ -30,6 +34,7 @@ export interface HealthServerOptions {
   checks: readonly HealthCheck[];
   metrics: MetricsRegistry;
   onFailure?: (endpoint: string, check: string, reason: string) => void;
+  access?: Pick<DelegatedAccess, "clientCaPem" | "checkAccess">;
 }
 
 export interface HealthServer {
@@ -59,7 +64,15 @@ function report(endpoint: string, checks: readonly HealthCheck[], verbose: boole
 }
 
 export async function startHealthServer(opts: HealthServerOptions): Promise<HealthServer> {
-  const app = new Hono();
+  const app = new Hono<{ Bindings: { incoming: IncomingMessage } }>();
+  const access = opts.access;
+  if (access) {
+    app.use("*", async (c, next) => {
+      const denial = await access.checkAccess(c.env.incoming, c.req.path);
+      if (denial) return c.json(denial.body, denial.status);
+      await next();
+    });
+  }
   for (const endpoint of ["healthz", "livez", "readyz"]) {
     app.get(`/${endpoint}`, (c) => {
       const r = report(endpoint, opts.checks, c.req.query("verbose") !== undefined, c.req.queries("exclude") ?? [], opts.onFailure);
@@ -79,7 +92,7 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
   app.get("/metrics", async (c) => c.body(await opts.metrics.text(), 200, { "content-type": opts.metrics.contentType }));
   app.notFound((c) => c.text("404 page not found\n", 404));
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, createServer: createHttpsServer, serverOptions: { key: opts.keyPem, cert: opts.certPem, ...tlsServerOptions(opts.tls) }, hostname: opts.host, port: opts.port }, () => resolve(s));
+    const s = serve({ fetch: app.fetch, createServer: createHttpsServer, serverOptions: { key: opts.keyPem, cert: opts.certPem, ...tlsServerOptions(opts.tls), ...(access?.clientCaPem ? { requestCert: true, rejectUnauthorized: false, ca: access.clientCaPem } : {}) }, hostname: opts.host, port: opts.port }, () => resolve(s));
     s.once("error", reject);
   });
   const port = (server.address() as AddressInfo).port;
