@@ -27,6 +27,7 @@ import { encryptionOptionsFrom } from "./storage/encryption/options.ts";
 import { registerBuiltinPlugins } from "./admission/plugins/index.ts";
 import { startReplica } from "./server/replica.ts";
 import { kubeletClientFrom } from "./endpoints/handlers/kubelet-client.ts";
+import { serviceNetworkFrom } from "./registry/service-options.ts";
 import { tlsServerOptions } from "./server/tls-options.ts";
 import { openStore, type StoreConnector } from "./server/store-connection.ts";
 
@@ -116,6 +117,7 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     feed: store.feed,
     tls,
     kubeletClient: await kubeletClientFrom(flags),
+    serviceNetwork: serviceNetworkFrom(flags),
     host: bind,
     port: Number(flags["secure-port"]),
     maxBodyBytes: Number(flags["max-request-bytes"]),

@@ -10,6 +10,7 @@ import { kindConversions } from "./kind-conversions.ts";
 import { Registry, type RegistryConversion, type RegistryOptions } from "./registry.ts";
 import { resourceInfo, type ResourceInfo } from "./resource.ts";
 import { genericStrategy, type Strategy } from "./strategy.ts";
+import { AllocatingServiceStorage, serviceNetwork } from "./service-allocation.ts";
 
 export interface ServedResource {
   resource: ResourceInfo;
@@ -53,6 +54,12 @@ function conversionOf(
   return { storageStrategy: strategyFor(storageDef), registry: { view: new VersionView(converter), requestStrategy: storageDef === def ? undefined : strategyFor(def) } };
 }
 
+/** The storage of a kind: Services allocate their addresses and ports through theirs. */
+function storageFor(def: KindDefinition, storage: ObjectStorage, profile: PlatformProfile, options: RegistryOptions): ObjectStorage {
+  if (def.group !== "core" || def.plural !== "services") return storage;
+  return new AllocatingServiceStorage(storage, options.serviceNetwork ?? serviceNetwork(), profile.apiVersion("networking", "v1"));
+}
+
 export class Catalog {
   private readonly byPath = new Map<string, ServedResource>();
   private readonly groupVersions = new Map<string, GroupVersionEntry>();
@@ -72,7 +79,7 @@ export class Catalog {
       const resource = resourceInfo(def, profile);
       const conversion = conversionOf(def, kinds, conversions, strategyFor);
       const strategy = conversion?.storageStrategy ?? strategyFor(def);
-      const registry = new Registry(resource, strategy, storage, options, conversion?.registry);
+      const registry = new Registry(resource, strategy, storageFor(def, storage, profile, options), options, conversion?.registry);
       this.register({ resource, registry });
     }
   }

@@ -1,6 +1,7 @@
 /**
  * The few kinds whose registry behaviour is more than the schema says: namespaces
- * (their own finalizers in spec, Terminating phase), pods (initial status) and
+ * (their own finalizers in spec, Terminating phase), pods (initial status), services
+ * (allocated addresses and ports kept on update) and
  * webhook configurations (CEL match conditions compiled).
  * Everything else uses the generic strategy.
  */
@@ -10,6 +11,7 @@ import type { KindDefinition } from "../../../shared/schema/types.ts";
 import { isObject, type JsonObject } from "../storage/object.ts";
 import { genericStrategy, type Strategy } from "./strategy.ts";
 import { csrStrategy } from "./csr-strategy.ts";
+import { keepAllocatedValues } from "./service-update.ts";
 import { eventStrategy, isEventKind } from "./event-strategy.ts";
 import { webhookConfigurationStrategy } from "../admission/webhooks/config-strategy.ts";
 import { mutatingAdmissionPolicyStrategy, validatingAdmissionPolicyStrategy } from "../admission/policy/strategy.ts";
@@ -75,10 +77,22 @@ function podStrategy(def: KindDefinition): Strategy {
   };
 }
 
+function serviceStrategy(def: KindDefinition): Strategy {
+  const base = genericStrategy(def);
+  return {
+    ...base,
+    prepareForUpdate(obj, old) {
+      base.prepareForUpdate(obj, old);
+      keepAllocatedValues(obj, old);
+    },
+  };
+}
+
 export function strategyFor(profile: PlatformProfile): (def: KindDefinition) => Strategy {
   return (def) => {
     if (def.group === "core" && def.plural === "namespaces") return namespaceStrategy(def, profile);
     if (def.group === "core" && def.plural === "pods") return podStrategy(def);
+    if (def.group === "core" && def.plural === "services") return serviceStrategy(def);
     if (def.group === "admissionregistration" && (def.plural === "mutatingwebhookconfigurations" || def.plural === "validatingwebhookconfigurations")) return webhookConfigurationStrategy(def);
     if (def.group === "admissionregistration" && def.plural === "validatingadmissionpolicies") return validatingAdmissionPolicyStrategy(def);
     if (def.group === "admissionregistration" && def.plural === "mutatingadmissionpolicies") return mutatingAdmissionPolicyStrategy(def);

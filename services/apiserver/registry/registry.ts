@@ -17,6 +17,7 @@ import type { Strategy } from "./strategy.ts";
 import type { VersionView } from "./conversion.ts";
 import { sameInVersion, validateInRequestVersion } from "./version-checks.ts";
 import { generateName, newUid, timestamp } from "./system-meta.ts";
+import type { ServiceNetwork } from "./service-allocation.ts";
 
 /**
  * The admission hook points (admission/ implements them). Phase 1 (`admit`) runs
@@ -86,6 +87,8 @@ export interface RegistryOptions {
   admission?: AdmissionHooks;
   /** Attempts at a fresh generated name on collision. */
   generateNameAttempts?: number;
+  /** Service ClusterIP and NodePort ranges (default 10.0.0.0/24 and 30000-32767). */
+  serviceNetwork?: ServiceNetwork;
 }
 
 /** How a registry of a converted kind turns its version into the storage form and back. */

@@ -15,6 +15,7 @@ import { AUTHENTICATION_FLAG_SPECS, authenticationOptionsFrom, type Authenticati
 import { AUTHORIZATION_FLAG_SPECS, authorizationFlagsFrom, type AuthorizationFlags } from "../authz/options.ts";
 import { VERSIONING_FLAGS } from "./version-options.ts";
 import { KUBELET_CLIENT_FLAGS } from "../endpoints/handlers/kubelet-client.ts";
+import { SERVICE_NETWORK_FLAGS } from "../registry/service-options.ts";
 
 export const APISERVER_FLAGS: Record<string, FlagSpec> = {
   profile: { kind: "string", default: "plat", help: "naming profile: plat or kubernetes" },
@@ -51,6 +52,7 @@ export const APISERVER_FLAG_SECTIONS: readonly FlagSection[] = [
   { title: "Auditing", flags: AUDIT_FLAGS },
   { title: "Encryption at rest", flags: ENCRYPTION_FLAGS },
   { title: "Node agent connections", flags: KUBELET_CLIENT_FLAGS },
+  { title: "Service network", flags: SERVICE_NETWORK_FLAGS },
 ];
 
 /** Every flag the apiserver accepts (the union of its sections). */

@@ -4,6 +4,7 @@
  * and the HTTPS server. Returns the bound address and a close function.
  */
 import type { KubeletClientConfig } from "../endpoints/handlers/kubelet-client.ts";
+import type { ServiceNetwork } from "../registry/service-allocation.ts";
 import type { AddressInfo } from "node:net";
 import { createServer as createHttpsServer, type ServerOptions } from "node:https";
 import { serve, type ServerType } from "@hono/node-server";
@@ -57,6 +58,8 @@ export interface ReplicaOptions {
   tls: { key: string; cert: string; clientCa?: string } & TlsFlags;
   /** How pods/log reaches node agents (`--kubelet-client-certificate` and related flags). */
   kubeletClient?: KubeletClientConfig;
+  /** Service ClusterIP and NodePort ranges (`--service-cluster-ip-range`, `--service-node-port-range`). */
+  serviceNetwork?: ServiceNetwork;
   host?: string;
   port?: number;
   maxBodyBytes?: number;
@@ -184,7 +187,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   });
   const builtinStrategy = strategyFor(profile);
   // admissionregistration/v1beta1 (MutatingAdmissionPolicy) is served only while its gate is on.
-  const catalog: Catalog = new Catalog(profile, kinds, storage, { admission: admission.chain }, (def) =>
+  const catalog: Catalog = new Catalog(profile, kinds, storage, { admission: admission.chain, serviceNetwork: opts.serviceNetwork }, (def) =>
     def.group === "apiextensions" && def.plural === "customresourcedefinitions" ? crdStrategy(def, profile) : builtinStrategy(def),
   );
   holder.catalog = catalog;
