@@ -7,14 +7,30 @@
  * Memory: an idle queue (the common case: one per open watch) holds no array; the
  * array is made when an event has to wait for its consumer and dropped once drained.
  * `stopped()` runs once when the queue closes (a subclass may override it instead of
- * passing `onStop`).
+ * passing `onStop`). A consumer may wait without a promise (`takeOrWait`): the queue
+ * then keeps only a reference to it.
  */
 import type { WatchEvent, Watcher } from "./interface.ts";
+
+/** Receives the next event (undefined: the queue closed and is drained), once per `takeOrWait` that returned WAITING. */
+export interface EventConsumer {
+  deliver(ev: WatchEvent | undefined): void;
+}
+
+/** `takeOrWait`'s answer when no event is queued yet. */
+export const WAITING: unique symbol = Symbol("waiting");
+
+type Waiter = ((ev: WatchEvent | undefined) => void) | EventConsumer;
+
+function wake(w: Waiter, ev: WatchEvent | undefined): void {
+  if (typeof w === "function") w(ev);
+  else w.deliver(ev);
+}
 
 export class EventQueue implements Watcher {
   private items: WatchEvent[] | undefined;
   private head = 0;
-  private waiter: ((ev: WatchEvent | undefined) => void) | undefined;
+  private waiter: Waiter | undefined;
   private closed = false;
   closedReason?: string;
 
@@ -33,7 +49,7 @@ export class EventQueue implements Watcher {
     if (this.waiter) {
       const w = this.waiter;
       this.waiter = undefined;
-      w(ev);
+      wake(w, ev);
       return true;
     }
     const items = (this.items ??= []);
@@ -46,22 +62,40 @@ export class EventQueue implements Watcher {
   }
 
   next(): Promise<WatchEvent | undefined> {
-    const items = this.items;
-    if (items && this.head < items.length) {
-      const ev = items[this.head++];
-      if (this.head === items.length) {
-        this.items = undefined;
-        this.head = 0;
-      } else if (this.head > 1024 && this.head * 2 > items.length) {
-        items.splice(0, this.head);
-        this.head = 0;
-      }
-      return Promise.resolve(ev);
-    }
+    if (this.hasQueued()) return Promise.resolve(this.take());
     if (this.closed) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       this.waiter = resolve;
     });
+  }
+
+  /**
+   * The next queued event, or undefined when the queue is closed and drained; when no
+   * event is queued yet, returns WAITING and calls `consumer.deliver` once with the next
+   * event (or undefined when the queue closes first).
+   */
+  takeOrWait(consumer: EventConsumer): WatchEvent | undefined | typeof WAITING {
+    if (this.hasQueued()) return this.take();
+    if (this.closed) return undefined;
+    this.waiter = consumer;
+    return WAITING;
+  }
+
+  private hasQueued(): boolean {
+    return this.items !== undefined && this.head < this.items.length;
+  }
+
+  private take(): WatchEvent {
+    const items = this.items as WatchEvent[];
+    const ev = items[this.head++];
+    if (this.head === items.length) {
+      this.items = undefined;
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > items.length) {
+      items.splice(0, this.head);
+      this.head = 0;
+    }
+    return ev;
   }
 
   /** Ends the stream after the queued events are consumed. */
@@ -72,7 +106,7 @@ export class EventQueue implements Watcher {
     if (this.waiter) {
       const w = this.waiter;
       this.waiter = undefined;
-      w(undefined);
+      wake(w, undefined);
     }
     this.stopped();
   }

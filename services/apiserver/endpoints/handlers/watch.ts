@@ -9,6 +9,7 @@
 import { StatusError } from "../../../../shared/api/status.ts";
 import type { JsonObject } from "../../storage/object.ts";
 import type { WatchEvent, Watcher } from "../../storage/interface.ts";
+import { EventQueue, WAITING, type EventConsumer } from "../../storage/event-queue.ts";
 import { parseListQuery, watchTimeoutMs } from "../list-options.ts";
 import { buildSelection } from "../predicate.ts";
 import type { RequestScope } from "../scope.ts";
@@ -101,11 +102,15 @@ function bookmarkOrStatus(ev: WatchEvent, f: Framing) {
 /**
  * The body of one watch: a pull-based source that writes the next event when the
  * client is ready for it. One object per watch with its methods on the prototype (no
- * per-watch closures); the deadline is on the shared timer (watch-deadlines.ts); the
- * client going away cancels the stream, which stops the watcher.
+ * per-watch closures, no suspended async function): an idle watch is this object
+ * registered as its queue's consumer (`takeOrWait`), the stream's pending read and
+ * nothing else. The deadline is on the shared timer (watch-deadlines.ts); the client
+ * going away cancels the stream, which stops the watcher.
  */
-class WatchSource implements Expiring {
+class WatchSource implements Expiring, EventConsumer {
   private first = true;
+  private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  private done = false;
 
   constructor(
     private readonly watcher: Watcher,
@@ -113,22 +118,66 @@ class WatchSource implements Expiring {
     private readonly bookmarks: boolean,
   ) {}
 
-  async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+  /** Called when the client wants more; an event is enqueued now or when it comes (the stream keeps the read pending meanwhile). */
+  pull(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    this.controller = controller;
+    this.request();
+  }
+
+  private request(): void {
+    const w = this.watcher;
+    if (!(w instanceof EventQueue)) {
+      w.next().then(
+        (ev) => this.deliver(ev),
+        (err: unknown) => this.fail(err),
+      );
+      return;
+    }
     for (;;) {
-      const ev = await this.watcher.next();
-      if (!ev) {
-        cancelExpiry(this);
-        controller.close();
-        return;
-      }
-      if (ev.type === "BOOKMARK" && !this.bookmarks) continue;
-      controller.enqueue(frame(ev, this.framing, this.first));
-      this.first = false;
+      const ev = w.takeOrWait(this);
+      if (ev === WAITING) return;
+      if (!this.accepts(ev)) continue;
+      this.deliver(ev);
       return;
     }
   }
 
+  private accepts(ev: WatchEvent | undefined): boolean {
+    return !(ev?.type === "BOOKMARK" && !this.bookmarks);
+  }
+
+  /** The queue's next event (undefined: the watch ended). Runs inside the cache's dispatch: never throws. */
+  deliver(ev: WatchEvent | undefined): void {
+    const controller = this.controller;
+    if (this.done || !controller) return;
+    if (!this.accepts(ev)) {
+      this.request();
+      return;
+    }
+    try {
+      if (!ev) {
+        this.done = true;
+        cancelExpiry(this);
+        controller.close();
+        return;
+      }
+      controller.enqueue(frame(ev, this.framing, this.first));
+      this.first = false;
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private fail(err: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    cancelExpiry(this);
+    this.watcher.stop();
+    this.controller?.error(err);
+  }
+
   cancel(): void {
+    this.done = true;
     cancelExpiry(this);
     this.watcher.stop();
   }
