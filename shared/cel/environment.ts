@@ -16,7 +16,7 @@ import { CostMeter } from "./meter.ts";
 import { runMetered, type EvalNode } from "./metering.ts";
 import { checkLiteralRegexes } from "./static-checks.ts";
 import { rewriteStructLiterals } from "./struct-literals.ts";
-import { fromCel, toCel } from "./values.ts";
+import { celValueOf, fromCel } from "./values.ts";
 
 /** Structural limits enforced while parsing. */
 export interface ParseLimits {
@@ -56,7 +56,7 @@ export interface CelProgram {
   readonly resultType: string;
   /** The static worst-case cost for inputs of the given sizes (estimate.ts). */
   estimateCost(sizes: CostSizes): number;
-  /** Evaluates over JSON values of the declared variables (others are ignored). */
+  /** Evaluates over JSON values (or CelValues) of the declared variables (others are ignored). */
   evaluate(activation: Readonly<Record<string, unknown>>, opts?: { costBudget?: number }): CelEvaluation;
 }
 
@@ -76,7 +76,7 @@ function program(parsed: Parsed, source: string, resultType: string, names: read
     evaluate(activation, opts) {
       const meter = new CostMeter(opts?.costBudget ?? defaultBudget);
       const ctx: Record<string, unknown> = {};
-      for (const name of names) if (activation[name] !== undefined) ctx[name] = toCel(activation[name]);
+      for (const name of names) if (activation[name] !== undefined) ctx[name] = celValueOf(activation[name]);
       let value: unknown;
       try {
         value = runMetered(meter, visit, () => {

@@ -17,6 +17,6 @@ export {
   STATIC_ESTIMATED_CRD_COST_LIMIT,
   type CostSizes,
 } from "./estimate.ts";
-export { fromCel, toCel } from "./values.ts";
+export { celValue, CelValue, fromCel, toCel } from "./values.ts";
 export { AUTHORIZER_TYPE, AuthzSession, evaluateWithAuthorizer, newAuthorizer, type AuthzAnswer, type AuthzQuery, type AuthzUser } from "./lib/authz.ts";
 export { fieldSelections, type FieldSelection } from "./selections.ts";

@@ -79,3 +79,25 @@ export function fromCel(v: unknown): unknown {
       return v;
   }
 }
+
+/**
+ * A value converted once for many evaluations (e.g. the object of a request
+ * that many policy expressions read): `evaluate` takes it as it is. The JSON
+ * value must not change while the converted form is in use.
+ */
+export class CelValue {
+  readonly value: unknown;
+  constructor(json: unknown) {
+    this.value = toCel(json);
+  }
+}
+
+/** `v` converted once (kept when it already is). */
+export function celValue(v: unknown): CelValue {
+  return v instanceof CelValue ? v : new CelValue(v);
+}
+
+/** The CEL form of an activation entry: converted now, or already. */
+export function celValueOf(v: unknown): unknown {
+  return v instanceof CelValue ? v.value : toCel(v);
+}

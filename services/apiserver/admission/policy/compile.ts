@@ -34,6 +34,8 @@ export interface CompiledPolicy {
   validations: CompiledValidation[];
   /** auditAnnotations: key and value expression (a string, or null for none). */
   auditAnnotations: Array<{ key: string; program: CelProgram }>;
+  /** Whether any expression names the `authorizer` variable (else no checks are prepared). */
+  usesAuthorizer: boolean;
   /** The first compile problem; the failure policy decides what a matched request gets. */
   problem?: string;
 }
@@ -106,6 +108,7 @@ export function compilePolicy(obj: JsonObject): CompiledPolicy {
     variables: [],
     validations: [],
     auditAnnotations: [],
+    usesAuthorizer: expressions(spec).some((e) => /\bauthorizer\b/.test(e.source)),
   };
   if (isObject(spec.paramKind)) policy.paramKind = { apiVersion: str(spec.paramKind.apiVersion), kind: str(spec.paramKind.kind) };
   try {

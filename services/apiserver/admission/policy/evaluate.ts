@@ -7,7 +7,7 @@
  * reason (default Invalid); an evaluation error gives "deny" under failurePolicy
  * Fail and nothing under Ignore. Never throws for CEL problems.
  */
-import type { CelProgram } from "../../../../shared/cel/index.ts";
+import { celValue, type CelProgram } from "../../../../shared/cel/index.ts";
 import type { CompiledPolicy } from "./compile.ts";
 
 export interface Decision {
@@ -24,10 +24,11 @@ export interface PolicyResult {
   annotations: Record<string, string>;
 }
 
+/** JSON values, or CelValues converted once for several policies. */
 export interface Activation {
   object: unknown;
   oldObject: unknown;
-  request: Record<string, unknown>;
+  request: unknown;
   params: unknown;
   namespaceObject: unknown;
   /** The `authorizer` value (shared/cel's Authorizer), bound to the requester. */
@@ -60,7 +61,16 @@ export function evaluatePolicy(policy: CompiledPolicy, input: Activation): Polic
 
 function validate(policy: CompiledPolicy, input: Activation, annotations: Record<string, string>): Decision[] {
   const variables: Record<string, unknown> = {};
-  const activation: Record<string, unknown> = { ...input, object: input.object ?? null, oldObject: input.oldObject ?? null, params: input.params ?? null, namespaceObject: input.namespaceObject ?? null, variables };
+  // Converted to CEL values once for all the policy's expressions.
+  const activation: Record<string, unknown> = {
+    authorizer: input.authorizer,
+    request: celValue(input.request),
+    object: celValue(input.object ?? null),
+    oldObject: celValue(input.oldObject ?? null),
+    params: celValue(input.params ?? null),
+    namespaceObject: celValue(input.namespaceObject ?? null),
+    variables,
+  };
   const onError = (message: string): Decision[] => (policy.failurePolicy === "Ignore" ? [] : [{ message, reason: "" }]);
   const conditionErrors: string[] = [];
   for (const c of policy.matchConditions) {

@@ -15,7 +15,7 @@
  * (checks are answered between evaluation rounds: shared/cel's evaluateWithAuthorizer).
  */
 import { forbiddenWithReason, statusError, type StatusReason } from "../../../../shared/api/status.ts";
-import { AuthzSession, evaluateWithAuthorizer, newAuthorizer } from "../../../../shared/cel/index.ts";
+import { AuthzSession, celValue, evaluateWithAuthorizer, newAuthorizer, type CelValue } from "../../../../shared/cel/index.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
 import { celAuthorizer } from "../cel-authorizer.ts";
 import type { AdmissionPlugin, Attributes, PluginContext } from "../interfaces.ts";
@@ -67,8 +67,37 @@ export function validatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?
   const deps: MatchDeps = { profile: ctx.profile, objects: ctx.objects, equivalence };
   const authorize = celAuthorizer(ctx);
 
+  /**
+   * What every binding of one request reads, computed at most once: the
+   * namespace, and the CEL values of the request and of the object in each
+   * version a policy sees it in.
+   */
+  function requestInputs(a: Attributes) {
+    let namespaceObject: Promise<JsonObject | undefined> | undefined;
+    const views = new Map<string, { object: CelValue; oldObject: CelValue }>();
+    const request = celValue(conditionRequest(a));
+    return {
+      request,
+      namespaceObject(): Promise<JsonObject | undefined> {
+        if (a.namespace === "") return Promise.resolve(undefined);
+        namespaceObject ??= ctx.objects.get({ group: ctx.profile.group("core"), resource: "namespaces", name: a.namespace }, { cached: true });
+        return namespaceObject;
+      },
+      view(version: string | undefined): { object: CelValue; oldObject: CelValue } {
+        const key = version ?? "";
+        let v = views.get(key);
+        if (!v) {
+          const convert = (obj: JsonObject | undefined) => (obj && version && equivalence ? equivalence.convert(obj, a.resource.group, a.resource.resource, a.resource.version, version) : obj);
+          v = { object: celValue(convert(a.object) ?? null), oldObject: celValue(convert(a.oldObject) ?? null) };
+          views.set(key, v);
+        }
+        return v;
+      },
+    };
+  }
+
   /** The denials of one binding; configuration errors become denials under failurePolicy Fail. */
-  async function evaluateBinding(policy: CompiledPolicy, b: Binding, a: Attributes): Promise<PolicyResult> {
+  async function evaluateBinding(policy: CompiledPolicy, b: Binding, a: Attributes, inputs: ReturnType<typeof requestInputs>): Promise<PolicyResult> {
     const configError = (err: unknown): PolicyResult => ({
       denials: policy.failurePolicy === "Ignore" ? [] : [{ message: `failed to configure binding: ${err instanceof Error ? err.message : String(err)}`, reason: "" }],
       annotations: {},
@@ -88,19 +117,22 @@ export function validatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?
     let namespaceObject: JsonObject | undefined;
     try {
       params = await resolveParams(ctx.profile, ctx.objects, policy.paramKind, b.paramRef, a);
-      if (a.namespace !== "") namespaceObject = await ctx.objects.get({ group: ctx.profile.group("core"), resource: "namespaces", name: a.namespace }, { cached: true });
+      namespaceObject = await inputs.namespaceObject();
     } catch (err) {
       return configError(err);
     }
-    const request = conditionRequest(a);
-    const view = (obj: JsonObject | undefined) => (obj && version && equivalence ? equivalence.convert(obj, a.resource.group, a.resource.resource, a.resource.version, version) : obj);
-    const object = view(a.object);
-    const oldObject = view(a.oldObject);
-    const session = new AuthzSession();
-    const r = a.resource;
-    const authorizer = newAuthorizer(session, a.userInfo, { group: r.group, version: r.version, resource: r.resource, subresource: a.subresource, namespace: a.namespace, name: a.name });
-    const evaluateAll = () => params.map((p) => evaluatePolicy(policy, { object, oldObject, request, params: p, namespaceObject, authorizer }));
-    const results = await evaluateWithAuthorizer(session, evaluateAll, authorize);
+    const { object, oldObject } = inputs.view(version);
+    const request = inputs.request;
+    let results: PolicyResult[];
+    if (policy.usesAuthorizer) {
+      const session = new AuthzSession();
+      const r = a.resource;
+      const authorizer = newAuthorizer(session, a.userInfo, { group: r.group, version: r.version, resource: r.resource, subresource: a.subresource, namespace: a.namespace, name: a.name });
+      const evaluateAll = () => params.map((p) => evaluatePolicy(policy, { object, oldObject, request, params: p, namespaceObject, authorizer }));
+      results = await evaluateWithAuthorizer(session, evaluateAll, authorize);
+    } else {
+      results = params.map((p) => evaluatePolicy(policy, { object, oldObject, request, params: p, namespaceObject }));
+    }
     return { denials: results.flatMap((r) => r.denials), annotations: Object.assign({}, ...results.map((r) => r.annotations)) as Record<string, string> };
   }
 
@@ -115,10 +147,11 @@ export function validatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?
       if (bindings.length === 0 || isExempt(ctx.profile, a)) return;
       const denied: Denied[] = [];
       const audited: JsonObject[] = [];
+      const inputs = requestInputs(a);
       for (const b of bindings) {
         const policy = policies.get(b.policyName);
         if (!policy) continue;
-        const result = await evaluateBinding(policy, b, a);
+        const result = await evaluateBinding(policy, b, a, inputs);
         for (const [key, value] of Object.entries(result.annotations)) a.addAnnotation(`${policy.name}/${key}`, value);
         for (const d of result.denials) {
           if (b.actions.includes("Deny")) denied.push({ ...d, policy: policy.name, binding: b.name });

@@ -9,7 +9,7 @@
  * replica's authorizer as the requester).
  */
 import { internalError, statusError, type StatusDetails, type StatusError, type StatusReason } from "../../../../shared/api/status.ts";
-import { AuthzSession, evaluateWithAuthorizer, newAuthorizer } from "../../../../shared/cel/index.ts";
+import { AuthzSession, celValue, evaluateWithAuthorizer, newAuthorizer } from "../../../../shared/cel/index.ts";
 import type { PlatformProfile } from "../../../../shared/platform/index.ts";
 import type { JsonObject } from "../../storage/object.ts";
 import type { CelAuthorize } from "../cel-authorizer.ts";
@@ -133,7 +133,8 @@ export async function matchConditions(hook: Hook, a: Attributes, object: JsonObj
   const session = new AuthzSession();
   const r = a.resource;
   const authorizer = newAuthorizer(session, a.userInfo, { group: r.group, version: r.version, resource: r.resource, subresource: a.subresource, namespace: a.namespace, name: a.name });
-  const activation = { object: object ?? null, oldObject: oldObject ?? null, request: conditionRequest(a), authorizer };
+  // Converted to CEL values once for all the conditions.
+  const activation = { object: celValue(object ?? null), oldObject: celValue(oldObject ?? null), request: celValue(conditionRequest(a)), authorizer };
   const evaluate = () => evaluateConditions(hook, activation);
   const { skip, errors } = authorize ? await evaluateWithAuthorizer(session, evaluate, authorize) : evaluate();
   if (skip) return false;
