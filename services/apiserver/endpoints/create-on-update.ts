@@ -48,3 +48,20 @@ function reasonOf(message: string, user: UserInfo, info: RequestInfo): string {
   const rest = message.slice(at + denial.length);
   return rest.startsWith(": ") ? rest.slice(2) : "";
 }
+
+/**
+ * A check of another verb on the request's object, made when the handler needs it (the
+ * unsafe delete's `unsafe-delete-ignore-read-errors`). A refusal is 403:
+ * `<resource> "<name>" is forbidden: not permitted to do "<verb>"`.
+ */
+export function extraVerbCheck(authorize: AuthorizeRequest | undefined, user: UserInfo, info: RequestInfo, req: Request): (verb: string) => Promise<void> {
+  return async (verb) => {
+    if (!authorize) return;
+    try {
+      await authorize(user, { ...info, verb }, req);
+    } catch (err) {
+      if (!(err instanceof StatusError) || err.code !== 403) throw err;
+      throw forbiddenWithReason(info.resource, info.name, `not permitted to do ${JSON.stringify(verb)}`, info.apiGroup);
+    }
+  };
+}

@@ -7,7 +7,7 @@ import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { Catalog } from "../registry/catalog.ts";
 import { negotiateOutput } from "./negotiation.ts";
 import { prettyParam } from "./query-bool.ts";
-import { createOnUpdateCheck, type AuthorizeRequest } from "./create-on-update.ts";
+import { createOnUpdateCheck, extraVerbCheck, type AuthorizeRequest } from "./create-on-update.ts";
 import type { RequestInfo } from "./request-info.ts";
 import { handleDelete, handleDeleteCollection } from "./handlers/delete.ts";
 import { handlePatch } from "./handlers/patch.ts";
@@ -91,6 +91,7 @@ export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, r
     pretty,
     user,
     authorizeCreate: createOnUpdateCheck(cfg.authorize, user, info, req),
+    authorizeVerb: extraVerbCheck(cfg.authorize, user, info, req),
     warnings,
     annotations,
     maxBodyBytes: cfg.maxBodyBytes,

@@ -32,6 +32,8 @@ export interface RequestScope {
   user?: UserInfo;
   /** Authorizes `create` for a write that creates an absent object (PUT, apply); throws 403. */
   authorizeCreate?: () => Promise<void>;
+  /** Authorizes another verb on the request's object (the unsafe delete's extra verb); throws 403. */
+  authorizeVerb?: (verb: string) => Promise<void>;
   /** `Warning` header values collected while handling the request. */
   warnings: string[];
   /** Audit annotations of the request (admission adds to them); absent when the request is not audited. */

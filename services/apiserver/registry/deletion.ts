@@ -11,6 +11,7 @@ import type { Preconditions } from "../storage/interface.ts";
 import { meta, type JsonObject } from "../storage/object.ts";
 import type { Registry, WriteContext } from "./registry.ts";
 import { timestamp } from "./system-meta.ts";
+import { deleteCorruptObject } from "./unsafe-delete.ts";
 
 export const ORPHAN_FINALIZER = "orphan";
 export const FOREGROUND_FINALIZER = "foregroundDeletion";
@@ -22,6 +23,8 @@ export interface DeleteRequest {
   preconditions?: Preconditions;
   dryRun?: boolean;
   ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
+  /** Checks the extra `unsafe-delete-ignore-read-errors` verb (the handler's authorizer); throws 403. */
+  authorizeUnsafeDelete?: () => Promise<void>;
 }
 
 export interface DeleteResult {
@@ -69,6 +72,8 @@ function gracePeriodFor(obj: JsonObject, registry: Registry): number | undefined
 export async function deleteObject(registry: Registry, namespace: string | undefined, name: string, opts: DeleteRequest, ctx: Omit<WriteContext, "resource" | "name">): Promise<DeleteResult> {
   validateDeleteOptions(opts, registry.resource.kind, name);
   const key = registry.key(namespace, name);
+  // Without the gate the option changes nothing (the storage has no unsafe deletion).
+  if (opts.ignoreStoreReadErrorWithClusterBreakingPotential && registry.storage.deleteUnreadable) return deleteCorruptObject(registry, key, name, opts.authorizeUnsafeDelete);
   const wctx: WriteContext = { ...ctx, resource: registry.resource, name };
   const current = await registry.getStored(namespace, name, undefined);
   if (opts.preconditions?.uid && opts.preconditions.uid !== meta(current).uid) {

@@ -165,7 +165,10 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     maxHistory: opts.watchHistoryMaxEvents,
     log: (msg, fields) => opts.log?.("warn", msg, fields ?? {}) });
   await cache.start();
-  const storage = new CachedStorage(store, cache, { initialEventsAnnotation: profile.annotations.initialEventsEnd });
+  const storage = new CachedStorage(store, cache, {
+    initialEventsAnnotation: profile.annotations.initialEventsEnd,
+    unsafeDeletionKv: opts.gates?.enabled("AllowUnsafeMalformedObjectDeletion") ? opts.kv : undefined,
+  });
   // Admission and the security chain look the catalog up lazily, once it exists.
   const holder: { catalog?: Catalog } = {};
   const security = opts.security ? await Security.create(profile, opts.security, () => holder.catalog, opts.log) : undefined;
@@ -215,7 +218,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const healthApp = new Hono();
   healthRoutes(healthApp, health);
   const serveHealth: NonResourceHandler = (req) => healthApp.fetch(req);
-  const openapi = openapiRoutes(catalog, profile);
+  const openapi = openapiRoutes(catalog, profile, aggregator.openapi);
   const metrics = declareApiserverMetrics(metricsRegistry);
   encryption?.attachMetrics(metricsRegistry);
   const auditor = opts.auditOptions ? createAuditor(profile, opts.auditOptions, metricsRegistry, (msg, fields) => opts.log?.("warn", msg, fields)) : undefined;

@@ -19,6 +19,7 @@ import {
   type Watcher,
 } from "./interface.ts";
 import type { JsonObject } from "./object.ts";
+import type { KvStore } from "./kv.ts";
 import { corruptionOf, corruptListError, type CorruptObjectError } from "./corrupt-object.ts";
 import { parseResourceVersion } from "./resource-version.ts";
 import type { StoreStorage } from "./store-storage.ts";
@@ -29,11 +30,14 @@ export interface CachedStorageOptions {
   waitTimeoutMs?: number;
   now?: () => number;
   initialEventsAnnotation?: string;
+  /** With AllowUnsafeMalformedObjectDeletion: the store, for `deleteUnreadable` (absent: the method is absent). */
+  unsafeDeletionKv?: KvStore;
 }
 
 export class CachedStorage implements ObjectStorage {
   private readonly waitTimeoutMs: number;
   private readonly now: () => number;
+  readonly deleteUnreadable?: (key: string) => Promise<JsonObject>;
 
   constructor(
     private readonly store: StoreStorage,
@@ -42,6 +46,16 @@ export class CachedStorage implements ObjectStorage {
   ) {
     this.waitTimeoutMs = options.waitTimeoutMs ?? 3000;
     this.now = options.now ?? Date.now;
+    const kv = options.unsafeDeletionKv;
+    if (kv) this.deleteUnreadable = (key) => this.removeWhateverItHolds(kv, key);
+  }
+
+  /** Deletes a key without reading its value (no preconditions, no finalizers); the name and new revision come back. */
+  private async removeWhateverItHolds(kv: KvStore, key: string): Promise<JsonObject> {
+    const known = this.cache.getObject(key);
+    const res = await storageStep("delete", key, () => kv.txn([], [{ type: "delete", key }], []));
+    if (!known && (res.results[0]?.deleted ?? 0) === 0) throw new KeyNotFoundError(key, res.revision);
+    return { metadata: { ...(known ? structuredClone(known.metadata as JsonObject) : {}), resourceVersion: String(res.revision) } };
   }
 
   currentRevision(): Promise<number> {

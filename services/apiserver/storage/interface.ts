@@ -124,4 +124,9 @@ export interface ObjectStorage {
   count(prefix: string): Promise<number>;
   /** Current store revision (quorum). */
   currentRevision(): Promise<number>;
+  /**
+   * Removes a key whatever it holds, without reading it (AllowUnsafeMalformedObjectDeletion;
+   * absent when the gate is off). Returns the name metadata and the deletion's revision.
+   */
+  deleteUnreadable?(key: string): Promise<JsonObject>;
 }

@@ -3,6 +3,7 @@ import { badRequest } from "../../../../shared/api/status.ts";
 import { deleteOptions as deleteOptionsSchema } from "../../../../shared/api/groups/meta-v1.ts";
 import { decodeEnvelope, decodeMessage, messageLayout } from "../../../../shared/codec/protobuf/index.ts";
 import { deleteObject, type DeleteRequest } from "../../registry/deletion.ts";
+import { UNSAFE_DELETE_VERB } from "../../registry/unsafe-delete.ts";
 import { isObject, meta, type JsonObject } from "../../storage/object.ts";
 import { decodeBody, readBody } from "../body.ts";
 import { respond } from "../encode.ts";
@@ -62,6 +63,7 @@ async function deleteOptions(s: RequestScope): Promise<DeleteRequest> {
 
 export async function handleDelete(s: RequestScope): Promise<Response> {
   const opts = await deleteOptions(s);
+  if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) opts.authorizeUnsafeDelete = () => s.authorizeVerb?.(UNSAFE_DELETE_VERB) ?? Promise.resolve();
   const { object, deleted } = await deleteObject(s.registry, s.namespace, s.name as string, opts, writeContext(s, !!opts.dryRun));
   const status = !deleted && opts.orphanDependents === false ? 202 : 200;
   return respond(s, withTypeMeta(object, s), status, "object");
