@@ -2,7 +2,7 @@
  * Encryption at rest through HTTPS against an in-process replica started with an
  * EncryptionConfiguration file: a Secret's value is ciphertext in the store (read
  * with the store client under the replica) and plain through the API; configmaps are
- * not named and stay plain; the configuration is reloaded automatically when the
+ * not named and stay plain; serviceaccounts go through a KMS v2 test plugin; the configuration is reloaded automatically when the
  * file changes, a rewrite moves an object to the new first key even when nothing in
  * it changed, and a value no provider can read is the corrupted-object 500. The
  * metrics count the transformations.
@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { getProfile } from "../../shared/platform/index.ts";
+import { startTestKmsPlugin, type TestKmsPlugin } from "../../services/apiserver/storage/encryption/testing/kms-plugin.ts";
 
 const profile = getProfile("kubernetes");
 const KEY1 = Buffer.alloc(32, 1).toString("base64");
@@ -31,6 +32,9 @@ function config(keys: Array<[string, string]>): string {
     "      keys:",
     ...keys.map(([name, secret]) => `      - {name: ${name}, secret: ${secret}}`),
     "  - identity: {}",
+    "- resources: [serviceaccounts]",
+    "  providers:",
+    `  - kms: {apiVersion: v2, name: test-kms, endpoint: "unix://${kms.socketPath}", timeout: 3s}`,
     "",
   ].join("\n");
 }
@@ -38,6 +42,7 @@ function config(keys: Array<[string, string]>): string {
 let dir: string;
 let configFile: string;
 let api: TestApiserver;
+let kms: TestKmsPlugin;
 
 /** The raw stored bytes of a key, read under the replica's encryption. */
 async function stored(key: string): Promise<string> {
@@ -48,12 +53,14 @@ async function stored(key: string): Promise<string> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "encryption-"));
   configFile = join(dir, "encryption.yaml");
+  kms = await startTestKmsPlugin(join(dir, "kms.sock"));
   await writeFile(configFile, config([["key1", KEY1]]));
   api = await startTestApiserver({ profileId: "kubernetes", encryption: { configFile, automaticReload: true, reloadIntervalMs: 100 } });
 });
 
 afterAll(async () => {
   await api?.close();
+  await kms?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -69,6 +76,21 @@ describe("encryption at rest", () => {
     expect(back.json<{ data: Record<string, string> }>().data.password).toBe(Buffer.from(PLAINTEXT).toString("base64"));
     const list = await api.admin.get(SECRETS);
     expect(list.text).toContain(Buffer.from(PLAINTEXT).toString("base64"));
+  });
+
+  it("encrypts with a KMS v2 plugin over its unix socket: one Encrypt for the DEK, values read back", async () => {
+    const before = kms.calls.Encrypt;
+    for (const name of ["robot-a", "robot-b"]) {
+      const r = await api.admin.post("/api/v1/namespaces/default/serviceaccounts", { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, labels: { marker: "kms-marker-3e2d" } } });
+      expect(r.status, r.text).toBe(201);
+      const raw = await stored(`/registry/core/serviceaccounts/default/${name}`);
+      expect(raw.startsWith("k8s:enc:kms:v2:test-kms:")).toBe(true);
+      expect(raw).not.toContain("kms-marker-3e2d");
+      expect((await api.admin.get(`/api/v1/namespaces/default/serviceaccounts/${name}`)).json<{ metadata: { labels: Record<string, string> } }>().metadata.labels.marker).toBe("kms-marker-3e2d");
+    }
+    expect(kms.calls.Encrypt - before).toBeLessThanOrEqual(1);
+    const metrics = (await api.admin.get("/metrics")).text;
+    expect(metrics).toMatch(/apiserver_envelope_encryption_kms_operations_latency_seconds_count\{provider_name="test-kms",method_name="\/v2.KeyManagementService\/Encrypt",grpc_status_code="OK"\} [1-9]/);
   });
 
   it("leaves resources the configuration does not name in plain", async () => {
