@@ -3,7 +3,9 @@
  * RBAC: a server-side apply of a new object needs `patch` and `create`; a PUT that
  * creates (a kind that allows create on update, Events) needs `update` and `create`.
  * The refusal is 403 Forbidden `<resource> "<name>" is forbidden: <reason>` and nothing
- * is stored; the same user may still apply to or replace an existing object.
+ * is stored; the same user may still apply to or replace an existing object. As on the
+ * platform the check comes after mutating admission and validation, before validating
+ * admission: an invalid object that would be created is 422 even for a user who may not create.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, eventually, profile, startAuthzServer, type AuthzServer } from "../../services/apiserver/authz/testing/harness.ts";
@@ -106,5 +108,19 @@ describe("create on update needs create permission", () => {
 
     const replaced = await s.call(patcher, "PUT", `${events}/put-by-maker`, event("put-by-maker", "second", rv));
     expect(replaced.status, replaced.text).toBe(200);
+  });
+
+  it("the create check comes after validation: an invalid object that would be created is 422, not 403", async () => {
+    const patcher = await s.as("patcher");
+    const invalidApply = await call(s.url, s.ca.certPem, {
+      method: "PATCH",
+      path: `${cms}/invalid-by-patcher?fieldManager=tester`,
+      client: patcher,
+      contentType: "application/apply-patch+yaml",
+      body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "invalid-by-patcher" }, data: { "bad key!": "v" } },
+    });
+    expect(invalidApply.status, invalidApply.text).toBe(422);
+    expect(invalidApply.body).toMatchObject({ reason: "Invalid", details: { causes: [expect.objectContaining({ field: "data[bad key!]" })] } });
+    expect((await s.call(admin, "GET", `${cms}/invalid-by-patcher`)).status).toBe(404);
   });
 });

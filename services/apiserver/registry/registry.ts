@@ -61,6 +61,12 @@ export interface WriteContext {
   warnings?: string[];
   /** Sink of audit annotations. */
   annotations?: Record<string, string>;
+  /**
+   * The extra authorization of a write that creates an absent object (PUT or apply that
+   * creates): checked after mutating admission and validation, before validating
+   * admission, as the platform does; throws 403.
+   */
+  authorizeCreate?: () => Promise<void>;
 }
 
 export interface ListRequest {
@@ -226,6 +232,7 @@ export class Registry {
     }
     const errors = this.strategy.validate(out);
     if (errors.length > 0) throw this.invalid(meta(out).name ?? "", errors);
+    await ctx.authorizeCreate?.();
     await this.validatePhase("CREATE", out, undefined, ctx);
     return out;
   }

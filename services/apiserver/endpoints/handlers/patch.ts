@@ -128,14 +128,13 @@ export async function handlePatch(s: RequestScope): Promise<Response> {
     s.namespace,
     name,
     async (current) => {
-      if (!current && type.createsWhenAbsent) await s.authorizeCreate?.();
       const patched = await type.patch(s, body, current);
       if (current && !type.isApply) checkPatchedIdentity(s, current, patched);
       const checked = checkFields(s, s.resource.def.schema, patched, [], mode);
       checkTypeMeta(checked, s);
       return type.isApply ? checked : recordWrite(s, current, checked);
     },
-    writeContext(s, dryRun),
+    { ...writeContext(s, dryRun), authorizeCreate: type.createsWhenAbsent ? s.authorizeCreate : undefined },
     { forceAllowCreate: type.createsWhenAbsent },
   );
   return respond(s, withTypeMeta(object, s), created ? 201 : 200, "object");

@@ -29,10 +29,9 @@ export async function handleUpdate(s: RequestScope): Promise<Response> {
     s.namespace,
     name,
     async (current) => {
-      if (!current && createsOnUpdate) await s.authorizeCreate?.();
       return recordWrite(s, current, obj);
     },
-    writeContext(s, dryRun),
+    { ...writeContext(s, dryRun), authorizeCreate: createsOnUpdate ? s.authorizeCreate : undefined },
   );
   return respond(s, withTypeMeta(object, s), created ? 201 : 200, "object");
 }
