@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { parseFlagSet } from "../../../shared/cli/flags.ts";
+import { ENCRYPTION_FLAGS, encryptionOptionsFrom } from "../storage/encryption/options.ts";
+import { AUDIT_FLAGS, auditOptionsFrom } from "./options.ts";
+
+const audit = (...argv: string[]) => auditOptionsFrom(parseFlagSet(argv, AUDIT_FLAGS).values);
+const encryption = (...argv: string[]) => encryptionOptionsFrom(parseFlagSet(argv, ENCRYPTION_FLAGS).values);
+
+describe("audit flags", () => {
+  it("default to no backend and the platform's batch settings", () => {
+    expect(audit()).toEqual({});
+    expect(audit("--audit-policy-file=p.yaml", "--audit-webhook-config-file=w.kubeconfig")).toEqual({
+      policyFile: "p.yaml",
+      webhook: { configFile: "w.kubeconfig", bufferSize: 10_000, maxBatchSize: 400, maxBatchWaitMs: 30_000, throttleEnable: true, throttleQps: 10, throttleBurst: 15, initialBackoffMs: 10_000 },
+    });
+  });
+
+  it("read the log backend's rotation and format", () => {
+    expect(audit("--audit-log-path=-", "--audit-log-maxage=7", "--audit-log-maxbackup=3", "--audit-log-maxsize=50", "--audit-log-format=legacy").log).toEqual({ path: "-", format: "legacy", maxAgeDays: 7, maxBackups: 3, maxSizeMB: 50 });
+  });
+
+  it("read the webhook's batch flags", () => {
+    expect(audit("--audit-webhook-config-file=w", "--audit-webhook-batch-buffer-size=50", "--audit-webhook-batch-max-size=5", "--audit-webhook-batch-max-wait=2s", "--audit-webhook-batch-throttle-enable=false", "--audit-webhook-initial-backoff=250ms").webhook).toMatchObject({
+      bufferSize: 50,
+      maxBatchSize: 5,
+      maxBatchWaitMs: 2000,
+      throttleEnable: false,
+      initialBackoffMs: 250,
+    });
+  });
+
+  it.each([
+    [["--audit-log-path=x", "--audit-log-format=xml"], /invalid audit log format "xml"/],
+    [["--audit-log-mode=async"], /invalid audit mode "async"/],
+    [["--audit-log-path=x", "--audit-log-maxage=-1"], /--audit-log-maxage must be a non-negative number/],
+    [["--audit-webhook-config-file=w", "--audit-webhook-batch-max-size=0"], /at least 1/],
+    [["--audit-webhook-config-file=w", "--audit-webhook-batch-buffer-size=10", "--audit-webhook-batch-max-size=20"], /buffer-size must be at least/],
+  ])("refuse %j", (argv, message) => {
+    expect(() => audit(...argv)).toThrow(message);
+  });
+});
+
+describe("encryption flags", () => {
+  it.each([
+    [[], undefined],
+    [["--encryption-provider-config=e.yaml"], { configFile: "e.yaml", automaticReload: false }],
+    [["--encryption-provider-config=e.yaml", "--encryption-provider-config-automatic-reload"], { configFile: "e.yaml", automaticReload: true }],
+  ])("%j", (argv, expected) => {
+    expect(encryption(...argv)).toEqual(expected);
+  });
+
+  it("refuse automatic reload without a configuration file", () => {
+    expect(() => encryption("--encryption-provider-config-automatic-reload")).toThrow(/must be set with --encryption-provider-config/);
+  });
+});
