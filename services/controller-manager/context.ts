@@ -24,6 +24,8 @@ export interface ControllerSettings {
   /** `--node-monitor-grace-period` (default 50s) and `--node-monitor-period` (default 5s). */
   nodeMonitorGracePeriodMs?: number;
   nodeMonitorPeriodMs?: number;
+  /** `--node-eviction-rate`, `--secondary-node-eviction-rate`, `--unhealthy-zone-threshold`, `--large-cluster-size-threshold`. */
+  nodeEviction?: { evictionRate: number; secondaryEvictionRate: number; unhealthyZoneThreshold: number; largeClusterSizeThreshold: number };
   /** `--resource-quota-sync-period` (default 5m). */
   resourceQuotaSyncPeriodMs?: number;
 }

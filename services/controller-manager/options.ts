@@ -43,6 +43,10 @@ export const CONTROLLER_MANAGER_FLAGS: Record<string, FlagSpec> = {
   "cluster-signing-duration": { kind: "duration", default: 8760 * 3_600_000, help: "The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds." },
   "node-monitor-grace-period": { kind: "duration", default: 50_000, help: "Amount of time which we allow running Node to be unresponsive before marking it unhealthy." },
   "node-monitor-period": { kind: "duration", default: 5_000, help: "The period for syncing NodeStatus in cloud-node-lifecycle-controller." },
+  "node-eviction-rate": { kind: "number", default: 0.1, help: "Number of nodes per second on which pods are deleted in case of node failure when a zone is healthy (see --unhealthy-zone-threshold for definition of healthy/unhealthy). Zone refers to entire cluster in non-multizone clusters." },
+  "secondary-node-eviction-rate": { kind: "number", default: 0.01, help: "Number of nodes per second on which pods are deleted in case of node failure when a zone is unhealthy (see --unhealthy-zone-threshold for definition of healthy/unhealthy). Zone refers to entire cluster in non-multizone clusters. This value is implicitly overridden to 0 if the cluster size is smaller than --large-cluster-size-threshold." },
+  "unhealthy-zone-threshold": { kind: "number", default: 0.55, help: "Fraction of Nodes in a zone which needs to be not Ready (minimum 3) for zone to be treated as unhealthy." },
+  "large-cluster-size-threshold": { kind: "number", default: 50, help: "Number of nodes from which node-lifecycle-controller treats the cluster as large for the eviction logic purposes. --secondary-node-eviction-rate is implicitly overridden to 0 for clusters this size or smaller." },
   "resource-quota-sync-period": { kind: "duration", default: 300_000, help: "The period for syncing quota usage status in the system" },
   "use-service-account-credentials": { kind: "boolean", default: false, help: "If true, use individual service account credentials for each controller." },
   profile: { kind: "string", default: "plat", help: "Naming profile of the platform: plat or kubernetes" },
@@ -70,6 +74,12 @@ export interface ServingSettings {
 /** The platform's lease name under a profile: `<system namespace prefix>-controller-manager`. */
 export function defaultLeaseName(profile: PlatformProfile): string {
   return `${profile.systemNamespace.replace(/-system$/, "")}-controller-manager`;
+}
+
+function nonNegative(flags: FlagValues, name: string): number {
+  const v = flags[name];
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0) throw new FlagError(`--${name} must be a number >= 0`);
+  return v;
 }
 
 function positiveInteger(flags: FlagValues, name: string): void {
@@ -142,5 +152,11 @@ export function controllerSettings(flags: FlagValues): ControllerSettings {
     nodeMonitorGracePeriodMs: flags["node-monitor-grace-period"] as number,
     nodeMonitorPeriodMs: flags["node-monitor-period"] as number,
     resourceQuotaSyncPeriodMs: flags["resource-quota-sync-period"] as number,
+    nodeEviction: {
+      evictionRate: nonNegative(flags, "node-eviction-rate"),
+      secondaryEvictionRate: nonNegative(flags, "secondary-node-eviction-rate"),
+      unhealthyZoneThreshold: nonNegative(flags, "unhealthy-zone-threshold"),
+      largeClusterSizeThreshold: nonNegative(flags, "large-cluster-size-threshold"),
+    },
   };
 }

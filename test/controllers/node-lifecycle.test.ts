@@ -22,7 +22,7 @@ interface Node {
 beforeAll(async () => {
   api = await startTestApiserver();
   const kubeconfig = await writeAdminKubeconfig(api);
-  const cm = await startControllerManager(kubeconfig, "plat", ["--leader-elect=false", "--controllers", "nodelifecycle", "--node-monitor-grace-period", "3s"]);
+  const cm = await startControllerManager(kubeconfig, "plat", ["--leader-elect=false", "--controllers", "nodelifecycle", "--node-monitor-grace-period", "3s", "--node-eviction-rate", "10"]);
   expect(await eventually(async () => cm.output().includes("controller manager running"), 30_000), cm.output()).toBe(true);
 });
 afterAll(async () => {

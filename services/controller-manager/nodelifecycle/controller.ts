@@ -9,12 +9,21 @@
  * or the lease change (never the node's timestamps). Each observed heartbeat schedules
  * a check at the end of the grace period; no periodic listing. Eviction of pods from
  * NoExecute-tainted nodes is not done here.
+ *
+ * NoExecute taints (the ones that evict pods) are added at the zone's rate (zones.ts:
+ * `--node-eviction-rate`, `--secondary-node-eviction-rate`, `--unhealthy-zone-threshold`,
+ * `--large-cluster-size-threshold`; zone states Normal / PartialDisruption /
+ * FullDisruption from the nodes' Ready conditions, logged when they change): a node
+ * over the limit gets its NoSchedule taint at once and its NoExecute taint when the
+ * zone's bucket has a token. When every zone is in FullDisruption no NoExecute taint is
+ * added and those there are removed.
  */
 import { isStatusError } from "../../../shared/api/status.ts";
 import type { ApiObject } from "../../../shared/client/object-client.ts";
 import { queueMetrics, recordAction, type Controller, type ControllerContext } from "../context.ts";
 import { WorkQueue } from "../work-queue.ts";
 import { reconcileTaints, unknownConditions, type NodeCondition, type Taint } from "./taints.ts";
+import { allZonesFullyDisrupted, DEFAULT_EVICTION_SETTINGS, TokenBucket, zoneEvictionRate, zoneKey, zoneState, type ZoneState } from "./zones.ts";
 
 const NAME = "node-lifecycle-controller";
 const NODES = { group: "", version: "v1", resource: "nodes" };
@@ -27,6 +36,8 @@ interface Health {
 
 const conditionsOf = (node: ApiObject): NodeCondition[] => ((node.status as { conditions?: NodeCondition[] } | undefined)?.conditions ?? []);
 const nowTime = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+/** Zone states are recomputed from the node cache at most this often. */
+const ZONE_REFRESH_MS = 500;
 
 export function startNodeLifecycleController(ctx: ControllerContext): Controller {
   const grace = ctx.settings.nodeMonitorGracePeriodMs ?? 50_000;
@@ -35,6 +46,60 @@ export function startNodeLifecycleController(ctx: ControllerContext): Controller
   const nodes = ctx.informers.informer(NODES);
   const leases = ctx.informers.informer(leasesRes, { namespace: ctx.profile.nodeLeaseNamespace });
   const health = new Map<string, Health>();
+  const eviction = ctx.settings.nodeEviction ?? DEFAULT_EVICTION_SETTINGS;
+  const buckets = new Map<string, TokenBucket>();
+  const zoneStates = new Map<string, ZoneState>();
+  let zonesAt = 0;
+  let fullDisruption = false;
+  const zoneOf = (node: ApiObject) => zoneKey(node.metadata.labels, ctx.profile.labels.region, ctx.profile.labels.zone);
+
+  /** Zone states and bucket rates from the node cache (every node's Ready condition). */
+  function refreshZones(): void {
+    const now = Date.now();
+    if (now - zonesAt < ZONE_REFRESH_MS) return;
+    zonesAt = now;
+    const counts = new Map<string, { ready: number; notReady: number }>();
+    for (const node of nodes.list()) {
+      const c = counts.get(zoneOf(node)) ?? { ready: 0, notReady: 0 };
+      if (conditionsOf(node).find((x) => x.type === "Ready")?.status === "True") c.ready++;
+      else c.notReady++;
+      counts.set(zoneOf(node), c);
+    }
+    for (const zone of zoneStates.keys()) if (!counts.has(zone)) zoneStates.delete(zone);
+    for (const [zone, c] of counts) {
+      const state = zoneState(c.ready, c.notReady, eviction.unhealthyZoneThreshold);
+      if (zoneStates.get(zone) !== state) ctx.log("info", "Controller detected that zone is now in state", { zone: JSON.stringify(zone), state });
+      zoneStates.set(zone, state);
+      const rate = zoneEvictionRate(state, c.ready + c.notReady, eviction);
+      const bucket = buckets.get(zone);
+      if (bucket) bucket.setRate(rate, now);
+      else buckets.set(zone, new TokenBucket(rate));
+    }
+    const all = allZonesFullyDisrupted(zoneStates.values());
+    if (all !== fullDisruption) {
+      ctx.log(all ? "error" : "info", all ? "Controller detected that all Nodes are not-Ready. Entering master disruption mode." : "Controller detected that some Nodes are Ready. Exiting master disruption mode.", {});
+      fullDisruption = all;
+      // Every node is re-decided: taints held back or removed come (back) now.
+      for (const node of nodes.list()) if (node.metadata.name) queue.add(node.metadata.name);
+    }
+  }
+
+  /**
+   * The taints to write once the zone's limits apply: a NoExecute condition taint not
+   * yet on the node needs a token (else it is retried when one is due); in master
+   * disruption mode none is added and those there go.
+   */
+  function limitNoExecute(node: ApiObject, current: readonly Taint[], next: Taint[]): Taint[] {
+    const managedNoExecute = (t: Taint) => t.effect === "NoExecute" && (t.key === keys.unreachable || t.key === keys.notReady);
+    if (fullDisruption) return next.filter((t) => !managedNoExecute(t));
+    const adding = next.filter((t) => managedNoExecute(t) && !current.some((c) => c.key === t.key && c.effect === t.effect));
+    if (adding.length === 0) return next;
+    const wait = buckets.get(zoneOf(node))?.take(Date.now()) ?? 0;
+    if (wait === 0) return next;
+    if (Number.isFinite(wait)) queue.addAfter(node.metadata.name ?? "", Math.ceil(wait) + 5);
+    else queue.addAfter(node.metadata.name ?? "", ZONE_REFRESH_MS * 2);
+    return next.filter((t) => !adding.includes(t));
+  }
   const queue = new WorkQueue<string>(sync, { workers: 5, metrics: queueMetrics(ctx, "node_lifecycle_controller"), log: (msg, f) => ctx.log("warn", msg, f) });
 
   function observe(name: string, heartbeat: string | undefined, leaseRenew: string | undefined): void {
@@ -65,8 +130,10 @@ export function startNodeLifecycleController(ctx: ControllerContext): Controller
       return; // the node's update event brings the Unknown condition and the taints follow
     }
     const taints = ((node.spec as { taints?: Taint[] } | undefined)?.taints ?? []);
-    const next = reconcileTaints(keys, taints, ready?.status, nowTime());
-    if (!next) return;
+    refreshZones();
+    const wanted = reconcileTaints(keys, taints, ready?.status, nowTime());
+    const next = limitNoExecute(node, taints, wanted ?? [...taints]);
+    if (next.length === taints.length && next.every((t, i) => t === taints[i] || (t.key === taints[i].key && t.effect === taints[i].effect))) return;
     recordAction(ctx, NAME, "taint", NODES, undefined, name);
     try {
       await ctx.client.update(NODES, { ...node, spec: { ...(node.spec as object), taints: next } });
