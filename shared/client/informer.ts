@@ -6,7 +6,9 @@
  * Contract:
  * - Keys are `<namespace>/<name>` for namespaced objects, `<name>` otherwise.
  * - Handlers run synchronously in stream order; a relist is turned into the adds,
- *   updates and deletes that make the cache equal to the new set.
+ *   updates and deletes that make the cache equal to the new set. A watched deletion
+ *   hands `delete` the event's object (its resourceVersion is the deletion's); one
+ *   found by a relist hands the last cached state.
  * - `InformerFactory.informer(resource)` hands every caller the same informer for a
  *   resource, so several controllers share one watch; `start()` resolves when every
  *   informer made so far holds its first complete list.
@@ -41,13 +43,23 @@ export class Informer {
   constructor(
     client: ObjectClient,
     readonly resource: ResourceRef,
-    opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; log?: (msg: string, fields: Record<string, unknown>) => void } = {},
+    opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; backoffMs?: number; log?: (msg: string, fields: Record<string, unknown>) => void } = {},
   ) {
     this.reflector = new Reflector(client, resource, { replace: (items) => this.replace(items), event: (type, obj) => this.event(type, obj) }, opts);
   }
 
   get hasSynced(): boolean {
     return this.synced;
+  }
+
+  /** Complete lists taken so far (1 after the start; each 410 adds one). */
+  get lists(): number {
+    return this.reflector.lists;
+  }
+
+  /** The last resourceVersion seen. */
+  get resourceVersion(): string | undefined {
+    return this.reflector.resourceVersion;
   }
 
   /** Registers a handler; objects already cached are delivered to it as adds. */
@@ -97,8 +109,9 @@ export class Informer {
     const key = objectKey(obj);
     const old = this.cache.get(key);
     if (type === "DELETED") {
+      // The event's object: its final state, with the resourceVersion of the deletion.
       this.cache.delete(key);
-      for (const h of this.handlers) h.delete?.(old ?? obj);
+      for (const h of this.handlers) h.delete?.(obj);
       return;
     }
     this.cache.set(key, obj);
