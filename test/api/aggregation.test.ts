@@ -6,8 +6,9 @@
  * headers (client-sent ones dropped) and the proxy client certificate; list and watch
  * stream through; /apis, /apis/<group> and aggregated discovery hold the backend's group;
  * unavailable backends give the platform's reasons and a 503, other groups unaffected;
- * caBundle and insecureSkipTLSVerify decide the backend's verification; kubectl 1.34 gets
- * the aggregated resource.
+ * caBundle and insecureSkipTLSVerify decide the backend's verification; /openapi/v2 merges
+ * the backend's document (renaming a conflicting definition) and /openapi/v3 serves its
+ * group version's document; kubectl 1.34 gets and explains the aggregated resource.
  */
 import { X509Certificate } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -41,7 +42,10 @@ beforeAll(async () => {
       if (user.username === OUTSIDER && info.apiGroup === G) throw statusError({ code: 403, reason: "Forbidden", message: `${G} is not for ${OUTSIDER}` });
     },
   });
-  backend = await startAggregatedServer(["metrics-api.default.svc", "other.default.svc"], proxyCa.certPem);
+  const localV2 = (await api.admin.get("/openapi/v2")).json<{ definitions: Record<string, unknown> }>();
+  objectMetaName = Object.keys(localV2.definitions).find((k) => k.endsWith(".ObjectMeta")) ?? "";
+  expect(objectMetaName).not.toBe("");
+  backend = await startAggregatedServer(["metrics-api.default.svc", "other.default.svc"], proxyCa.certPem, backendOpenApi());
   await service("metrics-api", backend.port);
   const res = await api.admin.post(apiServicesPath(), apiService(V, G, { service: { namespace: NS, name: "metrics-api", port: 443 }, caBundle: backend.caBundle }));
   expect(res.status, res.text).toBe(201);
@@ -51,6 +55,48 @@ afterAll(async () => {
   await backend?.close();
   await api?.close();
 });
+
+let objectMetaName = "";
+const POD_METRICS_DEF = `com.example.metrics.${V}.PodMetrics`;
+const POD_METRICS_PATH = `/apis/${G}/${V}/namespaces/{namespace}/podmetrics`;
+
+/** The backend's OpenAPI: its own ObjectMeta (a conflicting definition), a path of its group, and paths that are not its to give. */
+function backendOpenApi(): { v2: Obj; v3: Obj } {
+  const podMetrics = {
+    type: "object",
+    description: "PodMetrics sets resource usage metrics of a pod.",
+    properties: { metadata: { $ref: `#/definitions/${objectMetaName}` }, window: { type: "string", description: "The length of the sample window." } },
+    [api.profile.ext.groupVersionKind]: [{ group: G, version: V, kind: "PodMetrics" }],
+  };
+  const v3Schema = { ...podMetrics, properties: { ...podMetrics.properties, metadata: { type: "object" } } };
+  return {
+    v2: {
+      swagger: "2.0",
+      info: { title: "metrics", version: "v0" },
+      paths: {
+        [POD_METRICS_PATH]: { get: { operationId: "listPodMetrics", responses: { "200": { schema: { $ref: `#/definitions/${POD_METRICS_DEF}` } } } } },
+        "/api/v1/pods": { get: { operationId: "backendPods" } },
+        "/version": { get: { operationId: "backendVersion" } },
+      },
+      definitions: { [objectMetaName]: { type: "object", description: "the backend's own ObjectMeta" }, [POD_METRICS_DEF]: podMetrics },
+    },
+    v3: {
+      openapi: "3.0.0",
+      info: { title: "metrics", version: "v0" },
+      paths: {
+        [`${POD_METRICS_PATH}/{name}`]: {
+          get: {
+            operationId: "readPodMetrics",
+            [api.profile.ext.action]: "get",
+            [api.profile.ext.groupVersionKind]: { group: G, version: V, kind: "PodMetrics" },
+            responses: { "200": { description: "OK", content: { "application/json": { schema: { $ref: `#/components/schemas/${POD_METRICS_DEF}` } } } } },
+          },
+        },
+      },
+      components: { schemas: { [POD_METRICS_DEF]: v3Schema } },
+    },
+  };
+}
 
 const apiServicesPath = (name = "") => `/apis/${api.profile.group("apiregistration")}/v1/apiservices${name ? `/${name}` : ""}`;
 
@@ -176,6 +222,39 @@ describe("the proxy", () => {
   });
 });
 
+describe("aggregated OpenAPI", () => {
+  it("merges the backend's /apis/ paths into /openapi/v2, renaming its conflicting definition; other paths stay this server's", async () => {
+    type V2 = { paths: Record<string, { get?: { operationId?: string; responses?: Record<string, { schema?: { $ref?: string } }> } }>; definitions: Record<string, { description?: string; properties?: Record<string, { $ref?: string }> }> };
+    let doc: V2 | undefined;
+    for (let i = 0; i < 200 && !doc?.paths[POD_METRICS_PATH]; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 50));
+      doc = (await api.admin.get("/openapi/v2")).json<V2>();
+    }
+    expect(doc?.paths[POD_METRICS_PATH]?.get?.responses?.["200"]?.schema?.$ref).toBe(`#/definitions/${POD_METRICS_DEF}`);
+    const v2 = doc as V2;
+    expect(v2.definitions[POD_METRICS_DEF].properties?.metadata.$ref).toBe(`#/definitions/${objectMetaName}_v2`);
+    expect(v2.definitions[`${objectMetaName}_v2`]).toEqual({ type: "object", description: "the backend's own ObjectMeta" });
+    expect(v2.definitions[objectMetaName].description).not.toBe("the backend's own ObjectMeta");
+    expect(v2.paths["/api/v1/pods"]?.get?.operationId).not.toBe("backendPods");
+    expect(v2.paths["/version"]?.get?.operationId).not.toBe("backendVersion");
+  });
+
+  it("lists the aggregated group version in the /openapi/v3 index and serves the backend's document, fetched once per hash", async () => {
+    const index = (await api.admin.get("/openapi/v3")).json<{ paths: Record<string, { serverRelativeURL: string }> }>().paths;
+    const entry = index[`apis/${G}/${V}`];
+    expect(entry?.serverRelativeURL).toMatch(new RegExp(`^/openapi/v3/apis/${G.replaceAll(".", "\\.")}/${V}\\?hash=[0-9A-F]+$`));
+    expect(index[`apis/${api.profile.group("apps")}/v1`]).toBeDefined();
+    const fetches = () => backend.requests.filter((r) => r.path === `/openapi/v3/apis/${G}/${V}`).length;
+    const first = await api.admin.get(entry.serverRelativeURL);
+    expect(first.status, first.text).toBe(200);
+    expect(first.json<{ components: { schemas: Record<string, unknown> } }>().components.schemas[POD_METRICS_DEF]).toMatchObject({ description: "PodMetrics sets resource usage metrics of a pod." });
+    const after = fetches();
+    expect((await api.admin.get(`/openapi/v3/apis/${G}/${V}`)).status).toBe(200);
+    expect(fetches()).toBe(after);
+    expect((await api.admin.get(`/openapi/v3/apis/${G}/v9`)).status).toBe(404);
+  });
+});
+
 describe("unavailable backends", () => {
   it("reports ServiceNotFound, EndpointsNotFound, MissingEndpoints and FailedDiscoveryCheck, answers 503 'service unavailable', and other groups are unaffected", async () => {
     const create = async (group: string, name: string) => {
@@ -235,7 +314,7 @@ describe("unavailable backends", () => {
 });
 
 describe("kubectl 1.34", () => {
-  it("gets the aggregated resource (discovery merged) and reads it raw through the APIService", async () => {
+  it("gets the aggregated resource (discovery merged), reads it raw through the APIService and explains it from the backend's OpenAPI", async () => {
     const home = await mkdtemp(join(tmpdir(), "aggregation-kubectl-"));
     try {
       const pki = await ensurePki(api.dir, { profile: api.profile });
@@ -248,6 +327,10 @@ describe("kubectl 1.34", () => {
       const raw = await runClient(kubectl, ["get", "--raw", `/apis/${G}/${V}/namespaces/${NS}/podmetrics/p1`], { env });
       expect(raw.code, raw.stderr).toBe(0);
       expect(JSON.parse(raw.stdout)).toMatchObject({ kind: "PodMetrics", metadata: { name: "p1" }, identity: { clientCN: PROXY_CN } });
+      const explain = await runClient(kubectl, ["explain", `podmetrics.${G}.window`], { env });
+      expect(explain.code, explain.stderr).toBe(0);
+      expect(explain.stdout).toContain("KIND:       PodMetrics");
+      expect(explain.stdout).toContain("The length of the sample window.");
     } finally {
       await rm(home, { recursive: true, force: true });
     }
