@@ -76,13 +76,15 @@ export function validatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?
     let namespaceObject: Promise<JsonObject | undefined> | undefined;
     const views = new Map<string, { object: CelValue; oldObject: CelValue }>();
     const request = celValue(conditionRequest(a));
+    const readNamespace = (): Promise<JsonObject | undefined> => {
+      if (a.namespace === "") return Promise.resolve(undefined);
+      namespaceObject ??= ctx.objects.get({ group: ctx.profile.group("core"), resource: "namespaces", name: a.namespace }, { cached: true });
+      return namespaceObject;
+    };
     return {
       request,
-      namespaceObject(): Promise<JsonObject | undefined> {
-        if (a.namespace === "") return Promise.resolve(undefined);
-        namespaceObject ??= ctx.objects.get({ group: ctx.profile.group("core"), resource: "namespaces", name: a.namespace }, { cached: true });
-        return namespaceObject;
-      },
+      namespaceObject: readNamespace,
+      deps: { ...deps, requestNamespace: readNamespace } satisfies MatchDeps,
       view(version: string | undefined): { object: CelValue; oldObject: CelValue } {
         const key = version ?? "";
         let v = views.get(key);
@@ -105,9 +107,9 @@ export function validatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?
     const none: PolicyResult = { denials: [], annotations: {} };
     let version: string | undefined;
     try {
-      const matched = await matchResources(policy.match, a, deps, true);
+      const matched = await matchResources(policy.match, a, inputs.deps, true);
       if (!matched) return none;
-      if (b.match && !(await matchResources(b.match, a, deps, false))) return none;
+      if (b.match && !(await matchResources(b.match, a, inputs.deps, false))) return none;
       version = matched.version;
     } catch (err) {
       return configError(err);

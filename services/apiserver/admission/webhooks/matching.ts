@@ -29,6 +29,8 @@ export interface MatchDeps {
   equivalence?: Equivalence;
   /** The replica's authorizer for the match conditions' `authorizer` variable. */
   authorize?: CelAuthorize;
+  /** The request's namespace when it is already known (read once per request); else it is read from `objects`. */
+  requestNamespace?: () => Promise<JsonObject | undefined>;
 }
 
 /** A matched webhook: the version it gets the object in (undefined: the request's). */
@@ -84,7 +86,7 @@ export async function matchSelectors(hook: Pick<Hook, "objectSelector" | "namesp
   let ns: JsonObject | undefined;
   try {
     const ref = { group: core, resource: "namespaces", name: a.namespace };
-    ns = (await deps.objects.get(ref, { cached: true })) ?? (await deps.objects.get(ref));
+    ns = (await (deps.requestNamespace ? deps.requestNamespace() : deps.objects.get(ref, { cached: true }))) ?? (await deps.objects.get(ref));
   } catch (err) {
     throw new MatchError(`failed to get namespace ${JSON.stringify(a.namespace)}: ${err instanceof Error ? err.message : String(err)}`);
   }
