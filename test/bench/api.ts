@@ -196,7 +196,7 @@ export async function benchApi(opts: ApiBenchOptions = defaultApiBenchOptions())
     }
 
     // LIST: JSON vs bytes from memory; protobuf vs JSON.
-    if (opts.only !== "watch") await listBench(opts, rounds, ours, ceiling, bare, load, table, extra);
+    if (opts.only !== "watch") await listBench(opts, rounds, ours, ceiling, bare, load, table, extra, pidWithArg(server.dir));
 
     // Watch at a fixed offered rate vs the bare fan-out.
     if (opts.only !== "list") await watchBench(opts, rounds, ours, bare, load, table, extra);
@@ -212,7 +212,7 @@ export async function benchApi(opts: ApiBenchOptions = defaultApiBenchOptions())
   return { ...table.figures(), ...extra };
 }
 
-async function listBench(opts: ApiBenchOptions, rounds: number, ours: LoadTarget, ceiling: Ceiling, bare: LoadTarget, load: Load, table: RatioTable, extra: Record<string, number>): Promise<void> {
+async function listBench(opts: ApiBenchOptions, rounds: number, ours: LoadTarget, ceiling: Ceiling, bare: LoadTarget, load: Load, table: RatioTable, extra: Record<string, number>, serverPid?: number): Promise<void> {
   const write = opts.write;
   const profile = getProfile("kubernetes");
   const listNs = "big";
@@ -230,15 +230,26 @@ async function listBench(opts: ApiBenchOptions, rounds: number, ours: LoadTarget
   extra.list_protobuf_bytes = pbBody.body.length;
   await ceiling.route({ method: "GET", pathPrefix: path, status: 200, contentType: jsonBody.contentType }, jsonBody.body);
   const n = opts.listObjects;
-  const calls = (target: LoadTarget, call: CallTemplate) => load.closed(target, call, 10 * 60_000, 1, opts.listCalls);
+  // The apiserver's CPU per call (user + system, /proc) is kept beside the latencies: on a loaded machine it varies far less.
+  const cpuMs = { json: [] as number[], protobuf: [] as number[] };
+  const calls = async (target: LoadTarget, call: CallTemplate, cpu?: number[]) => {
+    const before = cpuSeconds(serverPid);
+    const r = await load.closed(target, call, 10 * 60_000, 1, opts.listCalls);
+    if (cpu && r.requests > 0) cpu.push(((cpuSeconds(serverPid) - before) * 1000) / r.requests);
+    return r;
+  };
   const jsonVsBare = { a: [] as ClosedResult[], b: [] as ClosedResult[] };
   const pbVsJson = { a: [] as ClosedResult[], b: [] as ClosedResult[] };
   for (let r = 0; r < rounds; r++) {
-    jsonVsBare.a.push(await calls(ours, jsonCall));
+    jsonVsBare.a.push(await calls(ours, jsonCall, cpuMs.json));
     jsonVsBare.b.push(await calls(bare, jsonCall));
-    pbVsJson.a.push(await calls(ours, pbCall));
-    pbVsJson.b.push(await calls(ours, jsonCall));
+    pbVsJson.a.push(await calls(ours, pbCall, cpuMs.protobuf));
+    pbVsJson.b.push(await calls(ours, jsonCall, cpuMs.json));
   }
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1] ?? Number.NaN;
+  extra.list_json_server_cpu_ms = median(cpuMs.json);
+  extra.list_protobuf_server_cpu_ms = median(cpuMs.protobuf);
+  write(`LIST ${opts.listObjects}: apiserver CPU per call, median of rounds: JSON ${extra.list_json_server_cpu_ms.toFixed(1)} ms, protobuf ${extra.list_protobuf_server_cpu_ms.toFixed(1)} ms\n`);
   table.add({ key: "list_json", label: `LIST ${n} JSON p50`, aName: "apiserver", bName: "same bytes from memory", a: jsonVsBare.a.map((x) => x.p50), b: jsonVsBare.b.map((x) => x.p50), unit: "ms", better: "lower" });
   table.add({ key: "list_protobuf_vs_json", label: `LIST ${n} protobuf p50`, aName: "protobuf", bName: "JSON", a: pbVsJson.a.map((x) => x.p50), b: pbVsJson.b.map((x) => x.p50), unit: "ms", better: "lower" });
   write(`LIST ${n}: JSON ${jsonBody.body.length} bytes, protobuf ${pbBody.body.length} bytes\n`);
