@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { getProfile } from "../../shared/platform/index.ts";
+import { encryptionConfigYaml, keyedProvider } from "../../services/apiserver/storage/encryption/testing/config-yaml.ts";
 import { startTestKmsPlugin, type TestKmsPlugin } from "../../services/apiserver/storage/encryption/testing/kms-plugin.ts";
 
 const profile = getProfile("kubernetes");
@@ -22,21 +23,10 @@ const PLAINTEXT = "plaintext-password-7c1f";
 const SECRETS = "/api/v1/namespaces/default/secrets";
 
 function config(keys: Array<[string, string]>): string {
-  return [
-    `apiVersion: ${profile.apiVersion("apiserverConfig", "v1")}`,
-    "kind: EncryptionConfiguration",
-    "resources:",
-    "- resources: [secrets]",
-    "  providers:",
-    "  - aescbc:",
-    "      keys:",
-    ...keys.map(([name, secret]) => `      - {name: ${name}, secret: ${secret}}`),
-    "  - identity: {}",
-    "- resources: [serviceaccounts]",
-    "  providers:",
-    `  - kms: {apiVersion: v2, name: test-kms, endpoint: "unix://${kms.socketPath}", timeout: 3s}`,
-    "",
-  ].join("\n");
+  return encryptionConfigYaml(profile, [
+    { resources: ["secrets"], providers: [keyedProvider("aescbc", keys), "identity: {}"] },
+    { resources: ["serviceaccounts"], providers: [`kms: {apiVersion: v2, name: test-kms, endpoint: "unix://${kms.socketPath}", timeout: 3s}`] },
+  ]);
 }
 
 let dir: string;

@@ -21,6 +21,7 @@ import { ensurePki, type Pki } from "../../services/apiserver/server/certs.ts";
 import { startReplica, type Replica } from "../../services/apiserver/server/replica.ts";
 import { openStore, type StoreConnection } from "../../services/apiserver/server/store-connection.ts";
 import { EtcdKv } from "../../services/apiserver/storage/etcd-kv.ts";
+import { encryptionConfigYaml, keyedProvider } from "../../services/apiserver/storage/encryption/testing/config-yaml.ts";
 import { REPO_ROOT, spawnStoreNode, stopChild, waitForStore } from "../../services/store/server/node-process.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { HttpsClient } from "../support/https-client.ts";
@@ -44,17 +45,7 @@ let configFile: string;
 const replicas: Array<{ port: number; child?: ChildProcess; output: string[]; inProcess?: { replica: Replica; connection: StoreConnection } }> = [];
 
 function encryptionConfig(keys: Array<[string, string]>): string {
-  return [
-    `apiVersion: ${profile.apiVersion("apiserverConfig", "v1")}`,
-    "kind: EncryptionConfiguration",
-    "resources:",
-    "- resources: [secrets]",
-    "  providers:",
-    "  - secretbox:",
-    "      keys:",
-    ...keys.map(([name, secret]) => `      - {name: ${name}, secret: ${secret}}`),
-    "",
-  ].join("\n");
+  return encryptionConfigYaml(profile, [{ resources: ["secrets"], providers: [keyedProvider("secretbox", keys)] }]);
 }
 
 function client(i: number): HttpsClient {
