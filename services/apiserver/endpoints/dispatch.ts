@@ -30,7 +30,7 @@ function pageNotFound(): Error {
 }
 
 /** Subresources served by the generic handlers (same object, split by the strategy). */
-const GENERIC_SUBRESOURCES = new Set(["status", "finalize", "token", "approval"]);
+const GENERIC_SUBRESOURCES = new Set(["status", "finalize", "token", "approval", "ephemeralcontainers", "resize"]);
 /** Subresources with their own handler. */
 const SPECIAL_SUBRESOURCES: Record<string, (s: RequestScope) => Promise<Response>> = { scale: handleScale };
 

@@ -1,6 +1,7 @@
 /**
  * The few kinds whose registry behaviour is more than the schema says: namespaces
- * (their own finalizers in spec, Terminating phase), pods (initial status), services
+ * (their own finalizers in spec, Terminating phase), pods (initial status, the
+ * ephemeralcontainers and resize subresources), services
  * (allocated addresses and ports kept on update) and
  * webhook configurations (CEL match conditions compiled).
  * Everything else uses the generic strategy.
@@ -12,6 +13,7 @@ import { isObject, type JsonObject } from "../storage/object.ts";
 import { genericStrategy, type Strategy } from "./strategy.ts";
 import { csrStrategy } from "./csr-strategy.ts";
 import { keepAllocatedValues } from "./service-update.ts";
+import { prepareEphemeralContainers, prepareResize, validateEphemeralContainers, validateResize } from "./pod-subresources.ts";
 import { eventStrategy, isEventKind } from "./event-strategy.ts";
 import { webhookConfigurationStrategy } from "../admission/webhooks/config-strategy.ts";
 import { mutatingAdmissionPolicyStrategy, validatingAdmissionPolicyStrategy } from "../admission/policy/strategy.ts";
@@ -64,6 +66,16 @@ function podStrategy(def: KindDefinition): Strategy {
     prepareForCreate(obj) {
       base.prepareForCreate(obj);
       obj.status = initialPodStatus(obj);
+    },
+    prepareForSubresource(subresource, obj, old) {
+      if (subresource === "ephemeralcontainers") return prepareEphemeralContainers(obj, old);
+      if (subresource === "resize") return prepareResize(obj, old);
+      return undefined;
+    },
+    validateSubresourceUpdate(subresource, obj, old) {
+      if (subresource === "ephemeralcontainers") return [...base.validate(obj), ...validateEphemeralContainers(obj, old)];
+      if (subresource === "resize") return [...base.validate(obj), ...validateResize(obj, old)];
+      return undefined;
     },
     // A pod bound to a node waits for its node agent to confirm termination; an
     // unscheduled or finished pod has nothing to wait for.

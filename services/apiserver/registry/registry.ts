@@ -367,7 +367,7 @@ export class Registry {
       out = this.keepSystemFields(out, await this.admitPhase("UPDATE", out, current, ctx));
       out = this.strategy.applyDefaults(out);
     }
-    const errors = this.strategy.validateUpdate(out, current);
+    const errors = (ctx.subresource && this.strategy.validateSubresourceUpdate?.(ctx.subresource, out, current)) || this.strategy.validateUpdate(out, current);
     if (errors.length > 0) throw this.invalid(ctx.name, errors);
     await this.validatePhase("UPDATE", out, current, ctx);
     return out;

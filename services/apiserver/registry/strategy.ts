@@ -32,6 +32,8 @@ export interface Strategy {
   readonly hasStatus: boolean;
   /** Update through a kind-specific subresource (namespaces: finalize); returns the object to store. */
   prepareForSubresource?(subresource: string, obj: JsonObject, old: JsonObject): JsonObject | undefined;
+  /** Validation of an update through such a subresource, in place of `validateUpdate` (undefined: `validateUpdate`). */
+  validateSubresourceUpdate?(subresource: string, obj: JsonObject, old: JsonObject): FieldError[] | undefined;
   /** Grace period of a graceful deletion, or undefined when the object is removed at once. */
   gracePeriodSeconds?(obj: JsonObject): number | undefined;
   /** True while something other than metadata.finalizers keeps a deleted object (namespaces: spec.finalizers). */
