@@ -1,6 +1,6 @@
 /**
  * storage/v1: StorageClass, CSIDriver, CSINode and VolumeAttachment, all
- * cluster-scoped. Protobuf field numbers are the platform's (storage/v1
+ * cluster-scoped, and the namespaced CSIStorageCapacity (storage-v1-capacity.ts). Protobuf field numbers are the platform's (storage/v1
  * generated.proto). A StorageClass has no spec: its fields sit at the top
  * level, and provisioner, parameters, reclaimPolicy and volumeBindingMode
  * cannot change once set.
@@ -11,6 +11,7 @@ import { isDNS1123Subdomain, isQualifiedName } from "../../schema/formats.ts";
 import type { FieldError, KindDefinition, Schema } from "../../schema/types.ts";
 import { ageColumn, getPath, listAt } from "../table-cells.ts";
 import { persistentVolumeSpec, topologySelectorTerm } from "./core-v1.ts";
+import { csiStorageCapacityKind } from "./storage-v1-capacity.ts";
 import { objectKind } from "./meta-v1.ts";
 import { ensureObj, isObj, type Obj } from "./workload-rules.ts";
 
@@ -345,4 +346,5 @@ export const kinds: KindDefinition[] = [
       ageColumn,
     ],
   },
+  csiStorageCapacityKind,
 ];
