@@ -82,8 +82,10 @@ function objectValue(schema: Schema, depth: number): fc.Arbitrary<unknown> | und
   // A discriminated union (`type: Resource` with `resource: {...}`): the member the type names, and no other.
   return fc.constantFrom(...members.keys()).chain((type) => {
     const member = members.get(type) as string;
-    const own = Object.fromEntries(Object.entries(fields).filter(([k]) => k === member || ![...members.values()].includes(k)));
-    return fc.record({ ...own, type: fc.constant(type) }, { requiredKeys: [...new Set([...required, "type", ...(member in own ? [member] : [])])] });
+    const own: Record<string, fc.Arbitrary<unknown>> = Object.fromEntries(Object.entries(fields).filter(([k]) => k === member || ![...members.values()].includes(k)));
+    own.type = fc.constant(type);
+    const requiredKeys: string[] = [...new Set([...required, "type", ...(member in own ? [member] : [])])];
+    return fc.record(own, { requiredKeys });
   });
 }
 
