@@ -46,8 +46,18 @@ export function regexCost(input: string, regex: string): number {
   return traverse(1 + input.length) * traverse(regex.length, REGEX_LENGTH_FACTOR);
 }
 
-/** Cost of a binary operator applied to evaluated operands. */
-export function operatorCost(op: string, left: unknown, right: unknown): number {
+/** What an operator's price depends on: operand lengths (1 for scalars), and their kinds. */
+export interface OperandSizes {
+  left: number;
+  right: number;
+  /** Both operands are strings, bytes or lists (`+` copies them). */
+  sequences: boolean;
+  /** The right operand is a list (`in` scans it). */
+  rightIsList: boolean;
+}
+
+/** Cost of a binary operator from its operands' sizes (the runtime meter and the static estimate). */
+export function operatorCostBySize(op: string, s: OperandSizes): number {
   switch (op) {
     case "==":
     case "!=":
@@ -56,33 +66,40 @@ export function operatorCost(op: string, left: unknown, right: unknown): number 
     case ">":
     case ">=":
       // O(min(m, n)): scalars have size 1, so a scalar comparison costs 1
-      return atLeastOne(traverse(Math.min(sizeOf(left), sizeOf(right))));
+      return atLeastOne(traverse(Math.min(s.left, s.right)));
     case "in":
       // list membership is a linear scan; map membership a lookup
-      return isList(right) ? atLeastOne(sizeOf(right)) : 1;
+      return s.rightIsList ? atLeastOne(s.right) : 1;
     case "+":
       // concatenation copies both operands
-      return isSequence(left) && isSequence(right) ? atLeastOne(traverse(sizeOf(left) + sizeOf(right))) : 1;
+      return s.sequences ? atLeastOne(traverse(s.left + s.right)) : 1;
     default:
       return 1;
   }
 }
 
+/** Cost of a binary operator applied to evaluated operands. */
+export function operatorCost(op: string, left: unknown, right: unknown): number {
+  return operatorCostBySize(op, { left: sizeOf(left), right: sizeOf(right), sequences: isSequence(left) && isSequence(right), rightIsList: isList(right) });
+}
+
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
+const REGEX_FUNCTIONS: ReadonlySet<string> = new Set(["matches", "find", "findAll"]);
 
 /**
- * Cost of a function call, by name, from its evaluated arguments (a method's
- * receiver first). `join` is priced from its result and charged after the call.
+ * Cost of a function call from sizes: `a` of the receiver or first argument,
+ * `b` of the second (the pattern of a regex function), `result` of the result
+ * (`join`); `copies`: a string ↔ bytes conversion.
  */
-export function callCost(name: string, values: readonly unknown[], result?: unknown): number {
-  const [a, b] = values;
+export function callCostBySize(name: string, a: number, b: number, result: number, copies: boolean): number {
   switch (name) {
     case "matches":
     case "find":
     case "findAll":
-      return atLeastOne(regexCost(str(a), str(b)));
+      // ceil((1 + |input|) × 0.1) × ceil(|regex| × 0.25)
+      return atLeastOne(traverse(1 + a) * traverse(b, REGEX_LENGTH_FACTOR));
     case "contains":
-      return atLeastOne(traverse(sizeOf(a)) * traverse(sizeOf(b)));
+      return atLeastOne(traverse(a) * traverse(b));
     case "startsWith":
     case "endsWith":
     case "lowerAscii":
@@ -91,20 +108,31 @@ export function callCost(name: string, values: readonly unknown[], result?: unkn
     case "substring":
     case "indexOf":
     case "lastIndexOf":
-      return atLeastOne(traverse(sizeOf(a)));
+      return atLeastOne(traverse(a));
     case "split":
-      return atLeastOne(traverse(sizeOf(a), 2 * TRAVERSAL_FACTOR));
+      return atLeastOne(traverse(a, 2 * TRAVERSAL_FACTOR));
     case "join":
-      return atLeastOne(traverse(sizeOf(result ?? ""), 2 * TRAVERSAL_FACTOR));
+      return atLeastOne(traverse(result, 2 * TRAVERSAL_FACTOR));
     case "check":
       return AUTHZ_CHECK_COST;
     case "bytes":
     case "string":
       // string ↔ bytes conversions copy the value; other conversions are O(1)
-      return (typeof a === "string" && name === "bytes") || (a instanceof Uint8Array && name === "string") ? atLeastOne(traverse(sizeOf(a))) : 1;
+      return copies ? atLeastOne(traverse(a)) : 1;
     default:
       return 1;
   }
+}
+
+/**
+ * Cost of a function call, by name, from its evaluated arguments (a method's
+ * receiver first). `join` is priced from its result and charged after the call.
+ */
+export function callCost(name: string, values: readonly unknown[], result?: unknown): number {
+  const [a, b] = values;
+  const regex = REGEX_FUNCTIONS.has(name);
+  const copies = (typeof a === "string" && name === "bytes") || (a instanceof Uint8Array && name === "string");
+  return callCostBySize(name, regex ? str(a).length : sizeOf(a), regex ? str(b).length : sizeOf(b), sizeOf(result ?? ""), copies);
 }
 
 /** Functions whose cost depends on their result and is charged after the call. */

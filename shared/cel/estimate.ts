@@ -13,7 +13,7 @@
  * Also the limits and the messages of the platform's write-time check.
  */
 import type { Schema } from "../schema/types.ts";
-import { AUTHZ_CHECK_COST, ITERATION_COST, LIST_LITERAL_COST, MAP_LITERAL_COST, REGEX_LENGTH_FACTOR, SELECT_COST, TRAVERSAL_FACTOR } from "./cost-model.ts";
+import { callCostBySize, ITERATION_COST, LIST_LITERAL_COST, MAP_LITERAL_COST, operatorCostBySize, SELECT_COST } from "./cost-model.ts";
 
 /** The largest estimated cost of one expression (the platform's StaticEstimatedCostLimit). */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
@@ -50,10 +50,9 @@ interface Node {
   readonly meta?: { readonly alternate?: { readonly op: string }; readonly macro?: unknown };
 }
 
-const ceil = (n: number, factor: number): number => Math.ceil(n * factor);
-const atLeastOne = (n: number): number => Math.max(1, n);
 const COMPREHENSIONS = new Set(["all", "exists", "exists_one", "map", "filter"]);
-const SEQUENCE_FUNCTIONS = new Set(["startsWith", "endsWith", "lowerAscii", "upperAscii", "trim", "substring", "indexOf", "lastIndexOf"]);
+/** Functions whose result is at most as long as their receiver. */
+const SIZED_RESULTS = new Set(["find", "findAll", "lowerAscii", "upperAscii", "trim", "substring", "bytes", "string"]);
 
 /** The minimal JSON size of a value of this schema (used to size unbounded containers). */
 function minJsonSize(s: Schema | undefined): number {
@@ -171,22 +170,10 @@ class Estimator {
 
   private binary(op: string, operands: Node[]): Estimate {
     const [l, r] = operands.map((n) => this.estimate(n));
-    const base = l.cost + r.cost;
-    switch (op) {
-      case "==":
-      case "!=":
-      case "<":
-      case "<=":
-      case ">":
-      case ">=":
-        return { cost: base + atLeastOne(ceil(Math.min(l.size, r.size), TRAVERSAL_FACTOR)), size: 1 };
-      case "in":
-        return { cost: base + (r.schema?.type === "object" ? 1 : atLeastOne(r.size)), size: 1 };
-      case "+":
-        return { cost: base + atLeastOne(ceil(l.size + r.size, TRAVERSAL_FACTOR)), size: l.size + r.size, ...(l.element ? { element: l.element } : l.schema ? { schema: l.schema } : {}) };
-      default:
-        return { cost: base + 1, size: 1 };
-    }
+    // the worst case: `+` copies, `in` scans unless the right side is known to be a map
+    const cost = l.cost + r.cost + operatorCostBySize(op, { left: l.size, right: r.size, sequences: true, rightIsList: r.schema?.type !== "object" });
+    if (op !== "+") return { cost, size: 1 };
+    return { cost, size: l.size + r.size, ...(l.element ? { element: l.element } : l.schema ? { schema: l.schema } : {}) };
   }
 
   private call(node: Node): Estimate {
@@ -202,29 +189,22 @@ class Estimator {
     }
     const values = [...(receiver ? [this.estimate(receiver)] : []), ...operands.map((n) => this.estimate(n))];
     const [a, b] = values;
-    const base = sum(values);
-    const size = (e: Estimate | undefined): number => e?.size ?? 1;
+    const sizeA = a?.size ?? 1;
+    const sizeB = b?.size ?? 1;
+    // join: the elements, and a separator between each two
+    const joined = name === "join" ? sizeA * (a?.element?.size ?? this.member(a ?? { size: 1 }).size) + sizeA * sizeB : 0;
+    const cost = sum(values) + callCostBySize(name, sizeA, sizeB, joined, true);
     switch (name) {
-      case "matches":
-      case "find":
-      case "findAll":
-        return { cost: base + atLeastOne(ceil(1 + size(a), TRAVERSAL_FACTOR) * ceil(size(b), REGEX_LENGTH_FACTOR)), size: name === "findAll" ? size(a) : size(a) };
-      case "contains":
-        return { cost: base + atLeastOne(ceil(size(a), TRAVERSAL_FACTOR) * ceil(size(b), TRAVERSAL_FACTOR)), size: 1 };
       case "split":
-        return { cost: base + atLeastOne(ceil(size(a), 2 * TRAVERSAL_FACTOR)), size: size(a), element: { size: size(a) } };
-      case "join": {
-        const joined = size(a) * (a?.element?.size ?? this.member(a ?? { size: 1 }).size) + size(a) * size(b);
-        return { cost: base + atLeastOne(ceil(joined, 2 * TRAVERSAL_FACTOR)), size: joined };
-      }
-      case "bytes":
-      case "string":
-        return { cost: base + atLeastOne(ceil(size(a), TRAVERSAL_FACTOR)), size: size(a) };
+        return { cost, size: sizeA, element: { size: sizeA } };
+      case "join":
+        return { cost, size: joined };
+      case "matches":
+      case "contains":
       case "check":
-        return { cost: base + AUTHZ_CHECK_COST, size: 1 };
+        return { cost, size: 1 };
       default:
-        if (SEQUENCE_FUNCTIONS.has(name)) return { cost: base + atLeastOne(ceil(size(a), TRAVERSAL_FACTOR)), size: size(a) };
-        return { cost: base + 1, size: 1 };
+        return { cost, size: SIZED_RESULTS.has(name) ? sizeA : 1 };
     }
   }
 
