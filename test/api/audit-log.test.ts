@@ -200,6 +200,20 @@ describe("audit log", () => {
     expect(stages).toEqual(["RequestReceived", "ResponseComplete"]);
   });
 
+  it("decodes protobuf bodies (kubectl's typed requests) into the event's objects", async () => {
+    const home = await mkdtemp(join(tmpdir(), "audit-kubectl-"));
+    try {
+      await writeFile(join(home, "config"), kubeconfig(api.replica.url, api.ca, ADMIN_TOKEN));
+      const out = await runClient(layerClients().kubectl, ["create", "configmap", "kc-proto", "-n", "audited", "--from-literal=shade=amber"], { env: { HOME: home, KUBECONFIG: join(home, "config") } });
+      expect(out.code, out.stderr).toBe(0);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+    const [done] = await eventsFor((e) => e.verb === "create" && e.objectRef?.name === "kc-proto" && e.stage === "ResponseComplete");
+    expect(done?.requestObject).toMatchObject({ kind: "ConfigMap", data: { shade: "amber" } });
+    expect(done?.responseObject).toMatchObject({ kind: "ConfigMap", metadata: { name: "kc-proto" } });
+  });
+
   it("answers with the Audit-ID header of the event, keeping one the client sent", async () => {
     const mine = await admin.get("/api/v1/namespaces/audited/configmaps", { "audit-id": "client-chosen-id-42" });
     expect(mine.headers["audit-id"]).toBe("client-chosen-id-42");

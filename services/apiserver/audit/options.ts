@@ -12,6 +12,7 @@ import { AuditLogBackend, type AuditBackend, type AuditLogFormat } from "./log-b
 import { declareAuditMetrics } from "./metrics.ts";
 import { loadPolicyFile } from "./policy.ts";
 import { evaluatePolicy } from "./policy-evaluator.ts";
+import { protobufBodyDecoder, type KindLookup } from "./protobuf-bodies.ts";
 import { AuditWebhookBackend, DEFAULT_WEBHOOK_BATCH, type AuditWebhookBatchOptions } from "./webhook-backend.ts";
 
 export const AUDIT_FLAGS: Record<string, FlagSpec> = {
@@ -88,6 +89,7 @@ export function createAuditor(
   opts: AuditOptions,
   metricsRegistry: MetricsRegistry,
   log: (msg: string, fields: Record<string, unknown>) => void = () => {},
+  kindOf?: KindLookup,
 ): RunningAuditor | undefined {
   if (!opts.policyFile || (!opts.log && !opts.webhook)) return undefined;
   const policy = loadPolicyFile(opts.policyFile, profile);
@@ -100,6 +102,7 @@ export function createAuditor(
   if (opts.webhook) backends.push(new AuditWebhookBackend(profile, loadWebhookClientConfig(opts.webhook.configFile), opts.webhook, metrics, log));
   return {
     profile,
+    decodeProtobuf: kindOf ? protobufBodyDecoder(kindOf) : undefined,
     decide(attrs) {
       const config = evaluatePolicy(policy, attrs);
       metrics.observeLevel(config.level);

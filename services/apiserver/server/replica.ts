@@ -221,7 +221,9 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const openapi = openapiRoutes(catalog, profile, aggregator.openapi);
   const metrics = declareApiserverMetrics(metricsRegistry);
   encryption?.attachMetrics(metricsRegistry);
-  const auditor = opts.auditOptions ? createAuditor(profile, opts.auditOptions, metricsRegistry, (msg, fields) => opts.log?.("warn", msg, fields)) : undefined;
+  const auditor = opts.auditOptions
+    ? createAuditor(profile, opts.auditOptions, metricsRegistry, (msg, fields) => opts.log?.("warn", msg, fields), (ref) => catalog.lookup(ref.apiGroup ?? "", ref.apiVersion ?? "", ref.resource)?.resource.def)
+    : undefined;
   const serveMetrics: NonResourceHandler = async () => new Response(await metricsRegistry.text(), { status: 200, headers: { "content-type": metricsRegistry.contentType } });
 
   let boundAddress = "127.0.0.1:0";

@@ -5,7 +5,8 @@
  * RequestReceived, ResponseStarted (long-running requests, when the response
  * starts) and ResponseComplete (when a long-running response ends). At Request and
  * above the request body is kept (a copy read beside the handler), at
- * RequestResponse the response body too; credentials are redacted first.
+ * RequestResponse the response body too (JSON, or the profile's protobuf decoded by the
+ * auditor); credentials are redacted first.
  *
  * Cost when auditing is off (no auditor, or level None): one small object per request.
  * A plain function sink receives every request at level Metadata (tests).
@@ -72,6 +73,8 @@ export interface Auditor {
   decide(attrs: AuditAttributes): RequestAuditConfig;
   /** Receives each kept event; must not throw and must not block. */
   emit(event: Readonly<AuditEvent>): void;
+  /** Decodes a body in the profile's protobuf media type (undefined: not decodable). */
+  decodeProtobuf?(ref: AuditObjectRef | undefined, bytes: Uint8Array): unknown;
 }
 
 export const DISCARD_AUDIT: AuditSink = () => {};
@@ -104,23 +107,26 @@ function isJson(contentType: string | null): boolean {
   return !!contentType && /^application\/(?:[\w.+-]*\+)?json\b/i.test(contentType);
 }
 
-/** The body of a copy of `req` as JSON (undefined: none, too large, or not JSON); read beside the handler. */
-async function readJsonBody(req: Request): Promise<unknown> {
-  if (!req.body || !isJson(req.headers.get("content-type"))) return undefined;
-  try {
-    const text = await req.clone().text();
-    if (text.length === 0 || text.length > MAX_KEPT_BODY_BYTES) return undefined;
-    return JSON.parse(text);
-  } catch {
+/** Turns a kept body into its object: JSON, or the profile's protobuf through the auditor. */
+type BodyDecoder = (contentType: string | null, bytes: Uint8Array) => unknown;
+
+function bodyDecoder(auditor: Auditor | undefined, ref: AuditObjectRef | undefined): BodyDecoder {
+  const protobufType = auditor?.profile.protobufMediaType;
+  return (contentType, bytes) => {
+    if (isJson(contentType)) return JSON.parse(new TextDecoder().decode(bytes));
+    if (protobufType && contentType?.toLowerCase().startsWith(protobufType)) return auditor?.decodeProtobuf?.(ref, bytes);
     return undefined;
-  }
+  };
 }
 
-async function readJsonResponse(res: Response): Promise<unknown> {
-  if (!res.body || !isJson(res.headers.get("content-type"))) return undefined;
+/** The body of a copy of `message` as an object (undefined: none, too large, or not decodable); read beside the handler. */
+async function readBody(message: Request | Response, decode: BodyDecoder): Promise<unknown> {
+  if (!message.body) return undefined;
+  const contentType = message.headers.get("content-type");
   try {
-    const text = await res.clone().text();
-    return text.length > 0 && text.length <= MAX_KEPT_BODY_BYTES ? JSON.parse(text) : undefined;
+    const bytes = new Uint8Array(await message.clone().arrayBuffer());
+    if (bytes.length === 0 || bytes.length > MAX_KEPT_BODY_BYTES) return undefined;
+    return decode(contentType, bytes);
   } catch {
     return undefined;
   }
@@ -154,7 +160,7 @@ export function withAudit(target: AuditSink | Auditor = DISCARD_AUDIT): Filter {
     ctx.audit = event;
     const config = auditor ? auditor.decide(attributesOf(ctx)) : METADATA_ONLY;
     if (config.level === "None") return next(ctx);
-    return audited(next, ctx, event, config, emit, auditor?.profile);
+    return audited(next, ctx, event, config, emit, auditor);
   };
 }
 
@@ -178,8 +184,10 @@ async function audited(
   event: AuditEvent,
   config: RequestAuditConfig,
   emit: AuditSink,
-  profile: PlatformProfile | undefined,
+  auditor: Auditor | undefined,
 ): Promise<Response> {
+  const profile = auditor?.profile;
+  const decode = bodyDecoder(auditor, event.objectRef);
   const received = microTime(ctx.receivedAt);
   const address = ctx.incoming?.socket?.remoteAddress;
   event.level = config.level;
@@ -202,7 +210,7 @@ async function audited(
     return config.omitManagedFields ? withoutManagedFields(redacted) : redacted;
   };
   send("RequestReceived");
-  const requestBody = levelAtLeast(config.level, "Request") ? readJsonBody(ctx.request) : undefined;
+  const requestBody = levelAtLeast(config.level, "Request") ? readBody(ctx.request, decode) : undefined;
   let response: Response | undefined;
   let failure: unknown;
   try {
@@ -215,7 +223,7 @@ async function audited(
     const code = response ? response.status : (toStatus(failure).code ?? 500);
     const responseStatus = responseStatusOf(code, failure);
     const longRunning = isLongRunning(infoOf(ctx)) && response !== undefined;
-    const bodies = Promise.all([requestBody, !longRunning && response && levelAtLeast(config.level, "RequestResponse") ? readJsonResponse(response) : undefined]);
+    const bodies = Promise.all([requestBody, !longRunning && response && levelAtLeast(config.level, "RequestResponse") ? readBody(response, decode) : undefined]);
     void bodies.then(([requestObject, responseObject]) => {
       const extra: Partial<AuditEvent> = { responseStatus };
       if (requestObject !== undefined) extra.requestObject = keep(requestObject);
