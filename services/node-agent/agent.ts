@@ -11,6 +11,7 @@ import { loadKubeconfig } from "../../shared/client/kubeconfig.ts";
 import type { LogFn } from "../../shared/observability/logger.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { ClientCertificateRotation, usesBootstrappedCertificate } from "./bootstrap/rotation.ts";
+import { ServingCertificateRotation } from "./bootstrap/serving-rotation.ts";
 import { tlsBootstrap } from "./bootstrap/tls-bootstrap.ts";
 import { checkpointContainer } from "./checkpoint.ts";
 import { RuntimeClient } from "./cri/runtime-client.ts";
@@ -69,7 +70,8 @@ export async function runNodeAgent(o: NodeAgentOptions, log: LogFn): Promise<Run
     unauthorizedTtlMs: o.unauthorizedTtlMs,
   });
   const pods = new PodSource(o.nodeName, log);
-  const tls = await servingCertificate({ certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, certDir: o.certDir, hosts: [o.nodeName, ...(machine.internalIP ? [machine.internalIP] : []), "127.0.0.1", "localhost"] });
+  const servingHosts = [o.nodeName, ...(machine.internalIP ? [machine.internalIP] : []), "127.0.0.1", "localhost"];
+  const tls = await servingCertificate({ certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, certDir: o.certDir, hosts: servingHosts });
   const server = await startAgentServer({
     nodeName: o.nodeName,
     address: o.address,
@@ -128,13 +130,19 @@ export async function runNodeAgent(o: NodeAgentOptions, log: LogFn): Promise<Run
       })
     : undefined;
   rotation?.start();
+  // With --rotate-server-certificates (and no --tls-cert-file) the serving certificate comes from a kubelet-serving request.
+  const servingRotation =
+    o.rotateServerCertificates && !o.tlsCertFile
+      ? new ServingCertificateRotation({ profile, nodeName: o.nodeName, certDir: o.certDir, log, hosts: [o.nodeName, ...(machine.internalIP ? [machine.internalIP] : [])], client: () => client, onCertificate: (pair) => server.setCertificate(pair.certPem, pair.keyPem) })
+      : undefined;
+  servingRotation?.start();
 
   return {
     nodeName: o.nodeName,
     server,
     async stop() {
       pods.stop();
-      await Promise.all([status.stop(), lease.stop(), rotation?.stop()]);
+      await Promise.all([status.stop(), lease.stop(), rotation?.stop(), servingRotation?.stop()]);
       await server.close();
       runtime.close();
       client.close();

@@ -28,6 +28,7 @@ export const NODE_AGENT_FLAGS: Record<string, FlagSpec> = {
   port: { kind: "number", default: 10250, help: "The port for the node agent to serve on (0 picks a free port)." },
   address: { kind: "string", default: "0.0.0.0", help: "The IP address for the node agent to serve on." },
   "tls-cert-file": { kind: "string", help: "File containing x509 certificate used for serving HTTPS. Without it, a self-signed certificate and key are generated in --cert-dir." },
+  "rotate-server-certificates": { kind: "boolean", default: false, help: "Auto-request and rotate the serving certificate by requesting a certificate signing request (signer <profile>/kubelet-serving) from the API server; it must be approved by an approver (the controller manager does not approve serving requests). Ignored when --tls-cert-file is given." },
   "tls-private-key-file": { kind: "string", help: "File containing x509 private key matching --tls-cert-file." },
   "client-ca-file": { kind: "string", help: "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate." },
   "anonymous-auth": { kind: "boolean", default: false, help: "Enables anonymous requests to the node agent server (username system:anonymous, group system:unauthenticated)." },
@@ -60,6 +61,7 @@ export interface NodeAgentOptions {
   address: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
+  rotateServerCertificates: boolean;
   clientCaFile?: string;
   anonymousAuth: boolean;
   tokenWebhook: boolean;
@@ -143,6 +145,7 @@ export function nodeAgentOptions(values: FlagValues): NodeAgentOptions {
     address: String(values.address),
     tlsCertFile,
     tlsPrivateKeyFile,
+    rotateServerCertificates: values["rotate-server-certificates"] === true,
     clientCaFile: optionalString(values, "client-ca-file"),
     anonymousAuth: values["anonymous-auth"] === true,
     tokenWebhook: values["authentication-token-webhook"] === true,

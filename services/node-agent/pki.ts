@@ -83,9 +83,14 @@ function subjectOf(user: string, groups: readonly string[]): X509.JsonName {
   return [...groups.map((g) => ({ O: [g] })), { CN: [user] }];
 }
 
-/** A PEM certificate request for `user` in `groups`. */
-export async function certificateRequestPem(key: GeneratedKey, user: string, groups: readonly string[]): Promise<string> {
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: subjectOf(user, groups), keys: key.keys, signingAlgorithm: SIGNING });
+function subjectAltNames(hosts: readonly string[]): X509.SubjectAlternativeNameExtension {
+  return new x509.SubjectAlternativeNameExtension(hosts.map((h) => (isIP(h) ? { type: "ip" as const, value: h } : { type: "dns" as const, value: h })));
+}
+
+/** A PEM certificate request for `user` in `groups`; with `hosts`, their DNS and IP subject alternative names. */
+export async function certificateRequestPem(key: GeneratedKey, user: string, groups: readonly string[], hosts: readonly string[] = []): Promise<string> {
+  const extensions = hosts.length > 0 ? [subjectAltNames(hosts)] : [];
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: subjectOf(user, groups), keys: key.keys, signingAlgorithm: SIGNING, extensions });
   return csr.toString("pem");
 }
 
@@ -107,7 +112,7 @@ export async function selfSignedServingCert(hosts: readonly string[]): Promise<{
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension(hosts.map((h) => (isIP(h) ? { type: "ip" as const, value: h } : { type: "dns" as const, value: h }))),
+      subjectAltNames(hosts),
     ],
   });
   return { certPem: cert.toString("pem"), keyPem: key.keyPem };

@@ -7,6 +7,10 @@
  * (mode 0600) with `kubelet-client-current.pem` pointing at it, and writes `--kubeconfig`
  * referencing that file so every later start uses it. The key is kept across restarts
  * while no certificate was issued (a retried request has the same name).
+ * The serving certificate (`--rotate-server-certificates`) is requested the same way
+ * with the node's own credentials: signer `<signer prefix>kubelet-serving`, usages
+ * digital signature and server auth, the node's names and addresses as subject
+ * alternative names, kept as `kubelet-server-<time>.pem` / `kubelet-server-current.pem`.
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -24,6 +28,8 @@ import { certificateRequestPem, generateKey, importKey, type GeneratedKey } from
 export const NODES_GROUP = "system:nodes";
 export const NODE_USER_PREFIX = "system:node:";
 export const CLIENT_USAGES = ["digital signature", "client auth"] as const;
+/** An ECDSA key: no key encipherment, as the platform's agent asks for serving certificates. */
+export const SERVING_USAGES = ["digital signature", "server auth"] as const;
 
 export interface TlsBootstrapOptions {
   profile: PlatformProfile;
@@ -41,17 +47,36 @@ export function kubeletClientSigner(profile: PlatformProfile): string {
   return `${profile.admission.signerPrefix}kube-apiserver-client-kubelet`;
 }
 
+export function kubeletServingSigner(profile: PlatformProfile): string {
+  return `${profile.admission.signerPrefix}kubelet-serving`;
+}
+
 export function currentClientCertPath(certDir: string): string {
   return join(certDir, "kubelet-client-current.pem");
+}
+
+export function currentServingCertPath(certDir: string): string {
+  return join(certDir, "kubelet-server-current.pem");
+}
+
+/** What a node certificate request asks for: the client identity, or serving for the node's names. */
+interface CertificateKind {
+  /** `kubelet-client` or `kubelet-server`: the files' prefix. */
+  prefix: string;
+  signerName: string;
+  usages: readonly string[];
+  hosts: readonly string[];
+  /** The request's name prefix (`node-csr-` for client requests, `csr-` for serving ones). */
+  namePrefix: string;
 }
 
 /**
  * `node-csr-` and a digest of what the request asks for, so a retried request has the
  * same name. Lower-case hex: a valid name under every name rule a server may apply.
  */
-export function csrName(publicKeyPem: string, user: string, groups: readonly string[], usages: readonly string[]): string {
+export function csrName(publicKeyPem: string, user: string, groups: readonly string[], usages: readonly string[], prefix = "node-csr-"): string {
   const h = createHash("sha256").update(publicKeyPem).update(`\0${user}\0${groups.join(",")}\0${usages.join(",")}`).digest("hex");
-  return `node-csr-${h}`;
+  return `${prefix}${h}`;
 }
 
 function stamp(d: Date): string {
@@ -82,7 +107,7 @@ async function waitForCertificate(client: HttpsObjectClient, csrs: ResourceRef, 
       if (failed) throw new Error(`certificate signing request ${name} failed: ${failed.message ?? ""}`);
       const cert = (csr.status as { certificate?: string } | undefined)?.certificate;
       if (cert && condition(csr, "Approved")) return Buffer.from(cert, "base64").toString("utf8");
-      if (i % 30 === 0) o.log("info", "waiting for the client certificate", { csr: name });
+      if (i % 30 === 0) o.log("info", "waiting for the certificate", { csr: name });
     } catch (err) {
       if (!isStatusError(err)) throw err;
       o.log("warn", "reading the certificate signing request failed, will retry", { csr: name, error: err.message });
@@ -101,42 +126,51 @@ export interface CertificateRequestOptions {
 }
 
 /**
- * Requests a node client certificate with `client`'s credentials (the bootstrap token,
- * or the current certificate when rotating), waits for it, writes
- * `<cert-dir>/kubelet-client-<time>.pem` (certificate and key, 0600) and points
- * `kubelet-client-current.pem` at it. Answers the path of the current-certificate link.
+ * Requests a node certificate of `kind` with `client`'s credentials, waits for it, writes
+ * `<cert-dir>/<prefix>-<time>.pem` (certificate and key, 0600) and points
+ * `<prefix>-current.pem` at it. Answers the path of the current-certificate link.
  */
-export async function requestClientCertificate(client: HttpsObjectClient, o: CertificateRequestOptions): Promise<string> {
-  const keyPath = join(o.certDir, "kubelet-client.key.tmp");
+async function requestCertificate(client: HttpsObjectClient, o: CertificateRequestOptions, kind: CertificateKind): Promise<string> {
+  const keyPath = join(o.certDir, `${kind.prefix}.key.tmp`);
   const key = await pendingKey(keyPath);
   const user = `${NODE_USER_PREFIX}${o.nodeName}`;
   const groups = [NODES_GROUP];
-  const request = await certificateRequestPem(key, user, groups);
-  const name = csrName(key.publicKeyPem, user, groups, CLIENT_USAGES);
+  const request = await certificateRequestPem(key, user, groups, kind.hosts);
+  const name = csrName(key.publicKeyPem, user, groups, kind.usages, kind.namePrefix);
   const csrs: ResourceRef = { group: o.profile.group("certificates"), version: "v1", resource: "certificatesigningrequests" };
   try {
     await client.create(csrs, {
       apiVersion: `${csrs.group}/v1`,
       kind: "CertificateSigningRequest",
       metadata: { name },
-      spec: { request: Buffer.from(request).toString("base64"), signerName: kubeletClientSigner(o.profile), usages: [...CLIENT_USAGES] },
+      spec: { request: Buffer.from(request).toString("base64"), signerName: kind.signerName, usages: [...kind.usages] },
     });
-    o.log("info", "certificate signing request created", { csr: name, signerName: kubeletClientSigner(o.profile) });
+    o.log("info", "certificate signing request created", { csr: name, signerName: kind.signerName });
   } catch (err) {
     if (!isStatusError(err, "AlreadyExists")) throw err;
   }
   const certPem = await waitForCertificate(client, csrs, name, o);
-  const pemPath = join(o.certDir, `kubelet-client-${stamp(new Date())}.pem`);
+  const pemPath = join(o.certDir, `${kind.prefix}-${stamp(new Date())}.pem`);
   await writeFile(pemPath, `${certPem.trim()}\n${key.keyPem}`, { mode: 0o600 });
   await chmod(pemPath, 0o600);
-  const current = currentClientCertPath(o.certDir);
+  const current = join(o.certDir, `${kind.prefix}-current.pem`);
   const link = `${current}.tmp-${process.pid}`;
   await unlink(link).catch(() => undefined);
   await symlink(pemPath, link);
   await rename(link, current);
   await unlink(keyPath).catch(() => undefined);
-  o.log("info", "client certificate written", { path: pemPath });
+  o.log("info", "certificate written", { path: pemPath, signerName: kind.signerName });
   return current;
+}
+
+/** The node client certificate (`system:node:<name>` in `system:nodes`, node client signer). */
+export function requestClientCertificate(client: HttpsObjectClient, o: CertificateRequestOptions): Promise<string> {
+  return requestCertificate(client, o, { prefix: "kubelet-client", signerName: kubeletClientSigner(o.profile), usages: CLIENT_USAGES, hosts: [], namePrefix: "node-csr-" });
+}
+
+/** The node serving certificate for `hosts` (the node's names and addresses, kubelet-serving signer). */
+export function requestServingCertificate(client: HttpsObjectClient, o: CertificateRequestOptions & { hosts: readonly string[] }): Promise<string> {
+  return requestCertificate(client, o, { prefix: "kubelet-server", signerName: kubeletServingSigner(o.profile), usages: SERVING_USAGES, hosts: o.hosts, namePrefix: "csr-" });
 }
 
 /** Gets a client certificate with the bootstrap credential and writes `--kubeconfig`. */

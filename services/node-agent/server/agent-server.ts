@@ -35,6 +35,8 @@ export interface AgentServerOptions {
 export interface AgentServer {
   url: string;
   port: number;
+  /** Serves with another certificate from the next TLS handshake on (serving certificate rotation). */
+  setCertificate(certPem: string, keyPem: string): void;
   close(): Promise<void>;
 }
 
@@ -118,6 +120,7 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
   return {
     url: `https://${host}:${port}`,
     port,
+    setCertificate: (certPem, keyPem) => server.setSecureContext({ cert: certPem, key: keyPem, ca: o.tls.clientCaPem }),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
