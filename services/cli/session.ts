@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { execProviderFor } from "../../shared/client/exec-credential.ts";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
+import { CONTENT_TYPES, type WireContentType } from "../../shared/client/wire-codec.ts";
 import { inClusterAvailable, inClusterConfig } from "../../shared/client/in-cluster.ts";
 import { configFilesFromEnv, KubeconfigError, loadMergedKubeconfig, resolveMerged, type ClientConfig, type MergedKubeconfig } from "../../shared/client/kubeconfig.ts";
 import type { PlatformProfile } from "../../shared/platform/index.ts";
@@ -30,6 +31,7 @@ export const GLOBAL_FLAGS: FlagDef[] = [
   { name: "insecure-skip-tls-verify", kind: "bool", default: false, help: "If true, the server's certificate will not be checked for validity. This will make your HTTPS connections insecure" },
   { name: "request-timeout", kind: "string", default: "0", help: "The length of time to wait before giving up on a single server request (also bounds a credential plugin). Non-zero values should contain a corresponding time unit (e.g. 1s, 2m, 3h). A value of zero means don't timeout requests." },
   { name: "profile", kind: "string", default: "plat", help: "Naming profile of the server's API (plat or kubernetes)" },
+  { name: "content-type", kind: "string", default: "json", help: "How objects travel to and from the server: json, protobuf (built-in kinds; others as JSON) or cbor" },
   { name: "help", short: "h", kind: "bool", default: false, help: "help for this command" },
 ];
 
@@ -69,6 +71,13 @@ export function durationMs(text: string, flag: string): number {
   }
   if (pos !== t.length || t === "") throw new KubeconfigError(`invalid value "${text}" for --${flag}: expected a duration such as 30s or 2m`);
   return total;
+}
+
+/** The `--content-type` value, checked. */
+export function contentTypeFlag(args: ParsedArgs): WireContentType {
+  const value = str(args, "content-type") ?? "json";
+  if (!(CONTENT_TYPES as readonly string[]).includes(value)) throw new KubeconfigError(`invalid value "${value}" for --content-type: expected one of ${CONTENT_TYPES.join(", ")}`);
+  return value as WireContentType;
 }
 
 /** The resolved client configuration for the global flags. */
@@ -135,7 +144,7 @@ export class Session {
     const config = clientConfigFor(args, profile, env);
     const timeout = durationMs(str(args, "request-timeout") ?? "0", "request-timeout");
     const credentials = execProviderFor(config, profile, timeout > 0 ? { timeoutMs: timeout } : {});
-    const client = new HttpsObjectClient(config, { credentials, onWarning });
+    const client = new HttpsObjectClient(config, { credentials, onWarning, contentType: contentTypeFlag(args), profile });
     const ns = str(args, "namespace");
     return new Session(profile, config, client, ns || config.namespace || "default", !!ns);
   }

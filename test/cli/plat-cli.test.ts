@@ -8,7 +8,7 @@
  */
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMANDS, runCli } from "../../services/cli/main.ts";
 import { runClient } from "../support/clients.ts";
@@ -204,6 +204,18 @@ describe("plat CLI (plat profile)", () => {
     expect(no.stdout).toBe("no\n");
     const sa = await ok(["--token", token.trim(), "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"]);
     expect(sa).toBe(`system:serviceaccount:${NS}:bot`);
+  });
+
+  it("--content-type protobuf creates and reads the same objects as json; a bad value is one line", async () => {
+    const f = file("pb.yaml", stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "via-pb", namespace: NS }, data: { k: "v" } }));
+    await ok(["--content-type", "protobuf", "create", "-f", f]);
+    const viaPb = JSON.parse(await ok(["--content-type=protobuf", "get", "configmap", "via-pb", "-n", NS, "-o", "json"])) as Record<string, unknown>;
+    const viaJson = JSON.parse(await ok(["get", "configmap", "via-pb", "-n", NS, "-o", "json"])) as Record<string, unknown>;
+    expect(viaPb).toEqual(viaJson);
+    expect(viaPb).toMatchObject({ kind: "ConfigMap", data: { k: "v" } });
+    const bad = await e.plat(["--content-type", "xml", "get", "configmaps", "-n", NS]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr.trim().split("\n")).toEqual(['error: invalid value "xml" for --content-type: expected one of json, protobuf, cbor']);
   });
 
   it("api-resources and version", async () => {
