@@ -168,12 +168,12 @@ export class WatchCache {
       const decoded = decodeChange(kc, change.revision);
       if (decoded.current) {
         if (!this.objects.has(kc.key)) {
-          this.sortedKeys = undefined;
+          this.insertSortedKey(kc.key);
           this.countKey(kc.key, 1);
         }
         this.objects.set(kc.key, decoded.current);
       } else if (this.objects.delete(kc.key)) {
-        this.sortedKeys = undefined;
+        this.removeSortedKey(kc.key);
         this.countKey(kc.key, -1);
       }
       this.history.push({ change: decoded, timeMs: now });
@@ -237,6 +237,24 @@ export class WatchCache {
       }, timeoutMs);
       this.waiters.push(waiter);
     });
+  }
+
+  /**
+   * The sorted key index follows creates and deletes in place (a binary search and one
+   * splice) once built, so a list after a write does not sort every key of the cache
+   * again: its cost does not grow with the number of objects written meanwhile.
+   */
+  private insertSortedKey(key: string): void {
+    const keys = this.sortedKeys;
+    if (keys) keys.splice(lowerBound(keys, key), 0, key);
+  }
+
+  private removeSortedKey(key: string): void {
+    const keys = this.sortedKeys;
+    if (!keys) return;
+    const i = lowerBound(keys, key);
+    if (keys[i] === key) keys.splice(i, 1);
+    else this.sortedKeys = undefined;
   }
 
   /** Keys (sorted) and objects under a prefix at the cache's current revision. */
