@@ -10,6 +10,7 @@
  * order); the caller's failure policy decides about the errors. Never throws
  * for CEL or patch problems.
  */
+import { celValue, type CelValue } from "../../../../shared/cel/index.ts";
 import { applyJsonPatchBounded } from "../../../../shared/patch/json-patch.ts";
 import type { Schema } from "../../../../shared/schema/types.ts";
 import { mergeObjects } from "../../fieldmanager/index.ts";
@@ -44,21 +45,34 @@ function run(program: Program, activation: Record<string, unknown>): { value?: u
 /** Applies the policy's mutations; `schema` is the object's kind schema, if known. */
 export async function mutate(policy: CompiledMutatingPolicy, input: MutationInput, schema: Schema | undefined): Promise<MutationResult> {
   const variables: Record<string, unknown> = {};
-  const base = { oldObject: input.oldObject ?? null, request: input.request, params: input.params ?? null, namespaceObject: input.namespaceObject ?? null, variables, authorizer: input.authorizer };
+  // The inputs are converted to CEL values once; the object again after each change.
+  const base = {
+    oldObject: celValue(input.oldObject ?? null),
+    request: celValue(input.request),
+    params: celValue(input.params ?? null),
+    namespaceObject: celValue(input.namespaceObject ?? null),
+    variables,
+    authorizer: input.authorizer,
+  };
   let object = input.object;
+  let converted = { json: object, cel: celValue(object) };
+  const current = (): CelValue => {
+    if (converted.json !== object) converted = { json: object, cel: celValue(object) };
+    return converted.cel;
+  };
   for (const c of policy.matchConditions) {
-    const r = run(c.program, { ...base, object });
+    const r = run(c.program, { ...base, object: current() });
     if (r.error !== undefined) return { object, changed: false, errors: [r.error] };
     if (r.value !== true) return { object, changed: false, errors: [] };
   }
   for (const v of policy.variables) {
-    const r = run(v.program, { ...base, object });
+    const r = run(v.program, { ...base, object: current() });
     if (r.error === undefined) variables[v.name] = r.value;
   }
   let changed = false;
   const errors: string[] = [];
   for (const m of policy.mutations) {
-    const r = run(m.program, { ...base, object });
+    const r = run(m.program, { ...base, object: current() });
     if (r.error !== undefined) {
       errors.push(r.error);
       continue;
