@@ -24,6 +24,7 @@ import { admissionFlagsFrom } from "./admission/options.ts";
 import { aggregatorOptionsFrom } from "./aggregator/options.ts";
 import { auditOptionsFrom } from "./audit/options.ts";
 import { encryptionOptionsFrom } from "./storage/encryption/options.ts";
+import { debugOptionsFrom } from "./server/debug-routes.ts";
 import { registerBuiltinPlugins } from "./admission/plugins/index.ts";
 import { startReplica } from "./server/replica.ts";
 import { kubeletClientFrom } from "./endpoints/handlers/kubelet-client.ts";
@@ -134,6 +135,7 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     aggregator,
     auditOptions,
     encryption,
+    debug: debugOptionsFrom(flags),
     gates: versioning.gates,
     effectiveVersion: versioning.effectiveVersion,
     metricsOptions: versioning.metrics,

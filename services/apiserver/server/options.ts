@@ -11,6 +11,7 @@ import { ADMISSION_FLAGS } from "../admission/options.ts";
 import { AGGREGATOR_FLAGS } from "../aggregator/options.ts";
 import { AUDIT_FLAGS } from "../audit/options.ts";
 import { ENCRYPTION_FLAGS } from "../storage/encryption/options.ts";
+import { DEBUG_FLAGS } from "./debug-routes.ts";
 import { AUTHENTICATION_FLAG_SPECS, authenticationOptionsFrom, type AuthenticationOptions } from "../authn/options.ts";
 import { AUTHORIZATION_FLAG_SPECS, authorizationFlagsFrom, type AuthorizationFlags } from "../authz/options.ts";
 import { VERSIONING_FLAGS } from "./version-options.ts";
@@ -51,6 +52,7 @@ export const APISERVER_FLAG_SECTIONS: readonly FlagSection[] = [
   { title: "Aggregator", flags: AGGREGATOR_FLAGS },
   { title: "Auditing", flags: AUDIT_FLAGS },
   { title: "Encryption at rest", flags: ENCRYPTION_FLAGS },
+  { title: "Debugging", flags: DEBUG_FLAGS },
   { title: "Node agent connections", flags: KUBELET_CLIENT_FLAGS },
   { title: "Service network", flags: SERVICE_NETWORK_FLAGS },
 ];

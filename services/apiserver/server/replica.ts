@@ -28,6 +28,7 @@ import { openapiRoutes } from "../endpoints/openapi-routes.ts";
 import { buildApp, type Authenticate, type Authorize, type LogFn } from "./app.ts";
 import type { AuditSink } from "./filters/with-audit.ts";
 import { createAuditor, type AuditOptions } from "../audit/options.ts";
+import { debugRoutes, type DebugOptions } from "./debug-routes.ts";
 import { applyRuntimeConfig, availableAt } from "./runtime-config.ts";
 import { resolveEffectiveVersion, type EffectiveVersion } from "./effective-version.ts";
 import type { LifecycleMetricsOptions } from "./version-options.ts";
@@ -86,6 +87,8 @@ export interface ReplicaOptions {
   auditOptions?: AuditOptions;
   /** Encryption at rest (`--encryption-provider-config`); none: values are stored as they are. */
   encryption?: EncryptionOptions;
+  /** `/logs/` and `/debug/pprof/profile` (`--enable-logs-handler`, `--profiling`). */
+  debug?: DebugOptions;
   /** `--runtime-config` entries (`<key>[=<value>]`); a bad one fails start-up. */
   runtimeConfig?: readonly string[];
   /** `--livez-grace-period` and `--shutdown-delay-duration`, in milliseconds. */
@@ -227,6 +230,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const serveMetrics: NonResourceHandler = async () => new Response(await metricsRegistry.text(), { status: 200, headers: { "content-type": metricsRegistry.contentType } });
 
   let boundAddress = "127.0.0.1:0";
+  const debug = debugRoutes(opts.debug);
   const app = buildApp({
     profile,
     catalog,
@@ -243,8 +247,8 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     nonResource: discoveryRoutes(
       catalog,
       () => boundAddress,
-      [...openapi.exact, ["/metrics", serveMetrics], ["/version", versionRoute(opts.effectiveVersion ?? resolveEffectiveVersion([]))], ...["/livez", "/readyz", "/healthz"].map((p): [string, NonResourceHandler] => [p, serveHealth]), ...(opts.extraRoutes ?? [])],
-      [openapi.prefix, ["/livez/", serveHealth], ["/readyz/", serveHealth], ["/healthz/", serveHealth]],
+      [...openapi.exact, ["/metrics", serveMetrics], ["/version", versionRoute(opts.effectiveVersion ?? resolveEffectiveVersion([]))], ...["/livez", "/readyz", "/healthz"].map((p): [string, NonResourceHandler] => [p, serveHealth]), ...(opts.extraRoutes ?? []), ...debug.exact],
+      [openapi.prefix, ["/livez/", serveHealth], ["/readyz/", serveHealth], ["/healthz/", serveHealth], ...debug.prefix],
       aggregator,
     ),
     aggregated: (req, url, user) => aggregator.proxy(req, url, user),
