@@ -3,7 +3,7 @@
  * the single-process default): `--audit-policy-file`, `--audit-log-path`,
  * `--audit-log-format=legacy`, `--audit-log-maxbackup` and `--encryption-provider-config`.
  * kubectl 1.34 creates a Secret and reads it: the legacy audit lines name the
- * requests, the Secret's value is in no file of the data directory (the embedded
+ * requests (with admission's annotations), the Secret's value is in no file of the data directory (the embedded
  * store's log and snapshots), and kubectl reads it back.
  */
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
@@ -53,6 +53,20 @@ async function filesUnder(d: string): Promise<Buffer> {
 }
 
 describe("audit and encryption flags of the apiserver process", () => {
+  it("carries admission's annotations (PodSecurity's policy) on the event of a pod's creation", async () => {
+    const pod = JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "audited-pod", namespace: "default" }, spec: { containers: [{ name: "c", image: "busybox" }] } });
+    const out = await runClient(layerClients().kubectl, ["--kubeconfig", server.kubeconfig, "create", "-f", "-"], { input: pod, env: { HOME: dir } });
+    expect(out.code, out.stderr).toBe(0);
+    const key = `${profile.admission.podSecurityLabelPrefix}enforce-policy`;
+    const deadline = Date.now() + 5000;
+    let line: string | undefined;
+    while (!line && Date.now() < deadline) {
+      line = (await readFile(auditLog, "utf8")).split("\n").find((l) => l.includes('method="create"') && l.includes("/pods"));
+      if (!line) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(line).toContain(`${key}="privileged:latest"`);
+  });
+
   it("logs kubectl's requests as legacy lines and keeps the Secret's value encrypted on disk", async () => {
     const created = await kubectl("create", "secret", "generic", "proc-secret", "-n", "default", `--from-literal=v=${VALUE}`);
     expect(created.code, created.stderr).toBe(0);
