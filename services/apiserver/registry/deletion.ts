@@ -4,11 +4,11 @@
  * (Terminating); it is removed when the last finalizer goes. Kinds whose strategy
  * gives a grace period (pods bound to a node) wait for it; everything else goes at once.
  */
-import { conflict, invalid } from "../../../shared/api/status.ts";
+import { badRequest, conflict, invalid } from "../../../shared/api/status.ts";
 import { StorageError } from "../storage/interface.ts";
 import type { FieldError } from "../../../shared/schema/types.ts";
 import type { Preconditions } from "../storage/interface.ts";
-import { meta, type JsonObject } from "../storage/object.ts";
+import { isObject, meta, type JsonObject } from "../storage/object.ts";
 import type { Registry, WriteContext } from "./registry.ts";
 import { timestamp } from "./system-meta.ts";
 import { deleteCorruptObject } from "./unsafe-delete.ts";
@@ -32,6 +32,24 @@ export interface DeleteResult {
   object: JsonObject;
   /** True when the object is gone from the store; false when it is now Terminating. */
   deleted: boolean;
+}
+
+/** The DeleteOptions fields of a decoded body (a DELETE's, or an Eviction's `deleteOptions`); a dryRun value other than All is 400. */
+export function deleteRequestFromObject(body: JsonObject): DeleteRequest {
+  const opts: DeleteRequest = {};
+  if (typeof body.gracePeriodSeconds === "number") opts.gracePeriodSeconds = body.gracePeriodSeconds;
+  if (typeof body.propagationPolicy === "string") opts.propagationPolicy = body.propagationPolicy as DeleteRequest["propagationPolicy"];
+  if (typeof body.orphanDependents === "boolean") opts.orphanDependents = body.orphanDependents;
+  if (isObject(body.preconditions)) {
+    const p = body.preconditions;
+    opts.preconditions = { uid: typeof p.uid === "string" ? p.uid : undefined, resourceVersion: typeof p.resourceVersion === "string" ? p.resourceVersion : undefined };
+  }
+  if (Array.isArray(body.dryRun)) {
+    for (const d of body.dryRun) if (d !== "All") throw badRequest(`Invalid dryRun value: "${String(d)}": supported values: "All"`);
+    opts.dryRun = body.dryRun.length > 0;
+  }
+  if (body.ignoreStoreReadErrorWithClusterBreakingPotential === true) opts.ignoreStoreReadErrorWithClusterBreakingPotential = true;
+  return opts;
 }
 
 export function validateDeleteOptions(opts: DeleteRequest, kind: string, name: string): void {

@@ -2,7 +2,7 @@
 import { badRequest } from "../../../../shared/api/status.ts";
 import { deleteOptions as deleteOptionsSchema } from "../../../../shared/api/groups/meta-v1.ts";
 import { decodeEnvelope, decodeMessage, messageLayout } from "../../../../shared/codec/protobuf/index.ts";
-import { deleteObject, type DeleteRequest } from "../../registry/deletion.ts";
+import { deleteObject, deleteRequestFromObject, type DeleteRequest } from "../../registry/deletion.ts";
 import { UNSAFE_DELETE_VERB } from "../../registry/unsafe-delete.ts";
 import { isObject, meta, type JsonObject } from "../../storage/object.ts";
 import { decodeBody, readBody } from "../body.ts";
@@ -33,19 +33,7 @@ async function deleteOptions(s: RequestScope): Promise<DeleteRequest> {
   if (bytes.byteLength > 0 && new TextDecoder().decode(bytes).trim() !== "") {
     const value = decodeDeleteOptions(s, bytes);
     if (!isObject(value)) throw badRequest("the DeleteOptions body must be an object");
-    const body = value as JsonObject;
-    if (typeof body.gracePeriodSeconds === "number") opts.gracePeriodSeconds = body.gracePeriodSeconds;
-    if (typeof body.propagationPolicy === "string") opts.propagationPolicy = body.propagationPolicy as DeleteRequest["propagationPolicy"];
-    if (typeof body.orphanDependents === "boolean") opts.orphanDependents = body.orphanDependents;
-    if (isObject(body.preconditions)) {
-      const p = body.preconditions;
-      opts.preconditions = { uid: typeof p.uid === "string" ? p.uid : undefined, resourceVersion: typeof p.resourceVersion === "string" ? p.resourceVersion : undefined };
-    }
-    if (Array.isArray(body.dryRun)) {
-      for (const d of body.dryRun) if (d !== "All") throw badRequest(`Invalid dryRun value: "${String(d)}": supported values: "All"`);
-      opts.dryRun = body.dryRun.length > 0;
-    }
-    if (body.ignoreStoreReadErrorWithClusterBreakingPotential === true) opts.ignoreStoreReadErrorWithClusterBreakingPotential = true;
+    Object.assign(opts, deleteRequestFromObject(value));
   }
   const q = s.query;
   const grace = q.get("gracePeriodSeconds");

@@ -12,7 +12,7 @@ import { evictionKind } from "../../../../shared/api/groups/policy-v1.ts";
 import { bindingKind } from "../../../../shared/api/groups/core-v1-workloads.ts";
 import type { KindDefinition } from "../../../../shared/schema/types.ts";
 import type { Catalog } from "../../registry/catalog.ts";
-import { deleteObject, type DeleteRequest } from "../../registry/deletion.ts";
+import { deleteObject, deleteRequestFromObject, type DeleteRequest } from "../../registry/deletion.ts";
 import { budgetPending, decrementBudget, MULTIPLE_BUDGETS_MESSAGE, planEviction } from "../../registry/eviction-budget.ts";
 import { bindPod, validateBinding } from "../../registry/pod-binding.ts";
 import type { Registry } from "../../registry/registry.ts";
@@ -54,18 +54,8 @@ function created(s: RequestScope): Response {
 
 /** The DeleteOptions of an Eviction body (the query's dryRun joins its own). */
 function evictionDeleteOptions(body: JsonObject, queryDryRun: boolean): DeleteRequest {
-  const o = isObject(body.deleteOptions) ? body.deleteOptions : {};
-  const opts: DeleteRequest = {};
-  if (typeof o.gracePeriodSeconds === "number") opts.gracePeriodSeconds = o.gracePeriodSeconds;
-  if (typeof o.propagationPolicy === "string") opts.propagationPolicy = o.propagationPolicy as DeleteRequest["propagationPolicy"];
-  if (typeof o.orphanDependents === "boolean") opts.orphanDependents = o.orphanDependents;
-  if (isObject(o.preconditions)) {
-    const p = o.preconditions;
-    opts.preconditions = { uid: typeof p.uid === "string" ? p.uid : undefined, resourceVersion: typeof p.resourceVersion === "string" ? p.resourceVersion : undefined };
-  }
-  const dryRun = Array.isArray(o.dryRun) ? o.dryRun : [];
-  for (const d of dryRun) if (d !== "All") throw badRequest(`Invalid dryRun value: "${String(d)}": supported values: "All"`);
-  opts.dryRun = queryDryRun || dryRun.length > 0;
+  const opts = deleteRequestFromObject(isObject(body.deleteOptions) ? body.deleteOptions : {});
+  opts.dryRun = queryDryRun || !!opts.dryRun;
   return opts;
 }
 
