@@ -25,7 +25,7 @@ import {
 } from "./object-client.ts";
 import { getProfile, type PlatformProfile } from "../platform/index.ts";
 import { errorFromResponse, HttpsTransport, type TransportOptions } from "./transport.ts";
-import { WireCodec, type EncodedBody, type WireContentType } from "./wire-codec.ts";
+import { WireCodec, type EncodedBody, type WatchDecoder, type WireContentType } from "./wire-codec.ts";
 
 export interface ObjectClientOptions extends TransportOptions {
   /** How objects travel (default json). */
@@ -65,30 +65,23 @@ function deleteBody(o: DeleteOptions): EncodedBody {
   return { contentType: "application/json", data: JSON.stringify(body) };
 }
 
-/** Splits a watch response into events; ends when the server closes or `stop()` is called. */
-async function* frames(res: IncomingMessage): AsyncGenerator<WatchEvent> {
-  let buffer = "";
-  for await (const chunk of res) {
-    buffer += (chunk as Buffer).toString("utf8");
-    let nl: number;
-    while ((nl = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, nl).trim();
-      buffer = buffer.slice(nl + 1);
-      if (line) yield JSON.parse(line) as WatchEvent;
-    }
-  }
-  if (buffer.trim()) yield JSON.parse(buffer) as WatchEvent;
+/** Splits a watch response into events (decoded by its Content-Type); ends when the server closes or `stop()` is called. */
+async function* frames(res: IncomingMessage, decoder: WatchDecoder): AsyncGenerator<WatchEvent> {
+  for await (const chunk of res) yield* decoder.push(chunk as Buffer);
+  yield* decoder.end();
 }
 
 export class HttpsObjectClient implements ObjectClient, PathGetter {
   readonly transport: HttpsTransport;
   readonly codec: WireCodec;
+  private readonly onResponse: ObjectClientOptions["onResponse"];
 
   constructor(
     readonly config: ClientConfig,
     opts: ObjectClientOptions = {},
   ) {
     this.transport = new HttpsTransport(config, opts);
+    this.onResponse = opts.onResponse;
     this.codec = new WireCodec(opts.contentType ?? "json", opts.profile ?? getProfile());
   }
 
@@ -122,7 +115,10 @@ export class HttpsObjectClient implements ObjectClient, PathGetter {
       allowWatchBookmarks: opts.allowWatchBookmarks ? "true" : undefined,
       timeoutSeconds: opts.timeoutSeconds,
     });
-    const { response, abort } = this.transport.open("GET", resourcePath(res, opts.namespace) + q);
+    const path = resourcePath(res, opts.namespace) + q;
+    const { response, abort } = this.transport.open("GET", path, undefined, this.codec.accept());
+    const codec = this.codec;
+    const onResponse = this.onResponse;
     // A watch stopped before anyone iterated it must not leave an unhandled rejection behind.
     response.catch(() => {});
     let stopped = false;
@@ -135,6 +131,7 @@ export class HttpsObjectClient implements ObjectClient, PathGetter {
         throw err;
       }
       const code = msg.statusCode ?? 0;
+      onResponse?.({ method: "GET", path, status: code, contentType: msg.headers["content-type"] });
       if (code !== 200) {
         const chunks: Buffer[] = [];
         for await (const c of msg) chunks.push(c as Buffer);
@@ -144,7 +141,8 @@ export class HttpsObjectClient implements ObjectClient, PathGetter {
         return;
       }
       try {
-        yield* frames(msg);
+        const ct = msg.headers["content-type"];
+        yield* frames(msg, codec.watchDecoder(res, ct));
       } catch (err) {
         if (!stopped) throw err;
       }

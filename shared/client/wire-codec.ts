@@ -8,13 +8,15 @@
  *  - `cbor`: `application/cbor` (self-described) both ways, JSON accepted too (the
  *    server serves CBOR only behind its gate).
  * Answers are decoded by the Content-Type they carry, so a server that picks JSON works
- * with every choice. Watches are read as JSON lines whatever the choice.
+ * with every choice. Watch streams too: JSON lines, length-prefixed protobuf frames
+ * (each a WatchEvent whose object is decoded by the watched kind), or a CBOR sequence.
  */
 import { builtinKinds } from "../api/groups/index.ts";
 import { StatusError, type Status } from "../api/status.ts";
-import { decodeCbor, encodeCbor, protobuf } from "../codec/index.ts";
+import { CborSeqReader, decodeCbor, encodeCbor, protobuf } from "../codec/index.ts";
 import type { PlatformProfile } from "../platform/index.ts";
 import type { KindDefinition } from "../schema/types.ts";
+import type { ResourceRef, WatchEvent } from "./object-client.ts";
 import { errorFromResponse, transportError, type RawResponse } from "./transport.ts";
 
 export type WireContentType = "json" | "protobuf" | "cbor";
@@ -23,6 +25,34 @@ export const CONTENT_TYPES: readonly WireContentType[] = ["json", "protobuf", "c
 
 const JSON_TYPE = "application/json";
 const CBOR_TYPE = "application/cbor";
+const CBOR_SEQ_TYPE = "application/cbor-seq";
+
+/** Turns the chunks of a watch response into events. */
+export interface WatchDecoder {
+  push(chunk: Buffer): WatchEvent[];
+  /** Whatever is left when the stream ends. */
+  end(): WatchEvent[];
+}
+
+class JsonLines implements WatchDecoder {
+  private buffer = "";
+  push(chunk: Buffer): WatchEvent[] {
+    this.buffer += chunk.toString("utf8");
+    const out: WatchEvent[] = [];
+    let nl: number;
+    while ((nl = this.buffer.indexOf("\n")) >= 0) {
+      const line = this.buffer.slice(0, nl).trim();
+      this.buffer = this.buffer.slice(nl + 1);
+      if (line) out.push(JSON.parse(line) as WatchEvent);
+    }
+    return out;
+  }
+  end(): WatchEvent[] {
+    const rest = this.buffer.trim();
+    this.buffer = "";
+    return rest ? [JSON.parse(rest) as WatchEvent] : [];
+  }
+}
 
 export interface EncodedBody {
   contentType: string;
@@ -50,6 +80,8 @@ export class WireCodec {
     return JSON_TYPE;
   }
 
+  private resources?: Map<string, KindDefinition>;
+
   /** Built-in kinds by `apiVersion/kind` in the profile's names. */
   private kindOf(apiVersion: unknown, kind: unknown): KindDefinition | undefined {
     if (!this.kinds) {
@@ -57,6 +89,37 @@ export class WireCodec {
       for (const def of builtinKinds(this.profile)) this.kinds.set(`${this.profile.apiVersion(def.group, def.version)}/${def.kind}`, def);
     }
     return typeof apiVersion === "string" && typeof kind === "string" ? this.kinds.get(`${apiVersion}/${kind}`) : undefined;
+  }
+
+  /** The built-in kind served at a resource, if any. */
+  private kindAt(res: ResourceRef): KindDefinition | undefined {
+    if (!this.resources) {
+      this.resources = new Map();
+      for (const def of builtinKinds(this.profile)) this.resources.set(`${this.profile.group(def.group)}/${def.version}/${def.plural}`, def);
+    }
+    return this.resources.get(`${res.group}/${res.version}/${res.resource}`);
+  }
+
+  /** The decoder of a watch response of `res` with this Content-Type. */
+  watchDecoder(res: ResourceRef, contentType: string | undefined): WatchDecoder {
+    const media = mediaTypeOf(contentType);
+    const def = this.kindAt(res);
+    if (media === this.profile.protobufMediaType && def) {
+      const frames = new protobuf.FrameReader();
+      const decode = (payload: Uint8Array) => protobuf.decodeWatchEvent(def, payload, { profile: this.profile }) as unknown as WatchEvent;
+      return { push: (chunk) => frames.push(chunk).map(decode), end: () => [] };
+    }
+    if (media === CBOR_SEQ_TYPE || media === CBOR_TYPE) {
+      const seq = new CborSeqReader();
+      return {
+        push: (chunk) => seq.push(chunk) as WatchEvent[],
+        end: () => {
+          seq.finish();
+          return [];
+        },
+      };
+    }
+    return new JsonLines();
   }
 
   /** A request body for `obj` in the chosen type (JSON for kinds without a protobuf form). */

@@ -3,7 +3,8 @@
  * with json, protobuf and cbor chosen, ConfigMaps are created, read, listed, updated and
  * deleted, each request and answer in the chosen type (the server's protobuf and CBOR
  * answers decoded, a Status error too); a custom resource, which has no protobuf form,
- * goes as JSON with protobuf chosen. The typed clients of the common kinds (here over
+ * goes as JSON with protobuf chosen. Watches stream in each type (JSON lines, protobuf
+ * frames, a CBOR sequence). The typed clients of the common kinds (here over
  * protobuf) create, read, list, update and delete with apiVersion and kind filled in.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,6 +59,35 @@ describe("content types", () => {
       expect(seen.filter((s) => s.method === "POST" || s.method === "PUT").map((s) => s.requestContentType)).toEqual([media, media]);
       expect(seen.filter((s) => s.status < 300).map((s) => `${s.method} ${s.contentType?.split(";")[0]}`)).toEqual(["POST", "GET", "GET", "PUT", "DELETE"].map((m) => `${m} ${media}`));
     } finally {
+      c.close();
+    }
+  });
+
+  it.each(CONTENT_TYPES)("%s: watches ConfigMaps, the stream in that type", async (type) => {
+    const media = { json: "application/json", protobuf: api.profile.protobufMediaType, cbor: "application/cbor-seq" }[type];
+    const { c, seen } = client(type);
+    const list = await c.list(configMaps, { namespace: "default" });
+    const w = c.watch(configMaps, { namespace: "default", resourceVersion: list.metadata.resourceVersion });
+    try {
+      const events: Array<{ type: string; name?: string; data?: unknown }> = [];
+      const reading = (async () => {
+        for await (const ev of w) {
+          if (ev.type === "BOOKMARK" || ev.type === "ERROR") continue;
+          events.push({ type: ev.type, name: ev.object.metadata.name, data: ev.object.data });
+          if (events.length === 2) return;
+        }
+      })();
+      const made = await c.create(configMaps, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `w-${type}`, namespace: "default" }, data: { a: "1" } });
+      await c.delete(configMaps, made.metadata.name ?? "", { namespace: "default" });
+      await reading;
+      expect(events).toEqual([
+        { type: "ADDED", name: `w-${type}`, data: { a: "1" } },
+        { type: "DELETED", name: `w-${type}`, data: { a: "1" } },
+      ]);
+      // The last GET answer is the watch's (the list's came first).
+      expect(seen.filter((s) => s.method === "GET").map((s) => s.contentType?.split(";")[0]).at(-1)).toBe(media);
+    } finally {
+      w.stop();
       c.close();
     }
   });
