@@ -120,7 +120,7 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
       response = errorResponse(ctx, err);
     }
     const seconds = (Date.now() - ctx.receivedAt) / 1000;
-    if (log) ctx.log("info", "request", { method: ctx.request.method, path: ctx.url.pathname, code: response.status, ms: Math.round(seconds * 1000), user: ctx.user?.username });
+    if (log) log("info", "request", { method: ctx.request.method, path: ctx.url.pathname, code: response.status, ms: Math.round(seconds * 1000), user: ctx.user?.username, auditID: ctx.requestId });
     if (metrics && ctx.info) metrics.record(ctx.info, response.status, seconds, limiter.counts, ctx.terminated);
     // On the node response when there is one: the Response keeps its plain header record (node-server's fast path).
     const outgoing = c.env?.outgoing;

@@ -2,12 +2,15 @@
  * The typed state of one request as it passes the filter chain: the request itself,
  * its id (the `Audit-ID`), a logger bound to that id, then what the filters add in
  * order — request info, the authenticated (then impersonated) user, the audit event,
- * warnings and the deadline. A filter is a decorator of the next handler.
+ * warnings and the deadline. A filter is a decorator of the next handler; a handler
+ * returns a promise, and may also throw synchronously before it has one (a filter
+ * that does only synchronous work returns the next handler's promise as it is,
+ * without a promise and microtask turns of its own): callers treat both alike.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { internalError } from "../../../../shared/api/status.ts";
-import type { LogFn } from "../../../../shared/observability/logger.ts";
+import type { LogFn, LogLevel } from "../../../../shared/observability/logger.ts";
 import type { RequestInfo } from "../../endpoints/request-info.ts";
 import type { UserInfo } from "../../endpoints/scope.ts";
 import type { AuditEvent } from "./with-audit.ts";
@@ -58,18 +61,35 @@ export function requestIdOf(req: Request): string {
   return incoming && AUDIT_ID.test(incoming) ? incoming : randomUUID();
 }
 
+/** The context's one object per request: the logger is a method, not a closure per request. */
+class RequestState implements RequestContext {
+  readonly url: URL;
+  readonly requestId: string;
+  outgoing?: ServerResponse;
+  info?: RequestInfo;
+  user?: UserInfo;
+  audit?: AuditEvent;
+  readonly warnings: string[] = [];
+  terminated?: boolean;
+  deadline: Deadline = NEVER;
+
+  constructor(
+    readonly request: Request,
+    readonly incoming: IncomingMessage | undefined,
+    private readonly sink: LogFn | undefined,
+    readonly receivedAt: number,
+  ) {
+    this.url = new URL(request.url);
+    this.requestId = requestIdOf(request);
+  }
+
+  log(level: LogLevel, msg: string, fields?: Record<string, unknown>): void {
+    this.sink?.(level, msg, { ...fields, auditID: this.requestId });
+  }
+}
+
 export function createRequestContext(request: Request, incoming: IncomingMessage | undefined, log: LogFn | undefined, now = Date.now()): RequestContext {
-  const requestId = requestIdOf(request);
-  return {
-    request,
-    url: new URL(request.url),
-    incoming,
-    requestId,
-    log: log ? (level, msg, fields) => log(level, msg, { ...fields, auditID: requestId }) : () => {},
-    receivedAt: now,
-    warnings: [],
-    deadline: NEVER,
-  };
+  return new RequestState(request, incoming, log, now);
 }
 
 /** The request info; a filter that runs before with-request-info is a wiring error. */

@@ -2,15 +2,27 @@
  * The expiry of a request's deadline, as a cheap one-shot event: callbacks run once
  * when `expire` is called (a callback added afterwards runs at once). Cheaper per
  * request than an AbortController and its EventTarget, which the request path
- * would otherwise pay on every call.
+ * would otherwise pay on every call. A deadline with a time (`expiresAt`) is
+ * expired by the DeadlineTimers it is scheduled on, unless it settles first.
  */
-export class Deadline {
+import type { Expirable } from "./deadline-timers.ts";
+
+export class Deadline implements Expirable {
   private callbacks: Array<() => void> | undefined;
   private expiredWith: unknown;
   private done = false;
+  private finished = false;
+
+  /** @param expiresAt absolute time (Date.now()) of the deadline (Infinity: none) */
+  constructor(readonly expiresAt = Infinity) {}
 
   get expired(): boolean {
     return this.done;
+  }
+
+  /** True once expired, or once the request no longer needs the deadline. */
+  get settled(): boolean {
+    return this.done || this.finished;
   }
 
   /** The error the deadline expired with (a 504 Status). */
@@ -40,6 +52,17 @@ export class Deadline {
     const list = this.callbacks;
     this.callbacks = undefined;
     for (const fn of list ?? []) fn();
+  }
+
+  /** The timed expiry (DeadlineTimers); a subclass gives the reason and answers the request. */
+  expireNow(): void {
+    if (!this.finished) this.expire(undefined);
+  }
+
+  /** The request is answered: a timed expiry no longer applies (and its callbacks are let go). */
+  settle(): void {
+    this.finished = true;
+    if (!this.done) this.callbacks = undefined;
   }
 }
 

@@ -57,7 +57,7 @@ export function signalDeprecation(deps: DeprecationDeps, ctx: RequestContext): b
 }
 
 export function withDeprecation(deps: DeprecationDeps): Filter {
-  return (next) => async (ctx) => {
+  return (next) => (ctx) => {
     if (infoOf(ctx).isResourceRequest) signalDeprecation(deps, ctx);
     return next(ctx);
   };

@@ -6,7 +6,7 @@
 import { parseRequestInfo } from "../../endpoints/request-info.ts";
 import type { Filter } from "./context.ts";
 
-export const withRequestInfo: Filter = (next) => async (ctx) => {
+export const withRequestInfo: Filter = (next) => (ctx) => {
   ctx.info = parseRequestInfo(ctx.request.method, ctx.url, ctx.url.searchParams);
   return next(ctx);
 };

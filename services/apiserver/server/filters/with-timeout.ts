@@ -5,11 +5,14 @@
  * given back) and the client gets the platform's 504: `Timeout: request did not
  * complete within requested timeout - context deadline exceeded`, on a connection
  * that is then closed, which also ends a body read still waiting for bytes.
+ * Cost per request: one Deadline (the context's and the timer queue's entry at once)
+ * and one promise; the deadlines share a timer per duration (deadline-timers.ts).
  */
 import { badRequest, timeout } from "../../../../shared/api/status.ts";
-import { infoOf, type Filter } from "./context.ts";
+import { infoOf, type Filter, type RequestContext } from "./context.ts";
 import { errorResponse } from "./errors.ts";
 import { Deadline } from "./deadline.ts";
+import { DeadlineTimers } from "./deadline-timers.ts";
 import { isLongRunning } from "./long-running.ts";
 import { setResponseHeader } from "./response-headers.ts";
 
@@ -40,25 +43,66 @@ export function requestDeadlineMs(param: string | null, maxMs: number): number {
 
 export const DEADLINE_EXCEEDED = "request did not complete within requested timeout - context deadline exceeded";
 
-export function withTimeout(requestTimeoutMs: number): Filter {
-  return (next) => async (ctx) => {
+/**
+ * A request's deadline that answers it with the 504 when it expires first. Settled,
+ * it lets go of the request: the timer queue keeps it until the queue's timer next
+ * runs, and must not keep the request's objects alive that long.
+ */
+class RequestDeadline extends Deadline {
+  resolve: (r: Response) => void = noop;
+
+  constructor(
+    expiresAt: number,
+    private ctx: RequestContext | undefined,
+  ) {
+    super(expiresAt);
+  }
+
+  override expireNow(): void {
+    const ctx = this.ctx;
+    if (this.settled || !ctx) return;
+    const err = timeout(DEADLINE_EXCEEDED);
+    ctx.terminated = true;
+    this.expire(err);
+    this.resolve(setResponseHeader(errorResponse(ctx, err), "connection", "close"));
+    this.settle();
+  }
+
+  override settle(): void {
+    super.settle();
+    this.ctx = undefined;
+    this.resolve = noop;
+  }
+}
+
+function noop(): void {}
+
+export function withTimeout(requestTimeoutMs: number, timers = new DeadlineTimers()): Filter {
+  return (next) => (ctx) => {
     if (requestTimeoutMs <= 0 || isLongRunning(infoOf(ctx))) return next(ctx);
     const ms = requestDeadlineMs(ctx.url.searchParams.get("timeout"), requestTimeoutMs);
-    const deadline = new Deadline();
+    const deadline = new RequestDeadline(Date.now() + ms, ctx);
     ctx.deadline = deadline;
-    let timer: NodeJS.Timeout | undefined;
-    const expiry = new Promise<Response>((resolve) => {
-      timer = setTimeout(() => {
-        const err = timeout(DEADLINE_EXCEEDED);
-        ctx.terminated = true;
-        deadline.expire(err);
-        resolve(setResponseHeader(errorResponse(ctx, err), "connection", "close"));
-      }, ms);
+    return new Promise<Response>((resolve, reject) => {
+      deadline.resolve = resolve;
+      timers.schedule(ms, deadline);
+      let answer: Promise<Response>;
+      try {
+        answer = next(ctx);
+      } catch (err) {
+        deadline.settle();
+        throw err;
+      }
+      answer.then(
+        (r) => {
+          deadline.settle();
+          resolve(r);
+        },
+        (err: unknown) => {
+          deadline.settle();
+          reject(err);
+        },
+      );
     });
-    try {
-      return await Promise.race([next(ctx), expiry]);
-    } finally {
-      clearTimeout(timer);
-    }
   };
 }
