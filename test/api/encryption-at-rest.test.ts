@@ -83,6 +83,12 @@ describe("encryption at rest", () => {
     expect(metrics).toMatch(/apiserver_envelope_encryption_kms_operations_latency_seconds_count\{provider_name="test-kms",method_name="\/v2.KeyManagementService\/Encrypt",grpc_status_code="OK"\} [1-9]/);
   });
 
+  it("reports the KMS plugin's health under /healthz/kms-providers", async () => {
+    const r = await api.admin.get("/healthz/kms-providers");
+    expect(r.status).toBe(200);
+    expect(r.text).toBe("ok");
+  });
+
   it("leaves resources the configuration does not name in plain", async () => {
     expect((await api.admin.post("/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "open" }, data: { k: "visible" } })).status).toBe(201);
     expect(await stored("/registry/core/configmaps/default/open")).toContain("visible");
@@ -129,5 +135,11 @@ describe("encryption at rest", () => {
     const r = await api.admin.get(`${SECRETS}/broken`);
     expect(r.status).toBe(500);
     expect(r.json<{ reason: string; message: string }>()).toMatchObject({ reason: "InternalError" });
+  });
+
+  it("fails the KMS health check once the plugin is gone", async () => {
+    await kms.close();
+    const r = await api.admin.get("/healthz/kms-providers");
+    expect(r.status).toBe(500);
   });
 });

@@ -215,6 +215,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   health.add("etcd", async () => {
     await opts.kv.currentRevision();
   });
+  for (const [name, check] of encryption?.healthChecks() ?? []) health.add(name, check);
   health.add("informer-sync", () => {
     if (cache.revision === 0) throw new Error("watch cache not synced");
   }, ["readyz"]);

@@ -144,6 +144,11 @@ export class ResourceTransformers implements TransformerLookup {
     return t;
   }
 
+  /** The KMS v2 providers of the configuration, in order. */
+  kmsProviders(): readonly KmsV2Provider[] {
+    return this.config.kms;
+  }
+
   close(): void {
     for (const k of this.config.kms) k.close();
   }

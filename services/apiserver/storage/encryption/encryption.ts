@@ -30,6 +30,11 @@ export interface Encryption {
   attachMetrics(registry: MetricsRegistry): void;
   /** Re-reads the file now; false when the new configuration was refused. */
   reload(): Promise<boolean>;
+  /**
+   * The health checks of the KMS plugins, as the platform names them: one
+   * `kms-providers` check with automatic reload, else `kms-provider-<i>` each.
+   */
+  healthChecks(): Array<[string, () => Promise<void>]>;
   close(): void;
 }
 
@@ -96,6 +101,14 @@ export function openEncryption(profile: PlatformProfile, opts: EncryptionOptions
       metrics ??= declareEncryptionMetrics(registry, profile.id, createHash("sha256").update(`${process.pid}:${Date.now()}`).digest("hex").slice(0, 16));
     },
     reload,
+    healthChecks() {
+      const statusOf = async (i: number | undefined) => {
+        const kms = current.kmsProviders();
+        for (const p of i === undefined ? kms : [kms[i]]) if (p) await p.status();
+      };
+      if (opts.automaticReload) return [["kms-providers", () => statusOf(undefined)]];
+      return current.kmsProviders().map((_, i): [string, () => Promise<void>] => [`kms-provider-${i}`, () => statusOf(i)]);
+    },
     close() {
       if (timer) clearInterval(timer);
       lookup.close();
