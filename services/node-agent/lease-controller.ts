@@ -76,7 +76,9 @@ export class LeaseController {
 
   private async desired(base: ApiObject | undefined): Promise<ApiObject> {
     const owners = await this.ownerReferences(base);
-    const metadata = { ...(base?.metadata ?? { name: this.o.nodeName, namespace: this.o.namespace }) };
+    // managedFields stay out of the body: the server keeps the stored ones when an update omits them, and each renewal is smaller to send and to parse.
+    const { managedFields: _managedFields, ...kept } = base?.metadata ?? { name: this.o.nodeName, namespace: this.o.namespace };
+    const metadata: ApiObject["metadata"] = { ...kept };
     if (owners) metadata.ownerReferences = owners as ApiObject["metadata"]["ownerReferences"];
     return {
       apiVersion: `${this.o.leases.group}/${this.o.leases.version}`,

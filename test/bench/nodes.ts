@@ -125,7 +125,9 @@ export async function benchNodes(): Promise<Record<string, number>> {
         const started = performance.now();
         try {
           const spec = { ...(n.lease.spec as Record<string, unknown>), renewTime: new Date().toISOString().replace("Z", "000Z") };
-          n.lease = await n.client.update(leasesRes, { ...n.lease, spec }, { namespace: ns });
+          // As the agent renews: the lease it wrote last, without managedFields (the server keeps the stored ones).
+          const { managedFields: _managedFields, ...metadata } = n.lease.metadata;
+          n.lease = await n.client.update(leasesRes, { ...n.lease, metadata, spec }, { namespace: ns });
           if (withStatus) {
             const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
             await n.client.patch(nodesRes, n.name, "strategic", { status: { conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status", lastHeartbeatTime: now, lastTransitionTime: now }] } }, { subresource: "status" });
