@@ -5,7 +5,8 @@
  * the log, tailLines, timestamps, limitBytes, sinceTime, container defaulting and its
  * 400s, the 422 of bad options, the agent's 400s (waiting container, no previous
  * container), an unbound pod's empty log, and a follow stream that sees an appended
- * line. With kubectl 1.34: `kubectl logs` and `kubectl logs -f`.
+ * line; nodes/proxy to the agent. With kubectl 1.34: `kubectl logs`, `kubectl logs -f`
+ * and `kubectl get --raw` through nodes/proxy.
  */
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
@@ -157,12 +158,32 @@ describe("pods/log over HTTPS", () => {
   });
 });
 
+describe("nodes/proxy over HTTPS", () => {
+  it("forwards to the node agent and streams its answer back", async () => {
+    const health = await admin.get(`/api/v1/nodes/${NODE}/proxy/healthz`);
+    expect(health.status, health.text).toBe(200);
+    expect(health.text).toBe("ok");
+    const list = await admin.get(`/api/v1/nodes/${NODE}/proxy/pods`);
+    expect(list.status).toBe(200);
+    expect(list.json<{ kind: string; items: Array<{ metadata: { name: string } }> }>().items.map((p) => p.metadata.name)).toEqual(expect.arrayContaining(["web", "solo"]));
+    const logs = await admin.get(`/api/v1/nodes/${NODE}/proxy/containerLogs/${NS}/solo/only?limitBytes=4`);
+    expect(logs.text).toBe("solo");
+    const unknownPath = await admin.get(`/api/v1/nodes/${NODE}/proxy/no-such-path`);
+    expect(unknownPath.status).toBe(404);
+    expect(unknownPath.text).toBe("404 page not found");
+    const ghost = await admin.get("/api/v1/nodes/ghost/proxy/healthz");
+    expect(ghost.json()).toMatchObject({ code: 404, message: 'nodes "ghost" not found' });
+  });
+});
+
 describe("kubectl 1.34", () => {
   it("kubectl logs prints the log; -c picks the container; --tail limits it", async () => {
     const kubectl = layerClients().kubectl;
     const res = await runClient(kubectl, ["--kubeconfig", kubeconfig, "-n", NS, "logs", "web", "-c", "app", "--tail=2"]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toBe("second line\nthird line\n");
+    const raw = await runClient(kubectl, ["--kubeconfig", kubeconfig, "get", "--raw", `/api/v1/nodes/${NODE}/proxy/healthz`]);
+    expect(raw.stdout, raw.stderr).toBe("ok");
     const noContainer = await runClient(kubectl, ["--kubeconfig", kubeconfig, "-n", NS, "logs", "pod/waiting"]);
     expect(noContainer.code).not.toBe(0);
     expect(noContainer.stderr).toContain('container "app" in pod "waiting" is waiting to start: ContainerCreating');

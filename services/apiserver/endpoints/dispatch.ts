@@ -16,6 +16,7 @@ import { handleWatch } from "./handlers/watch.ts";
 import { handleScale } from "./handlers/scale.ts";
 import { handleBindings, POD_ACTION_SUBRESOURCES } from "./handlers/pod-actions.ts";
 import { AGENT_SUBRESOURCES, handlePodLog } from "./handlers/pod-log.ts";
+import { handleNodeProxy } from "./handlers/node-proxy.ts";
 import type { KubeletClientConfig } from "./handlers/kubelet-client.ts";
 import { handleVirtual, type VirtualHandler } from "./virtual.ts";
 import { tokenRequestKind } from "../../../shared/api/groups/authentication-v1.ts";
@@ -105,6 +106,10 @@ export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, r
   if (info.subresource === "token" && resource.group === "" && resource.plural === "serviceaccounts") {
     if (info.verb !== "create") throw methodNotAllowed("serviceaccounts/token", info.verb, "");
     return handleVirtual(scope, cfg.virtual?.get("/serviceaccounts/token"), tokenRequestKind);
+  }
+  if (info.subresource === "proxy") {
+    if (resource.group !== "" || resource.plural !== "nodes") throw pageNotFound();
+    return handleNodeProxy(scope, cfg.catalog, cfg.kubelet);
   }
   if (info.subresource === "log" && resource.group === "" && resource.plural === "pods") {
     if (info.verb !== "get") throw methodNotAllowed("pods/log", info.verb, "");

@@ -10,9 +10,10 @@
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { badRequest, internalError, qualifiedResource, statusError, type StatusError, type StatusReason } from "../../../../shared/api/status.ts";
+import { badRequest, internalError, notFound, qualifiedResource, statusError, type StatusError, type StatusReason } from "../../../../shared/api/status.ts";
 import type { FlagSpec, FlagValues } from "../../../../shared/cli/flags.ts";
-import { DEFAULT_PREFERRED_ADDRESS_TYPES, type AgentLocation } from "../../registry/pod-log-location.ts";
+import type { Catalog } from "../../registry/catalog.ts";
+import { agentLocation, DEFAULT_PREFERRED_ADDRESS_TYPES, type AgentLocation } from "../../registry/pod-log-location.ts";
 
 export interface KubeletClientConfig {
   certPem?: string;
@@ -41,15 +42,23 @@ export async function kubeletClientFrom(flags: FlagValues): Promise<KubeletClien
   };
 }
 
-/** GET `pathAndQuery` on the agent; resolves with its response (headers read, body streaming). */
-export function openAgentStream(cfg: KubeletClientConfig, at: AgentLocation, pathAndQuery: string, signal: AbortSignal): Promise<IncomingMessage> {
+/** A request to the agent beyond a plain GET (the proxy subresource forwards these). */
+export interface AgentRequest {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: Uint8Array;
+}
+
+/** `pathAndQuery` on the agent (GET unless `request` says); resolves with its response (headers read, body streaming). */
+export function openAgentStream(cfg: KubeletClientConfig, at: AgentLocation, pathAndQuery: string, signal: AbortSignal, request: AgentRequest = {}): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
       {
         host: at.host,
         port: at.port,
         path: pathAndQuery,
-        method: "GET",
+        method: request.method ?? "GET",
+        headers: request.headers,
         cert: cfg.certPem,
         key: cfg.keyPem,
         ca: cfg.caPem,
@@ -60,8 +69,19 @@ export function openAgentStream(cfg: KubeletClientConfig, at: AgentLocation, pat
       resolve,
     );
     req.on("error", (err) => reject(internalError(`error dialing backend: ${err.message}`)));
-    req.end();
+    req.end(request.body && request.body.byteLength > 0 ? request.body : undefined);
   });
+}
+
+/** The agent of a node: its Node's preferred address and port (404 for an unknown node), with the client settings. */
+export async function locateAgent(catalog: Catalog, nodeName: string, kubelet: KubeletClientConfig | undefined): Promise<{ cfg: KubeletClientConfig; at: AgentLocation }> {
+  const nodes = catalog.lookup("", "v1", "nodes");
+  if (!nodes) throw notFound("nodes", nodeName);
+  const node = await nodes.registry.get(undefined, nodeName);
+  const cfg = kubelet ?? { preferredAddressTypes: DEFAULT_PREFERRED_ADDRESS_TYPES };
+  const at = agentLocation(node, cfg.preferredAddressTypes);
+  if (at instanceof Error) throw at;
+  return { cfg, at };
 }
 
 async function bodyText(res: IncomingMessage, limit = 1024 * 1024): Promise<string> {

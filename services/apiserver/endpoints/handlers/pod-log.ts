@@ -8,14 +8,13 @@
  * ends when the agent's stream ends or the client goes away.
  */
 import type { Catalog } from "../../registry/catalog.ts";
-import { agentLocation, chooseContainer, containerLogsPath, DEFAULT_PREFERRED_ADDRESS_TYPES, parsePodLogOptions } from "../../registry/pod-log-location.ts";
+import { chooseContainer, containerLogsPath, parsePodLogOptions } from "../../registry/pod-log-location.ts";
 import { isObject } from "../../storage/object.ts";
 import type { RequestScope } from "../scope.ts";
-import { agentBody, agentFailure, openAgentStream, type KubeletClientConfig } from "./kubelet-client.ts";
-import { notFound } from "../../../../shared/api/status.ts";
+import { agentBody, agentFailure, locateAgent, openAgentStream, type KubeletClientConfig } from "./kubelet-client.ts";
 
 /** Connect-style subresources served through the node agent. */
-export const AGENT_SUBRESOURCES: ReadonlySet<string> = new Set(["log"]);
+export const AGENT_SUBRESOURCES: ReadonlySet<string> = new Set(["log", "proxy"]);
 
 const LOG_HEADERS = { "content-type": "text/plain", "x-content-type-options": "nosniff" };
 
@@ -27,12 +26,7 @@ export async function handlePodLog(s: RequestScope, catalog: Catalog, kubelet: K
   const spec = isObject(pod.spec) ? pod.spec : {};
   const nodeName = typeof spec.nodeName === "string" ? spec.nodeName : "";
   if (!nodeName) return new Response("", { status: 200, headers: LOG_HEADERS });
-  const nodes = catalog.lookup("", "v1", "nodes");
-  if (!nodes) throw notFound("nodes", nodeName);
-  const node = await nodes.registry.get(undefined, nodeName);
-  const cfg = kubelet ?? { preferredAddressTypes: DEFAULT_PREFERRED_ADDRESS_TYPES };
-  const at = agentLocation(node, cfg.preferredAddressTypes);
-  if (at instanceof Error) throw at;
+  const { cfg, at } = await locateAgent(catalog, nodeName, kubelet);
   const abort = new AbortController();
   s.request.signal.addEventListener("abort", () => abort.abort(), { once: true });
   const res = await openAgentStream(cfg, at, containerLogsPath(s.namespace ?? "", name, container, opts), abort.signal);
