@@ -13,7 +13,7 @@ import { ExpiredError, TooLargeResourceVersionError, type Predicate, type WatchE
 import { prefixEnd, type KvStore, type RevisionChange, type RevisionFeed } from "./kv.ts";
 import { meta, type JsonObject } from "./object.ts";
 import { corruptionOf, decodeStored } from "./corrupt-object.ts";
-import { decodeChange, eventFor, type DecodedChange } from "./watch-filter.ts";
+import { decodeChange, eventFor, type ChangeEvents, type DecodedChange } from "./watch-filter.ts";
 
 export interface WatchCacheOptions {
   /** Registry root, e.g. "/registry/". */
@@ -187,9 +187,10 @@ export class WatchCache {
   private dispatch(change: DecodedChange): void {
     const set = this.watchers.get(resourcePrefixOf(change.key, this.opts.root));
     if (!set) return;
+    const shared: ChangeEvents = {};
     for (const w of set) {
       if (change.revision <= w.from || !change.key.startsWith(w.prefix)) continue;
-      const ev = eventFor(change, w.predicate);
+      const ev = eventFor(change, w.predicate, shared);
       if (ev) w.push(ev); // a slow consumer closes itself and leaves the set
     }
   }

@@ -28,8 +28,20 @@ export function decodeChange(change: KeyChange, revision: number): DecodedChange
   return out;
 }
 
-/** The event (if any) a watcher with this predicate sees for a decoded change. */
-export function eventFor(change: DecodedChange, predicate: Predicate | undefined): WatchEvent | undefined {
+/**
+ * The events of one change, each made at most once: every watcher of the change that
+ * sees the same kind of event gets the same (never mutated) event object.
+ */
+export interface ChangeEvents {
+  added?: WatchEvent;
+  modified?: WatchEvent;
+  deleted?: WatchEvent;
+  /** DELETED for a watcher whose selector stops matching: the object after the change. */
+  stoppedMatching?: WatchEvent;
+}
+
+/** The event (if any) a watcher with this predicate sees for a decoded change; `shared` reuses events across watchers of one change. */
+export function eventFor(change: DecodedChange, predicate: Predicate | undefined, shared: ChangeEvents = {}): WatchEvent | undefined {
   // A value written as garbage is no object to announce; its removal is (DELETED with its name).
   if (change.current !== undefined && corruptionOf(change.current)) return undefined;
   const match = predicate ?? (() => true);
@@ -37,13 +49,12 @@ export function eventFor(change: DecodedChange, predicate: Predicate | undefined
   const before = change.previous !== undefined && match(change.previous);
   if (change.current === undefined) {
     if (!before || !change.previous) return undefined;
-    return { type: "DELETED", object: change.previous, revision: change.revision };
+    return (shared.deleted ??= { type: "DELETED", object: change.previous, revision: change.revision });
   }
-  if (now && before) return { type: "MODIFIED", object: change.current, revision: change.revision };
-  if (now) return { type: "ADDED", object: change.current, revision: change.revision };
+  if (now && before) return (shared.modified ??= { type: "MODIFIED", object: change.current, revision: change.revision });
+  if (now) return (shared.added ??= { type: "ADDED", object: change.current, revision: change.revision });
   if (before && change.previous) {
-    const gone = structuredClone(change.current);
-    return { type: "DELETED", object: gone, revision: change.revision };
+    return (shared.stoppedMatching ??= { type: "DELETED", object: structuredClone(change.current), revision: change.revision });
   }
   return undefined;
 }
