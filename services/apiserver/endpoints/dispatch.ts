@@ -2,6 +2,7 @@
  * Routes a parsed resource request to the handler of its verb (and subresource),
  * after negotiating the response type.
  */
+import { handleComponentStatuses, type ComponentStatusProvider } from "./handlers/component-statuses.ts";
 import { methodNotAllowed, notFound, statusError } from "../../../shared/api/status.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { Catalog } from "../registry/catalog.ts";
@@ -49,6 +50,8 @@ export interface DispatchConfig {
   authorize?: AuthorizeRequest;
   /** How the connect subresources (pods/log) reach node agents. */
   kubelet?: KubeletClientConfig;
+  /** The control-plane health behind componentstatuses (computed, never stored). */
+  componentStatuses?: ComponentStatusProvider;
 }
 
 /** `warnings` collects the request's `Warning` header values (the request context's list), `annotations` its audit annotations. */
@@ -98,6 +101,7 @@ export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, r
     maxBodyBytes: cfg.maxBodyBytes,
     bookmarkIntervalMs: cfg.bookmarkIntervalMs,
   };
+  if (resource.group === "" && resource.plural === "componentstatuses") return handleComponentStatuses(scope, cfg.componentStatuses);
   if (def.virtual) {
     if (info.verb !== "create") throw methodNotAllowed(resource.plural, info.verb, resource.group);
     if (resource.group === "" && resource.plural === "bindings") return handleBindings(scope, cfg.catalog);

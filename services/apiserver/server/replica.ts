@@ -33,6 +33,7 @@ import { applyRuntimeConfig, availableAt } from "./runtime-config.ts";
 import { resolveEffectiveVersion, type EffectiveVersion } from "./effective-version.ts";
 import type { LifecycleMetricsOptions } from "./version-options.ts";
 import { versionRoute } from "../endpoints/version-route.ts";
+import { componentStatusProvider } from "./component-status.ts";
 import { SERVER_TIMEOUT_OPTIONS } from "./server-timeouts.ts";
 import { tlsServerOptions, type TlsFlags } from "./tls-options.ts";
 import { FeatureGates } from "./feature-gates.ts";
@@ -81,6 +82,8 @@ export interface ReplicaOptions {
   /** Registers admission plugins besides the ones of admission/ (the built-in plugins, tests). */
   registerAdmissionPlugins?: (registry: PluginRegistry) => void;
   extraRoutes?: Array<[string, NonResourceHandler]>;
+  /** Health endpoints probed for componentstatuses (default: the platform's local scheduler and controller-manager ports). */
+  componentProbes?: Readonly<Record<string, string>>;
   /** Receives the audit events of requests (default: dropped). */
   audit?: AuditSink;
   /** The audit policy and backends of the `--audit-*` flags (over `audit`). */
@@ -245,6 +248,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     authorize: security?.authorize ?? opts.authorize ?? (async () => {}),
     virtual: security?.virtualHandlers(),
     kubelet: opts.kubeletClient,
+    componentStatuses: componentStatusProvider(opts.kv, opts.componentProbes),
     nonResource: discoveryRoutes(
       catalog,
       () => boundAddress,

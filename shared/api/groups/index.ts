@@ -16,6 +16,7 @@ import { kinds as batchV1 } from "./batch-v1.ts";
 import { kinds as certificatesV1 } from "./certificates-v1.ts";
 import { kinds as coordinationV1 } from "./coordination-v1.ts";
 import { coreV1Kinds } from "./core-v1.ts";
+import { componentStatusKind } from "./core-v1-componentstatus.ts";
 import { kinds as discoveryV1 } from "./discovery-v1.ts";
 import { kinds as eventsV1 } from "./events-v1.ts";
 import { kinds as networkingV1 } from "./networking-v1.ts";
@@ -28,6 +29,7 @@ import { kinds as storageV1 } from "./storage-v1.ts";
 export function builtinKinds(profile: PlatformProfile): KindDefinition[] {
   return [
     ...coreV1Kinds(profile),
+    componentStatusKind,
     ...appsV1,
     ...batchV1,
     ...autoscalingV1,
