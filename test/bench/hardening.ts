@@ -10,6 +10,8 @@
  *   transport's floor that every HTTP/1.1 watch pays), so the watch's own cost is the
  *   difference.
  *
+ * `npm run bench -- livez-lists` and `npm run bench -- watch-memory` run one half each.
+ *
  * `HARDENING_ROOT=<checkout>` runs the server of another checkout (with its own or a
  * linked node_modules) for a before/after comparison on the same machine.
  * `HARDENING_LISTS`, `HARDENING_WATCHES`, `HARDENING_CONNECTIONS`, `HARDENING_OBJECTS` scale the runs.
