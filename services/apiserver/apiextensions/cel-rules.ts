@@ -60,7 +60,12 @@ function compile(source: string, optionalOldSelf = false): CelProgram {
   return p;
 }
 
-function optionalOldSelfOf(r: Json): boolean {
+/** The compiled program of a rule or messageExpression of a rule (cached); throws CelCompileError. */
+export function ruleProgram(source: string, optionalOldSelf = false): CelProgram {
+  return compile(source, optionalOldSelf);
+}
+
+export function optionalOldSelfOf(r: Json): boolean {
   return r.optionalOldSelf === true && typeof r.rule === "string" && usesOldSelf(r.rule);
 }
 
