@@ -10,11 +10,8 @@
 import { X509Certificate } from "node:crypto";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import type { HttpsObjectClient } from "../../../shared/client/https-object-client.ts";
-import { Sleeper } from "../sleeper.ts";
-import { rotationDeadline } from "./rotation.ts";
+import { CertificateRotationLoop } from "./rotation.ts";
 import { currentServingCertPath, requestServingCertificate, type CertificateRequestOptions } from "./tls-bootstrap.ts";
-
-const RETRY_MS = 60_000;
 
 export interface ServingPair {
   certPem: string;
@@ -35,38 +32,18 @@ export function currentServingPair(certDir: string, nowMs = Date.now()): (Servin
   return { certPem: `${certPem}\n`, keyPem: text.slice(end + "-----END CERTIFICATE-----".length).trim() + "\n", notBeforeMs: Date.parse(cert.validFrom), notAfterMs };
 }
 
-export class ServingCertificateRotation {
-  private readonly sleeper = new Sleeper();
-  private readonly abort = new AbortController();
-  private loop: Promise<void> | undefined;
-
-  constructor(private readonly o: CertificateRequestOptions & { hosts: readonly string[]; client: () => HttpsObjectClient; onCertificate: (pair: ServingPair) => void }) {}
-
-  start(): void {
-    this.loop ??= (async () => {
-      while (!this.sleeper.isStopped) {
-        const current = currentServingPair(this.o.certDir);
-        if (current) {
-          this.o.onCertificate(current);
-          const deadline = rotationDeadline(current.notBeforeMs, current.notAfterMs, 0.7 + 0.2 * Math.random());
-          this.o.log("info", "serving certificate rotation scheduled", { expiration: new Date(current.notAfterMs).toISOString(), deadline: new Date(deadline).toISOString() });
-          if (!(await this.sleeper.sleep(Math.max(0, deadline - Date.now())))) return;
-        }
-        try {
-          await requestServingCertificate(this.o.client(), { ...this.o, signal: this.abort.signal });
-          this.o.log("info", "serving certificate issued", {});
-        } catch (err) {
-          if (this.sleeper.isStopped) return;
-          this.o.log("warn", "serving certificate request failed, will retry", { error: (err as Error).message });
-          if (!(await this.sleeper.sleep(RETRY_MS))) return;
-        }
-      }
-    })();
-  }
-
-  async stop(): Promise<void> {
-    this.sleeper.stop();
-    this.abort.abort();
-    await this.loop;
+/** The serving certificate's rotation; `onCertificate` installs each current certificate in the server. */
+export class ServingCertificateRotation extends CertificateRotationLoop {
+  constructor(o: CertificateRequestOptions & { hosts: readonly string[]; client: () => HttpsObjectClient; onCertificate: (pair: ServingPair) => void }) {
+    let current: ReturnType<typeof currentServingPair>;
+    super({
+      what: "serving",
+      log: o.log,
+      current: () => (current = currentServingPair(o.certDir)),
+      onCurrent: () => current && o.onCertificate(current),
+      request: async (signal) => {
+        await requestServingCertificate(o.client(), { ...o, signal });
+      },
+    });
   }
 }
