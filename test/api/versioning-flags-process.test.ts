@@ -4,13 +4,12 @@
  * values are a table in version-options.test.ts); `--help` states each gate's stage,
  * default and whether setting it still has an effect. Both processes run at once.
  */
-import { spawn } from "node:child_process";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runServerMain, type MainRun } from "../support/server-main-run.ts";
 
-const ROOT = join(import.meta.dirname, "..", "..");
 let dir: string;
 
 beforeAll(async () => {
@@ -20,24 +19,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function runMain(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "services", "embedded", "main.ts"), "--data-dir", dir, "--secure-port", "0", ...args], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, NODE_OPTIONS: "" },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 25_000);
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function runMain(args: string[]): Promise<MainRun> {
+  return runServerMain(["--data-dir", dir, "--secure-port", "0", ...args]);
 }
 
 const runs: { locked?: ReturnType<typeof runMain>; help?: ReturnType<typeof runMain> } = {};

@@ -4,33 +4,22 @@
  * written; a valid one starts the server and the disabled version answers 404 through
  * kubectl 1.34's raw GET.
  */
-import { spawn } from "node:child_process";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runServerMain, type MainRun } from "../support/server-main-run.ts";
 import { layerClients, runClient } from "../support/clients.ts";
 import { startServerProcess, type ServerProcess } from "../support/server-process.ts";
 
-const ROOT = join(import.meta.dirname, "..", "..");
 let server: ServerProcess | undefined;
 
 afterAll(async () => {
   await server?.close();
 });
 
-function runMain(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "services", "embedded", "main.ts"), ...args], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
-    let stderr = "";
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    });
-  });
+function runMain(args: string[]): Promise<MainRun> {
+  return runServerMain(args, 20_000);
 }
 
 describe("--runtime-config on the process", () => {
