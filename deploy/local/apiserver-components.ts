@@ -11,7 +11,8 @@ import type { ClusterComponent, ComponentContext } from "./components.ts";
 import type { ProcessRecord } from "./state.ts";
 
 const APISERVER_MAIN = join(REPO_ROOT, "services", "apiserver", "main.ts");
-export const APISERVER_REPLICAS = 2;
+/** Replicas when `--replicas` is not given. */
+export const DEFAULT_APISERVER_REPLICAS = 2;
 
 function logFd(dir: string, name: string): { fd: number; path: string } {
   const path = join(dir, "logs", `${name}.log`);
@@ -39,18 +40,18 @@ async function waitForTls(host: string, port: number, timeoutMs: number): Promis
 export const apiserverComponent: ClusterComponent = {
   name: "apiserver",
   async up(ctx: ComponentContext) {
-    const { dir, host, nodes, stream } = ctx.opts;
+    const { dir, host, nodes, stream, replicas, profile } = ctx.opts;
     const endpoints = ctx.outputs.storeEndpoints as string[];
     const redisUrl = ctx.outputs.redisUrl as string;
     const records: ProcessRecord[] = [];
     const dataDir = join(dir, "apiserver");
-    for (let i = 0; i < APISERVER_REPLICAS; i++) {
+    for (let i = 0; i < replicas; i++) {
       const port = await ctx.port(2 * nodes + 1 + i);
       const name = `apiserver-${i + 1}`;
       const out = logFd(dir, name);
       const child = spawn(
         process.execPath,
-        ["--import", "tsx", APISERVER_MAIN, "--data-dir", dataDir, "--bind-address", host, "--secure-port", String(port), "--store-endpoints", endpoints.join(","), "--redis-url", redisUrl, "--revision-stream", stream],
+        ["--import", "tsx", APISERVER_MAIN, "--data-dir", dataDir, "--bind-address", host, "--secure-port", String(port), "--store-endpoints", endpoints.join(","), "--redis-url", redisUrl, "--revision-stream", stream, "--profile", profile],
         { cwd: REPO_ROOT, detached: true, stdio: ["ignore", out.fd, out.fd] },
       );
       child.unref();
@@ -73,8 +74,8 @@ export const apiserverComponent: ClusterComponent = {
 export const haproxyComponent: ClusterComponent = {
   name: "haproxy",
   async up(ctx: ComponentContext) {
-    const { dir, host, nodes } = ctx.opts;
-    const port = await ctx.port(2 * nodes + 1 + APISERVER_REPLICAS);
+    const { dir, host, nodes, replicas } = ctx.opts;
+    const port = await ctx.port(2 * nodes + 1 + replicas);
     const backends = (ctx.outputs.apiserverEndpoints as string[]).map((e, i) => `  server apiserver-${i + 1} ${e.replace(/^https:\/\//, "")} check`);
     const config = join(dir, "haproxy.cfg");
     writeFileSync(

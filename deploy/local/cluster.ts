@@ -1,22 +1,31 @@
 /**
- * `npm run cluster -- up|down|status [--dir .plat/cluster] [--nodes N] [--node-agents N] [--base-port P] [--host H] [--stream S]`
+ * `npm run cluster -- up|down|status [--dir .plat/cluster] [--nodes N] [--replicas N] [--profile plat|kubernetes]
+ *                                    [--node-agents N] [--base-port P] [--host H] [--stream S] [--fresh]`
  *
- * up:     starts the components of components.ts (redis-server, the store nodes,
- *         the apiservers, haproxy, the controller manager) as detached processes on loopback, records them in
- *         <dir>/state.json and prints the endpoints; on failure stops what it started.
- * down:   stops every recorded process (reverse order) and removes the state file.
+ * up:     starts the components of components.ts (redis-server, the store nodes (`--nodes`),
+ *         the apiserver replicas (`--replicas`), haproxy, the controller manager) as detached processes on
+ *         loopback, records them in <dir>/state.json and prints the endpoints; on failure stops what it started.
+ *         The ports and the profile are kept in <dir>/layout.json (layout.ts), so an `up` after `down`
+ *         restarts the same cluster with its data; `--fresh` wipes data, logs and layout first.
+ * down:   stops every recorded process (reverse order) and removes the state file; data and layout stay.
  * status: prints Maintenance Status of each store node and liveness of the rest.
  */
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { FlagError, parseFlags, usage, type FlagSpec } from "../../shared/cli/flags.ts";
 import { stopPid, storeStatus } from "../../services/store/server/node-process.ts";
+import { readLayout, wipeClusterData, layoutPort, writeLayout } from "./layout.ts";
+import { DEFAULT_APISERVER_REPLICAS } from "./apiserver-components.ts";
+import { PROFILE_IDS } from "../../shared/platform/profile.ts";
 import { COMPONENTS, freePort, type ClusterOptions, type ComponentContext } from "./components.ts";
 import { ownedAndAlive, readState, removeState, writeState, type ClusterState, type ProcessRecord } from "./state.ts";
 
 const FLAGS: Record<string, FlagSpec> = {
   dir: { kind: "string", default: ".plat/cluster", help: "directory of data, logs and the state file" },
   nodes: { kind: "number", default: 3, help: "store nodes (a Raft group; 3 or 5 tolerate 1 or 2 failures)" },
+  replicas: { kind: "number", default: DEFAULT_APISERVER_REPLICAS, help: "apiserver replicas behind haproxy" },
+  profile: { kind: "string", default: "", help: `naming profile (${PROFILE_IDS.join(" or ")}); default: the one of the existing data, else plat` },
+  fresh: { kind: "boolean", default: false, help: "up: remove the data, logs and ports of an earlier cluster in --dir first" },
   "node-agents": { kind: "number", default: 0, help: "node agents to start, each with its own root dir" },
   "base-port": { kind: "number", default: 0, help: "first of consecutive fixed ports; 0 picks free ports" },
   host: { kind: "string", default: "127.0.0.1", help: "loopback address to listen on" },
@@ -34,17 +43,29 @@ async function stopRecords(records: readonly ProcessRecord[]): Promise<void> {
   }
 }
 
-async function up(opts: ClusterOptions): Promise<void> {
-  const existing = readState(opts.dir);
+async function up(requested: ClusterOptions & { fresh: boolean }): Promise<void> {
+  const { fresh, ...base } = requested;
+  const existing = readState(base.dir);
   if (existing !== undefined && existing.processes.some((p) => ownedAndAlive(p))) {
-    throw new Error(`a cluster is already running from ${opts.dir}: run "npm run cluster -- down" first`);
+    throw new Error(`a cluster is already running from ${base.dir}: run "npm run cluster -- down" first`);
   }
-  mkdirSync(opts.dir, { recursive: true });
+  if (fresh) {
+    const removed = wipeClusterData(base.dir);
+    if (removed.length > 0) print(`removed ${removed.join(", ")} from ${base.dir}`);
+  }
+  mkdirSync(base.dir, { recursive: true });
+  const layout = readLayout(base.dir);
+  if (base.profile !== "" && layout.profile !== undefined && layout.profile !== base.profile) {
+    throw new Error(`the data in ${base.dir} was made with --profile ${layout.profile}; use --fresh to start over with ${base.profile}`);
+  }
+  const opts: ClusterOptions = { ...base, profile: base.profile || layout.profile || PROFILE_IDS[0] };
+  writeLayout(opts.dir, { ...layout, profile: opts.profile });
+  layout.profile = opts.profile;
   const state: ClusterState = { dir: opts.dir, startedAt: new Date().toISOString(), processes: [], outputs: {} };
   const ctx: ComponentContext = {
     opts,
     outputs: state.outputs,
-    port: (offset) => (opts.basePort > 0 ? Promise.resolve(opts.basePort + offset) : freePort(opts.host)),
+    port: (offset) => (opts.basePort > 0 ? Promise.resolve(opts.basePort + offset) : layoutPort(opts.dir, layout, offset, () => freePort(opts.host))),
     log: print,
   };
   for (const component of COMPONENTS) {
@@ -111,8 +132,15 @@ async function main(): Promise<void> {
   }
   const nodes = Number(flags.nodes);
   if (!Number.isInteger(nodes) || nodes < 1) throw new FlagError("--nodes must be a positive integer");
-  const opts: ClusterOptions = {
+  const replicas = Number(flags.replicas);
+  if (!Number.isInteger(replicas) || replicas < 1) throw new FlagError("--replicas must be a positive integer");
+  const profile = String(flags.profile);
+  if (profile !== "" && !(PROFILE_IDS as readonly string[]).includes(profile)) throw new FlagError(`--profile must be one of ${PROFILE_IDS.join(", ")}`);
+  const opts: ClusterOptions & { fresh: boolean } = {
     dir: resolve(String(flags.dir)),
+    replicas,
+    profile,
+    fresh: Boolean(flags.fresh),
     host: String(flags.host),
     nodes,
     basePort: Number(flags["base-port"]),

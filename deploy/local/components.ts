@@ -29,6 +29,10 @@ export interface ClusterOptions {
   stream: string;
   /** Node agents to start (`--node-agents`; none when unset). */
   nodeAgents?: number;
+  /** Apiserver replicas behind haproxy (`--replicas`). */
+  replicas: number;
+  /** Naming profile every component runs with (`--profile`: plat or kubernetes). */
+  profile: string;
 }
 
 export interface ComponentContext {

@@ -11,7 +11,6 @@ import { join } from "node:path";
 import { parseDocument } from "yaml";
 import { pkiPaths } from "../../services/apiserver/server/certs.ts";
 import { REPO_ROOT } from "../../services/store/server/node-process.ts";
-import { APISERVER_REPLICAS } from "./apiserver-components.ts";
 import type { ClusterComponent, ComponentContext } from "./components.ts";
 import type { ProcessRecord } from "./state.ts";
 
@@ -37,7 +36,7 @@ function kubeconfigFor(admin: string, server: string, path: string): void {
 export const controllerManagerComponent: ClusterComponent = {
   name: "controller-manager",
   async up(ctx: ComponentContext) {
-    const { dir, host, nodes } = ctx.opts;
+    const { dir, host, nodes, replicas, profile } = ctx.opts;
     const admin = ctx.outputs.adminKubeconfig as string;
     await waitForFile(admin, 30_000);
     const kubeconfig = join(dir, "controller-manager.kubeconfig");
@@ -47,7 +46,7 @@ export const controllerManagerComponent: ClusterComponent = {
     const records: ProcessRecord[] = [];
     for (let i = 0; i < CONTROLLER_MANAGER_REPLICAS; i++) {
       const name = `controller-manager-${i + 1}`;
-      const port = await ctx.port(2 * nodes + 2 + APISERVER_REPLICAS + i);
+      const port = await ctx.port(2 * nodes + 2 + replicas + i);
       const log = join(dir, "logs", `${name}.log`);
       const fd = openSync(log, "a");
       const args = [
@@ -58,6 +57,7 @@ export const controllerManagerComponent: ClusterComponent = {
         "--cert-dir", join(dir, name),
         "--cluster-signing-cert-file", pki.caCert,
         "--cluster-signing-key-file", pki.caKey,
+        "--profile", profile,
       ];
       const child = spawn(process.execPath, args, { cwd: REPO_ROOT, detached: true, stdio: ["ignore", fd, fd] });
       child.unref();

@@ -12,7 +12,6 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { createClientCert, loadCA, pkiPaths } from "../../services/apiserver/server/certs.ts";
 import { REPO_ROOT } from "../../services/store/server/node-process.ts";
-import { APISERVER_REPLICAS } from "./apiserver-components.ts";
 import type { ClusterComponent, ComponentContext } from "./components.ts";
 import { CONTROLLER_MANAGER_REPLICAS } from "./controller-manager-component.ts";
 import type { ProcessRecord } from "./state.ts";
@@ -22,7 +21,7 @@ const NODE_AGENT_MAIN = join(REPO_ROOT, "services", "node-agent", "main.ts");
 export const nodeAgentComponent: ClusterComponent = {
   name: "node-agent",
   async up(ctx: ComponentContext) {
-    const { dir, host, nodes } = ctx.opts;
+    const { dir, host, nodes, replicas, profile } = ctx.opts;
     const count = ctx.opts.nodeAgents ?? 0;
     if (count === 0) return [];
     const pki = pkiPaths(join(dir, "apiserver"));
@@ -50,10 +49,10 @@ export const nodeAgentComponent: ClusterComponent = {
         }),
         { mode: 0o600 },
       );
-      const port = await ctx.port(2 * nodes + 2 + APISERVER_REPLICAS + CONTROLLER_MANAGER_REPLICAS + i);
+      const port = await ctx.port(2 * nodes + 2 + replicas + CONTROLLER_MANAGER_REPLICAS + i);
       const log = join(dir, "logs", `${name}.log`);
       const fd = openSync(log, "a");
-      const args = ["--import", "tsx", NODE_AGENT_MAIN, "--kubeconfig", kubeconfig, "--root-dir", root, "--hostname-override", name, "--address", host, "--port", String(port), "--client-ca-file", pki.caCert, "--container-runtime-endpoint", `unix://${join(root, "runtime.sock")}`];
+      const args = ["--import", "tsx", NODE_AGENT_MAIN, "--kubeconfig", kubeconfig, "--root-dir", root, "--hostname-override", name, "--address", host, "--port", String(port), "--client-ca-file", pki.caCert, "--container-runtime-endpoint", `unix://${join(root, "runtime.sock")}`, "--profile", profile];
       const child = spawn(process.execPath, args, { cwd: REPO_ROOT, detached: true, stdio: ["ignore", fd, fd] });
       child.unref();
       if (child.pid === undefined) throw new Error(`${name} did not start`);
