@@ -30,6 +30,8 @@ const WRITES = OBJECTS * 4 + DELETES;
 /** Events the second replica's watch cache keeps. */
 const HISTORY = LONG ? 1000 : 200;
 const NS = "conformance";
+/** Per-test limit: the long run takes minutes on a loaded machine. */
+const TEST_TIMEOUT_MS = LONG ? 900_000 : 60_000;
 const CM = { group: "", version: "v1", resource: "configmaps" };
 
 /** A TCP balancer: each connection goes to the first backend that accepts it; `pause` drops and refuses all. */
@@ -191,7 +193,7 @@ describe("informer through a balancer over two replicas", () => {
     expect(backwards.slice(0, 5)).toEqual([]);
     expect(informer.lists).toBe(1);
     process.stdout.write(`informer conformance: ${WRITES} writes observed in ${Date.now() - started} ms\n`);
-  });
+  }, TEST_TIMEOUT_MS);
 
   it("relists once after a 410 when more writes passed than the watch history holds, and ends equal to the server", async () => {
     balancer.pause();
@@ -207,5 +209,5 @@ describe("informer through a balancer over two replicas", () => {
     balancer.paused = false;
     await eventually(() => informer.list().length === server.size && informer.list().every((o) => server.get(o.metadata.name ?? "") === o.metadata.resourceVersion), 30_000, "informer not equal to the server");
     expect(informer.lists).toBe(2);
-  });
+  }, TEST_TIMEOUT_MS);
 });
