@@ -95,6 +95,7 @@ describe("conversion between served versions", () => {
     object: ["value", "averageValue"],
     external: ["value", "averageValue"],
   };
+  const TARGET_TYPE: Record<string, string> = { value: "Value", averageValue: "AverageValue", averageUtilization: "Utilization" };
   function metricsAsValidated(o: Record<string, unknown>): void {
     const lists = [(o.spec as { metrics?: unknown[] } | undefined)?.metrics, (o.status as { currentMetrics?: unknown[] } | undefined)?.currentMetrics];
     for (const list of lists) {
@@ -103,6 +104,14 @@ describe("conversion between served versions", () => {
           const body = (m as Record<string, Record<string, Record<string, unknown>> | undefined>)[member];
           for (const part of [body?.target, body?.current]) {
             for (const field of ["value", "averageValue", "averageUtilization"]) if (part && !allowed.includes(field)) delete part[field];
+          }
+          // A target holds exactly one value, of the kind its type names.
+          const target = body?.target;
+          if (target) {
+            const kept = allowed.find((f) => target[f] !== undefined) ?? allowed[0];
+            for (const f of allowed) if (f !== kept) delete target[f];
+            target[kept] ??= kept === "averageUtilization" ? 50 : "1";
+            target.type = TARGET_TYPE[kept];
           }
         }
       }
@@ -118,6 +127,9 @@ describe("conversion between served versions", () => {
         const spec = withSpec(o);
         if (!Array.isArray(spec.metrics) || spec.metrics.length === 0) spec.metrics = [DEFAULT_CPU];
         metricsAsValidated(o);
+        // v2's currentReplicas is omitted when zero (omitempty), so a zero is no field to keep.
+        const status = o.status as { currentReplicas?: number } | undefined;
+        if (status?.currentReplicas === 0) delete status.currentReplicas;
         return o;
       }), (obj) => {
         const { v1, v2 } = hpa.versions;
