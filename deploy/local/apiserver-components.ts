@@ -1,13 +1,14 @@
 /**
  * The front half of the local topology: two apiserver replicas over the store
  * cluster and the revision stream, and haproxy balancing TLS connections between
- * them (TCP mode: TLS is end to end, client certificates reach the replicas).
+ * them (haproxy-config.ts: TCP mode, fast /readyz checks, redispatch of failed connections).
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "../../services/store/server/node-process.ts";
 import type { ClusterComponent, ComponentContext } from "./components.ts";
+import { haproxyConfig } from "./haproxy-config.ts";
 import type { ProcessRecord } from "./state.ts";
 
 const APISERVER_MAIN = join(REPO_ROOT, "services", "apiserver", "main.ts");
@@ -76,27 +77,9 @@ export const haproxyComponent: ClusterComponent = {
   async up(ctx: ComponentContext) {
     const { dir, host, nodes, replicas } = ctx.opts;
     const port = await ctx.port(2 * nodes + 1 + replicas);
-    const backends = (ctx.outputs.apiserverEndpoints as string[]).map((e, i) => `  server apiserver-${i + 1} ${e.replace(/^https:\/\//, "")} check`);
+    const backends = (ctx.outputs.apiserverEndpoints as string[]).map((e, i) => ({ name: `apiserver-${i + 1}`, address: e.replace(/^https:\/\//, "") }));
     const config = join(dir, "haproxy.cfg");
-    writeFileSync(
-      config,
-      [
-        "global",
-        "  maxconn 4096",
-        "defaults",
-        "  mode tcp",
-        "  timeout connect 5s",
-        "  timeout client 1h",
-        "  timeout server 1h",
-        "frontend apiserver",
-        `  bind ${host}:${port}`,
-        "  default_backend replicas",
-        "backend replicas",
-        "  balance roundrobin",
-        ...backends,
-        "",
-      ].join("\n"),
-    );
+    writeFileSync(config, haproxyConfig({ bind: `${host}:${port}`, backends }));
     const out = logFd(dir, "haproxy");
     const child = spawn("haproxy", ["-f", config, "-db"], { detached: true, stdio: ["ignore", out.fd, out.fd] });
     child.unref();

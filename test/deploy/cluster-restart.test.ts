@@ -5,37 +5,19 @@
  * `up` on the same directory that comes back on the same ports with the same
  * profile and the ConfigMap; and `--fresh` removing only what `up` made.
  */
-import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { promisify } from "node:util";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { pkiPaths } from "../../services/apiserver/server/certs.ts";
 import { getProfile } from "../../shared/platform/profile.ts";
 import { readLayout, wipeClusterData } from "../../deploy/local/layout.ts";
-import { ownedAndAlive, readState, type ClusterState } from "../../deploy/local/state.ts";
-import { HttpsClient } from "../support/https-client.ts";
+import { ownedAndAlive } from "../../deploy/local/state.ts";
+import { localCluster } from "./support/local-cluster.ts";
 
-const run = promisify(execFile);
-const CLUSTER = resolve(__dirname, "../../deploy/local/cluster.ts");
-const dir = mkdtempSync(join(tmpdir(), "cluster-restart-"));
-
-async function cluster(...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, ["--import", "tsx", CLUSTER, ...args, "--dir", dir], { timeout: 150_000 });
-  return stdout;
-}
-
-function adminThroughLoadBalancer(state: ClusterState): HttpsClient {
-  const pki = pkiPaths(join(dir, "apiserver"));
-  return new HttpsClient(String(state.outputs.loadBalancer), { ca: readFileSync(pki.caCert, "utf8"), cert: readFileSync(pki.adminCert, "utf8"), key: readFileSync(pki.adminKey, "utf8") });
-}
-
-afterAll(async () => {
-  const state = readState(dir);
-  if (state !== undefined && state.processes.some((p) => ownedAndAlive(p))) await cluster("down").catch(() => undefined);
-  rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+const local = localCluster();
+const { dir } = local;
+const cluster = local.run;
+afterAll(() => local.remove(), 60_000);
 
 const configMaps = "/api/v1/namespaces/default/configmaps";
 const kubernetes = getProfile("kubernetes");
@@ -43,10 +25,9 @@ const kubernetes = getProfile("kubernetes");
 describe("npm run cluster up after down", () => {
   it("restarts the same cluster, ports, profile and data included", async () => {
     await cluster("up", "--nodes", "1", "--replicas", "1", "--profile", "kubernetes");
-    const first = readState(dir);
-    if (first === undefined) throw new Error("no state after up");
+    const first = local.state();
     expect(first.processes.filter((p) => p.role === "apiserver")).toHaveLength(1);
-    const client = adminThroughLoadBalancer(first);
+    const client = local.admin();
     const groups = (await client.request("GET", "/apis")).json<{ groups: Array<{ name: string }> }>().groups.map((g) => g.name);
     expect(groups).toContain(kubernetes.group("coordination"));
     const created = await client.request("POST", configMaps, { body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "kept" }, data: { k: "v" } } });
@@ -57,11 +38,10 @@ describe("npm run cluster up after down", () => {
     expect(first.processes.some((p) => ownedAndAlive(p))).toBe(false);
 
     await cluster("up", "--nodes", "1", "--replicas", "1");
-    const second = readState(dir);
-    if (second === undefined) throw new Error("no state after the second up");
+    const second = local.state();
     expect(readLayout(dir)).toEqual({ ports: portsBefore, profile: "kubernetes" });
     expect(second.processes.map((p) => p.endpoint)).toEqual(first.processes.map((p) => p.endpoint));
-    const again = adminThroughLoadBalancer(second);
+    const again = local.admin();
     const read = await again.request("GET", `${configMaps}/kept`);
     expect(read.status).toBe(200);
     expect(read.json<{ data: Record<string, string> }>().data).toEqual({ k: "v" });
