@@ -13,7 +13,7 @@
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { FlagError, parseFlags, usage, type FlagSpec } from "../../shared/cli/flags.ts";
-import { stopPid, storeStatus } from "../../services/store/server/node-process.ts";
+import { storeStatus } from "../../services/store/server/node-process.ts";
 import { readLayout, wipeClusterData, layoutPort, writeLayout } from "./layout.ts";
 import { DEFAULT_APISERVER_REPLICAS } from "./apiserver-components.ts";
 import { PROFILE_IDS } from "../../shared/platform/profile.ts";
@@ -35,11 +35,42 @@ const FLAGS: Record<string, FlagSpec> = {
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
+/**
+ * SIGTERM, then SIGKILL after `graceMs`; done once the pid is no longer ours. The
+ * processes outlived the `up` that started them, so their parent is some reaper:
+ * a zombie waiting for it has an empty command line and counts as stopped.
+ */
+async function stopRecord(record: ProcessRecord, graceMs: number): Promise<void> {
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(record.pid, name);
+    } catch {
+      // Already gone.
+    }
+  };
+  signal("SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (ownedAndAlive(record) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  if (!ownedAndAlive(record)) return;
+  signal("SIGKILL");
+  while (ownedAndAlive(record)) await new Promise((r) => setTimeout(r, 25));
+}
+
+/** Stops components in reverse start order; the processes of one role (replicas of one component) stop together. */
 async function stopRecords(records: readonly ProcessRecord[]): Promise<void> {
+  const groups: ProcessRecord[][] = [];
   for (const r of [...records].reverse()) {
-    if (!ownedAndAlive(r)) continue;
-    await stopPid(r.pid, 10_000);
-    print(`stopped ${r.name} (pid ${r.pid})`);
+    const last = groups.at(-1);
+    if (last !== undefined && last[0].role === r.role) last.push(r);
+    else groups.push([r]);
+  }
+  for (const group of groups) {
+    await Promise.all(
+      group.filter((r) => ownedAndAlive(r)).map(async (r) => {
+        await stopRecord(r, 10_000);
+        print(`stopped ${r.name} (pid ${r.pid})`);
+      }),
+    );
   }
 }
 
