@@ -1,4 +1,5 @@
 /** Each filter on its own, driven with a request context as the chain builds it. */
+import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
 import { forbidden, StatusError, unauthorized } from "../../../../shared/api/status.ts";
 import type { UserInfo } from "../../endpoints/scope.ts";
@@ -139,6 +140,31 @@ describe("filters", () => {
     expect(await timedOut.json()).toMatchObject({ code: 504, reason: "Timeout", message: "Timeout: request did not complete within requested timeout - context deadline exceeded" });
     expect(limiter.seatsInUse("mutating")).toBe(0);
     finish?.();
+  });
+
+  it("with-priority-and-fairness holds a streamed response's seat until it closes or the hold limit passes", async () => {
+    const limiter = new InFlightLimiter({ maxReadOnly: 1, maxMutating: 1, minUserSeats: 1 });
+    const open = () => {
+      const ctx = ctxFor("GET", "/api/v1/namespaces/ns/configmaps");
+      ctx.user = alice;
+      const out = Object.assign(new EventEmitter(), { closed: false, destroyed: false });
+      ctx.outgoing = out as unknown as RequestContext["outgoing"];
+      return { ctx, out };
+    };
+    const closing = open();
+    await chain(ok, [withRequestInfo, withPriorityAndFairness(limiter, undefined, 60_000)])(closing.ctx);
+    expect(limiter.seatsInUse("readOnly")).toBe(1);
+    closing.out.emit("close");
+    expect(limiter.seatsInUse("readOnly")).toBe(0);
+    closing.out.emit("close");
+    expect(limiter.seatsInUse("readOnly")).toBe(0);
+
+    const stalled = open();
+    await chain(ok, [withRequestInfo, withPriorityAndFairness(limiter, undefined, 30)])(stalled.ctx);
+    expect(limiter.seatsInUse("readOnly")).toBe(1);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(limiter.seatsInUse("readOnly")).toBe(0);
+    expect(stalled.out.listenerCount("close")).toBe(0);
   });
 
   it("with-priority-and-fairness does not count long-running requests", async () => {

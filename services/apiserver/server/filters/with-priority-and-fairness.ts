@@ -11,6 +11,7 @@
  */
 import { infoOf, userOf, type Filter, type RequestContext } from "./context.ts";
 import type { InFlightLimiter } from "./in-flight-limiter.ts";
+import { DeadlineTimers, type Expirable } from "./deadline-timers.ts";
 import { isLongRunning } from "./long-running.ts";
 import { estimateSeats, type ObjectCount } from "./work-estimate.ts";
 
@@ -21,24 +22,46 @@ export const PRIVILEGED_GROUP = "system:masters";
 /** The platform's request timeout: how long a streamed body may keep its seats by default. */
 export const DEFAULT_MAX_STREAM_HOLD_MS = 60_000;
 
+/**
+ * The seats of one request, given back once: when its node response closes or,
+ * for a body that streams on, when the hold limit (scheduled on the shared timer
+ * queue, no timer of its own) expires first.
+ */
+class SeatHold implements Expirable {
+  settled = false;
+  constructor(
+    readonly expiresAt: number,
+    private readonly out: NonNullable<RequestContext["outgoing"]>,
+    private readonly release: () => void,
+  ) {}
+  /** Bound once per hold: the `close` listener that ends it. */
+  readonly onClose = (): void => this.expireNow();
+  expireNow(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.out.off("close", this.onClose);
+    this.release();
+  }
+}
+
 /** Calls `release` once the node response is over (or at once when there is none or it is over already). */
-function releaseWhenResponseIsOver(ctx: RequestContext, release: () => void, maxHoldMs: number): void {
+function releaseWhenResponseIsOver(ctx: RequestContext, release: () => void, maxHoldMs: number, timers: DeadlineTimers): void {
   const out = ctx.outgoing;
   if (!out || out.closed || out.destroyed) {
     release();
     return;
   }
-  const timer = maxHoldMs > 0 ? setTimeout(done, maxHoldMs) : undefined;
-  timer?.unref();
-  out.once("close", done);
-  function done(): void {
-    clearTimeout(timer);
-    out?.off("close", done);
-    release();
-  }
+  const hold = new SeatHold(maxHoldMs > 0 ? Date.now() + maxHoldMs : Infinity, out, release);
+  out.once("close", hold.onClose);
+  if (maxHoldMs > 0) timers.schedule(maxHoldMs, hold);
 }
 
-export function withPriorityAndFairness(limiter: InFlightLimiter, count: ObjectCount = () => undefined, maxStreamHoldMs = DEFAULT_MAX_STREAM_HOLD_MS): Filter {
+export function withPriorityAndFairness(
+  limiter: InFlightLimiter,
+  count: ObjectCount = () => undefined,
+  maxStreamHoldMs = DEFAULT_MAX_STREAM_HOLD_MS,
+  timers = new DeadlineTimers(),
+): Filter {
   return (next) => async (ctx) => {
     const info = infoOf(ctx);
     if (isLongRunning(info)) return next(ctx);
@@ -67,7 +90,7 @@ export function withPriorityAndFairness(limiter: InFlightLimiter, count: ObjectC
       release();
       throw err;
     }
-    releaseWhenResponseIsOver(ctx, release, maxStreamHoldMs);
+    releaseWhenResponseIsOver(ctx, release, maxStreamHoldMs, timers);
     return response;
   };
 }
