@@ -34,6 +34,10 @@ const FLAGS: Record<string, FlagSpec> = {
 };
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
+// A reader that goes away (`| head`) must not kill `up` halfway, leaving processes nobody records.
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code !== "EPIPE") throw err;
+});
 
 /**
  * SIGTERM, then SIGKILL after `graceMs`; done once the pid is no longer ours. The

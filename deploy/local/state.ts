@@ -5,7 +5,7 @@
  * still contains the record's `match` (a reused pid is never killed).
  */
 import { existsSync, readFileSync } from "node:fs";
-import { rm, writeFile } from "node:fs/promises";
+import { rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 export interface ProcessRecord {
@@ -38,8 +38,11 @@ export function readState(dir: string): ClusterState | undefined {
   return JSON.parse(readFileSync(path, "utf8")) as ClusterState;
 }
 
+/** Replaces the state file atomically: a tool that dies mid-write leaves the previous state, never a truncated one. */
 export async function writeState(state: ClusterState): Promise<void> {
-  await writeFile(statePath(state.dir), `${JSON.stringify(state, null, 2)}\n`);
+  const path = statePath(state.dir);
+  await writeFile(`${path}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
+  await rename(`${path}.tmp`, path);
 }
 
 export async function removeState(dir: string): Promise<void> {
