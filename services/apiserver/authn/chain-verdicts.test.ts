@@ -1,8 +1,12 @@
 import { X509Certificate } from "node:crypto";
+import type { IncomingMessage } from "node:http";
 import { Agent, request } from "node:https";
+import type { AddressInfo } from "node:net";
+import { connect as tlsConnect, createServer as createTlsServer } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCA, createClientCert, type CertificateAuthority } from "../server/certs.ts";
+import { createCA, createClientCert, createServingCert, type CertificateAuthority, type KeyPairPem } from "../server/certs.ts";
 import { ChainVerdicts } from "./chain-verdicts.ts";
+import { peerCertificatesOf } from "./client-cert.ts";
 import { defaultAuthenticationOptions } from "./options.ts";
 import { clusterPki, startAuthServer, TempDir, type TestServer } from "./testing/harness.ts";
 
@@ -106,5 +110,39 @@ describe("client certificates per connection over HTTPS", () => {
       janeAgent.destroy();
       joeAgent.destroy();
     }
+  });
+});
+
+describe("client certificate chains across connections", () => {
+  it("connections presenting the same chain share one parsed chain (and so one verdict); another certificate gets its own", async () => {
+    const ca = await createCA({ commonName: "shared-chain-ca" });
+    const serving = await createServingCert(ca, { hosts: ["127.0.0.1"] });
+    const jane = await createClientCert(ca, { user: "jane" });
+    const joe = await createClientCert(ca, { user: "joe" });
+    const chains: (readonly X509Certificate[])[] = [];
+    const server = createTlsServer({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false }, (socket) => {
+      chains.push(peerCertificatesOf({ socket } as unknown as IncomingMessage));
+      socket.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    const connectAs = (pair: KeyPairPem) =>
+      new Promise<void>((resolve, reject) => {
+        const socket = tlsConnect({ host: "127.0.0.1", port, ca: ca.certPem, cert: pair.certPem, key: pair.keyPem }, () => socket.resume());
+        socket.on("end", () => (socket.destroy(), resolve()));
+        socket.on("error", reject);
+      });
+    try {
+      await connectAs(jane);
+      await connectAs(jane);
+      await connectAs(joe);
+    } finally {
+      server.close();
+    }
+    expect(chains).toHaveLength(3);
+    expect(chains[0].length).toBeGreaterThan(0);
+    expect(chains[1]).toBe(chains[0]);
+    expect(chains[2]).not.toBe(chains[0]);
+    expect(chains[2][0].subject).toContain("CN=joe");
   });
 });

@@ -27,28 +27,51 @@ export function peerCertificatesOf(incoming: IncomingMessage | undefined): reado
   if (!socket || typeof socket.getPeerCertificate !== "function") return NONE;
   let chain = chainsByConnection.get(socket);
   if (!chain) {
-    chain = Object.freeze(readPeerChain(socket));
+    chain = readPeerChain(socket);
     chainsByConnection.set(socket, chain);
   }
   return chain;
 }
 
-function readPeerChain(socket: TLSSocket): X509Certificate[] {
-  const out: X509Certificate[] = [];
+/** Chains already parsed, by the fingerprints of their certificates; oldest dropped beyond the bound. */
+const chainsByFingerprints = new Map<string, readonly X509Certificate[]>();
+const MAX_REMEMBERED_CHAINS = 1024;
+
+/**
+ * The peer's chain, parsed once per distinct chain rather than per connection: a
+ * client opening many connections with one certificate (each list or watch of a
+ * controller) gets the same frozen array, so its verdict is reused too.
+ */
+function readPeerChain(socket: TLSSocket): readonly X509Certificate[] {
+  const raws: Buffer[] = [];
+  const prints: string[] = [];
   let cert: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
-  const seen = new Set<string>();
   while (cert && cert.raw && cert.raw.length > 0) {
-    const key = cert.raw.toString("base64");
-    if (seen.has(key)) break;
-    seen.add(key);
+    const print = cert.fingerprint256 || cert.raw.toString("base64");
+    if (prints.includes(print)) break;
+    prints.push(print);
+    raws.push(cert.raw);
+    cert = cert.issuerCertificate;
+  }
+  if (raws.length === 0) return NONE;
+  const key = prints.join(",");
+  const known = chainsByFingerprints.get(key);
+  if (known) return known;
+  const chain: X509Certificate[] = [];
+  for (const raw of raws) {
     try {
-      out.push(new X509Certificate(cert.raw));
+      chain.push(new X509Certificate(raw));
     } catch {
       break;
     }
-    cert = cert.issuerCertificate;
   }
-  return out;
+  const frozen = Object.freeze(chain);
+  if (chainsByFingerprints.size >= MAX_REMEMBERED_CHAINS) {
+    const oldest = chainsByFingerprints.keys().next().value;
+    if (oldest !== undefined) chainsByFingerprints.delete(oldest);
+  }
+  chainsByFingerprints.set(key, frozen);
+  return frozen;
 }
 
 export class ClientCertAuthenticator implements Authenticator {
