@@ -52,6 +52,8 @@ export const controllerManagerComponent: ClusterComponent = {
       const args = [
         "--import", "tsx", CONTROLLER_MANAGER_MAIN,
         "--kubeconfig", kubeconfig,
+        "--authentication-kubeconfig", kubeconfig,
+        "--authorization-kubeconfig", kubeconfig,
         "--secure-port", String(port),
         "--bind-address", host,
         "--cert-dir", join(dir, name),
