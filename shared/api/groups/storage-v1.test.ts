@@ -53,12 +53,13 @@ sampleSuite({
 });
 
 describe("storage/v1", () => {
-  it("declares cluster-scoped kinds with the platform's names", () => {
+  it("declares its kinds with the platform's names (CSIStorageCapacity is the one namespaced kind)", () => {
     expect(kinds.map((k) => [k.kind, k.plural, k.namespaced, k.shortNames ?? [], k.subresources ?? []])).toEqual([
       ["StorageClass", "storageclasses", false, ["sc"], []],
       ["CSIDriver", "csidrivers", false, [], []],
       ["CSINode", "csinodes", false, [], []],
       ["VolumeAttachment", "volumeattachments", false, [], ["status"]],
+      ["CSIStorageCapacity", "csistoragecapacities", true, [], []],
     ]);
   });
 
