@@ -168,11 +168,12 @@ describe("default-off pod plugins enabled by flag", () => {
 });
 
 describe("default-off EventRateLimit and OwnerReferencesPermissionEnforcement", () => {
-  const event = (name: string) => ({
+  /** The involved object lives in the event's namespace, as Event validation requires. */
+  const event = (name: string, namespace = "fenced") => ({
     apiVersion: "v1",
     kind: "Event",
     metadata: { name },
-    involvedObject: { kind: "Pod", name: "p", namespace: "fenced" },
+    involvedObject: { kind: "Pod", name: "p", namespace },
     reason: "Test",
     message: "m",
     source: { component: "test" },
@@ -191,7 +192,7 @@ describe("default-off EventRateLimit and OwnerReferencesPermissionEnforcement", 
     for (const r of refused) {
       expect(r.json()).toMatchObject({ kind: "Status", code: 429, reason: "TooManyRequests", message: "Too many requests: limit reached on type Namespace for key fenced" });
     }
-    const other = await api.admin.post("/api/v1/namespaces/pinned/events", event("elsewhere"));
+    const other = await api.admin.post("/api/v1/namespaces/pinned/events", event("elsewhere", "pinned"));
     expect(other.status, other.text).toBe(201);
   });
 
