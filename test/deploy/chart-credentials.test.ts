@@ -75,7 +75,13 @@ describe("the chart's generated credentials on the apiserver process", () => {
     doc.setIn(["clusters", 0, "cluster", "server"], server.url);
     const kubeconfig = join(work, "controller-manager.kubeconfig");
     writeFileSync(kubeconfig, doc.toString(), { mode: 0o600 });
-    controllerManager = { args: (cm.args ?? []).map((a) => (a.startsWith("--kubeconfig=") ? `--kubeconfig=${kubeconfig}` : a)), kubeconfig };
+    // --kubeconfig and the delegated --authentication-/--authorization-kubeconfig all name the mounted file.
+    const kubeconfigFlag = /^(--(?:authentication-|authorization-)?kubeconfig)=/;
+    const localPath = (arg: string) => {
+      const flag = kubeconfigFlag.exec(arg);
+      return flag ? `${flag[1]}=${kubeconfig}` : arg;
+    };
+    controllerManager = { args: (cm.args ?? []).map(localPath), kubeconfig };
   });
   afterAll(async () => {
     await server?.close();
