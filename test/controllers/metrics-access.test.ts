@@ -26,7 +26,8 @@ let api: TestApiserver;
 let dir: string;
 let cm: ControllerManagerProcess;
 let open: ControllerManagerProcess;
-let serving: string;
+/** Each process's self-signed serving certificate (each has its own --cert-dir: two writers of one directory race). */
+const serving = new Map<number, string>();
 let adminCert: { certPem: string; keyPem: string };
 
 beforeAll(async () => {
@@ -46,14 +47,14 @@ beforeAll(async () => {
   const binding = await admin.post(`/apis/${rbac}/v1/clusterrolebindings`, { apiVersion: `${rbac}/v1`, kind: "ClusterRoleBinding", metadata: { name: "prom-monitoring" }, subjects: [{ kind: "User", name: "prom", apiGroup: rbac }], roleRef: { kind: "ClusterRole", name: "system:monitoring", apiGroup: rbac } });
   expect(binding.status, binding.text).toBe(201);
   admin.close();
-  const certDir = join(dir, "certs");
+  const certDirs = [join(dir, "certs-delegated"), join(dir, "certs-open")];
   const common = ["--leader-elect=false", "--controllers", "namespace"];
   [cm, open] = await Promise.all([
-    startControllerManager(kubeconfig, "plat", [...common, "--cert-dir", certDir, "--authentication-kubeconfig", kubeconfig, "--authorization-kubeconfig", kubeconfig, "--client-ca-file", caFile]),
-    startControllerManager(kubeconfig, "plat", [...common, "--cert-dir", certDir]),
+    startControllerManager(kubeconfig, "plat", [...common, "--cert-dir", certDirs[0], "--authentication-kubeconfig", kubeconfig, "--authorization-kubeconfig", kubeconfig, "--client-ca-file", caFile]),
+    startControllerManager(kubeconfig, "plat", [...common, "--cert-dir", certDirs[1]]),
   ]);
   for (const p of [cm, open]) expect(await eventually(async () => p.output().includes("serving health and metrics"), 30_000), p.output()).toBe(true);
-  serving = readFileSync(join(certDir, "plat-controller-manager.crt"), "utf8");
+  [cm, open].forEach((p, i) => serving.set(p.port, readFileSync(join(certDirs[i], "plat-controller-manager.crt"), "utf8")));
 });
 afterAll(async () => {
   stopAll();
@@ -64,7 +65,7 @@ afterAll(async () => {
 function get(port: number, path: string, auth: { token?: string; cert?: { certPem: string; keyPem: string } } = {}): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const headers = auth.token ? { authorization: `Bearer ${auth.token}` } : {};
-    const req = request({ host: "127.0.0.1", port, path, ca: serving, servername: "localhost", headers, ...(auth.cert ? { cert: auth.cert.certPem, key: auth.cert.keyPem } : {}) }, (res) => {
+    const req = request({ host: "127.0.0.1", port, path, ca: serving.get(port), servername: "localhost", headers, ...(auth.cert ? { cert: auth.cert.certPem, key: auth.cert.keyPem } : {}) }, (res) => {
       let text = "";
       res.on("data", (c: Buffer) => (text += c.toString()));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
