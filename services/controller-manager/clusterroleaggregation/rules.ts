@@ -7,15 +7,10 @@
  * (the role is retried, not emptied). No I/O.
  */
 import { labelSelectorFromObject, type ParsedLabelSelector } from "../../../shared/api/selectors.ts";
+import type { PolicyRule } from "../../../shared/api/groups/rbac-v1.ts";
 import type { ApiObject } from "../../../shared/client/object-client.ts";
 
-export interface PolicyRule {
-  verbs: string[];
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-}
+export type { PolicyRule };
 
 const LIST_FIELDS = ["verbs", "apiGroups", "resources", "resourceNames", "nonResourceURLs"] as const;
 

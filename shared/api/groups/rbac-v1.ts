@@ -23,6 +23,15 @@ const atomicStrings = (description: string) => list(str(), { listType: "atomic",
 
 export const SUBJECT_KINDS = ["User", "Group", "ServiceAccount"] as const;
 
+/** A PolicyRule as code reads it (the authorizer, ClusterRole aggregation); the schema below is its wire form. */
+export interface PolicyRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
 export const policyRule = R(
   "PolicyRule",
   obj(

@@ -1,12 +1,7 @@
 /** The RBAC objects as the authorizer reads them (a subset of rbac/v1). */
+import type { PolicyRule } from "../../../../shared/api/groups/rbac-v1.ts";
 
-export interface PolicyRule {
-  verbs: string[];
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-}
+export type { PolicyRule };
 
 export type SubjectKind = "User" | "Group" | "ServiceAccount";
 
