@@ -16,7 +16,7 @@ import { handleGet, handleList } from "./handlers/read.ts";
 import { handleWatch } from "./handlers/watch.ts";
 import { handleScale } from "./handlers/scale.ts";
 import { handleBindings, POD_ACTION_SUBRESOURCES } from "./handlers/pod-actions.ts";
-import { AGENT_SUBRESOURCES, handlePodLog } from "./handlers/pod-log.ts";
+import { handlePodLog } from "./handlers/pod-log.ts";
 import { handleNodeProxy } from "./handlers/node-proxy.ts";
 import type { KubeletClientConfig } from "./handlers/kubelet-client.ts";
 import { handleVirtual, type VirtualHandler } from "./virtual.ts";
@@ -33,8 +33,26 @@ function pageNotFound(): Error {
 
 /** Subresources served by the generic handlers (same object, split by the strategy). */
 const GENERIC_SUBRESOURCES = new Set(["status", "finalize", "token", "approval", "ephemeralcontainers", "resize"]);
-/** Subresources with their own handler. */
-const SPECIAL_SUBRESOURCES: Record<string, (s: RequestScope) => Promise<Response>> = { scale: handleScale };
+/** A subresource with its own handler: the verbs it answers (any when absent) and the handler. */
+interface SubresourceRoute {
+  verbs?: readonly string[];
+  handle(s: RequestScope, cfg: DispatchConfig): Promise<Response>;
+}
+
+/** Own-handler subresources of one resource, by `<group>/<plural>/<subresource>`. */
+const RESOURCE_SUBRESOURCES: Record<string, SubresourceRoute> = {
+  "/serviceaccounts/token": { verbs: ["create"], handle: (s, cfg) => handleVirtual(s, cfg.virtual?.get("/serviceaccounts/token"), tokenRequestKind) },
+  "/nodes/proxy": { handle: (s, cfg) => handleNodeProxy(s, cfg.catalog, cfg.kubelet) },
+  "/pods/log": { verbs: ["get"], handle: (s, cfg) => handlePodLog(s, cfg.catalog, cfg.kubelet) },
+  ...Object.fromEntries(Object.entries(POD_ACTION_SUBRESOURCES).map(([sub, action]) => [`/pods/${sub}`, { verbs: ["create"], handle: (s: RequestScope, cfg: DispatchConfig) => action(s, cfg.catalog) }])),
+};
+
+/** Own-handler subresources of every resource that declares them. */
+const ANY_RESOURCE_SUBRESOURCES: Record<string, SubresourceRoute> = { scale: { verbs: ["get", "update", "patch"], handle: (s) => handleScale(s) } };
+
+function subresourceRoute(group: string, plural: string, subresource: string): SubresourceRoute | undefined {
+  return RESOURCE_SUBRESOURCES[`${group}/${plural}/${subresource}`] ?? ANY_RESOURCE_SUBRESOURCES[subresource];
+}
 
 /** What the resource dispatcher needs of the replica. */
 export interface DispatchConfig {
@@ -60,7 +78,8 @@ export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, r
   if (!served) throw pageNotFound();
   const { resource, registry } = served;
   const def = resource.def;
-  if (info.subresource && (!def.subresources?.includes(info.subresource as never) || (!GENERIC_SUBRESOURCES.has(info.subresource) && !SPECIAL_SUBRESOURCES[info.subresource] && !POD_ACTION_SUBRESOURCES[info.subresource] && !AGENT_SUBRESOURCES.has(info.subresource)))) {
+  const route = info.subresource ? subresourceRoute(resource.group, resource.plural, info.subresource) : undefined;
+  if (info.subresource && (!def.subresources?.includes(info.subresource as never) || (!route && !GENERIC_SUBRESOURCES.has(info.subresource)))) {
     throw pageNotFound();
   }
   const collectionVerb = info.verb === "list" || info.verb === "watch" || info.verb === "deletecollection" || info.verb === "create";
@@ -107,27 +126,9 @@ export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, r
     if (resource.group === "" && resource.plural === "bindings") return handleBindings(scope, cfg.catalog);
     return handleVirtual(scope, cfg.virtual?.get(`${resource.group}/${resource.plural}`));
   }
-  if (info.subresource === "token" && resource.group === "" && resource.plural === "serviceaccounts") {
-    if (info.verb !== "create") throw methodNotAllowed("serviceaccounts/token", info.verb, "");
-    return handleVirtual(scope, cfg.virtual?.get("/serviceaccounts/token"), tokenRequestKind);
-  }
-  if (info.subresource === "proxy") {
-    if (resource.group !== "" || resource.plural !== "nodes") throw pageNotFound();
-    return handleNodeProxy(scope, cfg.catalog, cfg.kubelet);
-  }
-  if (info.subresource === "log" && resource.group === "" && resource.plural === "pods") {
-    if (info.verb !== "get") throw methodNotAllowed("pods/log", info.verb, "");
-    return handlePodLog(scope, cfg.catalog, cfg.kubelet);
-  }
-  const action = info.subresource ? POD_ACTION_SUBRESOURCES[info.subresource] : undefined;
-  if (action) {
-    if (info.verb !== "create") throw methodNotAllowed(`${resource.plural}/${info.subresource}`, info.verb, resource.group);
-    return action(scope, cfg.catalog);
-  }
-  const special = info.subresource ? SPECIAL_SUBRESOURCES[info.subresource] : undefined;
-  if (special) {
-    if (!["get", "update", "patch"].includes(info.verb)) throw methodNotAllowed(`${resource.plural}/${info.subresource}`, info.verb, resource.group);
-    return special(scope);
+  if (route) {
+    if (route.verbs && !route.verbs.includes(info.verb)) throw methodNotAllowed(`${resource.plural}/${info.subresource}`, info.verb, resource.group);
+    return route.handle(scope, cfg);
   }
   switch (info.verb) {
     case "get":

@@ -13,9 +13,6 @@ import { isObject } from "../../storage/object.ts";
 import type { RequestScope } from "../scope.ts";
 import { agentBody, agentFailure, locateAgent, openAgentStream, type KubeletClientConfig } from "./kubelet-client.ts";
 
-/** Connect-style subresources served through the node agent. */
-export const AGENT_SUBRESOURCES: ReadonlySet<string> = new Set(["log", "proxy"]);
-
 const LOG_HEADERS = { "content-type": "text/plain", "x-content-type-options": "nosniff" };
 
 export async function handlePodLog(s: RequestScope, catalog: Catalog, kubelet: KubeletClientConfig | undefined): Promise<Response> {
