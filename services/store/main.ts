@@ -20,6 +20,8 @@ import { StoreGrpcServer } from "./server/grpc-server.ts";
 import { nodeConfig, STORE_FLAGS, type NodeConfig } from "./server/node-flags.ts";
 import { openBackend } from "./server/open-backend.ts";
 import { RevisionPublisher } from "./server/publisher.ts";
+import { clientCredentials } from "./server/tls-credentials.ts";
+import { redactRedisUrl, redisTls } from "../../shared/tls/redis-options.ts";
 
 /**
  * The command line: `--help` prints every flag with its default and returns undefined;
@@ -51,11 +53,14 @@ async function main(): Promise<void> {
   await mkdir(config.dataDir, { recursive: true });
 
   const mvcc = new MvccStore();
+  const redis = config.redisUrl === undefined ? undefined : redisTls(config.redisUrl, config.tls.redis, (err) => log.warn({ err: err.message }, "Redis TLS files changed but cannot be used"));
+  const clientTls = clientCredentials(config, log);
   const publisher =
     config.redisUrl === undefined
       ? undefined
       : new RevisionPublisher(mvcc, {
           url: config.redisUrl,
+          tls: redis?.options.tls,
           stream: config.revisionStream,
           log: (level, msg, fields) => log[level](fields ?? {}, msg),
         });
@@ -73,15 +78,17 @@ async function main(): Promise<void> {
     peerUrls: config.initialCluster.find((m) => m.name === config.name)?.peerUrls ?? [],
     minLeaseTtl: Math.ceil((3 * config.electionTimeoutMs) / 2 / 1000),
     logger: log,
+    forwardCredentials: clientTls.channel.credentials,
   });
   const bound: string[] = [];
   for (const url of config.listenClientUrls) {
-    const port = await server.listen(`${url.hostname}:${url.port}`);
-    bound.push(`http://${url.hostname}:${port}`);
+    const secure = url.protocol === "https:";
+    const port = await server.listen(`${url.hostname}:${url.port}`, secure ? clientTls.server.credentials : undefined);
+    bound.push(`${secure ? "https" : "http"}://${url.hostname}:${port}`);
   }
 
   log.info(
-    { clientUrls: bound, backend: opened.description, dataDir: config.dataDir, redis: config.redisUrl ?? null, stream: config.revisionStream, profile: config.profile },
+    { clientUrls: bound, backend: opened.description, dataDir: config.dataDir, redis: config.redisUrl === undefined ? null : redactRedisUrl(config.redisUrl), stream: config.revisionStream, profile: config.profile },
     "store node ready",
   );
 
@@ -93,6 +100,8 @@ async function main(): Promise<void> {
     await server.close();
     await opened.close();
     await publisher?.stop();
+    clientTls.close();
+    redis?.close();
     process.exit(0);
   };
   onRemoved = (reason) => {

@@ -4,7 +4,7 @@
  * EtcdCallError with the gRPC code and etcd's message. Failover across members is
  * the caller's (the apiserver's endpoint pool); this client only connects.
  */
-import { Client, credentials, Metadata, status, type ChannelOptions, type ClientDuplexStream } from "@grpc/grpc-js";
+import { Client, credentials, Metadata, status, type ChannelCredentials, type ChannelOptions, type ClientDuplexStream } from "@grpc/grpc-js";
 import { EtcdCallError } from "./errors.ts";
 import {
   METHOD_SERVICES,
@@ -64,9 +64,10 @@ export class EtcdClient implements EtcdApi {
   readonly endpoint: string;
   private readonly client: Client;
 
-  constructor(endpoint: string, options: ChannelOptions = {}) {
+  /** `channelCredentials`: TLS (shared/tls/grpc-credentials.ts); default plaintext. */
+  constructor(endpoint: string, options: ChannelOptions = {}, channelCredentials: ChannelCredentials = credentials.createInsecure()) {
     this.endpoint = grpcTarget(endpoint);
-    this.client = new Client(this.endpoint, credentials.createInsecure(), { ...DEFAULT_CHANNEL_OPTIONS, ...options });
+    this.client = new Client(this.endpoint, channelCredentials, { ...DEFAULT_CHANNEL_OPTIONS, ...options });
   }
 
   unary<M extends UnaryName>(method: M, req: UnaryRequest<M>, opts: EtcdCallOptions = {}): Promise<UnaryResponse<M>> {

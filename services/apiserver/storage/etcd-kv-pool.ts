@@ -10,6 +10,7 @@
  * failure (timeout, connection lost mid-call) is returned to the caller, whose
  * writes are guarded by revision compares anyway.
  */
+import type { ChannelCredentials } from "@grpc/grpc-js";
 import { EtcdClient } from "../../../shared/etcd/client.ts";
 import { EtcdCallError, GrpcStatus } from "../../../shared/etcd/errors.ts";
 import type { EtcdApi, EtcdStream, StreamName, StreamRequest, StreamResponse, UnaryName, UnaryRequest, UnaryResponse } from "../../../shared/etcd/methods.ts";
@@ -36,10 +37,10 @@ function retryable(err: EtcdCallError, idempotent: boolean): boolean {
   return false;
 }
 
-/** gRPC members for the given endpoints (host:port or URLs). */
-export function grpcMembers(endpoints: readonly string[]): StoreMember[] {
+/** gRPC members for the given endpoints (host:port or URLs); TLS with `channelCredentials`. */
+export function grpcMembers(endpoints: readonly string[], channelCredentials?: ChannelCredentials): StoreMember[] {
   return endpoints.map((e) => {
-    const api = new EtcdClient(e, { "grpc.initial_reconnect_backoff_ms": 100, "grpc.max_reconnect_backoff_ms": 1000 });
+    const api = new EtcdClient(e, { "grpc.initial_reconnect_backoff_ms": 100, "grpc.max_reconnect_backoff_ms": 1000 }, channelCredentials);
     return { endpoint: api.endpoint, api };
   });
 }

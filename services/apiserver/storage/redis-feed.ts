@@ -2,23 +2,41 @@
  * The replica's single reader of the revision stream. It follows the stream with
  * XREAD BLOCK from the last revision it delivered and pushes revisions, strictly in
  * order, into a FanoutFeed. Gaps (a missed or trimmed entry) are filled from the
- * store's MVCC history; while Redis is unreachable, or the stream stalls behind the
- * store, it polls the store's history instead, so no revision is lost or repeated.
- * If the history is compacted away, subscribers are failed (they relist).
+ * store's MVCC history. While Redis is unreachable, or the stream stalls behind the
+ * store, it follows the store's Watch from the last revision it delivered (given a
+ * `watchPool`; without one it polls the store's history), and returns to the stream
+ * once the stream brings entries again. One position (`last`) is shared by all
+ * three sources and only its successor is delivered, so no revision is lost or
+ * repeated across the switches. If the history is compacted away, subscribers are
+ * failed (they relist).
+ *
+ * The URL is redis://, rediss:// or redis+sentinel://host:port[,host:port]/master
+ * (shared/stream/redis-client.ts).
  */
-import { Redis } from "ioredis";
+import type { ConnectionOptions } from "node:tls";
+import type { Redis } from "ioredis";
 import type { LogFn } from "../../../shared/observability/logger.ts";
+import { redisClient } from "../../../shared/stream/redis-client.ts";
 import { decodeEntry, ENTRY_FIELD, revisionOfId, streamId } from "../../../shared/stream/revision-entry.ts";
+import type { EndpointPool } from "./etcd-kv-pool.ts";
+import { EtcdRevisionWatch } from "./etcd-watch-feed.ts";
 import { FanoutFeed } from "./fanout-feed.ts";
 import { CompactedError, type KvStore, type RevisionChange } from "./kv.ts";
 
 export interface RedisFeedOptions {
+  /** redis:// or rediss:// (TLS), with `:password@` for AUTH. */
   url: string;
+  /** TLS options of a rediss:// URL (shared/tls/redis-options.ts); read at each (re)connection. */
+  tls?: ConnectionOptions;
   stream: string;
   /** XREAD BLOCK timeout. */
   blockMs?: number;
   /** Progress check against the store when the stream brings nothing. */
   stallCheckMs?: number;
+  /** The store members whose Watch is followed while Redis is down (omitted: poll the history). */
+  watchPool?: EndpointPool;
+  /** Progress request period of that Watch. */
+  watchProgressIntervalMs?: number;
   log?: LogFn;
 }
 
@@ -31,18 +49,32 @@ export class RedisFeed {
   private lastProgressMs = Date.now();
   private filling: Promise<void> = Promise.resolve();
   private stallTimer: NodeJS.Timeout | undefined;
+  private readonly watch: EtcdRevisionWatch | undefined;
   /** Counters for tests and metrics. */
-  readonly stats = { fromStream: 0, fromHistory: 0, redisErrors: 0, resets: 0 };
+  readonly stats = { fromStream: 0, fromHistory: 0, fromWatch: 0, watchStarts: 0, redisErrors: 0, resets: 0 };
 
   constructor(
     private readonly kv: KvStore,
     private readonly opts: RedisFeedOptions,
   ) {
     this.feed = new FanoutFeed(kv);
-    this.redis = new Redis(opts.url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n) => Math.min(50 * n, 1000) });
+    this.redis = redisClient(opts.url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n) => Math.min(50 * n, 1000), ...(opts.tls ? { tls: opts.tls } : {}) });
     this.redis.on("error", () => {
       this.stats.redisErrors++;
     });
+    if (opts.watchPool) {
+      this.watch = new EtcdRevisionWatch(
+        opts.watchPool,
+        {
+          position: () => this.last,
+          deliver: (change) => {
+            if (this.deliver(change)) this.stats.fromWatch++;
+          },
+          lost: (err) => this.relist(err),
+        },
+        { progressIntervalMs: opts.watchProgressIntervalMs, log: opts.log },
+      );
+    }
   }
 
   /** Starts at the store's current revision (subscribers catch up from history). */
@@ -58,6 +90,7 @@ export class RedisFeed {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.stallTimer) clearInterval(this.stallTimer);
+    this.watch?.stop();
     this.redis.disconnect();
     const settle = (p: Promise<unknown> | undefined) => Promise.race([p?.catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
     await settle(this.loop);
@@ -68,11 +101,37 @@ export class RedisFeed {
     return this.last;
   }
 
-  private deliver(change: RevisionChange): void {
-    if (change.revision !== this.last + 1) return;
+  /** Delivers the successor of `last` (anything else is a duplicate or early: dropped). */
+  private deliver(change: RevisionChange): boolean {
+    if (change.revision !== this.last + 1) return false;
     this.last = change.revision;
     this.lastProgressMs = Date.now();
     this.feed.push(change);
+    return true;
+  }
+
+  /** Redis is down or the stream stalls: follow the store's Watch from `last`. */
+  private followWatch(reason: string): void {
+    if (!this.watch || this.watch.running || this.stopped) return;
+    this.stats.watchStarts++;
+    this.opts.log?.("warn", "revision stream unavailable: following the store's Watch", { reason, last: this.last });
+    void this.watch.start();
+  }
+
+  /** The stream brings entries again: the Watch is no longer needed. */
+  private leaveWatch(): void {
+    if (!this.watch?.running) return;
+    this.watch.stop();
+    this.opts.log?.("info", "revision stream is back: the store's Watch is closed", { last: this.last });
+  }
+
+  /** History after `last` is lost: subscribers relist and the feed restarts at the current revision. */
+  private async relist(err: Error): Promise<void> {
+    this.stats.resets++;
+    this.opts.log?.("warn", "revision history compacted: subscribers relist", { last: this.last, error: err.message });
+    this.feed.fail(err);
+    this.last = await this.kv.currentRevision();
+    this.feed.setLivePosition(this.last);
   }
 
   /** Serializes history fills with stream deliveries: one writer of `last`. */
@@ -88,11 +147,7 @@ export class RedisFeed {
         if (this.last < upTo) throw new CompactedError(this.last + 1, upTo);
       } catch (err) {
         if (!(err instanceof CompactedError)) throw err;
-        this.stats.resets++;
-        this.opts.log?.("warn", "revision history compacted: subscribers relist", { last: this.last, upTo });
-        this.feed.fail(err);
-        this.last = await this.kv.currentRevision();
-        this.feed.setLivePosition(this.last);
+        await this.relist(err);
       }
     });
     return this.filling;
@@ -102,8 +157,9 @@ export class RedisFeed {
     if (this.stopped || Date.now() - this.lastProgressMs < (this.opts.stallCheckMs ?? 1000)) return;
     try {
       const current = await this.kv.currentRevision();
-      if (current > this.last) await this.fillTo(current);
-      else this.lastProgressMs = Date.now();
+      if (current <= this.last) this.lastProgressMs = Date.now();
+      else if (this.watch) this.followWatch("stream stalled behind the store");
+      else await this.fillTo(current);
     } catch (err) {
       this.opts.log?.("warn", "store history poll failed", { error: String(err) });
     }
@@ -116,12 +172,14 @@ export class RedisFeed {
       try {
         await this.filling;
         reply = (await this.redis.xreadBuffer("COUNT", 1000, "BLOCK", block, "STREAMS", this.opts.stream, streamId(this.last))) as typeof reply;
-      } catch {
+      } catch (err) {
         if (this.stopped) return;
+        this.followWatch(err instanceof Error ? err.message : String(err));
         await new Promise((r) => setTimeout(r, 200));
         continue;
       }
       if (!reply) continue;
+      if (reply.some(([, entries]) => entries.length > 0)) this.leaveWatch();
       for (const [, entries] of reply) {
         for (const [idBuf, fields] of entries) {
           const revision = revisionOfId(idBuf.toString());

@@ -3,6 +3,7 @@
  * headers, and the guarded paths to the log (size limit, leader check) and to
  * linearizable reads (leader check, read barrier).
  */
+import type { ChannelCredentials } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import { encodeRequest, type StoreRequest, type StoreResponse, type StoreResult } from "../mvcc/index.ts";
 import type { StoreBackend } from "./backend.ts";
@@ -28,9 +29,14 @@ export interface GrpcServerOptions {
   leaseCheckIntervalMs?: number;
   logger?: Logger;
   now?: () => number;
+  /** Credentials of the calls that followers forward to the leader's client API (default plaintext). */
+  forwardCredentials?: ChannelCredentials;
 }
 
-export type ResolvedOptions = Required<Omit<GrpcServerOptions, "logger">> & { logger: Logger | undefined };
+export type ResolvedOptions = Required<Omit<GrpcServerOptions, "logger" | "forwardCredentials">> & {
+  logger: Logger | undefined;
+  forwardCredentials: ChannelCredentials | undefined;
+};
 
 export const DEFAULT_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
 /** etcd lets gRPC receive this much above the request limit, then answers "request is too large". */
@@ -49,6 +55,7 @@ export function resolveOptions(o: GrpcServerOptions): ResolvedOptions {
     leaseCheckIntervalMs: o.leaseCheckIntervalMs ?? 500,
     logger: o.logger,
     now: o.now ?? Date.now,
+    forwardCredentials: o.forwardCredentials,
   };
 }
 

@@ -63,10 +63,10 @@ export class StoreGrpcServer {
     for (const name of SERVICES) this.server.addService(serviceDefinition(name), unaryService(ctx, this.handlers.services[name]));
   }
 
-  /** Listens on host:port (port 0: any free port); resolves with the bound port. */
-  async listen(hostPort: string): Promise<number> {
+  /** Listens on host:port (port 0: any free port) with the credentials (default plaintext); resolves with the bound port. */
+  async listen(hostPort: string, credentials: ServerCredentials = ServerCredentials.createInsecure()): Promise<number> {
     const port = await new Promise<number>((resolve, reject) => {
-      this.server.bindAsync(hostPort, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+      this.server.bindAsync(hostPort, credentials, (err, p) => (err ? reject(err) : resolve(p)));
     });
     this.handlers.start();
     return port;

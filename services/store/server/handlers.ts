@@ -35,7 +35,7 @@ export class StoreHandlers {
     this.context = new ServerContext(backend, resolveOptions(options));
     const ctx = this.context;
     this.keeper = new LeaseKeeper(ctx);
-    this.forwarder = new LeaderForwarder(backend);
+    this.forwarder = new LeaderForwarder(backend, ctx.options.forwardCredentials);
     this.services = {
       KV: kvHandlers(ctx),
       Watch: watchHandlers(ctx),

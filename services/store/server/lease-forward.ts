@@ -4,6 +4,7 @@
  * leader's address comes from the backend's member list (its client URLs). Without
  * membership, or with no known leader, calls fail with "etcdserver: no leader".
  */
+import type { ChannelCredentials } from "@grpc/grpc-js";
 import { EtcdClient } from "../../../shared/etcd/client.ts";
 import type { EtcdStream } from "../../../shared/etcd/methods.ts";
 import type { PbLeaseKeepAliveRequest, PbLeaseKeepAliveResponse, PbLeaseTimeToLiveResponse } from "../../../shared/etcd/wire.ts";
@@ -22,7 +23,11 @@ export class LeaderForwarder {
   private stream: EtcdStream<PbLeaseKeepAliveRequest, PbLeaseKeepAliveResponse> | undefined;
   private readonly waiting = new Map<string, Array<{ resolve: (ttl: number) => void; reject: (err: Error) => void }>>();
 
-  constructor(private readonly backend: StoreBackend) {}
+  /** `credentials`: TLS towards the leader's client URL (default plaintext). */
+  constructor(
+    private readonly backend: StoreBackend,
+    private readonly credentials?: ChannelCredentials,
+  ) {}
 
   private async leaderTarget(): Promise<string> {
     const membership = membershipOf(this.backend);
@@ -39,7 +44,7 @@ export class LeaderForwarder {
     if (this.client === undefined || this.target !== target) {
       this.reset(Errors.leaderChanged());
       this.client?.close();
-      this.client = new EtcdClient(target);
+      this.client = new EtcdClient(target, {}, this.credentials);
       this.target = target;
     }
     return this.client;

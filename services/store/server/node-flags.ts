@@ -3,6 +3,7 @@
  * and their parsed form.
  */
 import { FlagError, type FlagSpec, type FlagValues } from "../../../shared/cli/flags.ts";
+import { STORE_TLS_FLAGS, storeTlsConfig, type StoreTlsConfig } from "./tls-flags.ts";
 
 export const STORE_FLAGS: Record<string, FlagSpec> = {
   name: { kind: "string", default: "default", help: "this member's name (a key of --initial-cluster)" },
@@ -24,6 +25,7 @@ export const STORE_FLAGS: Record<string, FlagSpec> = {
   "revision-stream": { kind: "string", default: "revisions", help: "name of the revision stream" },
   "max-request-bytes": { kind: "number", default: 1.5 * 1024 * 1024, help: "largest client write accepted" },
   profile: { kind: "string", default: "plat", help: "naming profile: plat or kubernetes" },
+  ...STORE_TLS_FLAGS,
   help: { kind: "boolean", default: false, help: "print the flags" },
 };
 
@@ -50,6 +52,8 @@ export interface NodeConfig {
   revisionStream: string;
   maxRequestBytes: number;
   profile: string;
+  /** Client API, peer transport and Redis TLS files (tls-flags.ts). */
+  tls: StoreTlsConfig;
 }
 
 function urls(list: unknown, flag: string): URL[] {
@@ -60,7 +64,7 @@ function urls(list: unknown, flag: string): URL[] {
     } catch {
       throw new FlagError(`invalid URL "${u}" for --${flag}`);
     }
-    if (url.protocol !== "http:" || url.port === "") throw new FlagError(`--${flag}: "${u}" must be http://host:port`);
+    if ((url.protocol !== "http:" && url.protocol !== "https:") || url.port === "") throw new FlagError(`--${flag}: "${u}" must be http(s)://host:port`);
     return url;
   });
 }
@@ -117,5 +121,6 @@ export function nodeConfig(flags: FlagValues): NodeConfig {
     revisionStream: String(flags["revision-stream"]),
     maxRequestBytes: positive("max-request-bytes"),
     profile: String(flags.profile),
+    tls: storeTlsConfig(flags, { client: listenClientUrls, peer: listenPeerUrls }),
   };
 }

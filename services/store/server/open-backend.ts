@@ -9,6 +9,7 @@ import type { MvccStore } from "../mvcc/index.ts";
 import type { LeaderPublisher } from "../node/options.ts";
 import { RaftNode } from "../node/raft-node.ts";
 import { GrpcTransport } from "../transport/grpc.ts";
+import { peerCredentials } from "./tls-credentials.ts";
 import type { StoreBackend } from "./backend.ts";
 import type { NodeConfig } from "./node-flags.ts";
 import { clusterIdForToken, memberIdForPeerUrls, RaftBackend } from "./raft-backend.ts";
@@ -43,7 +44,14 @@ export async function openBackend(config: NodeConfig, log: Logger, parts: Backen
   const id = memberIdForPeerUrls(self.peerUrls);
   const clusterId = clusterIdForToken(config.initialClusterToken);
   const peer = config.listenPeerUrls[0];
-  const transport = await GrpcTransport.listen({ id, clusterId, listen: `${peer.hostname}:${peer.port}` });
+  const peerTls = peerCredentials(config, log);
+  const transport = await GrpcTransport.listen({
+    id,
+    clusterId,
+    listen: `${peer.hostname}:${peer.port}`,
+    serverCredentials: peerTls.server.credentials,
+    channelCredentials: peerTls.channel.credentials,
+  });
   const holder: { backend?: RaftBackend } = {};
   const node = await RaftNode.start({
     id,
@@ -75,6 +83,7 @@ export async function openBackend(config: NodeConfig, log: Logger, parts: Backen
     async close() {
       closed = true;
       await node.stop();
+      peerTls.close();
     },
   };
 }

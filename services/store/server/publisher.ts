@@ -7,6 +7,7 @@
  * (an id that already exists is skipped, never doubled). The stream is trimmed by
  * minimum id to keep at least `retainMs` of revisions.
  */
+import type { ConnectionOptions } from "node:tls";
 import { Redis } from "ioredis";
 import type { LogFn } from "../../../shared/observability/logger.ts";
 import { encodeEntry, ENTRY_FIELD, revisionOfId, streamId } from "../../../shared/stream/revision-entry.ts";
@@ -14,7 +15,10 @@ import type { MvccStore, RevisionChange } from "../mvcc/index.ts";
 import { stringKeyChanges } from "../mvcc/key-changes.ts";
 
 export interface PublisherOptions {
+  /** redis:// or rediss:// (TLS), with `:password@` for AUTH. */
   url: string;
+  /** TLS options of a rediss:// URL (shared/tls/redis-options.ts); read at each (re)connection. */
+  tls?: ConnectionOptions;
   stream: string;
   /** Revisions younger than this stay in the stream (default 5 minutes). */
   retainMs?: number;
@@ -40,7 +44,7 @@ export class RevisionPublisher {
     private readonly mvcc: MvccStore,
     private readonly opts: PublisherOptions,
   ) {
-    this.redis = new Redis(opts.url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n) => Math.min(100 * n, 2000) });
+    this.redis = new Redis(opts.url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n) => Math.min(100 * n, 2000), ...(opts.tls ? { tls: opts.tls } : {}) });
     this.redis.on("error", () => {
       this.stats.errors++;
     });

@@ -1,0 +1,54 @@
+/**
+ * TLS and authentication of a Redis connection (ioredis) from its URL and files:
+ * - `redis://[:password@]host:port` is plaintext, `rediss://` is TLS (ioredis reads
+ *   the user name and password from the URL and sends AUTH);
+ * - with a CA file the server must chain to it; with a certificate and key they are
+ *   presented (Redis's `tls-auth-clients`). The files are re-read when they change,
+ *   and the next (re)connection uses them;
+ * - files without a rediss:// URL are an Error (they would be silently unused).
+ * `redactRedisUrl` hides the password for logs.
+ */
+import type { ConnectionOptions } from "node:tls";
+import { WatchedTlsFiles, type TlsFilePaths, type TlsMaterial } from "./watched-files.ts";
+
+export interface RedisTls {
+  /** Options for ioredis (`tls` only for rediss://); `tls` is updated in place on reload. */
+  options: { tls?: ConnectionOptions };
+  close(): void;
+}
+
+function isTlsUrl(url: string): boolean {
+  return /^rediss:\/\//i.test(url);
+}
+
+function apply(target: ConnectionOptions, m: TlsMaterial): void {
+  target.ca = m.ca;
+  target.cert = m.cert;
+  target.key = m.key;
+}
+
+export function redisTls(url: string, files: TlsFilePaths = {}, onError?: (err: Error) => void): RedisTls {
+  const anyFile = files.caFile !== undefined || files.certFile !== undefined || files.keyFile !== undefined;
+  if (!isTlsUrl(url)) {
+    if (anyFile) throw new Error("Redis TLS files need a rediss:// URL");
+    return { options: {}, close: () => undefined };
+  }
+  if (!anyFile) return { options: { tls: {} }, close: () => undefined };
+  const watched = new WatchedTlsFiles(files, { onError });
+  const tls: ConnectionOptions = {};
+  apply(tls, watched.current());
+  watched.onChange((m) => apply(tls, m));
+  return { options: { tls }, close: () => watched.close() };
+}
+
+/** The URL with its password replaced by "xxxxx" (for logs and errors). */
+export function redactRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password === "") return url;
+    u.password = "xxxxx";
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, "//xxxxx@");
+  }
+}
