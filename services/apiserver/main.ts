@@ -128,6 +128,8 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     compactIntervalMs: Number(flags["etcd-compaction-interval"]),
     livezGracePeriodMs: Number(flags["livez-grace-period"]),
     shutdownDelayMs: Number(flags["shutdown-delay-duration"]),
+    shutdownSendRetryAfter: flags["shutdown-send-retry-after"] === true,
+    shutdownWatchTerminationGracePeriodMs: Number(flags["shutdown-watch-termination-grace-period"]),
     watchHistoryWindowMs: Number(flags["watch-history-window"]),
     security: { authentication, authorization },
     admission,
@@ -141,7 +143,8 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     metricsOptions: versioning.metrics,
     runtimeConfig: versioning.runtimeConfig,
     log: (level, msg, fields) => {
-      if (level !== "info") log[level](fields, msg);
+      // Request lines stay out of the process log; the shutdown steps are logged.
+      if (level !== "info" || msg.startsWith("[graceful-termination]")) log[level](fields, msg);
     },
   });
   const kubeconfigPath = join(dataDir, "admin.kubeconfig");

@@ -38,6 +38,8 @@ export const APISERVER_FLAGS: Record<string, FlagSpec> = {
   "etcd-compaction-interval": { kind: "duration", default: 5 * 60 * 1000, help: "store compaction period (0 disables)" },
   "livez-grace-period": { kind: "duration", default: 0, help: "livez reports ok for this long after start" },
   "shutdown-delay-duration": { kind: "duration", default: 0, help: "readyz fails this long before the server stops" },
+  "shutdown-send-retry-after": { kind: "boolean", default: false, help: "after the shutdown delay, keep listening until in-flight requests drain and answer new ones 429 with Retry-After and Connection: close" },
+  "shutdown-watch-termination-grace-period": { kind: "duration", default: 0, help: "at shutdown, end active watches cleanly and wait this long for them to drain (0: they are cut)" },
   "watch-history-window": { kind: "duration", default: 5 * 60 * 1000, help: "watch history kept by the cache" },
   help: { kind: "boolean", default: false, help: "print the flags" },
 };

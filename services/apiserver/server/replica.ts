@@ -6,6 +6,7 @@
 import type { KubeletClientConfig } from "../endpoints/handlers/kubelet-client.ts";
 import type { ServiceNetwork } from "../registry/service-allocation.ts";
 import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import { createServer as createHttpsServer, type ServerOptions } from "node:https";
 import { serve, type ServerType } from "@hono/node-server";
 import { isStatusError } from "../../../shared/api/status.ts";
@@ -25,7 +26,7 @@ import { WatchCache } from "../storage/watch-cache.ts";
 import { Hono } from "hono";
 import { HealthRegistry, healthRoutes } from "../endpoints/health.ts";
 import { openapiRoutes } from "../endpoints/openapi-routes.ts";
-import { buildApp, type Authenticate, type Authorize, type LogFn } from "./app.ts";
+import { buildApp, DEFAULT_REQUEST_TIMEOUT_MS, type Authenticate, type Authorize, type LogFn } from "./app.ts";
 import type { AuditSink } from "./filters/with-audit.ts";
 import { createAuditor, type AuditOptions } from "../audit/options.ts";
 import { debugRoutes, type DebugOptions } from "./debug-routes.ts";
@@ -35,6 +36,7 @@ import type { LifecycleMetricsOptions } from "./version-options.ts";
 import { versionRoute } from "../endpoints/version-route.ts";
 import { componentStatusProvider } from "./component-status.ts";
 import { SERVER_TIMEOUT_OPTIONS } from "./server-timeouts.ts";
+import { GracefulShutdown } from "./shutdown.ts";
 import { tlsServerOptions, type TlsFlags } from "./tls-options.ts";
 import { FeatureGates } from "./feature-gates.ts";
 import { declareApiserverMetrics, MetricsRegistry } from "../../../shared/observability/metrics.ts";
@@ -103,6 +105,9 @@ export interface ReplicaOptions {
   /** `--show-hidden-metrics-for-version`, `--disabled-metrics`, `--allow-metric-labels`. */
   metricsOptions?: LifecycleMetricsOptions;
   shutdownDelayMs?: number;
+  /** `--shutdown-send-retry-after` and `--shutdown-watch-termination-grace-period` (server/shutdown.ts). */
+  shutdownSendRetryAfter?: boolean;
+  shutdownWatchTerminationGracePeriodMs?: number;
   /** `--max-requests-inflight` and `--max-mutating-requests-inflight` (0 = unlimited). */
   maxRequestsInFlight?: number;
   maxMutatingRequestsInFlight?: number;
@@ -121,7 +126,7 @@ export interface Replica {
   health: HealthRegistry;
   /** The admission chain (tests add internal checks to it). */
   admission: AdmissionChain;
-  /** Graceful shutdown: readyz fails at once, the server stops after the shutdown delay. */
+  /** Graceful shutdown (server/shutdown.ts): readyz fails at once, requests drain, watches end, then everything stops. */
   close(): Promise<void>;
 }
 
@@ -271,8 +276,21 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   // No renegotiation: a connection keeps the certificate of its handshake (peer-identity.ts relies on it).
   const serverOptions: ServerOptions = { key: opts.tls.key, cert: opts.tls.cert, requestCert: true, rejectUnauthorized: false, secureOptions: NO_RENEGOTIATION_SECURE_OPTIONS, ...tlsOptions, ...SERVER_TIMEOUT_OPTIONS };
   if (opts.tls.clientCa) serverOptions.ca = opts.tls.clientCa;
+  let cacheStopped = false;
+  const stopCache = (): void => {
+    if (cacheStopped) return;
+    cacheStopped = true;
+    cache.stop(); // ends every watch stream cleanly
+  };
+  const shutdown = new GracefulShutdown({
+    delayMs: opts.shutdownDelayMs ?? 0,
+    sendRetryAfter: opts.shutdownSendRetryAfter ?? false,
+    watchGraceMs: opts.shutdownWatchTerminationGracePeriodMs ?? 0,
+    drainTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    log: (msg, fields) => opts.log?.("info", msg, fields),
+  });
   const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
+    const s = serve({ fetch: shutdown.wrap(app.fetch), createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
   });
   const address = server.address() as AddressInfo;
   boundAddress = `${opts.host ?? "127.0.0.1"}:${address.port}`;
@@ -289,20 +307,14 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     health,
     admission: admission.chain,
     async close() {
-      health.beginShutdown();
-      const delay = opts.shutdownDelayMs ?? 0;
-      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      await shutdown.run({ beginShutdown: () => health.beginShutdown(), endWatches: stopCache, server: server as Server });
       clearInterval(bookmarks);
       security?.close();
       crdController?.stop();
       aggregator.stop();
       admission.close();
       compaction.stop();
-      cache.stop();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      });
+      stopCache();
       await auditor?.close();
       encryption?.close();
     },
