@@ -97,6 +97,8 @@ export interface ProfileNames {
     readonly serviceAccountUid: string;
     readonly authorizationDecision: string;
     readonly authorizationReason: string;
+    /** APF bootstrap objects: "false" stops the server from restoring a suggested object's spec. */
+    readonly apfAutoupdateSpec: string;
     /** HorizontalPodAutoscaler v1 round-trip annotations (JSON of the v2-only data). */
     readonly hpaMetrics: string;
     readonly hpaCurrentMetrics: string;
@@ -240,6 +242,7 @@ export const PLAT_NAMES: ProfileNames = {
     serviceAccountUid: "plat.io/service-account.uid",
     authorizationDecision: "authorization.plat.io/decision",
     authorizationReason: "authorization.plat.io/reason",
+    apfAutoupdateSpec: "apf.plat.io/autoupdate-spec",
     hpaMetrics: "autoscaling.alpha.plat.io/metrics",
     hpaCurrentMetrics: "autoscaling.alpha.plat.io/current-metrics",
     hpaConditions: "autoscaling.alpha.plat.io/conditions",
@@ -365,6 +368,7 @@ export const KUBERNETES_NAMES: ProfileNames = {
     serviceAccountUid: "kubernetes.io/service-account.uid",
     authorizationDecision: "authorization.k8s.io/decision",
     authorizationReason: "authorization.k8s.io/reason",
+    apfAutoupdateSpec: "apf.kubernetes.io/autoupdate-spec",
     hpaMetrics: "autoscaling.alpha.kubernetes.io/metrics",
     hpaCurrentMetrics: "autoscaling.alpha.kubernetes.io/current-metrics",
     hpaConditions: "autoscaling.alpha.kubernetes.io/conditions",

@@ -19,6 +19,7 @@ import { coreV1Kinds } from "./core-v1.ts";
 import { componentStatusKind } from "./core-v1-componentstatus.ts";
 import { kinds as discoveryV1 } from "./discovery-v1.ts";
 import { kinds as eventsV1 } from "./events-v1.ts";
+import { kinds as flowcontrolV1 } from "./flowcontrol-v1.ts";
 import { kinds as networkingV1 } from "./networking-v1.ts";
 import { kinds as nodeV1 } from "./node-v1.ts";
 import { kinds as policyV1 } from "./policy-v1.ts";
@@ -49,5 +50,6 @@ export function builtinKinds(profile: PlatformProfile): KindDefinition[] {
     ...admissionregistrationV1,
     ...apiextensionsV1(profile),
     ...apiregistrationV1,
+    ...flowcontrolV1,
   ];
 }
