@@ -106,7 +106,8 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
 
   const store = await (hooks.connect ?? openStore)({
     dataDir,
-    endpoints: flags["store-endpoints"] as string[],
+    endpoints: [...(flags["store-endpoints"] as string[]), ...(flags["etcd-servers"] as string[])],
+    storageBackend: String(flags["storage-backend"]),
     redisUrl: flags["redis-url"] as string | undefined,
     stream: String(flags["revision-stream"]),
     log: (level, msg, fields) => log[level](fields ?? {}, msg),

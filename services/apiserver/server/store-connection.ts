@@ -1,12 +1,15 @@
 /**
- * Connects a replica to its store: the store cluster of `--store-endpoints` over
- * gRPC, with the Redis revision stream of `--redis-url`. An entry point may bring
- * its own connector (the embedded default serves from a store in process).
+ * Connects a replica to its store: the store cluster of `--store-endpoints` (or a
+ * real etcd cluster, `--storage-backend etcd3 --etcd-servers`) over gRPC. The
+ * revision feed is the Redis revision stream of `--redis-url` (the store's Watch
+ * while Redis is down), or without a Redis URL the store's Watch alone. An entry
+ * point may bring its own connector (the embedded default serves from a store in process).
  */
 import type { LogFn } from "../../../shared/observability/logger.ts";
 import { EtcdKv } from "../storage/etcd-kv.ts";
+import { EndpointPool, grpcMembers } from "../storage/etcd-kv-pool.ts";
 import type { KvStore, RevisionFeed } from "../storage/kv.ts";
-import { RedisFeed } from "../storage/redis-feed.ts";
+import { openRevisionFeed } from "../storage/open-revision-feed.ts";
 
 export interface StoreConnection {
   kv: KvStore;
@@ -18,6 +21,8 @@ export interface StoreConnection {
 export interface StoreConnectionOptions {
   dataDir: string;
   endpoints: string[];
+  /** `--storage-backend`: etcd3 (the default) is the one backend. */
+  storageBackend?: string;
   redisUrl?: string;
   stream: string;
   log?: LogFn;
@@ -26,19 +31,21 @@ export interface StoreConnectionOptions {
 /** Opens the store an entry point serves from. */
 export type StoreConnector = (opts: StoreConnectionOptions) => Promise<StoreConnection>;
 
-/** The remote store cluster; --store-endpoints and --redis-url are required. */
+/** The remote store cluster; --store-endpoints (or --etcd-servers) is required. */
 export const openStore: StoreConnector = async (opts) => {
-  if (opts.endpoints.length === 0) throw new Error("--store-endpoints is required (the single-process default with an embedded store is `npm start`, services/embedded/main.ts)");
-  if (!opts.redisUrl) throw new Error("--redis-url is required with --store-endpoints");
+  const backend = opts.storageBackend ?? "etcd3";
+  if (backend !== "etcd3") throw new Error(`--storage-backend invalid, allowed values: etcd3. If not specified, it will default to 'etcd3'`);
+  if (opts.endpoints.length === 0) throw new Error("--store-endpoints or --etcd-servers is required (the single-process default with an embedded store is `npm start`, services/embedded/main.ts)");
   const kv = new EtcdKv(opts.endpoints);
-  const reader = new RedisFeed(kv, { url: opts.redisUrl, stream: opts.stream, log: opts.log });
-  await reader.start();
+  const watchPool = new EndpointPool(grpcMembers(opts.endpoints));
+  const feed = await openRevisionFeed(kv, watchPool, { redisUrl: opts.redisUrl, stream: opts.stream, log: opts.log });
   return {
     kv,
-    feed: reader.feed,
-    description: `store ${opts.endpoints.join(",")} with revision stream ${opts.stream}`,
+    feed: feed.feed,
+    description: `store ${opts.endpoints.join(",")} with ${feed.description}`,
     async close() {
-      await reader.stop();
+      await feed.stop();
+      watchPool.close();
       await kv.close();
     },
   };
