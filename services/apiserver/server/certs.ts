@@ -197,6 +197,8 @@ export interface ServingCertOptions {
   /** Extra host names and IP addresses (the loopback names are always included). */
   hosts?: readonly string[];
   validityDays?: number;
+  /** Also valid as a client certificate (extended key usage clientAuth), as store members present theirs to each other. */
+  clientAuth?: boolean;
 }
 
 function uniqueHosts(hosts: readonly string[]): string[] {
@@ -212,7 +214,7 @@ export async function createServingCert(ca: CertificateAuthority, opts: ServingC
     [{ CN: [opts.commonName ?? "apiserver"] }],
     [
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      new x509.ExtendedKeyUsageExtension(opts.clientAuth === true ? [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth] : [x509.ExtendedKeyUsage.serverAuth]),
       new x509.SubjectAlternativeNameExtension(names),
     ],
     opts.validityDays ?? 365,
