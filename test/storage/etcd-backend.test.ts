@@ -1,6 +1,6 @@
 /**
  * The apiserver unchanged on a real etcd (Debian's etcd-server 3.4, one member):
- * the server process runs with `--storage-backend etcd3 --etcd-servers` and no Redis
+ * the replica process runs with `--storage-backend etcd3 --etcd-servers` and no Redis
  * URL, so its revision feed is etcd's Watch (services/apiserver/storage/etcd-watch-feed.ts).
  * Through HTTPS: create, get, list, update conflict, delete, watch events in order,
  * consistent lists and bookmarks that advance past etcd revisions written outside the
@@ -8,15 +8,13 @@
  * etcd under the store's keyspace layout (/registry/<group key>/<plural>/<ns>/<name>).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getProfile } from "../../shared/platform/index.ts";
-import { ensurePki } from "../../services/apiserver/server/certs.ts";
 import { EtcdKv } from "../../services/apiserver/storage/etcd-kv.ts";
 import { startEtcdCluster, type EtcdCluster } from "../support/etcd.ts";
-import { HttpsClient } from "../support/https-client.ts";
-import { startServerProcess, type ServerProcess } from "../support/server-process.ts";
+import type { HttpsClient } from "../support/https-client.ts";
+import { startReplicaProcess, type ReplicaProcess } from "./etcd-backend-process.ts";
 
 let etcd: EtcdCluster | undefined;
-let server: ServerProcess | undefined;
+let server: ReplicaProcess | undefined;
 let admin: HttpsClient;
 let kv: EtcdKv;
 
@@ -29,15 +27,13 @@ type List = { metadata: { resourceVersion: string }; items: Obj[] };
 beforeAll(async () => {
   etcd = await startEtcdCluster(1);
   kv = new EtcdKv(etcd.endpoints);
-  server = await startServerProcess(["--storage-backend", "etcd3", "--etcd-servers", etcd.endpoints.map((e) => `http://${e}`).join(",")]);
-  const pki = await ensurePki(server.dir, { profile: getProfile("kubernetes") });
-  admin = new HttpsClient(server.url, { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem });
+  server = await startReplicaProcess(["--storage-backend", "etcd3", "--etcd-servers", etcd.endpoints.map((e) => `http://${e}`).join(",")]);
+  admin = server.admin;
   const ns = await admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
   expect(ns.status, ns.text).toBe(201);
 }, 90_000);
 
 afterAll(async () => {
-  admin?.close();
   await server?.close();
   await kv?.close();
   await etcd?.stop();

@@ -1,0 +1,74 @@
+/**
+ * The apiserver replica process (services/apiserver/main.ts, no controllers) on a
+ * store given by flags (`--etcd-servers`, `--store-endpoints`, `--redis-url`), with a
+ * temporary data dir, a random loopback port and an admin HttpsClient from its
+ * generated certificates. close() stops it (SIGTERM, SIGKILL after 3 s) and removes the dir.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getProfile } from "../../shared/platform/index.ts";
+import { ensurePki } from "../../services/apiserver/server/certs.ts";
+import { HttpsClient } from "../support/https-client.ts";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const MAIN = join(ROOT, "services", "apiserver", "main.ts");
+const LISTENING = /API server listening on (https:\/\/127\.0\.0\.1:\d+)/;
+
+export interface ReplicaProcess {
+  url: string;
+  admin: HttpsClient;
+  output(): string;
+  close(): Promise<void>;
+}
+
+export async function startReplicaProcess(storeArgs: string[], timeoutMs = 60_000): Promise<ReplicaProcess> {
+  const dir = await mkdtemp(join(tmpdir(), "replica-process-"));
+  const args = ["--import", "tsx", MAIN, "--data-dir", dir, "--secure-port", "0", "--bind-address", "127.0.0.1", "--profile", "kubernetes", "--etcd-compaction-interval", "0", ...storeArgs];
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let log = "";
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`apiserver did not start within ${timeoutMs} ms:\n${log}`)), timeoutMs);
+      const onData = (chunk: Buffer) => {
+        log += chunk.toString();
+        const m = LISTENING.exec(log);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      };
+      child.stdout.on("data", onData);
+      child.stderr.on("data", onData);
+      child.once("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`apiserver exited with code ${code}:\n${log}`));
+      });
+    });
+    const pki = await ensurePki(dir, { profile: getProfile("kubernetes") });
+    const admin = new HttpsClient(url, { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem });
+    return {
+      url,
+      admin,
+      output: () => log,
+      async close() {
+        admin.close();
+        await close();
+      },
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
