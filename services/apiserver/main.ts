@@ -31,6 +31,7 @@ import { kubeletClientFrom } from "./endpoints/handlers/kubelet-client.ts";
 import { serviceNetworkFrom } from "./registry/service-options.ts";
 import { tlsServerOptions } from "./server/tls-options.ts";
 import { openStore, type StoreConnector } from "./server/store-connection.ts";
+import { storeClientTlsFrom } from "./storage/store-tls-options.ts";
 
 /** What an entry point adds to the replica: its store, and services started once the API serves. */
 export interface ApiserverHooks {
@@ -109,6 +110,7 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     endpoints: [...(flags["store-endpoints"] as string[]), ...(flags["etcd-servers"] as string[])],
     storageBackend: String(flags["storage-backend"]),
     redisUrl: flags["redis-url"] as string | undefined,
+    tls: storeClientTlsFrom(flags),
     stream: String(flags["revision-stream"]),
     log: (level, msg, fields) => log[level](fields ?? {}, msg),
   });

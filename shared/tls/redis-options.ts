@@ -9,7 +9,27 @@
  * `redactRedisUrl` hides the password for logs.
  */
 import type { ConnectionOptions } from "node:tls";
+import { FlagError, type FlagSpec, type FlagValues } from "../cli/flags.ts";
 import { WatchedTlsFiles, type TlsFilePaths, type TlsMaterial } from "./watched-files.ts";
+
+/** The Redis TLS flags of every service that connects to the revision stream. */
+export const REDIS_TLS_FLAGS: Record<string, FlagSpec> = {
+  "redis-ca-file": { kind: "string", help: "CA bundle that the rediss:// server's certificate must chain to" },
+  "redis-cert-file": { kind: "string", help: "client certificate presented to a rediss:// server" },
+  "redis-key-file": { kind: "string", help: "key of --redis-cert-file" },
+};
+
+function pathFlag(flags: FlagValues, name: string): string | undefined {
+  const v = flags[name];
+  return v === undefined || v === "" ? undefined : String(v);
+}
+
+/** The files of REDIS_TLS_FLAGS; a certificate without its key (or the reverse) is a FlagError. */
+export function redisTlsFilesFrom(flags: FlagValues): TlsFilePaths {
+  const files = { caFile: pathFlag(flags, "redis-ca-file"), certFile: pathFlag(flags, "redis-cert-file"), keyFile: pathFlag(flags, "redis-key-file") };
+  if ((files.certFile === undefined) !== (files.keyFile === undefined)) throw new FlagError("--redis-cert-file and --redis-key-file must be given together");
+  return files;
+}
 
 export interface RedisTls {
   /** Options for ioredis (`tls` only for rediss://); `tls` is updated in place on reload. */
@@ -18,7 +38,7 @@ export interface RedisTls {
 }
 
 function isTlsUrl(url: string): boolean {
-  return /^rediss:\/\//i.test(url);
+  return /^rediss(\+sentinel)?:\/\//i.test(url);
 }
 
 function apply(target: ConnectionOptions, m: TlsMaterial): void {

@@ -17,6 +17,7 @@ import { AUTHORIZATION_FLAG_SPECS, authorizationFlagsFrom, type AuthorizationFla
 import { VERSIONING_FLAGS } from "./version-options.ts";
 import { KUBELET_CLIENT_FLAGS } from "../endpoints/handlers/kubelet-client.ts";
 import { SERVICE_NETWORK_FLAGS } from "../registry/service-options.ts";
+import { STORE_CLIENT_TLS_FLAGS } from "../storage/store-tls-options.ts";
 
 export const APISERVER_FLAGS: Record<string, FlagSpec> = {
   profile: { kind: "string", default: "plat", help: "naming profile: plat or kubernetes" },
@@ -49,6 +50,7 @@ export const APISERVER_FLAGS: Record<string, FlagSpec> = {
 /** Every flag section of the apiserver, in `--help` order. */
 export const APISERVER_FLAG_SECTIONS: readonly FlagSection[] = [
   { title: "Generic", flags: APISERVER_FLAGS },
+  { title: "Etcd", flags: STORE_CLIENT_TLS_FLAGS },
   { title: "Versions, feature gates and metrics", flags: VERSIONING_FLAGS },
   { title: "Authentication", flags: AUTHENTICATION_FLAG_SPECS },
   { title: "Authorization", flags: AUTHORIZATION_FLAG_SPECS },

@@ -10,6 +10,7 @@ import { EtcdKv } from "../storage/etcd-kv.ts";
 import { EndpointPool, grpcMembers } from "../storage/etcd-kv-pool.ts";
 import type { KvStore, RevisionFeed } from "../storage/kv.ts";
 import { openRevisionFeed } from "../storage/open-revision-feed.ts";
+import { openStoreClientTls, type StoreClientTlsFiles } from "../storage/store-tls-options.ts";
 
 export interface StoreConnection {
   kv: KvStore;
@@ -24,6 +25,8 @@ export interface StoreConnectionOptions {
   /** `--storage-backend`: etcd3 (the default) is the one backend. */
   storageBackend?: string;
   redisUrl?: string;
+  /** TLS files of the store's channels (`--etcd-cafile/--etcd-certfile/--etcd-keyfile`) and of a rediss:// Redis. */
+  tls?: StoreClientTlsFiles;
   stream: string;
   log?: LogFn;
 }
@@ -36,9 +39,10 @@ export const openStore: StoreConnector = async (opts) => {
   const backend = opts.storageBackend ?? "etcd3";
   if (backend !== "etcd3") throw new Error(`--storage-backend invalid, allowed values: etcd3. If not specified, it will default to 'etcd3'`);
   if (opts.endpoints.length === 0) throw new Error("--store-endpoints or --etcd-servers is required (the single-process default with an embedded store is `npm start`, services/embedded/main.ts)");
-  const kv = new EtcdKv(opts.endpoints);
-  const watchPool = new EndpointPool(grpcMembers(opts.endpoints));
-  const feed = await openRevisionFeed(kv, watchPool, { redisUrl: opts.redisUrl, stream: opts.stream, log: opts.log });
+  const tls = openStoreClientTls(opts.tls, opts.redisUrl, (err) => opts.log?.("warn", "certificate files changed but cannot be used; keeping the previous ones", { err: err.message }));
+  const kv = new EtcdKv(grpcMembers(opts.endpoints, tls.channel));
+  const watchPool = new EndpointPool(grpcMembers(opts.endpoints, tls.channel));
+  const feed = await openRevisionFeed(kv, watchPool, { redisUrl: opts.redisUrl, redisTls: tls.redis.options.tls, stream: opts.stream, log: opts.log });
   return {
     kv,
     feed: feed.feed,
@@ -47,6 +51,7 @@ export const openStore: StoreConnector = async (opts) => {
       await feed.stop();
       watchPool.close();
       await kv.close();
+      tls.close();
     },
   };
 };

@@ -8,6 +8,7 @@
  */
 import { FlagError, type FlagSpec, type FlagValues } from "../../../shared/cli/flags.ts";
 import type { GrpcServerTlsFiles } from "../../../shared/tls/grpc-credentials.ts";
+import { REDIS_TLS_FLAGS, redisTlsFilesFrom } from "../../../shared/tls/redis-options.ts";
 import type { TlsFilePaths } from "../../../shared/tls/watched-files.ts";
 
 export const STORE_TLS_FLAGS: Record<string, FlagSpec> = {
@@ -19,9 +20,7 @@ export const STORE_TLS_FLAGS: Record<string, FlagSpec> = {
   "peer-key-file": { kind: "string", help: "path to the peer server TLS key file" },
   "peer-trusted-ca-file": { kind: "string", help: "path to the peer server TLS trusted CA file" },
   "peer-client-cert-auth": { kind: "boolean", default: false, help: "require and verify peer certificates on the peer transport" },
-  "redis-ca-file": { kind: "string", help: "CA bundle that the rediss:// server's certificate must chain to" },
-  "redis-cert-file": { kind: "string", help: "client certificate presented to a rediss:// server" },
-  "redis-key-file": { kind: "string", help: "key of --redis-cert-file" },
+  ...REDIS_TLS_FLAGS,
 };
 
 export interface StoreTlsConfig {
@@ -54,7 +53,5 @@ export function storeTlsConfig(flags: FlagValues, listen: { client: readonly URL
   };
   check(client, "", "client-cert-auth", listen.client, "listen-client-urls");
   check(peer, "peer-", "peer-client-cert-auth", listen.peer, "listen-peer-urls");
-  const redis = { caFile: path(flags, "redis-ca-file"), certFile: path(flags, "redis-cert-file"), keyFile: path(flags, "redis-key-file") };
-  if ((redis.certFile === undefined) !== (redis.keyFile === undefined)) throw new FlagError("--redis-cert-file and --redis-key-file must be given together");
-  return { client, peer, redis };
+  return { client, peer, redis: redisTlsFilesFrom(flags) };
 }
