@@ -52,6 +52,7 @@ import { mutatingAdmissionPolicyKinds } from "../../../shared/api/groups/admissi
 import { Aggregator, type AggregatorOptions } from "../aggregator/aggregator.ts";
 import { declareAggregatorMetrics } from "../aggregator/metrics.ts";
 import { declareConversionMetrics } from "../apiextensions/conversion-metrics.ts";
+import { createFlowControlConfig } from "../flowcontrol/config.ts";
 
 export interface ReplicaOptions {
   profile: PlatformProfile;
@@ -216,6 +217,9 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   // APIServices: local ones for the built-in group versions, others proxied to their service.
   const aggregator = new Aggregator(catalog, { ...opts.aggregator, metrics: declareAggregatorMetrics(metricsRegistry), log: (level, msg, fields) => opts.log?.(level, msg, fields) });
   await aggregator.start();
+  // API Priority and Fairness configuration: FlowSchemas/priority levels kept and classified (flowControl.source, flowControl.classify).
+  const flowControl = createFlowControlConfig({ catalog, log: opts.log });
+  await flowControl.start();
 
   const gates = opts.gates ?? new FeatureGates();
   gates.recordMetric(metricsRegistry, profile.id);
@@ -312,6 +316,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       security?.close();
       crdController?.stop();
       aggregator.stop();
+      flowControl.stop();
       admission.close();
       compaction.stop();
       stopCache();
