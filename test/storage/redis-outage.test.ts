@@ -1,0 +1,123 @@
+/**
+ * A Redis outage under a writer (issue 27 item 3), through HTTPS: a store (in process,
+ * its leader publishing every revision to a real redis-server) under a replica whose
+ * revision feed is the Redis stream (RedisFeed with the store's Watch as fallback).
+ * redis-server is killed while ConfigMaps are created one after the other, and
+ * started again (empty) a moment later: a watch opened before sees every create once,
+ * in order; while Redis was down the feed followed the store's Watch (no history
+ * polling), and once Redis was back it read the stream again.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtinKinds } from "../../shared/api/groups/index.ts";
+import { getProfile } from "../../shared/platform/index.ts";
+import { ensurePki } from "../../services/apiserver/server/certs.ts";
+import { startReplica, type Replica } from "../../services/apiserver/server/replica.ts";
+import { EmbeddedKv } from "../../services/apiserver/storage/embedded-kv.ts";
+import { EndpointPool } from "../../services/apiserver/storage/etcd-kv-pool.ts";
+import { RedisFeed } from "../../services/apiserver/storage/redis-feed.ts";
+import { memoryStore } from "../../services/store/embedded.ts";
+import { RevisionPublisher } from "../../services/store/server/publisher.ts";
+import { HttpsClient } from "../support/https-client.ts";
+import { startRedis, type RedisServer } from "../support/redis.ts";
+
+let dir: string | undefined;
+let redis: RedisServer | undefined;
+let kv: EmbeddedKv | undefined;
+let publisher: RevisionPublisher | undefined;
+let reader: RedisFeed | undefined;
+let replica: Replica | undefined;
+let admin: HttpsClient | undefined;
+
+const cms = "/api/v1/namespaces/default/configmaps";
+const cm = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { k: name } });
+type Obj = { metadata: { name: string; resourceVersion: string } };
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "redis-outage-"));
+  redis = await startRedis();
+  const store = memoryStore();
+  kv = new EmbeddedKv(store, { closeStore: true });
+  publisher = new RevisionPublisher(store.backend.mvcc, { url: redis.url, stream: "revisions" });
+  store.backend.onApplied(() => publisher?.notify());
+  publisher.setLeader(true);
+  publisher.start();
+  const watchPool = new EndpointPool([{ endpoint: "in-process", api: store.api }]);
+  reader = new RedisFeed(kv, { url: redis.url, stream: "revisions", blockMs: 200, stallCheckMs: 60_000, watchPool, watchProgressIntervalMs: 200 });
+  await reader.start();
+  const profile = getProfile("plat");
+  const pki = await ensurePki(dir, { profile });
+  replica = await startReplica({
+    profile,
+    kinds: builtinKinds(profile),
+    kv,
+    feed: reader.feed,
+    tls: { key: pki.serving.keyPem, cert: pki.serving.certPem, clientCa: pki.ca.certPem },
+    compactIntervalMs: 0,
+  });
+  admin = new HttpsClient(replica.url, { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem });
+}, 60_000);
+
+afterAll(async () => {
+  admin?.close();
+  await replica?.close();
+  await reader?.stop();
+  await publisher?.stop();
+  await kv?.close();
+  await redis?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function create(name: string): Promise<void> {
+  const res = await admin!.post(cms, cm(name));
+  expect(res.status, res.text).toBe(201);
+}
+
+async function waitUntil(cond: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+}
+
+describe("a replica's revision feed while Redis is killed and restarted under a writer", () => {
+  it("delivers every create once and in order, from the store's Watch while Redis is down and from the stream again after", async () => {
+    const rv = (await admin!.get(cms)).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
+    const w = admin!.watch(`${cms}?watch=1&resourceVersion=${rv}`);
+    const names: string[] = [];
+    try {
+      for (let i = 0; i < 15; i++) names.push(`before-${i}`);
+      for (const n of names) await create(n);
+      await waitUntil(() => reader!.stats.fromStream >= 15, 10_000);
+      const fromStreamBefore = reader!.stats.fromStream;
+
+      await redis!.stop();
+      for (let i = 0; i < 15; i++) {
+        names.push(`down-${i}`);
+        await create(`down-${i}`);
+      }
+      await waitUntil(() => w.events.length >= names.length, 10_000);
+      expect(reader!.stats.watchStarts).toBeGreaterThanOrEqual(1);
+      expect(reader!.stats.fromWatch).toBeGreaterThanOrEqual(15);
+      const fromStreamDown = reader!.stats.fromStream;
+      expect(fromStreamDown).toBe(fromStreamBefore);
+
+      await redis!.start();
+      for (let i = 0; i < 15; i++) {
+        names.push(`back-${i}`);
+        await create(`back-${i}`);
+        await new Promise((r) => setTimeout(r, 30));
+      }
+      const events = await w.waitFor(names.length, 15_000);
+      expect(events.map((e) => `${e.type} ${(e.object as Obj).metadata.name}`)).toEqual(names.map((n) => `ADDED ${n}`));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(w.events).toHaveLength(names.length); // nothing doubled afterwards
+      const rvs = events.map((e) => Number((e.object as Obj).metadata.resourceVersion));
+      expect(rvs.every((r, i) => i === 0 || r > rvs[i - 1])).toBe(true);
+      expect(reader!.stats.fromStream).toBeGreaterThan(fromStreamDown);
+      expect(reader!.stats.fromHistory).toBe(0);
+    } finally {
+      w.stop();
+    }
+  });
+});
