@@ -3,6 +3,11 @@
  * real redis-server, on loopback random ports in a temp dir, with the faults the
  * chaos tests inject: SIGKILL, SIGSTOP/SIGCONT, graceful restart with the node's
  * data, Redis restart. Each node's last output lines are kept for failure reports.
+ *
+ * With `peerProxies`, every member's peer port sits behind a PeerProxy of ours
+ * (peer-proxy.ts): --initial-cluster names the proxies, so `partition(i)` cuts
+ * member i off from the others (both directions) and `delayPeers(i, ms)` slows
+ * the traffic into it, until `heal()`.
  */
 import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -10,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnStoreNode, stopChild, storeStatus, waitForMembers, waitForStore, type StoreNodeSpec } from "../../services/store/server/node-process.ts";
 import { freePort } from "../support/ports.ts";
+import { PeerProxy } from "./peer-proxy.ts";
 import { startRedis, type RedisServer } from "../support/redis.ts";
 
 export const STREAM = "revisions";
@@ -22,7 +28,15 @@ export interface StoreNode {
   output: string[];
 }
 
+export interface StoreClusterOptions {
+  /** Put a PeerProxy in front of every member's peer port. */
+  peerProxies?: boolean;
+}
+
 export class StoreCluster {
+  /** The proxy in front of each member's peer port (empty without `peerProxies`). */
+  readonly proxies: PeerProxy[] = [];
+
   private constructor(
     readonly dir: string,
     readonly redis: RedisServer,
@@ -33,11 +47,15 @@ export class StoreCluster {
     return this.nodes.map((n) => n.endpoint);
   }
 
-  static async start(size = 3): Promise<StoreCluster> {
+  static async start(size = 3, opts: StoreClusterOptions = {}): Promise<StoreCluster> {
     const dir = await mkdtemp(join(tmpdir(), "store-chaos-"));
     const redis = await startRedis();
     const ports = await Promise.all(Array.from({ length: 2 * size }, () => freePort()));
-    const initialCluster = Array.from({ length: size }, (_, i) => `s${i}=http://127.0.0.1:${ports[2 * i + 1]}`).join(",");
+    const holder: { cluster?: StoreCluster } = {};
+    const pids = () => (holder.cluster?.nodes ?? []).flatMap((n) => (n.child?.pid === undefined ? [] : [n.child.pid]));
+    const proxies = opts.peerProxies ? await Promise.all(Array.from({ length: size }, (_, i) => PeerProxy.start({ host: "127.0.0.1", port: ports[2 * i + 1] }, pids))) : [];
+    const peerUrl = (i: number) => proxies[i]?.url ?? `http://127.0.0.1:${ports[2 * i + 1]}`;
+    const initialCluster = Array.from({ length: size }, (_, i) => `s${i}=${peerUrl(i)}`).join(",");
     const nodes: StoreNode[] = Array.from({ length: size }, (_, i) => ({
       spec: { name: `s${i}`, clientPort: ports[2 * i], peerPort: ports[2 * i + 1], dataDir: join(dir, `s${i}`), initialCluster, redisUrl: redis.url, revisionStream: STREAM },
       endpoint: `127.0.0.1:${ports[2 * i]}`,
@@ -46,6 +64,8 @@ export class StoreCluster {
       output: [],
     }));
     const cluster = new StoreCluster(dir, redis, nodes);
+    holder.cluster = cluster;
+    cluster.proxies.push(...proxies);
     try {
       for (let i = 0; i < size; i++) cluster.spawn(i);
       await Promise.all(nodes.map((n) => waitForStore(n.endpoint, 60_000, n.child)));
@@ -138,6 +158,22 @@ export class StoreCluster {
     throw new Error(`store revision still moving after ${timeoutMs} ms`);
   }
 
+  /** Cuts member i off from the other members, both ways (needs `peerProxies`). */
+  partition(i: number): void {
+    const pid = this.nodes[i].child?.pid;
+    this.proxies.forEach((p, j) => p.block(j === i ? "all" : pid === undefined ? "none" : [pid]));
+  }
+
+  /** Slows every peer message into member i by `ms` (needs `peerProxies`). */
+  delayPeers(i: number, ms: number): void {
+    this.proxies[i]?.delay(ms);
+  }
+
+  /** Ends partitions and delays. */
+  heal(): void {
+    for (const p of this.proxies) p.pass();
+  }
+
   outputTail(lines = 20): string {
     return this.nodes.map((n) => `--- ${n.spec.name}\n${n.output.join("").split("\n").slice(-lines).join("\n")}`).join("\n");
   }
@@ -150,6 +186,7 @@ export class StoreCluster {
       await stopChild(c, 3000);
       this.nodes[i].child = undefined;
     }
+    await Promise.all(this.proxies.map((p) => p.stop()));
     await this.redis.stop();
     await rm(this.dir, { recursive: true, force: true });
   }

@@ -6,7 +6,7 @@
  *   revision (every revision before the first id is in the store's history, from
  *   which a reader fills what the stream lost);
  * - every acknowledged write is in the history at the revision it was acknowledged
- *   with, as a put of its key and value.
+ *   with, as a put of its key and value (in their stored form: StoredForm).
  * Each function returns the problems found (empty: fine).
  */
 import { Redis } from "ioredis";
@@ -76,7 +76,17 @@ export function checkStream(label: string, records: StreamRecord[], history: Rev
   return problems.slice(0, 20);
 }
 
-export function checkAcknowledgedWrites(ops: readonly KvOp[], history: RevisionChange[]): string[] {
+/** How an operation's key and value appear in the store (default: as they are). */
+export interface StoredForm {
+  /** Whether the store key `storeKey` is the operation's key `key`. */
+  isKey(storeKey: string, key: string): boolean;
+  /** Whether the stored bytes hold the written value. */
+  holds(stored: Uint8Array, value: string): boolean;
+}
+
+const AS_IS: StoredForm = { isKey: (s, k) => s === k, holds: (stored, value) => Buffer.from(stored).toString() === value };
+
+export function checkAcknowledgedWrites(ops: readonly KvOp[], history: RevisionChange[], form: StoredForm = AS_IS): string[] {
   const problems: string[] = [];
   const byRevision = new Map(history.map((h) => [h.revision, h]));
   for (const op of ops) {
@@ -85,8 +95,8 @@ export function checkAcknowledgedWrites(ops: readonly KvOp[], history: RevisionC
     if (out === undefined || (inp.kind !== "put" && inp.kind !== "cas")) continue;
     const rev = out.kind === "put" ? out.revision : out.kind === "cas" && out.ok ? out.revision : undefined;
     if (rev === undefined) continue;
-    const change = byRevision.get(rev)?.changes.find((c) => c.key === inp.key);
-    if (change === undefined || change.type !== "PUT" || Buffer.from(change.value ?? new Uint8Array()).toString() !== inp.value) {
+    const change = byRevision.get(rev)?.changes.find((c) => form.isKey(c.key, inp.key));
+    if (change === undefined || change.type !== "PUT" || !form.holds(change.value ?? new Uint8Array(), inp.value)) {
       problems.push(`acknowledged write #${op.id} ${inp.kind}(${inp.key}, ${inp.value})@${rev} is not in the store's history at ${rev}`);
     }
   }

@@ -3,9 +3,11 @@
  * of put / get / compare-and-set / delete on a small key set, every operation to a
  * random endpoint. Put and cas values are unique (client and sequence number).
  * A cas compares the mod_revision or the value this client last saw for the key
- * (mod_revision 0, "absent", when it saw nothing).
+ * (mod_revision 0, "absent", when it saw nothing; by value only with `casByValue`).
+ * The clients are the store's gRPC RecordingClient unless `client` makes others
+ * (the cluster suite's HTTPS ApiRecordingClient).
  */
-import type { KvInput } from "../support/linearizability/kv-model.ts";
+import type { KvInput, KvOutput } from "../support/linearizability/kv-model.ts";
 import { History, RecordingClient } from "./recorder.ts";
 import { pick, seededRng, type Rng } from "../support/seeded-rng.ts";
 
@@ -16,19 +18,34 @@ export interface WorkloadOptions {
   seed: number;
   /** Deadline of each operation. */
   timeoutMs: number;
+  /** Makes client `id` (default: a gRPC RecordingClient). */
+  client?: (id: number, history: History) => OperationClient;
+  /** Whether a cas may compare the value instead of the revision (default true). */
+  casByValue?: boolean;
+}
+
+/** One recording client: runs an operation once against an endpoint and records it. */
+export interface OperationClient {
+  readonly id: number;
+  run(endpoint: string, input: KvInput): Promise<KvOutput | undefined>;
+  close(): void;
 }
 
 export class Workload {
   readonly history = new History();
   private stopped = false;
   private loops: Promise<void>[] = [];
-  private readonly clients: RecordingClient[] = [];
+  private readonly clients: OperationClient[] = [];
 
   constructor(private readonly opts: WorkloadOptions) {}
 
+  private makeClient(id: number): OperationClient {
+    return this.opts.client?.(id, this.history) ?? new RecordingClient(id, this.history, this.opts.timeoutMs);
+  }
+
   start(): void {
     for (let c = 0; c < this.opts.clients; c++) {
-      const client = new RecordingClient(c, this.history, this.opts.timeoutMs);
+      const client = this.makeClient(c);
       this.clients.push(client);
       this.loops.push(this.loop(client, seededRng(this.opts.seed * 1000 + c)));
     }
@@ -41,7 +58,7 @@ export class Workload {
 
   /** Reads every key once more with a healthy cluster (retrying until a read succeeds). */
   async finalReads(deadlineMs = 20_000): Promise<void> {
-    const client = new RecordingClient(this.opts.clients, this.history, this.opts.timeoutMs);
+    const client = this.makeClient(this.opts.clients);
     const deadline = Date.now() + deadlineMs;
     try {
       for (const key of this.opts.keys) {
@@ -60,7 +77,7 @@ export class Workload {
     for (const c of this.clients) c.close();
   }
 
-  private async loop(client: RecordingClient, rng: Rng): Promise<void> {
+  private async loop(client: OperationClient, rng: Rng): Promise<void> {
     const seen = new Map<string, { value: string | null; rev: number }>();
     let n = 0;
     while (!this.stopped) {
@@ -86,7 +103,7 @@ export class Workload {
     if (r < 0.65) return { kind: "get", key };
     if (r < 0.72) return { kind: "delete", key };
     if (seen === undefined || seen.value === null) return { kind: "cas", key, expect: { modRevision: 0 }, value };
-    if (rng() < 0.7) return { kind: "cas", key, expect: { modRevision: seen.rev }, value };
+    if (rng() < 0.7 || this.opts.casByValue === false) return { kind: "cas", key, expect: { modRevision: seen.rev }, value };
     return { kind: "cas", key, expect: { value: seen.value }, value };
   }
 }
