@@ -6,12 +6,18 @@
  * Modes: `ok`, `fail` (Internal error), `hang` (never answers CheckpointContainer),
  * `unimplemented` (answers Unimplemented as a runtime without checkpoint support).
  * Every request is recorded for assertions. `close()` stops it and removes the directory.
+ * Exec, Attach and PortForward answer URLs of a real streaming server
+ * (services/node-agent/cri/streaming-server.ts): exec runs the command as a child
+ * process, attach joins a container's main process (`mainProcesses` of addPod), and
+ * port-forward dials 127.0.0.1 at the pod port, or at the port `portMap` maps it to.
  */
 import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnProcess, StreamingServer } from "../../services/node-agent/cri/streaming-server.ts";
+import type { StreamProcess } from "../../services/node-agent/cri/channel-session.ts";
 import { runtimeServiceDefinition, type Container, type ContainerFilter, type PodSandbox, type PodSandboxFilter } from "../../services/node-agent/cri/runtime-proto.ts";
 
 export type CheckpointMode = "ok" | "fail" | "hang" | "unimplemented";
@@ -21,6 +27,8 @@ export interface FakePod {
   namespace: string;
   uid: string;
   containers: string[];
+  /** Commands run as the main process of containers (what attach joins). */
+  mainProcesses?: Record<string, string[]>;
 }
 
 export interface RecordedCall {
@@ -39,6 +47,8 @@ export interface CriServer {
   archiveMode: number;
   calls: RecordedCall[];
   addPod(pod: FakePod): { sandboxId: string; containerIds: Record<string, string> };
+  /** Pod port → loopback port that port-forward dials (identity when absent). */
+  portMap: Map<number, number>;
   /** The CRI log file ContainerStatus names for a container (written by the test; absent until then). */
   logPath(containerId: string): string;
   close(): Promise<void>;
@@ -88,6 +98,8 @@ export async function startCriServer(): Promise<CriServer> {
   const containers: Container[] = [];
   const server = new Server();
   const hanging: Array<sendUnaryData<unknown>> = [];
+  const streaming = await StreamingServer.start();
+  const mains = new Map<string, StreamProcess>();
   const state: CriServer = {
     endpoint: `unix://${socket}`,
     socket,
@@ -95,6 +107,7 @@ export async function startCriServer(): Promise<CriServer> {
     down: false,
     archiveMode: 0o644,
     calls: [],
+    portMap: new Map(),
     addPod(pod) {
       const sandboxId = id();
       const now = String(BigInt(Date.now()) * 1_000_000n);
@@ -103,6 +116,8 @@ export async function startCriServer(): Promise<CriServer> {
       for (const name of pod.containers) {
         const cid = id();
         containerIds[name] = cid;
+        const main = pod.mainProcesses?.[name];
+        if (main) mains.set(cid, spawnProcess(main));
         containers.push({ id: cid, pod_sandbox_id: sandboxId, metadata: { name, attempt: 0 }, image: { image: "busybox" }, image_ref: "busybox", state: "CONTAINER_RUNNING", created_at: now, labels: {}, annotations: {}, image_id: "busybox" });
       }
       return { sandboxId, containerIds };
@@ -112,6 +127,8 @@ export async function startCriServer(): Promise<CriServer> {
       for (const cb of hanging.splice(0)) cb({ code: status.UNAVAILABLE, details: "server stopping" });
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
       server.forceShutdown();
+      for (const p of mains.values()) p.kill?.();
+      await streaming.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -156,6 +173,28 @@ export async function startCriServer(): Promise<CriServer> {
         return cb({ code: status.INTERNAL, details: `writing ${req.location}: ${(err as Error).message}` });
       }
       cb(null, {});
+    },
+    Exec(call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) {
+      record("Exec", call);
+      const req = call.request as { container_id: string; cmd: string[]; tty: boolean; stdin: boolean; stdout: boolean; stderr: boolean };
+      if (!containers.some((c) => c.id === req.container_id)) return cb({ code: status.NOT_FOUND, details: `container ${req.container_id} not found` });
+      if (req.cmd.length === 0) return cb({ code: status.INVALID_ARGUMENT, details: "cmd must not be empty" });
+      cb(null, { url: streaming.exec({ cmd: req.cmd, tty: req.tty, stdin: req.stdin, stdout: req.stdout, stderr: req.stderr }) });
+    },
+    Attach(call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) {
+      record("Attach", call);
+      const req = call.request as { container_id: string; tty: boolean; stdin: boolean; stdout: boolean; stderr: boolean };
+      const main = mains.get(req.container_id);
+      if (!main) return cb({ code: status.NOT_FOUND, details: `container ${req.container_id} has no running process to attach to` });
+      cb(null, { url: streaming.attach({ process: main, tty: req.tty, stdin: req.stdin, stdout: req.stdout, stderr: req.stderr }) });
+    },
+    PortForward(call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) {
+      record("PortForward", call);
+      const req = call.request as { pod_sandbox_id: string };
+      const sandbox = sandboxes.find((s) => s.id === req.pod_sandbox_id);
+      if (!sandbox) return cb({ code: status.NOT_FOUND, details: `pod sandbox ${req.pod_sandbox_id} not found` });
+      const target = (port: number) => ({ host: "127.0.0.1", port: state.portMap.get(port) ?? port });
+      cb(null, { url: streaming.portForward({ podName: sandbox.metadata?.name ?? "", target }) });
     },
   };
   server.addService(runtimeServiceDefinition(), impl);

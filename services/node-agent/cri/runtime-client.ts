@@ -9,6 +9,8 @@
 import { credentials, type Client, type ServiceError } from "@grpc/grpc-js";
 import {
   runtimeServiceClient,
+  type AttachRequest,
+  type ExecRequest,
   type CheckpointContainerRequest,
   type Container,
   type ContainerFilter,
@@ -106,6 +108,21 @@ export class RuntimeClient {
     const seconds = Number(req.timeout);
     const deadlineMs = seconds > 0 ? seconds * 1000 : this.timeoutMs;
     await this.call("CheckpointContainer", { container_id: req.container_id, location: req.location, timeout: String(req.timeout) }, deadlineMs);
+  }
+
+  /** A streaming-server URL for a command run in the container (CRI Exec). */
+  async exec(req: ExecRequest): Promise<string> {
+    return (await this.call<{ url: string }>("Exec", req)).url;
+  }
+
+  /** A streaming-server URL attached to the container's main process (CRI Attach). */
+  async attach(req: AttachRequest): Promise<string> {
+    return (await this.call<{ url: string }>("Attach", req)).url;
+  }
+
+  /** A streaming-server URL forwarding ports of the pod sandbox (CRI PortForward). */
+  async portForward(podSandboxId: string, ports: number[]): Promise<string> {
+    return (await this.call<{ url: string }>("PortForward", { pod_sandbox_id: podSandboxId, port: ports })).url;
   }
 
   close(): void {

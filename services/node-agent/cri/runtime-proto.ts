@@ -91,6 +91,28 @@ export interface CheckpointContainerRequest {
   timeout: string | number;
 }
 
+export interface ExecRequest {
+  container_id: string;
+  cmd: string[];
+  tty: boolean;
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+}
+
+export interface AttachRequest {
+  container_id: string;
+  stdin: boolean;
+  tty: boolean;
+  stdout: boolean;
+  stderr: boolean;
+}
+
+export interface PortForwardRequest {
+  pod_sandbox_id: string;
+  port: number[];
+}
+
 let loaded: GrpcObject | undefined;
 
 function runtimePackage(): GrpcObject {

@@ -1,0 +1,153 @@
+/**
+ * A container runtime's streaming server (what a CRI runtime's Exec, Attach and
+ * PortForward answer a URL of): plain HTTP on loopback, one single-use URL per call,
+ * valid for one minute (the runtime's request cache). A URL is used by an upgrade
+ * request:
+ * - `/exec/<token>`, `/attach/<token>`: WebSocket with `v5.channel.k8s.io` or
+ *   `v4.channel.k8s.io` (channel-session.ts); exec runs the command as a real child
+ *   process (so stdin, output and exit codes are real), attach joins the container's
+ *   main process;
+ * - `/portforward/<token>`: WebSocket with `SPDY/3.1+portforward.k8s.io`, SPDY/3.1
+ *   carried in binary messages (port-forward-session.ts).
+ * Anything else answers plain text: 404 for an unknown or used URL, 400 for a request
+ * that is not an upgrade or offers no protocol spoken here (a raw SPDY upgrade included).
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+import { chooseChannelProtocol } from "../../../shared/stream/channel-protocol.ts";
+import { writeRawResponse } from "../../../shared/stream/upgrade-proxy.ts";
+import { runChannelSession, type ChannelOptions, type ProcessOutcome, type StreamProcess } from "./channel-session.ts";
+import { PortForwardSession, type PortTarget } from "./port-forward-session.ts";
+
+export const PORT_FORWARD_TUNNEL_PROTOCOL = "SPDY/3.1+portforward.k8s.io";
+const TOKEN_TTL_MS = 60_000;
+
+export interface ExecSpec extends ChannelOptions {
+  cmd: string[];
+}
+
+export interface AttachSpec extends ChannelOptions {
+  /** The container's main process (never ended by a session). */
+  process: StreamProcess;
+}
+
+export interface PortForwardSpec {
+  podName: string;
+  target: PortTarget;
+}
+
+type Pending = { kind: "exec"; spec: ExecSpec } | { kind: "attach"; spec: AttachSpec } | { kind: "portforward"; spec: PortForwardSpec };
+
+/** Runs a command as a child process, as a session sees it. */
+export function spawnProcess(cmd: string[]): StreamProcess {
+  const child = spawn(cmd[0], cmd.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
+  const done = new Promise<ProcessOutcome>((resolve) => {
+    child.once("error", (err: NodeJS.ErrnoException) =>
+      resolve({ error: `OCI runtime exec failed: exec failed: unable to start container process: exec: ${JSON.stringify(cmd[0])}: ${err.code === "ENOENT" ? "executable file not found in $PATH" : err.message}: unknown` }),
+    );
+    child.once("close", (code, signal) => resolve({ exitCode: code ?? (signal ? 128 + 9 : 1) }));
+  });
+  return { stdin: child.stdin, stdout: child.stdout, stderr: child.stderr, done, kill: () => child.exitCode === null && child.kill("SIGKILL") };
+}
+
+export class StreamingServer {
+  private readonly pending = new Map<string, { at: number; request: Pending }>();
+  /** The subprotocol chosen for each upgrade request (ws would otherwise answer the client's first). */
+  private readonly chosen = new WeakMap<IncomingMessage, string>();
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: 16 * 1024 * 1024,
+    handleProtocols: (_offered, req) => this.chosen.get(req) ?? false,
+  });
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {
+    server.on("request", (req, res) => {
+      const known = this.peek(req.url ?? "");
+      res.writeHead(known ? 400 : 404, { "content-type": "text/plain; charset=utf-8" });
+      res.end(known ? "Upgrade request required" : "404 page not found");
+    });
+    server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
+  }
+
+  static async start(host = "127.0.0.1"): Promise<StreamingServer> {
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(0, host, () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    return new StreamingServer(server, `http://${host}:${port}`);
+  }
+
+  exec(spec: ExecSpec): string {
+    return this.register({ kind: "exec", spec });
+  }
+
+  attach(spec: AttachSpec): string {
+    return this.register({ kind: "attach", spec });
+  }
+
+  portForward(spec: PortForwardSpec): string {
+    return this.register({ kind: "portforward", spec });
+  }
+
+  async close(): Promise<void> {
+    for (const ws of this.wss.clients) ws.terminate();
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private register(request: Pending): string {
+    const now = Date.now();
+    for (const [token, p] of this.pending) if (now - p.at > TOKEN_TTL_MS) this.pending.delete(token);
+    const token = randomBytes(12).toString("base64url");
+    this.pending.set(token, { at: now, request });
+    return `${this.url}/${request.kind}/${token}`;
+  }
+
+  private parse(path: string): { kind: string; token: string } | undefined {
+    const m = /^\/(exec|attach|portforward)\/([\w-]+)$/.exec(new URL(path, "http://runtime").pathname);
+    return m ? { kind: m[1], token: m[2] } : undefined;
+  }
+
+  private peek(path: string): Pending | undefined {
+    const p = this.parse(path);
+    const entry = p && this.pending.get(p.token);
+    return entry && entry.request.kind === p.kind && Date.now() - entry.at <= TOKEN_TTL_MS ? entry.request : undefined;
+  }
+
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on("error", () => undefined);
+    const request = this.peek(req.url ?? "");
+    if (!request) return writeRawResponse(socket, 404, { "content-type": "text/plain; charset=utf-8" }, Buffer.from("404 page not found"));
+    const offered = (req.headers["sec-websocket-protocol"] ?? "").split(",").map((p) => p.trim());
+    const websocket = (req.headers.upgrade ?? "").toLowerCase() === "websocket";
+    const protocol = request.kind === "portforward" ? (offered.includes(PORT_FORWARD_TUNNEL_PROTOCOL) ? PORT_FORWARD_TUNNEL_PROTOCOL : undefined) : chooseChannelProtocol(offered);
+    if (!websocket || !protocol) {
+      const text = websocket ? `none of the offered subprotocols [${offered.join(" ")}] is supported` : `unsupported upgrade ${JSON.stringify(req.headers.upgrade ?? "")}: only WebSocket streams are served`;
+      return writeRawResponse(socket, 400, { "content-type": "text/plain; charset=utf-8" }, Buffer.from(text));
+    }
+    this.pending.delete(this.parse(req.url ?? "")?.token ?? "");
+    this.chosen.set(req, protocol);
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, protocol, request));
+  }
+
+  private serve(ws: WebSocket, protocol: string, request: Pending): void {
+    if (request.kind === "exec") return runChannelSession(ws, protocol, spawnProcess(request.spec.cmd), request.spec);
+    if (request.kind === "attach") return runChannelSession(ws, protocol, { ...request.spec.process, kill: undefined }, request.spec);
+    const session = new PortForwardSession({ send: (bytes) => ws.readyState === ws.OPEN && ws.send(bytes), close: () => ws.close(1000) }, request.spec.target, request.spec.podName);
+    ws.on("message", (data: Buffer, isBinary: boolean) => (isBinary ? session.receive(data) : undefined));
+    ws.on("close", () => session.close());
+    ws.on("error", () => session.close());
+  }
+}
