@@ -217,9 +217,9 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   // APIServices: local ones for the built-in group versions, others proxied to their service.
   const aggregator = new Aggregator(catalog, { ...opts.aggregator, metrics: declareAggregatorMetrics(metricsRegistry), log: (level, msg, fields) => opts.log?.(level, msg, fields) });
   await aggregator.start();
-  // API Priority and Fairness configuration: FlowSchemas/priority levels kept and classified (flowControl.source, flowControl.classify).
-  const flowControl = createFlowControlConfig({ catalog, log: opts.log });
-  await flowControl.start();
+  // API Priority and Fairness configuration: FlowSchemas/priority levels kept and classified (flowControlConfig.source, flowControlConfig.classify).
+  const flowControlConfig = createFlowControlConfig({ catalog, log: opts.log });
+  await flowControlConfig.start();
 
   const gates = opts.gates ?? new FeatureGates();
   gates.recordMetric(metricsRegistry, profile.id);
@@ -316,7 +316,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       security?.close();
       crdController?.stop();
       aggregator.stop();
-      flowControl.stop();
+      flowControlConfig.stop();
       admission.close();
       compaction.stop();
       stopCache();
