@@ -92,6 +92,7 @@ describe("static cost estimate", () => {
   it("prints the platform's message with the factor, capped at 'more than 100x'", () => {
     const hint = "(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)";
     expect(costErrorMessage("estimated rule cost", 18_100_000, STATIC_ESTIMATED_COST_LIMIT)).toBe(`estimated rule cost exceeds budget by factor of 1.8x ${hint}`);
+    expect(costErrorMessage("estimated rule cost", 10_500_000, STATIC_ESTIMATED_COST_LIMIT)).toBe(`estimated rule cost exceeds budget by factor of 1.050000x ${hint}`);
     expect(costErrorMessage("estimated rule cost", 329_855_480_627, STATIC_ESTIMATED_COST_LIMIT)).toBe(`estimated rule cost exceeds budget by factor of more than 100x ${hint}`);
   });
 });

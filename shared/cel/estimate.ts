@@ -247,9 +247,13 @@ export function estimateAstCost(root: unknown, sizes: CostSizes): number {
   return new Estimator(sizes).estimate(root as Node).cost;
 }
 
-/** The platform's text for an estimate over a limit ("more than 100x" past a hundredfold). */
+/**
+ * The platform's text for an estimate over a limit: "more than 100x" past a
+ * hundredfold, six decimals below 1.5 (so a factor just over 1 never reads
+ * "1.0x"), one decimal otherwise.
+ */
 export function costErrorMessage(description: string, cost: number, limit: number): string {
   const factor = cost / limit;
-  const shown = factor > 100 ? "more than 100x" : `${factor.toFixed(1)}x`;
+  const shown = factor > 100 ? "more than 100x" : `${factor.toFixed(factor < 1.5 ? 6 : 1)}x`;
   return `${description} exceeds budget by factor of ${shown} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
 }
