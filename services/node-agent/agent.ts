@@ -23,6 +23,7 @@ import type { NodeShape } from "./node-object.ts";
 import { NODES, NodeStatusController } from "./node-status-controller.ts";
 import { PodSource } from "./pod-source.ts";
 import { DelegatedAuth } from "./server/delegated-auth.ts";
+import { serveRemoteCommand } from "./streaming/remote-command.ts";
 import { startAgentServer, type AgentServer } from "./server/agent-server.ts";
 import { servingCertificate } from "./serving-cert.ts";
 
@@ -84,6 +85,7 @@ export async function runNodeAgent(o: NodeAgentOptions, log: LogFn): Promise<Run
     healthy: async () => undefined,
     checkpoint: (ns, pod, container, timeouts) => checkpointContainer({ rootDir: o.rootDir, runtime, findPod: (n, p) => pods.get(n, p) }, ns, pod, container, timeouts),
     containerLogs: (ns, pod, container, query, req, res) => serveContainerLogs({ runtime, findPod: (n, p) => pods.get(n, p) }, ns, pod, container, query, req, res),
+    upgrade: (req, socket, head, url) => serveRemoteCommand({ runtime, findPod: (n, p) => pods.get(n, p) }, req, socket, head, url),
     log,
   });
   boundPort = server.port;

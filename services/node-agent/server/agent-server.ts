@@ -5,10 +5,14 @@
  * routing, so an unknown path is 404 only for an allowed caller. Routes: GET /healthz,
  * GET /pods (the pods bound to this node as a PodList), GET /containerLogs/{namespace}/{pod}/{container}
  * (streaming/container-logs.ts), and, with the
- * ContainerCheckpoint gate on, POST /checkpoint/{namespace}/{pod}/{container}.
+ * ContainerCheckpoint gate on, POST /checkpoint/{namespace}/{pod}/{container}. Upgrade
+ * requests (exec, attach, portForward: streaming/remote-command.ts) pass the same
+ * authentication and authorization, and a refusal is written to the raw socket.
  */
 import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { writeRawResponse } from "../../../shared/stream/upgrade-proxy.ts";
 import type { AddressInfo } from "node:net";
 import type { LogFn } from "../../../shared/observability/logger.ts";
 import type { CheckpointOutcome } from "../checkpoint.ts";
@@ -29,6 +33,8 @@ export interface AgentServerOptions {
   checkpoint: (namespace: string, pod: string, container: string, timeouts: string[]) => Promise<CheckpointOutcome>;
   /** GET /containerLogs/{namespace}/{pod}/{container} (streaming/container-logs.ts). */
   containerLogs?: (namespace: string, pod: string, container: string, query: URLSearchParams, req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /** Upgrade requests: /exec, /attach, /portForward (streaming/remote-command.ts). */
+  upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => Promise<void>;
   log: LogFn;
 }
 
@@ -77,24 +83,41 @@ async function route(o: AgentServerOptions, req: IncomingMessage, res: ServerRes
   send(res, 404, TEXT, "404 page not found");
 }
 
-async function handle(o: AgentServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? "/", "https://node-agent");
+type Admission = { ok: true } | { ok: false; status: number; text: string };
+
+/** Authentication, then authorization of any of the path's attributes. */
+async function admit(o: AgentServerOptions, req: IncomingMessage, url: URL): Promise<Admission> {
   const authn = await o.auth.authenticate(req);
   if (!authn.ok) {
     if (authn.error) o.log("warn", "unable to authenticate the request", { error: authn.error });
-    return send(res, 401, TEXT, "Unauthorized");
+    return { ok: false, status: 401, text: "Unauthorized" };
   }
   const attrs = requestAttributes(req.method ?? "GET", url.pathname, o.nodeName, o.fineGrainedAuthz);
   for (const a of attrs) {
     const d = await o.auth.authorize(authn.user, a);
     if (d.error) {
       o.log("error", "authorization error", { user: authn.user.username, verb: a.verb, subresource: a.subresource, error: d.error });
-      return send(res, 500, TEXT, `Authorization error (user=${authn.user.username}, verb=${a.verb}, resource=${a.resource}, subresource=${a.subresource})`);
+      return { ok: false, status: 500, text: `Authorization error (user=${authn.user.username}, verb=${a.verb}, resource=${a.resource}, subresource=${a.subresource})` };
     }
-    if (d.allowed) return route(o, req, res, url);
+    if (d.allowed) return { ok: true };
   }
   const first = attrs[0];
-  send(res, 403, TEXT, `Forbidden (user=${authn.user.username}, verb=${first.verb}, resource=${first.resource}, subresource(s)=[${attrs.map((a) => a.subresource).join(" ")}])\n`);
+  return { ok: false, status: 403, text: `Forbidden (user=${authn.user.username}, verb=${first.verb}, resource=${first.resource}, subresource(s)=[${attrs.map((a) => a.subresource).join(" ")}])\n` };
+}
+
+async function handle(o: AgentServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? "/", "https://node-agent");
+  const verdict = await admit(o, req, url);
+  if (!verdict.ok) return send(res, verdict.status, TEXT, verdict.text);
+  return route(o, req, res, url);
+}
+
+async function handleUpgrade(o: AgentServerOptions, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  const url = new URL(req.url ?? "/", "https://node-agent");
+  const verdict = await admit(o, req, url);
+  if (!verdict.ok) return writeRawResponse(socket, verdict.status, { "content-type": TEXT }, Buffer.from(verdict.text));
+  if (!o.upgrade) return writeRawResponse(socket, 404, { "content-type": TEXT }, Buffer.from("404 page not found"));
+  return o.upgrade(req, socket, head, url);
 }
 
 export async function startAgentServer(o: AgentServerOptions): Promise<AgentServer> {
@@ -108,6 +131,13 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
       });
     },
   );
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => undefined);
+    handleUpgrade(o, req, socket, head).catch((err: unknown) => {
+      o.log("error", "upgrade request failed", { path: req.url, error: err instanceof Error ? err.message : String(err) });
+      writeRawResponse(socket, 500, { "content-type": TEXT }, Buffer.from("Internal Server Error"));
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(o.port, o.address, () => {

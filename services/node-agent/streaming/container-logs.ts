@@ -86,7 +86,7 @@ function declares(pod: ApiObject, container: string): boolean {
 }
 
 /** The runtime's instances of the pod's container, newest attempt first. */
-async function instances(runtime: RuntimeClient, pod: ApiObject, container: string): Promise<Container[]> {
+export async function instances(runtime: RuntimeClient, pod: ApiObject, container: string): Promise<Container[]> {
   const { name, namespace, uid } = pod.metadata;
   const sandboxes = (await runtime.listPodSandbox()).filter((s) => {
     const m = s.metadata;
