@@ -7,8 +7,8 @@
  * Retry policy: idempotent calls (reads) are retried on UNAVAILABLE and
  * DEADLINE_EXCEEDED. Writes are retried only when the failure proves nothing was
  * proposed (no connection was made, or the store said "no leader"); an ambiguous
- * failure (timeout, connection lost mid-call) is returned to the caller, whose
- * writes are guarded by revision compares anyway.
+ * failure (timeout, connection lost mid-call) is returned to the caller, which
+ * resolves whether the write committed before answering (write-outcome.ts).
  */
 import type { ChannelCredentials } from "@grpc/grpc-js";
 import { EtcdClient } from "../../../shared/etcd/client.ts";

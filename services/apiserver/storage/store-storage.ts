@@ -31,6 +31,7 @@ import { CompactedError, prefixEnd, type Compare, type KeyValue, type KvStore, t
 import { decodeFromStorage, encodeForStorage, meta, type JsonObject } from "./object.ts";
 import { parseResourceVersion } from "./resource-version.ts";
 import { keyEventsToWatchEvents, type WatchFilter } from "./watch-filter.ts";
+import { writeTxn, type WriteIntent } from "./write-outcome.ts";
 
 export interface StoreStorageOptions {
   now?: () => number;
@@ -95,7 +96,7 @@ export class StoreStorage implements ObjectStorage {
       return structuredClone(obj);
     }
     const lease = options.ttlSeconds ? await this.kv.leaseGrant(options.ttlSeconds) : undefined;
-    const res = await this.kv.txn([{ key, target: "mod", result: "=", value: 0 }], [{ type: "put", key, value, lease }], []);
+    const res = await writeTxn(this.kv, { kind: "create", key, value }, [{ key, target: "mod", result: "=", value: 0 }], [{ type: "put", key, value, lease }], []);
     if (!res.succeeded) throw new KeyExistsError(key, res.revision);
     const out = structuredClone(obj);
     meta(out).resourceVersion = String(res.revision);
@@ -233,7 +234,8 @@ export class StoreStorage implements ObjectStorage {
         return out;
       }
       const modRevision = kv ? kv.modRevision : 0;
-      const txn = await this.kv.txn(writeCompares(key, modRevision, res), [{ type: "put", key, value, lease: kv?.lease || undefined }], [READ(key)]);
+      const intent: WriteIntent = modRevision === 0 ? { kind: "create", key, value } : { kind: "update", key, value, baseRevision: modRevision };
+      const txn = await writeTxn(this.kv, intent, writeCompares(key, modRevision, res), [{ type: "put", key, value, lease: kv?.lease || undefined }], [READ(key)]);
       if (txn.succeeded) {
         meta(updated).resourceVersion = String(txn.revision);
         return updated;
@@ -263,7 +265,7 @@ export class StoreStorage implements ObjectStorage {
         throw err;
       }
       if (options.dryRun) return current;
-      const txn = await this.kv.txn(writeCompares(key, kv.modRevision, res), [{ type: "delete", key }], [READ(key)]);
+      const txn = await writeTxn(this.kv, { kind: "delete", key, baseRevision: kv.modRevision }, writeCompares(key, kv.modRevision, res), [{ type: "delete", key }], [READ(key)]);
       if (txn.succeeded) {
         meta(current).resourceVersion = String(txn.revision);
         return current;

@@ -1,0 +1,131 @@
+/**
+ * Unambiguous write answers. A write txn whose call failed with the store unavailable
+ * (connection dropped mid-call, deadline exceeded, leader lost) may or may not have
+ * committed. Before answering, the outcome is resolved:
+ *
+ *   1. fence: a lease grant goes through the store's log after the lost request; once
+ *      it is applied, that request is either applied too or can never be (a leader's
+ *      log is ordered, and a new leader's log holds every entry that may still commit);
+ *   2. read the key (linearizable) and judge from what it holds (`judgeFromCurrent`);
+ *   3. where the key changed again since, judge from its MVCC history (`judgeFromHistory`).
+ *
+ * Committed: the write answers as if the call had succeeded, at the revision it
+ * committed at. Not committed: the txn is sent again (it can no longer apply twice),
+ * at most `MAX_SENDS` times in all. Unknown (history compacted, or the store still
+ * unreachable): a store-unavailable error, answered as a retriable 504.
+ *
+ * A write's identity is its exact bytes: every object carries its uid, and an update
+ * changes the stored bytes (no-op updates never reach the store), so equal bytes after
+ * the compared revision are this write. A delete is judged by the first change of the
+ * key after the revision it compared: a DELETE there removed the object it was asked to
+ * remove (answered as done, whichever request's txn it was).
+ */
+import { CompactedError, StoreUnavailableError, type Compare, type KeyChange, type KeyValue, type KvStore, type TxnOp, type TxnResult } from "./kv.ts";
+
+/** What a write txn meant to do to its key: the compared revision (0 for a create) and the value put (none for a delete). */
+export type WriteIntent =
+  | { kind: "create"; key: string; value: Uint8Array }
+  | { kind: "update"; key: string; value: Uint8Array; baseRevision: number }
+  | { kind: "delete"; key: string; baseRevision: number };
+
+export type Verdict =
+  | { outcome: "committed"; revision: number }
+  | { outcome: "not-committed" }
+  | { outcome: "unknown" }
+  /** The key changed again since: the changes of the key in (after, upTo] decide. */
+  | { outcome: "history"; after: number };
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
+
+type CurrentKey = Pick<KeyValue, "value" | "createRevision" | "modRevision"> | undefined;
+
+/** The verdict from the key's state after the fence. */
+export function judgeFromCurrent(intent: WriteIntent, current: CurrentKey): Verdict {
+  if (intent.kind === "create") {
+    if (!current) return { outcome: "not-committed" };
+    if (bytesEqual(current.value, intent.value)) return { outcome: "committed", revision: current.createRevision };
+    // Created by this write and changed since, or created by another: the creating revision tells.
+    return { outcome: "history", after: current.createRevision - 1 };
+  }
+  if (current && current.modRevision === intent.baseRevision) return { outcome: "not-committed" };
+  if (intent.kind === "update" && current && current.modRevision > intent.baseRevision && bytesEqual(current.value, intent.value)) {
+    return { outcome: "committed", revision: current.modRevision };
+  }
+  return { outcome: "history", after: intent.baseRevision };
+}
+
+/** The verdict from the key's changes after `Verdict.after`, in revision order (other keys' changes are ignored). */
+export function judgeFromHistory(intent: WriteIntent, changes: readonly KeyChange[]): Verdict {
+  const own = changes.filter((c) => c.key === intent.key);
+  if (intent.kind === "create") {
+    const created = own.find((c) => c.type === "PUT" && c.version === 1 && c.value !== undefined && bytesEqual(c.value, intent.value));
+    return created ? { outcome: "committed", revision: created.modRevision } : { outcome: "not-committed" };
+  }
+  // The txn compared the key's revision: had it applied, it would be the key's first change after that revision.
+  const first = own.find((c) => c.modRevision > intent.baseRevision);
+  if (!first) return { outcome: "not-committed" };
+  if (intent.kind === "delete") return first.type === "DELETE" ? { outcome: "committed", revision: first.modRevision } : { outcome: "not-committed" };
+  return first.type === "PUT" && first.value !== undefined && bytesEqual(first.value, intent.value) ? { outcome: "committed", revision: first.modRevision } : { outcome: "not-committed" };
+}
+
+export interface ResolveOptions {
+  /** How long the store may stay unreachable while resolving (default 15 s). */
+  budgetMs?: number;
+}
+
+/** TTL of the fence's lease: the store's minimum; it holds no key and simply expires. */
+const FENCE_LEASE_TTL_S = 5;
+export const MAX_SENDS = 3;
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Retries a store call while the store is unavailable, within the deadline. */
+async function whileUnavailable<T>(deadline: number, call: () => Promise<T>): Promise<T> {
+  for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
+    try {
+      return await call();
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError) || Date.now() + wait >= deadline) throw err;
+      await sleep(wait);
+    }
+  }
+}
+
+/** Resolves whether the write of `intent`, whose txn call failed ambiguously, committed. */
+export async function resolveWriteOutcome(kv: KvStore, intent: WriteIntent, opts: ResolveOptions = {}): Promise<Verdict> {
+  const deadline = Date.now() + (opts.budgetMs ?? 15_000);
+  await whileUnavailable(deadline, () => kv.leaseGrant(FENCE_LEASE_TTL_S));
+  const read = await whileUnavailable(deadline, () => kv.range(intent.key));
+  const verdict = judgeFromCurrent(intent, read.kvs[0]);
+  if (verdict.outcome !== "history") return verdict;
+  try {
+    const changes = await whileUnavailable(deadline, () => kv.history(verdict.after, read.revision));
+    return judgeFromHistory(intent, changes.flatMap((r) => r.changes));
+  } catch (err) {
+    if (err instanceof CompactedError) return { outcome: "unknown" };
+    throw err;
+  }
+}
+
+/**
+ * `kv.txn` for a write whose success branch is `intent`: an ambiguous failure is
+ * resolved (see above) into the txn's result (committed), a resend (not committed),
+ * or a StoreUnavailableError (unknown, or not committed after MAX_SENDS sends).
+ */
+export async function writeTxn(kv: KvStore, intent: WriteIntent, compares: Compare[], success: TxnOp[], failure: TxnOp[], opts: ResolveOptions = {}): Promise<TxnResult> {
+  let last: StoreUnavailableError | undefined;
+  for (let send = 0; send < MAX_SENDS; send++) {
+    try {
+      return await kv.txn(compares, success, failure);
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      last = err;
+    }
+    const verdict = await resolveWriteOutcome(kv, intent, opts);
+    if (verdict.outcome === "committed") return { succeeded: true, revision: verdict.revision, results: success.map(() => ({ kvs: [] })) };
+    if (verdict.outcome !== "not-committed") throw new StoreUnavailableError(`the outcome of the write of ${intent.key} is unknown: ${last.details}`, last.endpoint, true);
+  }
+  throw last ?? new StoreUnavailableError("write not sent", "");
+}
