@@ -1,6 +1,9 @@
 /**
  * A real redis-server on a random loopback port for tests (Debian's redis-server;
- * no persistence). `restart()` stops and starts it on the same port.
+ * no persistence). `restart()` stops and starts it on the same port. Plaintext and
+ * without a password unless asked: `password` sets requirepass, `tls` serves only
+ * TLS on the port (client certificates required, signed by the CA file), and the
+ * URL is then rediss://:password@127.0.0.1:port.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { connect } from "node:net";
@@ -30,14 +33,27 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   throw new Error(`redis-server did not listen on ${port} within ${timeoutMs} ms`);
 }
 
-export async function startRedis(): Promise<RedisServer> {
+export interface RedisServerOptions {
+  password?: string;
+  tls?: { certFile: string; keyFile: string; caFile: string };
+}
+
+function securityArgs(port: number, opts: RedisServerOptions): string[] {
+  const args = opts.password === undefined ? [] : ["--requirepass", opts.password];
+  if (opts.tls === undefined) return ["--port", String(port), ...args];
+  const t = opts.tls;
+  return [...args, "--port", "0", "--tls-port", String(port), "--tls-cert-file", t.certFile, "--tls-key-file", t.keyFile, "--tls-ca-cert-file", t.caFile, "--tls-auth-clients", "yes"];
+}
+
+export async function startRedis(opts: RedisServerOptions = {}): Promise<RedisServer> {
   const port = await freePort();
+  const auth = opts.password === undefined ? "" : `:${encodeURIComponent(opts.password)}@`;
   let child: ChildProcess | undefined;
   const server: RedisServer = {
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url: `${opts.tls === undefined ? "redis" : "rediss"}://${auth}127.0.0.1:${port}`,
     async start() {
-      child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes"], { stdio: "ignore" });
+      child = spawn("redis-server", [...securityArgs(port, opts), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes"], { stdio: "ignore" });
       await waitForPort(port, 10_000);
     },
     async stop() {

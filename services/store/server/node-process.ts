@@ -5,6 +5,7 @@
  * SIGKILL after a grace period).
  */
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
+import type { ChannelCredentials } from "@grpc/grpc-js";
 import { join } from "node:path";
 import { EtcdClient } from "../../../shared/etcd/client.ts";
 import type { PbHeader, PbMember, PbStatusResponse } from "../../../shared/etcd/wire.ts";
@@ -26,16 +27,42 @@ export interface StoreNodeSpec {
   electionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
   removedMemberLingerMaxMs?: number;
+  /** mTLS on the client API and the peer transport (https:// URLs; initialCluster must name https peer URLs). */
+  tls?: StoreNodeTls;
   extraArgs?: string[];
+}
+
+/** One CA for both sides; the certificate is the client side's, and the peer side's unless peer files are given. */
+export interface StoreNodeTls {
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+  peerCertFile?: string;
+  peerKeyFile?: string;
+}
+
+/** The flags of StoreNodeTls: client-cert-auth on both sides, as etcd's secure setup. */
+export function storeTlsArgs(t: StoreNodeTls): string[] {
+  return [
+    `--cert-file=${t.certFile}`,
+    `--key-file=${t.keyFile}`,
+    `--trusted-ca-file=${t.caFile}`,
+    "--client-cert-auth",
+    `--peer-cert-file=${t.peerCertFile ?? t.certFile}`,
+    `--peer-key-file=${t.peerKeyFile ?? t.keyFile}`,
+    `--peer-trusted-ca-file=${t.caFile}`,
+    "--peer-client-cert-auth",
+  ];
 }
 
 export function storeNodeArgs(s: StoreNodeSpec): string[] {
   const host = s.host ?? "127.0.0.1";
+  const scheme = s.tls === undefined ? "http" : "https";
   const args = [
     `--name=${s.name}`,
     `--data-dir=${s.dataDir}`,
-    `--listen-client-urls=http://${host}:${s.clientPort}`,
-    `--listen-peer-urls=http://${host}:${s.peerPort}`,
+    `--listen-client-urls=${scheme}://${host}:${s.clientPort}`,
+    `--listen-peer-urls=${scheme}://${host}:${s.peerPort}`,
     `--initial-cluster=${s.initialCluster}`,
     `--initial-cluster-state=${s.initialClusterState ?? "new"}`,
   ];
@@ -44,6 +71,7 @@ export function storeNodeArgs(s: StoreNodeSpec): string[] {
   if (s.electionTimeoutMs !== undefined) args.push(`--election-timeout=${s.electionTimeoutMs}`);
   if (s.heartbeatIntervalMs !== undefined) args.push(`--heartbeat-interval=${s.heartbeatIntervalMs}`);
   if (s.removedMemberLingerMaxMs !== undefined) args.push(`--removed-member-linger-max=${s.removedMemberLingerMaxMs}ms`);
+  if (s.tls !== undefined) args.push(...storeTlsArgs(s.tls));
   return [...args, ...(s.extraArgs ?? [])];
 }
 
@@ -60,9 +88,9 @@ export function spawnStoreNode(s: StoreNodeSpec, opts: { stdio?: StdioOptions; d
 /** A Status answer; the store always sends its header. */
 export type StatusReply = PbStatusResponse & { header: PbHeader };
 
-/** Maintenance Status of one endpoint (host:port), within timeoutMs. */
-export async function storeStatus(endpoint: string, timeoutMs = 2000): Promise<StatusReply> {
-  const client = new EtcdClient(endpoint);
+/** Maintenance Status of one endpoint (host:port), within timeoutMs; `credentials` for a TLS store. */
+export async function storeStatus(endpoint: string, timeoutMs = 2000, credentials?: ChannelCredentials): Promise<StatusReply> {
+  const client = new EtcdClient(endpoint, {}, credentials);
   try {
     const res = await client.unary("Status", {}, { deadline: Date.now() + timeoutMs });
     if (res.header === undefined || res.header === null) throw new Error(`${endpoint}: Status without a header`);
@@ -73,13 +101,13 @@ export async function storeStatus(endpoint: string, timeoutMs = 2000): Promise<S
 }
 
 /** Waits until the endpoint answers Status and knows a leader. */
-export async function waitForStore(endpoint: string, timeoutMs = 30_000, child?: ChildProcess): Promise<StatusReply> {
+export async function waitForStore(endpoint: string, timeoutMs = 30_000, child?: ChildProcess, credentials?: ChannelCredentials): Promise<StatusReply> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
     if (child !== undefined && child.exitCode !== null) throw new Error(`store node exited with code ${child.exitCode} before serving ${endpoint}`);
     try {
-      const s = await storeStatus(endpoint, 1000);
+      const s = await storeStatus(endpoint, 1000, credentials);
       if (String(s.leader) !== "0") return s;
       last = new Error("no leader yet");
     } catch (err) {
@@ -91,8 +119,8 @@ export async function waitForStore(endpoint: string, timeoutMs = 30_000, child?:
 }
 
 /** Waits until the endpoint's member list has `count` members, each with a name and client URLs. */
-export async function waitForMembers(endpoint: string, count: number, timeoutMs = 30_000): Promise<PbMember[]> {
-  const client = new EtcdClient(endpoint);
+export async function waitForMembers(endpoint: string, count: number, timeoutMs = 30_000, credentials?: ChannelCredentials): Promise<PbMember[]> {
+  const client = new EtcdClient(endpoint, {}, credentials);
   const deadline = Date.now() + timeoutMs;
   try {
     while (Date.now() < deadline) {
