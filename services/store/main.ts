@@ -1,4 +1,7 @@
 /**
+ * `store restore [flags]` builds a member's data directory from a snapshot file instead
+ * (maintenance/restore.ts).
+ *
  * The store node process: a member of the Raft group (RaftNode over the gRPC peer
  * transport on --listen-peer-urls) serving the etcd v3 client API on
  * --listen-client-urls and, while it leads, publishing every applied revision to
@@ -15,6 +18,7 @@ import { resolve } from "node:path";
 import { parseFlags, usage } from "../../shared/cli/flags.ts";
 import { createLogger } from "../../shared/observability/logger.ts";
 import { getProfile } from "../../shared/platform/index.ts";
+import { restoreCommand } from "./maintenance/restore.ts";
 import { MvccStore } from "./mvcc/index.ts";
 import { StoreGrpcServer } from "./server/grpc-server.ts";
 import { nodeConfig, STORE_FLAGS, type NodeConfig } from "./server/node-flags.ts";
@@ -46,6 +50,7 @@ function parse(argv: readonly string[]): NodeConfig | undefined {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === "restore") process.exit(await restoreCommand(process.argv.slice(3)));
   const config = parse(process.argv.slice(2));
   if (config === undefined) return;
   const log = createLogger({ component: "store" }).child({ member: config.name });
@@ -73,6 +78,8 @@ async function main(): Promise<void> {
   const { backend } = opened;
   const server = new StoreGrpcServer(backend, {
     maxRequestBytes: config.maxRequestBytes,
+    quotaBackendBytes: config.quotaBackendBytes,
+    corruptCheckTimeMs: config.corruptCheckTimeMs,
     name: config.name,
     clientUrls: config.advertiseClientUrls,
     peerUrls: config.initialCluster.find((m) => m.name === config.name)?.peerUrls ?? [],

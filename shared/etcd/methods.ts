@@ -4,11 +4,14 @@
  * and the store's in-process form, so no call site names a method untyped.
  */
 import type {
+  PbAlarmRequest,
   PbAlarmResponse,
   PbCompactionRequest,
   PbCompactionResponse,
   PbDeleteRangeRequest,
   PbDeleteRangeResponse,
+  PbHashKVResponse,
+  PbHashResponse,
   PbLeaseGrantRequest,
   PbLeaseGrantResponse,
   PbLeaseKeepAliveRequest,
@@ -18,6 +21,7 @@ import type {
   PbLeaseTimeToLiveRequest,
   PbLeaseTimeToLiveResponse,
   PbHeader,
+  Int64,
   PbMemberAddRequest,
   PbMemberAddResponse,
   PbMemberIdRequest,
@@ -60,7 +64,11 @@ export interface EtcdUnaryMethods {
   MemberRemove: Method<"Cluster", PbMemberIdRequest, PbMembersResponse>;
   MemberPromote: Method<"Cluster", PbMemberIdRequest, PbMembersResponse>;
   Status: Method<"Maintenance", Empty, PbStatusResponse>;
-  Alarm: Method<"Maintenance", Empty, PbAlarmResponse>;
+  Alarm: Method<"Maintenance", PbAlarmRequest, PbAlarmResponse>;
+  Hash: Method<"Maintenance", Empty, PbHashResponse>;
+  HashKV: Method<"Maintenance", { revision?: Int64 }, PbHashKVResponse>;
+  Defragment: Method<"Maintenance", Empty, { header?: PbHeader }>;
+  MoveLeader: Method<"Maintenance", { targetID: Int64 }, { header?: PbHeader }>;
 }
 
 /** Bidirectional streaming methods by name. */
@@ -92,6 +100,10 @@ export const METHOD_SERVICES: { [M in UnaryName | StreamName]: EtcdServiceName }
   MemberPromote: "Cluster",
   Status: "Maintenance",
   Alarm: "Maintenance",
+  Hash: "Maintenance",
+  HashKV: "Maintenance",
+  Defragment: "Maintenance",
+  MoveLeader: "Maintenance",
   Watch: "Watch",
   LeaseKeepAlive: "Lease",
 };

@@ -261,6 +261,33 @@ export interface PbStatusResponse {
   dbSizeQuota?: Int64;
 }
 
+export interface PbAlarmRequest {
+  /** GET (0), ACTIVATE (1) or DEACTIVATE (2). */
+  action?: WireEnum;
+  /** 0: every member. */
+  memberID?: Int64;
+  alarm?: WireEnum;
+}
+
+export interface PbHashKVResponse {
+  header?: PbHeader;
+  hash: number;
+  compact_revision: Int64;
+  hash_revision?: Int64;
+}
+
+export interface PbHashResponse {
+  header?: PbHeader;
+  hash: number;
+}
+
+export interface PbSnapshotResponse {
+  header?: PbHeader;
+  remaining_bytes: Int64;
+  blob: Uint8Array;
+  version?: string;
+}
+
 export interface PbAlarmResponse {
   header?: PbHeader;
   alarms: Array<{ memberID: Int64; alarm: WireEnum }>;

@@ -110,6 +110,11 @@ describe("etcd v3 services", () => {
     expect(signatures("etcdserverpb.Maintenance")).toEqual([
       "Alarm(AlarmRequest) -> AlarmResponse /etcdserverpb.Maintenance/Alarm",
       "Status(StatusRequest) -> StatusResponse /etcdserverpb.Maintenance/Status",
+      "Defragment(DefragmentRequest) -> DefragmentResponse /etcdserverpb.Maintenance/Defragment",
+      "Hash(HashRequest) -> HashResponse /etcdserverpb.Maintenance/Hash",
+      "HashKV(HashKVRequest) -> HashKVResponse /etcdserverpb.Maintenance/HashKV",
+      "Snapshot(SnapshotRequest) -> stream SnapshotResponse /etcdserverpb.Maintenance/Snapshot",
+      "MoveLeader(MoveLeaderRequest) -> MoveLeaderResponse /etcdserverpb.Maintenance/MoveLeader",
     ]);
   });
 });

@@ -43,6 +43,8 @@ const MESSAGES: Record<Exclude<StoreErrorCode, "compacted" | "future-revision" |
   "lease-not-found": "etcdserver: requested lease not found",
   "lease-exists": "etcdserver: lease already exists",
   "lease-ttl-too-large": "etcdserver: too large lease TTL",
+  "no-space": "etcdserver: mvcc: database space exceeded",
+  corrupt: "etcdserver: corrupt cluster",
 };
 
 export function requestError(code: keyof typeof MESSAGES): StoreError {

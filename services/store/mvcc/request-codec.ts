@@ -1,6 +1,8 @@
 import { BinaryReader, BinaryWriter, DecodeError } from "./binary.ts";
 import { EMPTY_BYTES } from "./keys.ts";
 import type {
+  AlarmRequest,
+  AlarmType,
   Compare,
   CompareResult,
   CompareTarget,
@@ -18,7 +20,7 @@ import type {
  * Binary encoding of a StoreRequest: the data of one Raft log entry.
  *
  *   u8(1) format version, u8 request tag, body
- *   tags: 1 put, 2 deleteRange, 3 txn, 4 compact, 5 leaseGrant, 6 leaseRevoke
+ *   tags: 1 put, 2 deleteRange, 3 txn, 4 compact, 5 leaseGrant, 6 leaseRevoke, 7 alarm
  *   put:         bytes key, bytes value, i64 lease, u8 flags (1 prevKv, 2 ignoreValue, 4 ignoreLease)
  *   deleteRange: bytes key, bytes rangeEnd, u8 flags (1 prevKv)
  *   range:       bytes key, bytes rangeEnd, svarint limit, svarint revision, u8 sortOrder,
@@ -28,6 +30,7 @@ import type {
  *                (svarint for VERSION/CREATE/MOD, bytes for VALUE, i64 for LEASE)
  *   op:          u8 tag (1 range, 2 put, 3 deleteRange, 4 txn), body
  *   compact:     svarint revision;  leaseGrant: i64 id, svarint ttl;  leaseRevoke: i64 id
+ *   alarm:       u8 action (1 activate, 2 deactivate), i64 member id, u8 alarm (1 NOSPACE, 2 CORRUPT)
  *
  * Absent optional fields are encoded as their zero value, so decode(encode(r)) has
  * every field present; two requests that etcd would treat the same encode the same.
@@ -39,7 +42,9 @@ const SORT_ORDERS: readonly SortOrder[] = ["NONE", "ASCEND", "DESCEND"];
 const SORT_TARGETS: readonly SortTarget[] = ["KEY", "VERSION", "CREATE", "MOD", "VALUE"];
 const COMPARE_RESULTS: readonly CompareResult[] = ["EQUAL", "GREATER", "LESS", "NOT_EQUAL"];
 const COMPARE_TARGETS: readonly CompareTarget[] = ["VERSION", "CREATE", "MOD", "VALUE", "LEASE"];
-const REQUEST_TAGS: readonly StoreRequest["type"][] = ["put", "deleteRange", "txn", "compact", "leaseGrant", "leaseRevoke"];
+const REQUEST_TAGS: readonly StoreRequest["type"][] = ["put", "deleteRange", "txn", "compact", "leaseGrant", "leaseRevoke", "alarm"];
+const ALARM_ACTIONS: readonly AlarmRequest["action"][] = ["activate", "deactivate"];
+const ALARM_TYPES: readonly AlarmType[] = ["NOSPACE", "CORRUPT"];
 const OP_TAGS: readonly RequestOp["type"][] = ["range", "put", "deleteRange", "txn"];
 /** Nesting bound for txns in a log entry (etcd bounds ops per txn at the API). */
 const MAX_TXN_DEPTH = 64;
@@ -55,7 +60,7 @@ function enumIndex<T>(values: readonly T[], v: T): number {
 }
 
 function enumAt<T>(values: readonly T[], i: number, what: string): T {
-  if (i >= values.length) throw new DecodeError(`bad ${what} ${i}`);
+  if (i < 0 || i >= values.length) throw new DecodeError(`bad ${what} ${i}`);
   return values[i];
 }
 
@@ -80,6 +85,11 @@ export function encodeRequest(req: StoreRequest): Uint8Array {
       break;
     case "leaseRevoke":
       w.i64(req.request.id);
+      break;
+    case "alarm":
+      w.u8(enumIndex(ALARM_ACTIONS, req.request.action) + 1)
+        .i64(BigInt.asIntN(64, req.request.memberId))
+        .u8(enumIndex(ALARM_TYPES, req.request.alarm) + 1);
       break;
   }
   return w.finish();
@@ -193,6 +203,12 @@ export function decodeRequest(bytes: Uint8Array): StoreRequest {
     case "leaseRevoke":
       req = { type, request: { id: r.i64() } };
       break;
+    case "alarm": {
+      const action = enumAt(ALARM_ACTIONS, r.u8() - 1, "alarm action");
+      const memberId = BigInt.asUintN(64, r.i64());
+      req = { type, request: { action, memberId, alarm: enumAt(ALARM_TYPES, r.u8() - 1, "alarm type") } };
+      break;
+    }
   }
   r.end();
   return req;

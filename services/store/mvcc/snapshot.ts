@@ -1,7 +1,7 @@
 import { BinaryReader, BinaryWriter, DecodeError } from "./binary.ts";
 import { KeyIndex, type Entry } from "./key-index.ts";
 import { keyId } from "./keys.ts";
-import type { LeaseInfo } from "./types.ts";
+import type { AlarmMember, AlarmType, LeaseInfo } from "./types.ts";
 
 /**
  * Snapshot format, version 1 (all integers are varints, see binary.ts):
@@ -13,6 +13,9 @@ import type { LeaseInfo } from "./types.ts";
  *     per generation: uvarint entryCount, per entry:  uvarint main, uvarint sub, u8 kind,
  *       kind 1 (put):       uvarint createRevision, uvarint version, i64 lease, bytes value
  *       kind 0 (tombstone): nothing more
+ *   version 2 only: uvarint alarmCount, per alarm: i64 member id, u8 type (1 NOSPACE, 2 CORRUPT)
+ *
+ * Version 1 is written while no alarm is raised, so older binaries read such snapshots.
  *
  * It holds the key index only: lease key sets and the change history are derived
  * from it on restore. Encoding sorted structures makes the bytes a function of the
@@ -21,6 +24,8 @@ import type { LeaseInfo } from "./types.ts";
 
 const MAGIC = [0x4d, 0x56, 0x43, 0x53]; // "MVCS"
 const FORMAT_VERSION = 1;
+const FORMAT_VERSION_ALARMS = 2;
+const ALARM_TYPES: readonly AlarmType[] = ["NOSPACE", "CORRUPT"];
 
 export interface SnapshotState {
   revision: number;
@@ -28,11 +33,14 @@ export interface SnapshotState {
   leases: readonly LeaseInfo[];
   /** In key byte order. */
   keys: readonly KeyIndex[];
+  /** Raised alarms (absent: none). */
+  alarms?: readonly AlarmMember[];
 }
 
 export function encodeSnapshot(state: SnapshotState): Uint8Array {
   const w = new BinaryWriter();
-  w.raw(Uint8Array.from(MAGIC)).u8(FORMAT_VERSION);
+  const alarms = state.alarms ?? [];
+  w.raw(Uint8Array.from(MAGIC)).u8(alarms.length > 0 ? FORMAT_VERSION_ALARMS : FORMAT_VERSION);
   w.uvarint(state.revision).uvarint(state.compactRevision);
   w.uvarint(state.leases.length);
   for (const l of state.leases) w.i64(l.id).uvarint(l.ttl);
@@ -51,6 +59,10 @@ export function encodeSnapshot(state: SnapshotState): Uint8Array {
       }
     }
   }
+  if (alarms.length > 0) {
+    w.uvarint(alarms.length);
+    for (const a of alarms) w.i64(BigInt.asIntN(64, a.memberId)).u8(ALARM_TYPES.indexOf(a.alarm) + 1);
+  }
   return w.finish();
 }
 
@@ -58,7 +70,7 @@ export function decodeSnapshot(bytes: Uint8Array): SnapshotState {
   const r = new BinaryReader(bytes);
   for (const b of MAGIC) if (r.u8() !== b) throw new DecodeError("not an mvcc snapshot");
   const version = r.u8();
-  if (version !== FORMAT_VERSION) throw new DecodeError(`unsupported snapshot version ${version}`);
+  if (version !== FORMAT_VERSION && version !== FORMAT_VERSION_ALARMS) throw new DecodeError(`unsupported snapshot version ${version}`);
   const revision = r.uvarint();
   const compactRevision = r.uvarint();
   if (revision < 1 || compactRevision > revision) throw new DecodeError("bad revisions");
@@ -112,6 +124,15 @@ export function decodeSnapshot(bytes: Uint8Array): SnapshotState {
     ki.syncTail();
     keys.push(ki);
   }
+  const alarms: AlarmMember[] = [];
+  if (version === FORMAT_VERSION_ALARMS) {
+    for (let n = r.uvarint(), i = 0; i < n; i++) {
+      const memberId = BigInt.asUintN(64, r.i64());
+      const alarm = ALARM_TYPES[r.u8() - 1];
+      if (alarm === undefined) throw new DecodeError("bad alarm type");
+      alarms.push({ memberId, alarm });
+    }
+  }
   r.end();
-  return { revision, compactRevision, leases, keys };
+  return { revision, compactRevision, leases, keys, alarms };
 }

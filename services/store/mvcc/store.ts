@@ -2,9 +2,12 @@ import { ErrCompacted, ErrFutureRev, StoreError, invalidRequest, requestError } 
 import { KeyIndex, deletedKv } from "./key-index.ts";
 import { EMPTY_BYTES, intervalContains, keyId, toInterval, type KeyId, type KeyInterval } from "./keys.ts";
 import { compareHolds, finishRange, needsFullRange } from "./range-ops.ts";
-import { decodeSnapshot, encodeSnapshot } from "./snapshot.ts";
+import { decodeSnapshot, encodeSnapshot, type SnapshotState } from "./snapshot.ts";
 import { SortedKeySet } from "./sorted-keys.ts";
 import type {
+  AlarmMember,
+  AlarmRequest,
+  AlarmResponse,
   Applied,
   CompactResponse,
   DeleteRangeRequest,
@@ -32,6 +35,29 @@ import type {
   TxnRequest,
   TxnResponse,
 } from "./types.ts";
+
+/**
+ * Bytes one stored revision of a key costs beyond its key and value in the space
+ * accounting (revision key, KeyValue fields, page element), about what the backup
+ * image spends on it.
+ */
+export const ENTRY_OVERHEAD_BYTES = 64;
+
+/** Bytes of one stored entry (a put with its value, or a tombstone). */
+function entryBytes(key: Uint8Array, value: Uint8Array | undefined): number {
+  return key.length + (value?.length ?? 0) + ENTRY_OVERHEAD_BYTES;
+}
+
+function historyBytes(ki: KeyIndex): number {
+  let n = 0;
+  for (const g of ki.generations) for (const e of g.entries) n += entryBytes(ki.key, e.kv?.value);
+  return n;
+}
+
+/** Whether a txn puts anything on either branch, at any depth (etcd's quota cost > 0). */
+function txnPuts(t: TxnRequest): boolean {
+  return [...(t.success ?? []), ...(t.failure ?? [])].some((op) => op.type === "put" || (op.type === "txn" && txnPuts(op.request)));
+}
 
 /** etcd's MaxLeaseTTL, in seconds. */
 export const MAX_LEASE_TTL = 9_000_000_000;
@@ -70,6 +96,11 @@ export class MvccStore {
   private compactRev = 0;
   /** history[i].revision === historyStart + i. */
   private history: RevisionChange[] = [];
+  /** Raised alarms by `${memberId}/${alarm}`. */
+  private alarmTable = new Map<string, AlarmMember>();
+  /** Bytes of the retained entries (dbSizeInUse) and their high-water mark since the last defragment (dbSize). */
+  private usedBytes = 0;
+  private allocatedBytes = 0;
 
   static fromSnapshot(bytes: Uint8Array): MvccStore {
     const store = new MvccStore();
@@ -177,22 +208,28 @@ export class MvccStore {
     const change: RevisionChange = { revision: ctx.main, events: ctx.events };
     this.rev = ctx.main;
     this.history.push(change);
+    for (const e of ctx.events) this.usedBytes += entryBytes(e.kv.key, e.type === "PUT" ? e.kv.value : undefined);
+    if (this.usedBytes > this.allocatedBytes) this.allocatedBytes = this.usedBytes;
     return { revision: this.rev, change, response };
   }
 
   put(req: PutRequest): Applied<PutResponse> {
+    this.checkSpace();
     this.checkPut(req);
     return this.write((ctx) => this.doPut(req, ctx));
   }
 
   deleteRange(req: DeleteRangeRequest): Applied<DeleteRangeResponse> {
     if (req.key.length === 0) throw requestError("empty-key");
+    this.checkCorrupt();
     return this.write((ctx) => this.doDelete(req, ctx));
   }
 
   txn(req: TxnRequest): Applied<TxnResponse> {
     // All compares (the outer and the nested ones on the chosen path) see the state
     // before the txn, and every op on the path is checked before anything is written.
+    if (txnPuts(req)) this.checkSpace();
+    else this.checkCorrupt();
     const path = new Map<TxnRequest, boolean>();
     this.evalPath(req, path);
     this.checkOps(req, path);
@@ -360,7 +397,9 @@ export class MvccStore {
     for (const id of touched) {
       const ki = this.index.get(id);
       if (ki === undefined) continue;
+      this.usedBytes -= historyBytes(ki);
       ki.compact(revision);
+      this.usedBytes += historyBytes(ki);
       if (ki.isEmpty()) {
         this.index.delete(id);
         this.ordered.delete(id);
@@ -374,6 +413,7 @@ export class MvccStore {
   // ---- leases --------------------------------------------------------------
 
   leaseGrant(req: LeaseGrantRequest): Applied<LeaseGrantResponse> {
+    this.checkSpace();
     if (req.id === 0n) throw invalidRequest("lease id 0 (the leader assigns an id before proposing)");
     if (!Number.isSafeInteger(req.ttl)) throw invalidRequest(`lease ttl ${req.ttl}`);
     if (req.ttl > MAX_LEASE_TTL) throw requestError("lease-ttl-too-large");
@@ -411,6 +451,51 @@ export class MvccStore {
     return { id, ttl: state.ttl, keys };
   }
 
+  // ---- alarms and space ----------------------------------------------------
+
+  /** Raised alarms in member id, then type order. */
+  alarms(): AlarmMember[] {
+    return [...this.alarmTable.values()].sort((a, b) => (a.memberId < b.memberId ? -1 : a.memberId > b.memberId ? 1 : a.alarm.localeCompare(b.alarm)));
+  }
+
+  /** Raises or clears an alarm (no new revision). While NOSPACE is raised, puts, txns that put and lease grants fail. */
+  alarm(req: AlarmRequest): Applied<AlarmResponse> {
+    const key = `${req.memberId}/${req.alarm}`;
+    const member: AlarmMember = { memberId: req.memberId, alarm: req.alarm };
+    let changed: AlarmMember[] = [];
+    if (req.action === "activate" && !this.alarmTable.has(key)) {
+      this.alarmTable.set(key, member);
+      changed = [member];
+    } else if (req.action === "deactivate" && this.alarmTable.delete(key)) {
+      changed = [member];
+    }
+    return { revision: this.rev, change: null, response: { alarms: changed } };
+  }
+
+  /** Refuses a write that takes space while NOSPACE is raised, and any write while CORRUPT is (etcd's capped and corrupt appliers). */
+  private checkSpace(): void {
+    this.checkCorrupt();
+    for (const a of this.alarmTable.values()) if (a.alarm === "NOSPACE") throw requestError("no-space");
+  }
+
+  private checkCorrupt(): void {
+    for (const a of this.alarmTable.values()) if (a.alarm === "CORRUPT") throw requestError("corrupt");
+  }
+
+  /**
+   * Sizes of the state in bytes: `inUse` counts the retained entries (ENTRY_OVERHEAD_BYTES
+   * each beyond key and value); `allocated` is its high-water mark since the last
+   * defragment (or restore), as a database file keeps the pages compaction freed.
+   */
+  space(): { inUse: number; allocated: number } {
+    return { inUse: this.usedBytes, allocated: this.allocatedBytes };
+  }
+
+  /** Gives the space that compaction freed back: allocated becomes inUse. Local to this member. */
+  defragment(): void {
+    this.allocatedBytes = this.usedBytes;
+  }
+
   // ---- replicated apply ----------------------------------------------------
 
   /** Applies one log entry's request. Request errors become an error result; nothing changed then. */
@@ -442,6 +527,8 @@ export class MvccStore {
         return wrap(this.leaseGrant(request.request), (response) => ({ type: "leaseGrant", response }));
       case "leaseRevoke":
         return wrap(this.leaseRevoke(request.request), (response) => ({ type: "leaseRevoke", response }));
+      case "alarm":
+        return wrap(this.alarm(request.request), (response) => ({ type: "alarm", response }));
       default:
         throw invalidRequest(`unknown request type ${(request as { type: unknown }).type as string}`);
     }
@@ -451,8 +538,15 @@ export class MvccStore {
 
   /** The whole state (retained revisions, leases, current and compact revision) as bytes. */
   snapshot(): Uint8Array {
-    const keys = this.ordered.toArray();
-    return encodeSnapshot({ revision: this.rev, compactRevision: this.compactRev, leases: this.leases(), keys });
+    return encodeSnapshot(this.state());
+  }
+
+  /**
+   * The whole state as snapshot.ts describes it. It shares the live key index: read it
+   * before the next write (synchronously).
+   */
+  state(): SnapshotState {
+    return { revision: this.rev, compactRevision: this.compactRev, leases: this.leases(), keys: this.ordered.toArray(), alarms: this.alarms() };
   }
 
   /** Replaces the state with a snapshot's. On malformed input throws and keeps the old state. */
@@ -495,5 +589,8 @@ export class MvccStore {
     this.rev = snap.revision;
     this.compactRev = snap.compactRevision;
     this.history = history;
+    this.alarmTable = new Map((snap.alarms ?? []).map((a) => [`${a.memberId}/${a.alarm}`, a]));
+    this.usedBytes = snap.keys.reduce((n, ki) => n + historyBytes(ki), 0);
+    this.allocatedBytes = this.usedBytes;
   }
 }

@@ -174,6 +174,25 @@ export interface Applied<T> {
   response: T;
 }
 
+/** etcd's alarm types (etcdserverpb.AlarmType). */
+export type AlarmType = "NOSPACE" | "CORRUPT";
+
+/** A raised alarm: its type and the member it concerns. */
+export interface AlarmMember {
+  memberId: bigint;
+  alarm: AlarmType;
+}
+
+/** Raises or clears one alarm; replicated, so every member refuses the same writes. */
+export interface AlarmRequest extends AlarmMember {
+  action: "activate" | "deactivate";
+}
+
+/** The alarms the request changed (none when it was already in that state). */
+export interface AlarmResponse {
+  alarms: AlarmMember[];
+}
+
 /** A replicated command: the data of one Raft log entry. */
 export type StoreRequest =
   | { type: "put"; request: PutRequest }
@@ -181,7 +200,8 @@ export type StoreRequest =
   | { type: "txn"; request: TxnRequest }
   | { type: "compact"; request: CompactRequest }
   | { type: "leaseGrant"; request: LeaseGrantRequest }
-  | { type: "leaseRevoke"; request: LeaseRevokeRequest };
+  | { type: "leaseRevoke"; request: LeaseRevokeRequest }
+  | { type: "alarm"; request: AlarmRequest };
 
 export type StoreErrorCode =
   | "compacted"
@@ -193,6 +213,8 @@ export type StoreErrorCode =
   | "lease-not-found"
   | "lease-exists"
   | "lease-ttl-too-large"
+  | "no-space"
+  | "corrupt"
   | "invalid-request";
 
 export type StoreResult =
@@ -202,6 +224,7 @@ export type StoreResult =
   | { type: "compact"; response: CompactResponse }
   | { type: "leaseGrant"; response: LeaseGrantResponse }
   | { type: "leaseRevoke"; response: LeaseRevokeResponse }
+  | { type: "alarm"; response: AlarmResponse }
   | { type: "error"; error: { code: StoreErrorCode; message: string } };
 
 /** What applying one log entry produced; an error result changed nothing. */

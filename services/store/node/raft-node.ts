@@ -309,6 +309,17 @@ export class RaftNode implements StoreBackend {
     return p;
   }
 
+  /**
+   * Writes a snapshot of the applied state now (unless one at this index exists) and
+   * releases the log segments and older snapshot files it covers; resolves once done.
+   */
+  async snapshotNow(): Promise<void> {
+    await this.snapshots.idle();
+    if (!this.serving()) throw stopped();
+    this.snapshots.maybeSnapshot(this.applier.applied, () => this.applier.capture(), true);
+    await this.snapshots.idle();
+  }
+
   /** Asks the leader to hand leadership over to `id`. */
   transferLeadership(id: number): void {
     this.guard(() => this.rn.transferLeader(id));

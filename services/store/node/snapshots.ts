@@ -46,8 +46,10 @@ export class SnapshotScheduler {
     this.snapshotIndex = index;
   }
 
-  maybeSnapshot(applied: number, capture: () => Capture): void {
-    if (this.inFlight || applied - this.snapshotIndex < this.timers.snapshotThreshold) return;
+  /** Takes a snapshot when `snapshotThreshold` entries were applied since the last one, or now when `force` (and one is due). */
+  maybeSnapshot(applied: number, capture: () => Capture, force = false): void {
+    if (this.inFlight || applied <= this.snapshotIndex) return;
+    if (!force && applied - this.snapshotIndex < this.timers.snapshotThreshold) return;
     const c = capture();
     const storage = this.disk.storage;
     const snap = storage.createSnapshot(applied, c.confState, encodeSnapshotData(c.members, c.mvcc, c.removed));

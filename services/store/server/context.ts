@@ -27,6 +27,10 @@ export interface GrpcServerOptions {
   minLeaseTtl?: number;
   /** How often the leader checks lease deadlines (default 500 ms). */
   leaseCheckIntervalMs?: number;
+  /** Space quota (etcd's --quota-backend-bytes; default 2 GiB): over it, writes raise NOSPACE. */
+  quotaBackendBytes?: number;
+  /** Interval of the leader's corruption check across members (etcd's --experimental-corrupt-check-time); 0: off. */
+  corruptCheckTimeMs?: number;
   logger?: Logger;
   now?: () => number;
   /** Credentials of the calls that followers forward to the leader's client API (default plaintext). */
@@ -53,6 +57,8 @@ export function resolveOptions(o: GrpcServerOptions): ResolvedOptions {
     progressNotifyIntervalMs: o.progressNotifyIntervalMs ?? 10 * 60 * 1000,
     minLeaseTtl: o.minLeaseTtl ?? 2,
     leaseCheckIntervalMs: o.leaseCheckIntervalMs ?? 500,
+    quotaBackendBytes: o.quotaBackendBytes ?? 2 * 1024 * 1024 * 1024,
+    corruptCheckTimeMs: o.corruptCheckTimeMs ?? 0,
     logger: o.logger,
     now: o.now ?? Date.now,
     forwardCredentials: o.forwardCredentials,
@@ -63,6 +69,9 @@ type Successful = Exclude<StoreResult, { type: "error" }>;
 export type ResultOf<T extends StoreResult["type"]> = Extract<Successful, { type: T }> extends { response: infer R } ? R : never;
 
 export class ServerContext {
+  /** Checks a write must pass before it is proposed (the space quota); they throw to refuse it. */
+  readonly writeChecks: Array<(request: StoreRequest) => Promise<void>> = [];
+
   constructor(
     readonly backend: StoreBackend,
     readonly options: ResolvedOptions,
@@ -96,6 +105,7 @@ export class ServerContext {
   async propose<T extends StoreRequest["type"]>(request: Extract<StoreRequest, { type: T }>): Promise<{ res: StoreResponse; response: ResultOf<T> }> {
     if (encodeRequest(request).length > this.options.maxRequestBytes) throw Errors.requestTooLarge();
     this.requireLeader();
+    for (const check of this.writeChecks) await check(request);
     const res = await this.backend.propose(request);
     const result = res.result;
     if (result.type === "error") throw fromStoreError(result.error.code, result.error.message);

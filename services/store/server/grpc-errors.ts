@@ -61,6 +61,8 @@ const STORE_ERRORS: Record<StoreErrorCode, () => GrpcError> = {
   "lease-not-found": Errors.leaseNotFound,
   "lease-exists": Errors.leaseExist,
   "lease-ttl-too-large": Errors.leaseTTLTooLarge,
+  "no-space": () => new GrpcError(status.RESOURCE_EXHAUSTED, "etcdserver: mvcc: database space exceeded"),
+  corrupt: () => new GrpcError(status.DATA_LOSS, "etcdserver: corrupt cluster"),
   "invalid-request": () => new GrpcError(status.INVALID_ARGUMENT, "etcdserver: invalid request"),
 };
 

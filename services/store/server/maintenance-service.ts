@@ -1,50 +1,67 @@
 /**
- * etcdserverpb.Maintenance: Status (answered locally, even without a leader, as
- * etcd does) and Alarm (this store raises no alarms: always none).
+ * etcdserverpb.Maintenance as etcd serves it:
+ * - Status: answered locally, even without a leader; dbSize and dbSizeInUse are the
+ *   sizes of the state (services/store/maintenance/space.ts);
+ * - Snapshot: a backup image of this member's state, streamed with its sha256
+ *   (maintenance/snapshot-stream.ts);
+ * - Hash / HashKV: hashes of this member's state (maintenance/hash.ts);
+ * - Defragment, MoveLeader, Alarm: maintenance/operations.ts.
  */
-import { sizedOf } from "./capabilities.ts";
+import type { ServerWritableStream } from "@grpc/grpc-js";
+import { hashAll, hashKV } from "../maintenance/hash.ts";
+import type { MaintenanceOperations } from "../maintenance/operations.ts";
+import { streamSnapshot } from "../maintenance/snapshot-stream.ts";
 import type { ServerContext } from "./context.ts";
-import type { PbHeader } from "../../../shared/etcd/wire.ts";
+import { num } from "./convert.ts";
+import type { Int64, PbAlarmRequest, PbSnapshotResponse } from "../../../shared/etcd/wire.ts";
 
-/** etcd's default backend quota (2 GiB). */
-const DB_SIZE_QUOTA = 2 * 1024 * 1024 * 1024;
-/** Without a backend-reported size, the snapshot length is measured again after a change, at most this often. */
-const SIZE_CACHE_MS = 1000;
-
-export function maintenanceHandlers(ctx: ServerContext) {
-  let sized: { at: number; revision: number; bytes: number } | undefined;
-  const dbSize = (): number => {
-    const backend = sizedOf(ctx.backend);
-    if (backend !== undefined) return backend.dbSize();
-    const now = ctx.options.now();
-    const revision = ctx.backend.mvcc.currentRevision;
-    if (sized === undefined || (sized.revision !== revision && now - sized.at > SIZE_CACHE_MS)) {
-      sized = { at: now, revision, bytes: ctx.backend.mvcc.snapshot().length };
-    }
-    return sized.bytes;
-  };
+export function maintenanceHandlers(ctx: ServerContext, ops: MaintenanceOperations) {
   return {
     async Status() {
       const s = ctx.backend.status();
-      const size = dbSize();
+      const space = ops.space();
       return {
         header: ctx.header(),
         version: ctx.options.version,
-        dbSize: size,
+        dbSize: space.dbSize,
         leader: s.leader.toString(),
         raftIndex: s.raftIndex,
         raftTerm: s.term,
         raftAppliedIndex: s.appliedIndex,
-        errors: [] as string[],
-        dbSizeInUse: size,
+        errors: ops.alarmErrors(),
+        dbSizeInUse: space.dbSizeInUse,
         isLearner: false,
         storageVersion: ctx.options.version,
-        dbSizeQuota: DB_SIZE_QUOTA,
+        dbSizeQuota: ops.quotaBytes,
       };
     },
 
-    async Alarm(): Promise<{ header: PbHeader; alarms: never[] }> {
-      return { header: ctx.header(), alarms: [] };
+    async Alarm(req: PbAlarmRequest) {
+      return { header: ctx.header(), alarms: await ops.alarm(req) };
+    },
+
+    async Hash() {
+      return { header: ctx.header(), hash: hashAll(ctx.backend.mvcc.state()) };
+    },
+
+    async HashKV(req: { revision?: Int64 }) {
+      const h = hashKV(ctx.backend.mvcc.state(), num(req.revision, "revision"));
+      return { header: ctx.header(), hash: h.hash, compact_revision: h.compactRevision, hash_revision: h.revision };
+    },
+
+    async Defragment() {
+      await ops.defragment();
+      return { header: ctx.header() };
+    },
+
+    async MoveLeader(req: { targetID?: Int64 }) {
+      await ops.moveLeader(req.targetID);
+      return { header: ctx.header() };
+    },
+
+    /** Server streaming: takes the call (see STREAMING_METHODS). */
+    Snapshot(call: ServerWritableStream<unknown, PbSnapshotResponse>): void {
+      streamSnapshot(ctx, call).catch((err: unknown) => ops.failStream(call, err));
     },
   };
 }

@@ -24,6 +24,8 @@ export const STORE_FLAGS: Record<string, FlagSpec> = {
   "redis-url": { kind: "string", help: "Redis URL of the revision stream (the leader publishes to it); none: no publishing" },
   "revision-stream": { kind: "string", default: "revisions", help: "name of the revision stream" },
   "max-request-bytes": { kind: "number", default: 1.5 * 1024 * 1024, help: "largest client write accepted" },
+  "quota-backend-bytes": { kind: "number", default: 2 * 1024 * 1024 * 1024, help: "space quota of the state; writes beyond it raise the NOSPACE alarm" },
+  "experimental-corrupt-check-time": { kind: "duration", default: 0, help: "interval of the leader's hash comparison across members, e.g. 1m (0: off)" },
   profile: { kind: "string", default: "plat", help: "naming profile: plat or kubernetes" },
   ...STORE_TLS_FLAGS,
   help: { kind: "boolean", default: false, help: "print the flags" },
@@ -51,6 +53,9 @@ export interface NodeConfig {
   redisUrl: string | undefined;
   revisionStream: string;
   maxRequestBytes: number;
+  quotaBackendBytes: number;
+  /** 0: no periodic corruption check. */
+  corruptCheckTimeMs: number;
   profile: string;
   /** Client API, peer transport and Redis TLS files (tls-flags.ts). */
   tls: StoreTlsConfig;
@@ -120,6 +125,8 @@ export function nodeConfig(flags: FlagValues): NodeConfig {
     redisUrl: flags["redis-url"] === undefined || flags["redis-url"] === "" ? undefined : String(flags["redis-url"]),
     revisionStream: String(flags["revision-stream"]),
     maxRequestBytes: positive("max-request-bytes"),
+    quotaBackendBytes: positive("quota-backend-bytes"),
+    corruptCheckTimeMs: Math.floor(Number(flags["experimental-corrupt-check-time"] ?? 0)),
     profile: String(flags.profile),
     tls: storeTlsConfig(flags, { client: listenClientUrls, peer: listenPeerUrls }),
   };

@@ -72,6 +72,16 @@ export class RaftBackend implements StoreBackend, MembershipBackend, LeadershipB
     return () => this.leadershipListeners.delete(listener);
   }
 
+  /** Hands leadership to member `id` (Maintenance.MoveLeader; this node must lead). */
+  transferLeadership(id: bigint): void {
+    this.node.transferLeadership(Number(id));
+  }
+
+  /** Persists a snapshot of the applied state now (Maintenance.Defragment). */
+  persistSnapshot(): Promise<void> {
+    return this.node.snapshotNow();
+  }
+
   leaseKeepAlive(id: LeaseId): number | undefined {
     return this.node.leaseKeepAlive(id);
   }
