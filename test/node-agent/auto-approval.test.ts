@@ -14,14 +14,13 @@ import "../../services/apiserver/server/certs.ts"; // installs the Reflect metad
 import { runControllers, type RunningControllers } from "../../services/controller-manager/controllers.ts";
 import type { ResourceRef } from "../../shared/client/object-client.ts";
 import { startCriServer, type CriServer } from "../support/cri-server.ts";
-import { NODES, getOrUndefined, startAgentProcess, startAgentTestCluster, waitFor, writeKubeconfig, type AgentProcess, type AgentTestCluster } from "./harness.ts";
+import { NODES, createBootstrapToken, getOrUndefined, startAgentProcess, startAgentTestCluster, waitFor, writeKubeconfig, type AgentProcess, type AgentTestCluster } from "./harness.ts";
 
 const x509 = await import("@peculiar/x509");
 x509.cryptoProvider.set(webcrypto);
 
 const NODE = "auto-node";
-const TOKEN_ID = "autoid";
-const TOKEN_SECRET = "0123456789autoap";
+let token = "";
 let c: AgentTestCluster;
 let cri: CriServer;
 let controllers: RunningControllers;
@@ -31,18 +30,10 @@ beforeAll(async () => {
   c = await startAgentTestCluster();
   cri = await startCriServer();
   const profile = c.api.profile;
-  await c.admin.create({ group: "", version: "v1", resource: "secrets" }, {
-    apiVersion: "v1",
-    kind: "Secret",
-    metadata: { name: `bootstrap-token-${TOKEN_ID}`, namespace: profile.systemNamespace },
-    type: profile.secretTypes.bootstrapToken,
-    stringData: { "token-id": TOKEN_ID, "token-secret": TOKEN_SECRET, "usage-bootstrap-authentication": "true", "auth-extra-groups": "system:bootstrappers:default-node-token" },
-  });
-  const rbac = profile.group("rbac");
-  const bindings: ResourceRef = { group: rbac, version: "v1", resource: "clusterrolebindings" };
-  for (const [name, role] of [["node-bootstrappers", "system:node-bootstrapper"], ["node-autoapprove", `system:${profile.group("certificates")}:certificatesigningrequests:nodeclient`]]) {
-    await c.admin.create(bindings, { apiVersion: `${rbac}/v1`, kind: "ClusterRoleBinding", metadata: { name }, roleRef: { apiGroup: rbac, kind: "ClusterRole", name: role }, subjects: [{ apiGroup: rbac, kind: "Group", name: "system:bootstrappers" }] });
-  }
+  token = await createBootstrapToken(c, "autoid", "0123456789autoap", [
+    ["node-bootstrappers", "system:node-bootstrapper"],
+    ["node-autoapprove", `system:${profile.group("certificates")}:certificatesigningrequests:nodeclient`],
+  ]);
   controllers = await runControllers(c.admin, {
     controllers: ["csrapproving", "csrsigning"],
     namespaceFinalizer: profile.namespaceFinalizer,
@@ -59,7 +50,7 @@ afterAll(async () => {
 
 describe("TLS bootstrap with the controller manager's approver and signer", () => {
   it("the node's client request is approved and signed without the test, and the agent registers with it", async () => {
-    const bootstrapKubeconfig = writeKubeconfig(join(c.dir, "bootstrap-kubeconfig"), c.relay.url, c.ca.certPem, { token: `${TOKEN_ID}.${TOKEN_SECRET}` });
+    const bootstrapKubeconfig = writeKubeconfig(join(c.dir, "bootstrap-kubeconfig"), c.relay.url, c.ca.certPem, { token });
     const rootDir = join(c.dir, "root");
     const startedAt = Date.now();
     agent = await startAgentProcess(["--bootstrap-kubeconfig", bootstrapKubeconfig, "--kubeconfig", join(rootDir, "kubeconfig"), "--hostname-override", NODE, "--container-runtime-endpoint", cri.endpoint, "--node-status-update-frequency", "500ms"], { rootDir });

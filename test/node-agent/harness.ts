@@ -237,3 +237,26 @@ export async function getOrUndefined(client: HttpsObjectClient, res: ResourceRef
     return undefined;
   }
 }
+
+/**
+ * A bootstrap token Secret (`<id>.<secret>` authenticates as system:bootstrap:<id> in
+ * system:bootstrappers and system:bootstrappers:default-node-token) and bindings of the
+ * given cluster roles to the system:bootstrappers group, as a cluster's installer sets
+ * them up for TLS bootstrap. Returns the token.
+ */
+export async function createBootstrapToken(c: AgentTestCluster, id: string, secret: string, roleBindings: ReadonlyArray<readonly [bindingName: string, clusterRole: string]>): Promise<string> {
+  const profile = c.api.profile;
+  await c.admin.create({ group: "", version: "v1", resource: "secrets" }, {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: `bootstrap-token-${id}`, namespace: profile.systemNamespace },
+    type: profile.secretTypes.bootstrapToken,
+    stringData: { "token-id": id, "token-secret": secret, "usage-bootstrap-authentication": "true", "auth-extra-groups": "system:bootstrappers:default-node-token" },
+  });
+  const rbac = profile.group("rbac");
+  const bindings: ResourceRef = { group: rbac, version: "v1", resource: "clusterrolebindings" };
+  for (const [name, role] of roleBindings) {
+    await c.admin.create(bindings, { apiVersion: `${rbac}/v1`, kind: "ClusterRoleBinding", metadata: { name }, roleRef: { apiGroup: rbac, kind: "ClusterRole", name: role }, subjects: [{ apiGroup: rbac, kind: "Group", name: "system:bootstrappers" }] });
+  }
+  return `${id}.${secret}`;
+}

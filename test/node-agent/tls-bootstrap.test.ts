@@ -15,7 +15,7 @@ import "../../services/apiserver/server/certs.ts"; // installs the Reflect metad
 import { isStatusError } from "../../shared/api/status.ts";
 import type { ApiObject, ResourceRef } from "../../shared/client/object-client.ts";
 import { startCriServer, type CriServer } from "../support/cri-server.ts";
-import { NODES, getOrUndefined, startAgentProcess, startAgentTestCluster, waitFor, writeKubeconfig, type AgentProcess, type AgentTestCluster } from "./harness.ts";
+import { NODES, createBootstrapToken, getOrUndefined, startAgentProcess, startAgentTestCluster, waitFor, writeKubeconfig, type AgentProcess, type AgentTestCluster } from "./harness.ts";
 
 const x509 = await import("@peculiar/x509");
 x509.cryptoProvider.set(webcrypto);
@@ -67,21 +67,7 @@ beforeAll(async () => {
   cri = await startCriServer();
   const profile = c.api.profile;
   csrs = { group: profile.group("certificates"), version: "v1", resource: "certificatesigningrequests" };
-  await c.admin.create({ group: "", version: "v1", resource: "secrets" }, {
-    apiVersion: "v1",
-    kind: "Secret",
-    metadata: { name: `bootstrap-token-${TOKEN_ID}`, namespace: profile.systemNamespace },
-    type: profile.secretTypes.bootstrapToken,
-    stringData: { "token-id": TOKEN_ID, "token-secret": TOKEN_SECRET, "usage-bootstrap-authentication": "true", "auth-extra-groups": "system:bootstrappers:default-node-token" },
-  });
-  const rbac = profile.group("rbac");
-  await c.admin.create({ group: rbac, version: "v1", resource: "clusterrolebindings" }, {
-    apiVersion: `${rbac}/v1`,
-    kind: "ClusterRoleBinding",
-    metadata: { name: "node-bootstrappers" },
-    roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "system:node-bootstrapper" },
-    subjects: [{ apiGroup: rbac, kind: "Group", name: "system:bootstrappers" }],
-  });
+  await createBootstrapToken(c, TOKEN_ID, TOKEN_SECRET, [["node-bootstrappers", "system:node-bootstrapper"]]);
 }, 60_000);
 
 afterAll(async () => {
