@@ -1,0 +1,132 @@
+/**
+ * The store's Maintenance API driven by the real etcdctl 3.4 against a 3-member store
+ * cluster of real processes: snapshot save/status/restore (etcd's own restore accepts
+ * our file), HashKV equal on every member, MoveLeader, Defragment shrinking dbSize to
+ * dbSizeInUse after a compaction, and the space quota (NOSPACE raised, writes refused
+ * with etcd's message, deletes and compaction allowed, disarm after compaction and
+ * defragmentation). One cluster for the file; the quota is small so it is reached fast.
+ */
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EtcdClient } from "../../shared/etcd/client.ts";
+import { endpointStatus, etcdctl, etcdctlOk, startStoreCluster, type StoreCluster } from "./store-maintenance-support.ts";
+
+const QUOTA = 512 * 1024;
+
+describe("store maintenance with etcdctl against 3 member processes", () => {
+  let c: StoreCluster;
+  let ep: string[];
+  let client: EtcdClient;
+  /** Puts through the gRPC client (bulk data); resolves with the revision of the write. */
+  const put = async (key: string, value: string): Promise<number> => {
+    const res = await client.unary("Put", { key: Buffer.from(key), value: Buffer.from(value) });
+    return Number(res.header?.revision);
+  };
+  beforeAll(async () => {
+    c = await startStoreCluster(3, [`--quota-backend-bytes=${QUOTA}`]);
+    ep = c.endpoints();
+    client = new EtcdClient(ep[0]);
+  }, 60_000);
+  afterAll(async () => {
+    client?.close();
+    if (c !== undefined) await c.close();
+  });
+
+  it("snapshot save streams a file that etcdctl snapshot status and etcd's restore accept", async () => {
+    for (let i = 0; i < 50; i++) await put(`snap/k${i % 20}`, `value-${i}`);
+    const deleted = await client.unary("DeleteRange", { key: Buffer.from("snap/k3") });
+    const revision = Number(deleted.header?.revision);
+    const file = join(c.dir, "backup.db");
+    const saved = await etcdctl([ep[1]], ["snapshot", "save", file]);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stdout).toContain(`Snapshot saved at ${file}`);
+
+    const bytes = await readFile(file);
+    expect(bytes.length % 512).toBe(32);
+    const trailer = bytes.subarray(bytes.length - 32).toString("hex");
+    expect(trailer).toBe(createHash("sha256").update(bytes.subarray(0, bytes.length - 32)).digest("hex"));
+
+    const status = JSON.parse(await etcdctlOk([], ["snapshot", "status", file, "-w", "json"])) as { revision: number; totalKey: number; totalSize: number };
+    expect(status.revision).toBeGreaterThanOrEqual(revision);
+    // 51 key entries (50 puts, 1 tombstone) plus the meta bucket's consistent index.
+    expect(status.totalKey).toBeGreaterThanOrEqual(52);
+    expect(status.totalSize).toBe(bytes.length - 32);
+
+    const restored = await etcdctl([], ["snapshot", "restore", file, `--data-dir=${join(c.dir, "etcd-restored")}`, "--name=e1", "--initial-cluster=e1=http://127.0.0.1:2380", "--initial-advertise-peer-urls=http://127.0.0.1:2380"]);
+    expect(restored.code, restored.stderr).toBe(0);
+  }, 30_000);
+
+  it("HashKV is the same on every member at one revision and changes with the data", async () => {
+    const rev = await put("hash/a", "1");
+    const hashes = async (r: number) =>
+      (JSON.parse(await etcdctlOk(ep, ["endpoint", "hashkv", `--rev=${r}`, "-w", "json"])) as { HashKV: { hash: number } }[]).map((h) => h.HashKV.hash);
+    const first = await hashes(rev);
+    expect(first).toHaveLength(3);
+    expect(new Set(first).size).toBe(1);
+    await put("hash/a", "2");
+    const later = await hashes(rev + 1);
+    expect(new Set(later).size).toBe(1);
+    expect(later[0]).not.toBe(first[0]);
+    // A revision beyond the current one is etcd's future revision error.
+    const future = await etcdctl([ep[0]], ["endpoint", "hashkv", `--rev=${rev + 1000}`]);
+    expect(future.stderr).toContain("required revision is a future revision");
+  }, 30_000);
+
+  it("move-leader hands leadership to the named member", async () => {
+    const before = await endpointStatus(ep);
+    const leader = before[0].Status.leader;
+    const target = before.find((s) => s.Status.header.member_id !== leader);
+    expect(target).toBeDefined();
+    const hex = BigInt(target?.Status.header.member_id ?? 0).toString(16);
+    const out = await etcdctlOk(ep, ["move-leader", hex]);
+    expect(out).toContain(`Leadership transferred from ${BigInt(leader).toString(16)} to ${hex}`);
+    const after = await endpointStatus(ep);
+    for (const s of after) expect(BigInt(s.Status.leader).toString(16)).toBe(hex);
+    const bad = await etcdctl(ep, ["move-leader", "abcdef"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("bad leader transferee");
+  }, 30_000);
+
+  it("defrag after a compaction brings dbSize down to dbSizeInUse", async () => {
+    const value = "x".repeat(8 * 1024);
+    let rev = 0;
+    for (let i = 0; i < 20; i++) rev = await put("defrag/big", `${i}${value}`);
+    await etcdctlOk(ep, ["compact", String(rev), "--physical"]);
+    // The compaction keeps the value at rev and the one before it (the prevKv of rev's event): 18 of 20 go.
+    const before = await endpointStatus(ep);
+    for (const s of before) expect(s.Status.dbSize - s.Status.dbSizeInUse).toBeGreaterThan(17 * 8 * 1024);
+    const out = await etcdctlOk(ep, ["defrag"]);
+    expect(out.match(/Finished defragmenting etcd member/g)).toHaveLength(3);
+    const after = await endpointStatus(ep);
+    after.forEach((s, i) => {
+      expect(s.Status.dbSize).toBe(s.Status.dbSizeInUse);
+      expect(s.Status.dbSize).toBeLessThan(before[i].Status.dbSize - 17 * 8 * 1024);
+    });
+  }, 30_000);
+
+  it("the quota raises NOSPACE, refuses puts with etcd's error, allows deletes, and is cleared by compaction, defrag and disarm", async () => {
+    const value = "q".repeat(32 * 1024);
+    let refused = "";
+    for (let i = 0; i < 40 && refused === ""; i++) {
+      await put(`quota/k${i % 4}`, value).catch((err: unknown) => (refused = String(err)));
+    }
+    expect(refused).toContain("etcdserver: mvcc: database space exceeded");
+    const alarms = await etcdctlOk(ep, ["alarm", "list"]);
+    expect(alarms).toMatch(/memberID:\d+ alarm:NOSPACE/);
+    // Every member refuses writes now, even small ones.
+    for (const e of ep) expect((await etcdctl([e], ["put", "quota/small", "1"])).stderr).toContain("database space exceeded");
+    // Deletes and compaction still work.
+    expect(await etcdctlOk(ep, ["del", "quota/k0"])).toBe("1\n");
+    const rev = Number((await client.unary("Range", { key: Buffer.from("quota/") })).header?.revision);
+    await etcdctlOk(ep, ["compact", String(rev), "--physical"]);
+    await etcdctlOk(ep, ["defrag"]);
+    const disarmed = await etcdctlOk(ep, ["alarm", "disarm"]);
+    expect(disarmed).toMatch(/alarm:NOSPACE/);
+    expect(await etcdctlOk(ep, ["alarm", "list"])).toBe("");
+    expect(await etcdctlOk(ep, ["put", "quota/after", "ok"])).toBe("OK\n");
+    const status = await endpointStatus(ep);
+    for (const s of status) expect(s.Status.dbSize).toBeLessThan(QUOTA);
+  }, 60_000);
+});
