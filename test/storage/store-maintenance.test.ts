@@ -4,13 +4,18 @@
  * our file), HashKV equal on every member, MoveLeader, Defragment shrinking dbSize to
  * dbSizeInUse after a compaction, and the space quota (NOSPACE raised, writes refused
  * with etcd's message, deletes and compaction allowed, disarm after compaction and
- * defragmentation). One cluster for the file; the quota is small so it is reached fast.
+ * defragmentation), and the periodic corruption check raising CORRUPT for a member
+ * whose data on disk was altered behind its checksums. One cluster for the file; the
+ * quota is small so it is reached fast.
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EtcdClient } from "../../shared/etcd/client.ts";
+import { decodeSnapshot, encodeSnapshot } from "../../services/store/mvcc/snapshot.ts";
+import { decodeSnapshotData, encodeSnapshotData } from "../../services/store/node/snapshot-data.ts";
+import { Snapshotter } from "../../services/store/wal/index.ts";
 import { endpointStatus, etcdctl, etcdctlOk, startStoreCluster, type StoreCluster } from "./store-maintenance-support.ts";
 
 const QUOTA = 512 * 1024;
@@ -25,7 +30,7 @@ describe("store maintenance with etcdctl against 3 member processes", () => {
     return Number(res.header?.revision);
   };
   beforeAll(async () => {
-    c = await startStoreCluster(3, [`--quota-backend-bytes=${QUOTA}`]);
+    c = await startStoreCluster(3, [`--quota-backend-bytes=${QUOTA}`, "--experimental-corrupt-check-time=500ms"]);
     ep = c.endpoints();
     client = new EtcdClient(ep[0]);
   }, 60_000);
@@ -129,4 +134,32 @@ describe("store maintenance with etcdctl against 3 member processes", () => {
     const status = await endpointStatus(ep);
     for (const s of status) expect(s.Status.dbSize).toBeLessThan(QUOTA);
   }, 60_000);
+
+  it("the corruption check raises CORRUPT for a member whose stored data differs, and writes are refused", async () => {
+    await put("corrupt/key", "original");
+    // Written into every member's snapshot file, then altered on member 3 behind the file's checksum.
+    await etcdctlOk(ep, ["defrag"]);
+    await c.stop(2);
+    const snapshotter = new Snapshotter(join(c.members[2].dataDir, "snap"));
+    const snap = await snapshotter.load();
+    if (snap === undefined) throw new Error("member 3 has no snapshot file");
+    const data = decodeSnapshotData(snap.data);
+    const state = decodeSnapshot(data.mvcc);
+    const entry = state.keys.find((k) => Buffer.from(k.key).toString() === "corrupt/key")?.lastEntry();
+    if (entry?.kv === null || entry === undefined) throw new Error("corrupt/key is not in the snapshot");
+    entry.kv.value[0] ^= 0x20;
+    await snapshotter.save({ metadata: snap.metadata, data: encodeSnapshotData(data.members, encodeSnapshot(state), data.removed) });
+    await c.start(2);
+    const corruptId = (await endpointStatus([c.members[2].endpoint]))[0].Status.header.member_id;
+
+    const deadline = Date.now() + 15_000;
+    let alarms = "";
+    while (!alarms.includes("CORRUPT") && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+      alarms = await etcdctlOk(ep, ["alarm", "list"]);
+    }
+    expect(alarms).toContain(`memberID:${corruptId} alarm:CORRUPT`);
+    const refused = await etcdctl(ep, ["put", "corrupt/after", "x"]);
+    expect(refused.stderr).toContain("etcdserver: corrupt cluster");
+  }, 40_000);
 });
