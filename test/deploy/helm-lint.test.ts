@@ -58,6 +58,8 @@ const SCHEMA_REJECTS: Array<[string, object, string]> = [
   ["an external Redis URL of another scheme", { externalRedis: { url: "http://redis:6379" } }, "/externalRedis/url"],
   ["an unknown authorization mode", { apiserver: { authorizationMode: "RBAC,Everything" } }, "/apiserver/authorizationMode"],
   ["a malformed shutdown delay", { apiserver: { shutdownDelay: "ten seconds" } }, "/apiserver/shutdownDelay"],
+  ["a malformed watch termination grace period", { apiserver: { shutdownWatchTerminationGracePeriod: "10" } }, "/apiserver/shutdownWatchTerminationGracePeriod"],
+  ["a shutdown retry-after setting given as text", { apiserver: { shutdownSendRetryAfter: "yes" } }, "/apiserver/shutdownSendRetryAfter"],
   ["an unknown anti-affinity mode", { store: { antiAffinity: "sometimes" } }, "/store/antiAffinity"],
   ["no controller manager replica (leader election needs at least one instance)", { controllerManager: { replicas: 0 } }, "/controllerManager/replicas"],
   ["no controller manager controllers", { controllerManager: { controllers: [] } }, "/controllerManager/controllers"],

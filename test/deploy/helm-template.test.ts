@@ -113,6 +113,9 @@ describe("chart rendered with default values", () => {
     checkApiserver(objects, 3, `redis://${FULL}-redis.${NAMESPACE}.svc.cluster.local:6379`);
     const cmd = parseApiserverArgs(c.args ?? []);
     expect(cmd.flags.profile).toBe("plat");
+    // Graceful termination: readiness fails 15 s first, then Retry-After answers, watches ended within 10 s.
+    expect([cmd.flags["shutdown-delay-duration"], cmd.flags["shutdown-send-retry-after"], cmd.flags["shutdown-watch-termination-grace-period"]]).toEqual([15_000, true, 10_000]);
+    expect(podSpec(dep).terminationGracePeriodSeconds).toBe(60);
     expect(cmd.authorization.modes).toEqual(["Node", "RBAC"]);
     expect(cmd.authentication.serviceAccountIssuers).toEqual([`https://${FULL}-apiserver.${NAMESPACE}.svc.cluster.local`]);
     expect(one(objects, "PodDisruptionBudget", "-apiserver").spec?.maxUnavailable).toBe(1);
