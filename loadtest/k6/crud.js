@@ -26,6 +26,7 @@ export function setup() {
   return setupRun();
 }
 
+/** @param {import("./lib/config.js").RunData} data */
 export default function (data) {
   const name = `crud-${data.runId}-${__VU}-${__ITER}`;
   const url = configMapsUrl();
@@ -44,6 +45,7 @@ export default function (data) {
   check(d, { "delete 200": (r) => r.status === 200 || r.status === 202 });
 }
 
+/** @param {import("./lib/config.js").RunData} data */
 export function teardown(data) {
   teardownRun(data);
 }

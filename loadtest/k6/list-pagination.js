@@ -31,6 +31,7 @@ export function setup() {
   return data;
 }
 
+/** @param {import("./lib/config.js").RunData} data */
 export default function (data) {
   let cont = "";
   let total = 0;
@@ -39,7 +40,7 @@ export default function (data) {
     const q = `limit=${PAGE_SIZE}&${selector(data.runId)}${cont ? `&continue=${encodeURIComponent(cont)}` : ""}`;
     const r = http.get(configMapsUrl(q), params("list"));
     if (!check(r, { "page 200": (x) => x.status === 200 })) return;
-    const body = r.json();
+    const body = /** @type {{ items: unknown[]; metadata?: { continue?: string } }} */ (r.json());
     total += body.items.length;
     pages++;
     cont = (body.metadata && body.metadata.continue) || "";
@@ -48,6 +49,7 @@ export default function (data) {
   check(total, { "every seeded object listed once": (n) => n === SEED });
 }
 
+/** @param {import("./lib/config.js").RunData} data */
 export function teardown(data) {
   teardownRun(data);
 }

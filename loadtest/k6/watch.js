@@ -35,6 +35,7 @@ export function setup() {
   return setupRun();
 }
 
+/** @param {import("./lib/config.js").RunData} data */
 export function watcher(data) {
   const l = http.get(configMapsUrl(`limit=1&${selector(data.runId)}`), params("list"));
   if (!check(l, { "list 200": (r) => r.status === 200 })) return;
@@ -50,6 +51,7 @@ export function watcher(data) {
   }
 }
 
+/** @param {import("./lib/config.js").RunData} data */
 export function writer(data) {
   const name = `watch-${data.runId}-${__VU % 20}`;
   // 404 (not created yet) and 409 (created by another writer) are expected, not failures.
@@ -64,6 +66,7 @@ export function writer(data) {
   check(p, { "patch 200": (r) => r.status === 200 });
 }
 
+/** @param {import("./lib/config.js").RunData} data */
 export function teardown(data) {
   teardownRun(data);
 }

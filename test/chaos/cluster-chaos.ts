@@ -7,6 +7,7 @@
  * returns the figures of chaos-report.ts. Every process is stopped at the end,
  * whatever happened.
  */
+import { writeFileSync } from "node:fs";
 import { EtcdKv } from "../../services/apiserver/storage/etcd-kv.ts";
 import { checkLinearizable, describeResult } from "../support/linearizability/checker.ts";
 import { kvModel } from "../support/linearizability/kv-model.ts";
@@ -36,6 +37,10 @@ export interface ChaosConfig {
   /** Quiet time before the first fault and after each. */
   settleMs: number;
   timings: ClusterFaultTimings;
+  /** Search steps the linearizability checker may take per key before answering "unknown". */
+  maxCheckSteps: number;
+  /** Where to write the recorded history (JSON) for a later look; none when unset. */
+  historyFile?: string;
 }
 
 export const CI_CHAOS: Omit<ChaosConfig, "seed"> = {
@@ -47,6 +52,7 @@ export const CI_CHAOS: Omit<ChaosConfig, "seed"> = {
   timeoutMs: 10_000,
   settleMs: 800,
   timings: { downMs: 1000, pauseMs: 2000, partitionMs: 2500, peerDelayMs: 150, clockHoldMs: 2000, clockJumpMs: 10 * 60_000 },
+  maxCheckSteps: 5_000_000,
 };
 
 export const LONG_CHAOS: Omit<ChaosConfig, "seed"> = {
@@ -58,6 +64,7 @@ export const LONG_CHAOS: Omit<ChaosConfig, "seed"> = {
   timeoutMs: 10_000,
   settleMs: 3000,
   timings: { downMs: 3000, pauseMs: 5000, partitionMs: 6000, peerDelayMs: 300, clockHoldMs: 5000, clockJumpMs: 10 * 60_000 },
+  maxCheckSteps: 20_000_000,
 };
 
 const NAMESPACE = "chaos";
@@ -123,7 +130,10 @@ export async function runClusterChaos(config: ChaosConfig, progress: (line: stri
     log(`final revision ${finalRevision}; namespace's last change at ${lastOfNamespace}`);
 
     const ops = workload.history.ops;
-    const result = checkLinearizable(kvModel, ops);
+    if (config.historyFile !== undefined) writeFileSync(config.historyFile, JSON.stringify({ ops, uncertain: ledger.uncertain }));
+    log(`checking ${ops.length} operations (${ops.filter((o) => o.returned === undefined).length} pending) for linearizability`);
+    const result = checkLinearizable(kvModel, ops, { maxSteps: config.maxCheckSteps });
+    log(`linearizability: ${String(result.ok)}`);
     const lost = [...checkAcknowledgedWrites(ops, history, configMapForm(NAMESPACE)), ...(result.ok === true ? lostWrites(ops, result.partitions) : [])];
     const deletedIds = new Set(ops.filter((o) => o.output?.kind === "delete" && o.output.deleted === 1).map((o) => o.id));
     const settled = settleUncertainWrites(ledger.uncertain, history, NAMESPACE, ledger.deleteTargets, deletedIds);

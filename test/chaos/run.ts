@@ -1,5 +1,5 @@
 /**
- * `npm run chaos -- [--duration 10m] [--seed N] [--replicas N] [--clients N] [--watchers N] [--keys N]`
+ * `npm run chaos -- [--duration 10m] [--seed N] [--replicas N] [--clients N] [--watchers N] [--keys N] [--history-file F]`
  *
  * Runs the cluster chaos suite (cluster-chaos.ts) on loopback: a 3-member store
  * behind peer proxies, Redis, apiserver replicas behind haproxy, the recording
@@ -19,6 +19,7 @@ const FLAGS: Record<string, FlagSpec> = {
   clients: { kind: "number", default: LONG_CHAOS.clients, help: "recording clients" },
   watchers: { kind: "number", default: LONG_CHAOS.watchers, help: "watchers checked for lost, duplicated and reordered events" },
   keys: { kind: "number", default: LONG_CHAOS.keys, help: "ConfigMaps the clients share (the key set checked for linearizability)" },
+  "history-file": { kind: "string", help: "also write the recorded history (JSON) to this file" },
   help: { kind: "boolean", default: false, help: "print the flags" },
 };
 
@@ -35,7 +36,7 @@ async function main(): Promise<number> {
   };
   const seed = Number(f.seed) === 0 ? Math.floor(Math.random() * 2 ** 31) : Number(f.seed);
   const figures = await runClusterChaos(
-    { ...LONG_CHAOS, durationMs: Number(f.duration), seed, replicas: count("replicas"), clients: count("clients"), watchers: count("watchers"), keys: count("keys") },
+    { ...LONG_CHAOS, durationMs: Number(f.duration), seed, replicas: count("replicas"), clients: count("clients"), watchers: count("watchers"), keys: count("keys"), historyFile: f["history-file"] === undefined ? undefined : String(f["history-file"]) },
     (line) => process.stdout.write(`${line}\n`),
   );
   process.stdout.write(`\n${formatChaosReport(figures)}`);

@@ -101,7 +101,7 @@ export class WatchRecorder {
         if (res.statusCode === 410) expired = true;
         if (res.statusCode !== 200) {
           res.resume();
-          res.on("end", () => resolve(expired));
+          res.on("close", () => resolve(expired));
           return;
         }
         res.setEncoding("utf8");
@@ -116,6 +116,8 @@ export class WatchRecorder {
         });
         res.on("end", () => resolve(expired));
         res.on("error", () => resolve(expired));
+        // A destroyed request ends its response with close alone.
+        res.on("close", () => resolve(expired));
       });
       req.on("error", () => resolve(expired));
       req.end();
