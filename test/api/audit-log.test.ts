@@ -261,6 +261,28 @@ describe("audit log", () => {
     const [ev] = await eventsFor((e) => e.user.username === "bob" && e.stage === "ResponseComplete");
     expect(ev.responseStatus).toMatchObject({ code: 403, reason: "Forbidden" });
     expect(ev.annotations?.[api.profile.annotations.authorizationDecision]).toBe("forbid");
+    expect(ev.annotations?.[api.profile.annotations.authorizationReason]).toBe("");
+  });
+
+  it("annotates an allowed request with the authorizer's reason", async () => {
+    const rbac = api.profile.group("rbac");
+    await admin.post(`/apis/${rbac}/v1/namespaces/audited/roles`, { apiVersion: `${rbac}/v1`, kind: "Role", metadata: { name: "cm-reader" }, rules: [{ verbs: ["get"], apiGroups: [""], resources: ["configmaps"] }] });
+    await admin.post(`/apis/${rbac}/v1/namespaces/audited/rolebindings`, {
+      apiVersion: `${rbac}/v1`,
+      kind: "RoleBinding",
+      metadata: { name: "bob-reads" },
+      roleRef: { apiGroup: rbac, kind: "Role", name: "cm-reader" },
+      subjects: [{ kind: "User", apiGroup: rbac, name: "bob" }],
+    });
+    let r = await bare.get("/api/v1/namespaces/audited/configmaps/kc-made", { ...auth(BOB_TOKEN), "audit-id": "reason-id-1" });
+    for (let i = 0; i < 100 && r.status === 403; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      r = await bare.get("/api/v1/namespaces/audited/configmaps/kc-made", { ...auth(BOB_TOKEN), "audit-id": "reason-id-1" });
+    }
+    expect(r.status, r.text).toBe(200);
+    const [ev] = (await eventsFor((e) => e.auditID === "reason-id-1" && e.stage === "ResponseComplete" && e.responseStatus?.code === 200)).slice(-1);
+    expect(ev.annotations?.[api.profile.annotations.authorizationDecision]).toBe("allow");
+    expect(ev.annotations?.[api.profile.annotations.authorizationReason]).toBe('RBAC: allowed by RoleBinding "bob-reads/audited" of Role "cm-reader" to User "bob"');
   });
 
   it("gives a watch ResponseStarted when it starts and ResponseComplete when it ends; level None writes nothing", async () => {

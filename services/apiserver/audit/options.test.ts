@@ -11,12 +11,28 @@ describe("audit flags", () => {
     expect(audit()).toEqual({});
     expect(audit("--audit-policy-file=p.yaml", "--audit-webhook-config-file=w.kubeconfig")).toEqual({
       policyFile: "p.yaml",
-      webhook: { configFile: "w.kubeconfig", bufferSize: 10_000, maxBatchSize: 400, maxBatchWaitMs: 30_000, throttleEnable: true, throttleQps: 10, throttleBurst: 15, initialBackoffMs: 10_000 },
+      webhook: { configFile: "w.kubeconfig", bufferSize: 10_000, maxBatchSize: 400, maxBatchWaitMs: 30_000, throttleEnable: true, throttleQps: 10, throttleBurst: 15, initialBackoffMs: 10_000, mode: "batch" },
     });
   });
 
   it("read the log backend's rotation and format", () => {
-    expect(audit("--audit-log-path=-", "--audit-log-maxage=7", "--audit-log-maxbackup=3", "--audit-log-maxsize=50", "--audit-log-format=legacy").log).toEqual({ path: "-", format: "legacy", maxAgeDays: 7, maxBackups: 3, maxSizeMB: 50 });
+    expect(audit("--audit-log-path=-", "--audit-log-maxage=7", "--audit-log-maxbackup=3", "--audit-log-maxsize=50", "--audit-log-format=legacy").log).toEqual({
+      path: "-",
+      format: "legacy",
+      maxAgeDays: 7,
+      maxBackups: 3,
+      maxSizeMB: 50,
+      mode: "blocking",
+      batch: { bufferSize: 10_000, maxBatchSize: 1 },
+    });
+  });
+
+  it("read the modes, the log's batch flags and truncation (off unless enabled; the platform's 100 KiB / 10 MiB defaults)", () => {
+    const o = audit("--audit-log-path=x", "--audit-log-mode=batch", "--audit-log-batch-buffer-size=7", "--audit-log-batch-max-size=3", "--audit-log-truncate-enabled", "--audit-webhook-config-file=w", "--audit-webhook-mode=blocking-strict");
+    expect(o.log).toMatchObject({ mode: "batch", batch: { bufferSize: 7, maxBatchSize: 3 }, truncate: { maxEventSize: 102_400, maxBatchSize: 10_485_760 } });
+    expect(o.webhook).toMatchObject({ mode: "blocking-strict" });
+    expect(o.webhook?.truncate).toBeUndefined();
+    expect(audit("--audit-webhook-config-file=w", "--audit-webhook-truncate-enabled", "--audit-webhook-truncate-max-event-size=10", "--audit-webhook-truncate-max-batch-size=20").webhook?.truncate).toEqual({ maxEventSize: 10, maxBatchSize: 20 });
   });
 
   it("read the webhook's batch flags", () => {
@@ -32,6 +48,9 @@ describe("audit flags", () => {
   it.each([
     [["--audit-log-path=x", "--audit-log-format=xml"], /invalid audit log format "xml"/],
     [["--audit-log-mode=async"], /invalid audit mode "async"/],
+    [["--audit-webhook-mode=sync"], /invalid audit mode "sync"/],
+    [["--audit-log-path=x", "--audit-log-truncate-enabled", "--audit-log-truncate-max-event-size=0"], /invalid audit truncate log max event size 0, must be a positive number/],
+    [["--audit-webhook-config-file=w", "--audit-webhook-truncate-enabled", "--audit-webhook-truncate-max-batch-size=10"], /invalid audit truncate webhook max batch size 10, must be greater than max event size \(102400\)/],
     [["--audit-log-path=x", "--audit-log-maxage=-1"], /--audit-log-maxage must be a non-negative number/],
     [["--audit-webhook-config-file=w", "--audit-webhook-batch-max-size=0"], /at least 1/],
     [["--audit-webhook-config-file=w", "--audit-webhook-batch-buffer-size=10", "--audit-webhook-batch-max-size=20"], /buffer-size must be at least/],

@@ -1,19 +1,40 @@
 /**
  * The audit flags (the platform's names and defaults) and the auditor they make: the
  * policy of `--audit-policy-file` (without it nothing is audited, as on the platform)
- * and the log and webhook backends it feeds.
+ * and the log and webhook backends it feeds, each in its mode (batch, blocking,
+ * blocking-strict) and behind truncation when `--audit-*-truncate-enabled`.
  */
 import type { FlagSpec, FlagValues } from "../../../shared/cli/flags.ts";
 import type { MetricsRegistry } from "../../../shared/observability/metrics.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import { loadWebhookClientConfig } from "../authz/webhook.ts";
 import type { Auditor, AuditEvent } from "../server/filters/with-audit.ts";
-import { AuditLogBackend, type AuditBackend, type AuditLogFormat } from "./log-backend.ts";
+import { AUDIT_MODES, AuditLogBackend, DEFAULT_LOG_BATCH, type AuditBackend, type AuditLogBatchOptions, type AuditLogFormat, type AuditMode } from "./log-backend.ts";
 import { declareAuditMetrics } from "./metrics.ts";
 import { loadPolicyFile } from "./policy.ts";
 import { evaluatePolicy } from "./policy-evaluator.ts";
 import { protobufBodyDecoder, type KindLookup } from "./protobuf-bodies.ts";
-import { AuditWebhookBackend, DEFAULT_WEBHOOK_BATCH, type AuditWebhookBatchOptions } from "./webhook-backend.ts";
+import { DEFAULT_TRUNCATE, TruncatingBackend, type TruncateOptions } from "./truncate.ts";
+import { AuditWebhookBackend, BlockingWebhookBackend, DEFAULT_WEBHOOK_BATCH, type AuditWebhookBatchOptions } from "./webhook-backend.ts";
+
+const MODE_HELP = "Strategy for sending audit events. Blocking indicates sending events should block server responses. Batch causes the backend to buffer and write events asynchronously. Known modes are batch,blocking,blocking-strict.";
+
+/** `--audit-<plugin>-truncate-*`, the platform's names and defaults. */
+function truncateFlags(plugin: "log" | "webhook"): Record<string, FlagSpec> {
+  return {
+    [`audit-${plugin}-truncate-enabled`]: { kind: "boolean", default: false, help: "Whether event and batch truncating is enabled." },
+    [`audit-${plugin}-truncate-max-batch-size`]: {
+      kind: "number",
+      default: DEFAULT_TRUNCATE.maxBatchSize,
+      help: "Maximum size of the batch sent to the underlying backend. Actual serialized size can be several hundreds of bytes greater. If a batch exceeds this limit, it is split into several batches of smaller size.",
+    },
+    [`audit-${plugin}-truncate-max-event-size`]: {
+      kind: "number",
+      default: DEFAULT_TRUNCATE.maxEventSize,
+      help: "Maximum size of the audit event sent to the underlying backend. If the size of an event is greater than this number, first request and response are removed, and if this doesn't reduce the size enough, event is discarded.",
+    },
+  };
+}
 
 export const AUDIT_FLAGS: Record<string, FlagSpec> = {
   "audit-policy-file": { kind: "string", help: "Path to the file that defines the audit policy configuration." },
@@ -22,9 +43,12 @@ export const AUDIT_FLAGS: Record<string, FlagSpec> = {
   "audit-log-maxbackup": { kind: "number", default: 0, help: "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files." },
   "audit-log-maxsize": { kind: "number", default: 0, help: "The maximum size in megabytes of the audit log file before it gets rotated (0: 100)." },
   "audit-log-format": { kind: "string", default: "json", help: "Format of saved audits. \"legacy\" indicates 1-line text format for each event. \"json\" indicates structured json format. Known formats are legacy,json." },
-  "audit-log-mode": { kind: "string", default: "blocking", help: "Strategy for sending audit events. Blocking indicates sending events should block server responses. Known modes are batch,blocking,blocking-strict (events are written synchronously in each)." },
+  "audit-log-mode": { kind: "string", default: "blocking", help: MODE_HELP },
+  "audit-log-batch-buffer-size": { kind: "number", default: DEFAULT_LOG_BATCH.bufferSize, help: "The size of the buffer to store events before batching and writing. Only used in batch mode." },
+  "audit-log-batch-max-size": { kind: "number", default: DEFAULT_LOG_BATCH.maxBatchSize, help: "The maximum size of a batch. Only used in batch mode." },
+  ...truncateFlags("log"),
   "audit-webhook-config-file": { kind: "string", help: "Path to a kubeconfig formatted file that defines the audit webhook configuration." },
-  "audit-webhook-mode": { kind: "string", default: "batch", help: "Strategy for sending audit events. Known modes are batch (blocking and blocking-strict are accepted and run as batch)." },
+  "audit-webhook-mode": { kind: "string", default: "batch", help: MODE_HELP },
   "audit-webhook-batch-buffer-size": { kind: "number", default: DEFAULT_WEBHOOK_BATCH.bufferSize, help: "The size of the buffer to store events before batching and writing. Only used in batch mode." },
   "audit-webhook-batch-max-size": { kind: "number", default: DEFAULT_WEBHOOK_BATCH.maxBatchSize, help: "The maximum size of a batch. Only used in batch mode." },
   "audit-webhook-batch-max-wait": { kind: "duration", default: DEFAULT_WEBHOOK_BATCH.maxBatchWaitMs, help: "The amount of time to wait before force writing the batch that hadn't reached the max size. Only used in batch mode." },
@@ -32,15 +56,26 @@ export const AUDIT_FLAGS: Record<string, FlagSpec> = {
   "audit-webhook-batch-throttle-qps": { kind: "number", default: DEFAULT_WEBHOOK_BATCH.throttleQps, help: "Maximum average number of batches per second. Only used in batch mode." },
   "audit-webhook-batch-throttle-burst": { kind: "number", default: DEFAULT_WEBHOOK_BATCH.throttleBurst, help: "Maximum number of requests sent at the same moment if ThrottleQPS was not utilized before. Only used in batch mode." },
   "audit-webhook-initial-backoff": { kind: "duration", default: DEFAULT_WEBHOOK_BATCH.initialBackoffMs, help: "The amount of time to wait before retrying the first failed request." },
+  ...truncateFlags("webhook"),
 };
 
 export interface AuditOptions {
   policyFile?: string;
-  log?: { path: string; format: AuditLogFormat; maxAgeDays: number; maxBackups: number; maxSizeMB: number };
-  webhook?: { configFile: string } & AuditWebhookBatchOptions;
+  log?: { path: string; format: AuditLogFormat; maxAgeDays: number; maxBackups: number; maxSizeMB: number; mode?: AuditMode; batch?: AuditLogBatchOptions; truncate?: TruncateOptions };
+  webhook?: { configFile: string; mode?: AuditMode; truncate?: TruncateOptions } & AuditWebhookBatchOptions;
 }
 
-const MODES = new Set(["batch", "blocking", "blocking-strict"]);
+const MODES: ReadonlySet<string> = new Set(AUDIT_MODES);
+
+/** The truncation of `--audit-<plugin>-truncate-*`, undefined when off; bad sizes throw the platform's errors. */
+function truncateFrom(flags: FlagValues, plugin: "log" | "webhook"): TruncateOptions | undefined {
+  if (flags[`audit-${plugin}-truncate-enabled`] !== true) return undefined;
+  const maxEventSize = Number(flags[`audit-${plugin}-truncate-max-event-size`] ?? DEFAULT_TRUNCATE.maxEventSize);
+  const maxBatchSize = Number(flags[`audit-${plugin}-truncate-max-batch-size`] ?? DEFAULT_TRUNCATE.maxBatchSize);
+  if (!(maxEventSize > 0)) throw new Error(`invalid audit truncate ${plugin} max event size ${maxEventSize}, must be a positive number`);
+  if (!(maxBatchSize >= maxEventSize)) throw new Error(`invalid audit truncate ${plugin} max batch size ${maxBatchSize}, must be greater than max event size (${maxEventSize})`);
+  return { maxEventSize, maxBatchSize };
+}
 
 function nonNegative(flags: FlagValues, name: string): number {
   const v = Number(flags[name]);
@@ -58,7 +93,17 @@ export function auditOptionsFrom(flags: FlagValues): AuditOptions {
     if (flags[f] !== undefined && !MODES.has(String(flags[f]))) throw new Error(`--${f}: invalid audit mode ${JSON.stringify(flags[f])}, allowed modes are "batch,blocking,blocking-strict"`);
   }
   if (flags["audit-log-path"]) {
-    opts.log = { path: String(flags["audit-log-path"]), format, maxAgeDays: nonNegative(flags, "audit-log-maxage"), maxBackups: nonNegative(flags, "audit-log-maxbackup"), maxSizeMB: nonNegative(flags, "audit-log-maxsize") };
+    const batch = { bufferSize: nonNegative(flags, "audit-log-batch-buffer-size"), maxBatchSize: nonNegative(flags, "audit-log-batch-max-size") };
+    opts.log = {
+      path: String(flags["audit-log-path"]),
+      format,
+      maxAgeDays: nonNegative(flags, "audit-log-maxage"),
+      maxBackups: nonNegative(flags, "audit-log-maxbackup"),
+      maxSizeMB: nonNegative(flags, "audit-log-maxsize"),
+      mode: (flags["audit-log-mode"] as AuditMode | undefined) ?? "blocking",
+      batch,
+      truncate: truncateFrom(flags, "log"),
+    };
   }
   if (flags["audit-webhook-config-file"]) {
     const bufferSize = nonNegative(flags, "audit-webhook-batch-buffer-size");
@@ -74,6 +119,8 @@ export function auditOptionsFrom(flags: FlagValues): AuditOptions {
       throttleQps: nonNegative(flags, "audit-webhook-batch-throttle-qps"),
       throttleBurst: nonNegative(flags, "audit-webhook-batch-throttle-burst"),
       initialBackoffMs: nonNegative(flags, "audit-webhook-initial-backoff"),
+      mode: (flags["audit-webhook-mode"] as AuditMode | undefined) ?? "batch",
+      truncate: truncateFrom(flags, "webhook"),
     };
   }
   return opts;
@@ -95,11 +142,19 @@ export function createAuditor(
   const policy = loadPolicyFile(opts.policyFile, profile);
   const metrics = declareAuditMetrics(metricsRegistry);
   const backends: AuditBackend[] = [];
+  const truncating = (b: AuditBackend, t: TruncateOptions | undefined): AuditBackend => (t ? new TruncatingBackend(profile, b, t, metrics) : b);
   if (opts.log) {
     const l = opts.log;
-    backends.push(new AuditLogBackend(profile, { path: l.path, format: l.format, maxAgeDays: l.maxAgeDays, maxBackups: l.maxBackups, maxSizeBytes: (l.maxSizeMB || 100) * 1024 * 1024 }, metrics));
+    const file = new AuditLogBackend(profile, { path: l.path, format: l.format, maxAgeDays: l.maxAgeDays, maxBackups: l.maxBackups, maxSizeBytes: (l.maxSizeMB || 100) * 1024 * 1024, mode: l.mode, batch: l.batch }, metrics);
+    backends.push(truncating(file, l.truncate));
   }
-  if (opts.webhook) backends.push(new AuditWebhookBackend(profile, loadWebhookClientConfig(opts.webhook.configFile), opts.webhook, metrics, log));
+  if (opts.webhook) {
+    const w = opts.webhook;
+    const client = loadWebhookClientConfig(w.configFile);
+    const mode = w.mode ?? "batch";
+    const hook = mode === "batch" ? new AuditWebhookBackend(profile, client, w, metrics, log) : new BlockingWebhookBackend(profile, client, w.initialBackoffMs, mode === "blocking-strict", metrics, log);
+    backends.push(truncating(hook, w.truncate));
+  }
   return {
     profile,
     decodeProtobuf: kindOf ? protobufBodyDecoder(kindOf) : undefined,
@@ -110,8 +165,14 @@ export function createAuditor(
     },
     emit(event: Readonly<AuditEvent>) {
       metrics.observeEvent();
-      for (const b of backends) b.process(event);
+      const pending: Array<Promise<boolean>> = [];
+      for (const b of backends) {
+        const stored = b.process(event);
+        if (stored instanceof Promise) pending.push(stored);
+      }
+      return pending.length > 0 ? Promise.all(pending).then((all) => all.every(Boolean)) : undefined;
     },
+    countRejected: () => metrics.observeRejected(),
     async close() {
       await Promise.all(backends.map((b) => b.close()));
     },

@@ -8,6 +8,8 @@
  * `--audit-webhook-initial-backoff` (factor 1.5, jitter 0.2, 5 attempts) on connection
  * errors, 429 and 5xx; a batch that still fails is dropped and counted. `process` never
  * waits for the network, so a webhook that is down never blocks a request.
+ * `--audit-webhook-mode=blocking|blocking-strict` use BlockingWebhookBackend (below):
+ * one event per request, sent while the request waits.
  */
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import { httpsRequest } from "../authn/https-client.ts";
@@ -72,6 +74,52 @@ class TokenBucket {
 
 class RetriableError extends Error {}
 
+/**
+ * Sends EventLists to the webhook with the retries above; resolves to whether the
+ * batch was delivered (a dropped batch is counted and logged).
+ */
+export class WebhookSender {
+  closed = false;
+
+  constructor(
+    private readonly profile: PlatformProfile,
+    private readonly client: WebhookClientConfig,
+    private readonly initialBackoffMs: number,
+    private readonly metrics: AuditMetrics,
+    private readonly log: (msg: string, fields: Record<string, unknown>) => void = () => {},
+  ) {}
+
+  async send(batch: AuditEventObject[]): Promise<boolean> {
+    const body = JSON.stringify(eventList(this.profile, batch));
+    let delay = this.initialBackoffMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.post(body);
+        return true;
+      } catch (err) {
+        const retriable = err instanceof RetriableError || !(err instanceof Error && err.message.startsWith("webhook answered"));
+        if (!retriable || attempt >= RETRY_STEPS || this.closed) {
+          this.metrics.observeErrors("webhook", batch.length);
+          this.log("audit webhook batch dropped", { events: batch.length, error: (err as Error).message });
+          return false;
+        }
+        const jittered = delay * (1 + Math.random() * RETRY_JITTER);
+        await new Promise((r) => setTimeout(r, jittered).unref());
+        delay *= RETRY_FACTOR;
+      }
+    }
+  }
+
+  private async post(body: string): Promise<void> {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (this.client.token) headers.authorization = `Bearer ${this.client.token}`;
+    const res = await httpsRequest({ url: this.client.url, method: "POST", headers, body, ca: this.client.ca, cert: this.client.cert, key: this.client.key, timeoutMs: REQUEST_TIMEOUT_MS });
+    if (res.status >= 200 && res.status < 300) return;
+    if (res.status === 429 || res.status >= 500) throw new RetriableError(`webhook answered ${res.status}`);
+    throw new Error(`webhook answered ${res.status}`);
+  }
+}
+
 export class AuditWebhookBackend implements AuditBackend {
   private buffer: AuditEventObject[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -79,15 +127,17 @@ export class AuditWebhookBackend implements AuditBackend {
   private closed = false;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly bucket: TokenBucket | undefined;
+  private readonly sender: WebhookSender;
 
   constructor(
     private readonly profile: PlatformProfile,
-    private readonly client: WebhookClientConfig,
+    client: WebhookClientConfig,
     private readonly opts: AuditWebhookBatchOptions,
     private readonly metrics: AuditMetrics,
-    private readonly log: (msg: string, fields: Record<string, unknown>) => void = () => {},
+    log: (msg: string, fields: Record<string, unknown>) => void = () => {},
   ) {
     this.bucket = opts.throttleEnable ? new TokenBucket(opts.throttleQps, opts.throttleBurst) : undefined;
+    this.sender = new WebhookSender(profile, client, opts.initialBackoffMs, metrics, log);
   }
 
   process(event: Readonly<AuditEvent>): void {
@@ -132,48 +182,56 @@ export class AuditWebhookBackend implements AuditBackend {
   }
 
   private sendAsync(batch: AuditEventObject[]): void {
-    const p = this.sendWithRetries(batch).finally(() => this.inFlight.delete(p));
+    const p = this.sender.send(batch).then(
+      () => void this.inFlight.delete(p),
+      () => void this.inFlight.delete(p),
+    );
     this.inFlight.add(p);
-  }
-
-  private async sendWithRetries(batch: AuditEventObject[]): Promise<void> {
-    const body = JSON.stringify(eventList(this.profile, batch));
-    let delay = this.opts.initialBackoffMs;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.post(body);
-        return;
-      } catch (err) {
-        const retriable = err instanceof RetriableError || !(err instanceof Error && err.message.startsWith("webhook answered"));
-        if (!retriable || attempt >= RETRY_STEPS || this.closed) {
-          this.metrics.observeErrors("webhook", batch.length);
-          this.log("audit webhook batch dropped", { events: batch.length, error: (err as Error).message });
-          return;
-        }
-        const jittered = delay * (1 + Math.random() * RETRY_JITTER);
-        await new Promise((r) => setTimeout(r, jittered).unref());
-        delay *= RETRY_FACTOR;
-      }
-    }
-  }
-
-  private async post(body: string): Promise<void> {
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (this.client.token) headers.authorization = `Bearer ${this.client.token}`;
-    const res = await httpsRequest({ url: this.client.url, method: "POST", headers, body, ca: this.client.ca, cert: this.client.cert, key: this.client.key, timeoutMs: REQUEST_TIMEOUT_MS });
-    if (res.status >= 200 && res.status < 300) return;
-    if (res.status === 429 || res.status >= 500) throw new RetriableError(`webhook answered ${res.status}`);
-    throw new Error(`webhook answered ${res.status}`);
   }
 
   /** Sends what is buffered (throttle aside) and waits for the sends under way, at most `graceMs`. */
   async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
     this.closed = true;
+    this.sender.closed = true;
     if (this.timer) clearTimeout(this.timer);
     while (this.buffer.length > 0) this.sendAsync(this.buffer.splice(0, this.opts.maxBatchSize));
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
     await Promise.race([Promise.all([...this.inFlight]), grace]);
     clearTimeout(timer);
+  }
+}
+
+/**
+ * The webhook in `blocking` and `blocking-strict` modes: each event is sent as it
+ * happens and the request waits for the answer (retries included). In
+ * `blocking-strict` a RequestReceived event that is not delivered fails the request;
+ * in `blocking` the failure is only counted.
+ */
+export class BlockingWebhookBackend implements AuditBackend {
+  private readonly sender: WebhookSender;
+  private readonly inFlight = new Set<Promise<boolean>>();
+
+  constructor(
+    private readonly profile: PlatformProfile,
+    client: WebhookClientConfig,
+    initialBackoffMs: number,
+    private readonly strict: boolean,
+    metrics: AuditMetrics,
+    log: (msg: string, fields: Record<string, unknown>) => void = () => {},
+  ) {
+    this.sender = new WebhookSender(profile, client, initialBackoffMs, metrics, log);
+  }
+
+  process(event: Readonly<AuditEvent>): Promise<boolean> {
+    const sent = this.sender.send([eventObject(this.profile, event)]);
+    this.inFlight.add(sent);
+    void sent.finally(() => this.inFlight.delete(sent));
+    return this.strict ? sent : sent.then(() => true);
+  }
+
+  async close(): Promise<void> {
+    this.sender.closed = true;
+    await Promise.all([...this.inFlight]);
   }
 }

@@ -20,6 +20,7 @@ import { validateAuthorizationFlags, type AuthorizationFlags } from "./options.t
 import type { RbacAuthorizer } from "./rbac/authorizer.ts";
 import type { RbacSource } from "./rbac/resolve.ts";
 import { NO_OPINION, isRuleResolver, type Attributes, type Authorizer, type Decision, type RuleResolver, type RulesResult, type UserInfo } from "./types.ts";
+import { withAuthorizationReason } from "../audit/authorization-reason.ts";
 
 export { CONFIG_RELOAD_INTERVAL_MS, type ReloadStatus } from "./config-reloader.ts";
 
@@ -76,8 +77,8 @@ export interface AuthorizerDeps {
 }
 
 export interface AuthorizationHandle {
-  /** For `startReplica({ authorize })`: resolves to allow, throws a 403 StatusError to deny. */
-  authorize(user: UserInfo, info: RequestInfo, req?: Request): Promise<void>;
+  /** For `startReplica({ authorize })`: resolves to allow (with the authorizer's reason), throws a 403 StatusError to deny. */
+  authorize(user: UserInfo, info: RequestInfo, req?: Request): Promise<string>;
   /** The current chain (privileged groups first), for reviews and admission. */
   readonly authorizer: Authorizer & RuleResolver;
   /** RBAC state when RBAC is configured (admission uses it for escalation checks). */
@@ -139,8 +140,8 @@ export async function buildAuthorizer(config: AuthorizationFlags, deps: Authoriz
     async authorize(user, info) {
       const attrs = attributes(user, info);
       const d = await chain.authorize(attrs);
-      if (d.decision === "Allow") return;
-      throw forbiddenError(attrs, d.reason);
+      if (d.decision === "Allow") return d.reason;
+      throw withAuthorizationReason(forbiddenError(attrs, d.reason), d.reason);
     },
     reloadStatus: () => reloader?.status() ?? { loads: 0, failures: 0 },
     reload: async () => (reloader ? reloader.reload(true) : true),

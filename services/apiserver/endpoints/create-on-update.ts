@@ -10,7 +10,7 @@ import type { RequestInfo } from "./request-info.ts";
 import type { UserInfo } from "./scope.ts";
 
 /** The replica's authorization check: resolves when allowed, throws its 403 otherwise. */
-export type AuthorizeRequest = (user: UserInfo, info: RequestInfo, req: Request) => Promise<void>;
+export type AuthorizeRequest = (user: UserInfo, info: RequestInfo, req: Request) => Promise<string | void>;
 
 /** A check made at most once per request, when the write creates the object. */
 export function createOnUpdateCheck(authorize: AuthorizeRequest | undefined, user: UserInfo, info: RequestInfo, req: Request): () => Promise<void> {

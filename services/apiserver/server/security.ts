@@ -97,7 +97,7 @@ export class Security {
 
   readonly authorize: Authorize = async (user, info, req) => {
     if (!this.authz) throw serviceUnavailable("the authorizer is starting; retry shortly", 1);
-    await this.authz.authorize(user, info, req);
+    return this.authz.authorize(user, info, req);
   };
 
   /** The review kinds and the TokenRequest subresource, keyed `<group>/<resource>[/<subresource>]`. */

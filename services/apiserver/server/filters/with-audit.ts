@@ -3,7 +3,8 @@
  * known at this point) on the request context, asks the auditor's policy for the
  * request's level, and emits the event at each stage the policy keeps:
  * RequestReceived, ResponseStarted (long-running requests, when the response
- * starts) and ResponseComplete (when a long-running response ends). At Request and
+ * starts) and ResponseComplete (when a long-running response ends), or Panic
+ * instead of ResponseComplete when the handler threw something that is not a Status. At Request and
  * above the request body is kept (a copy read beside the handler), at
  * RequestResponse the response body too (JSON, or the profile's protobuf decoded by the
  * auditor); credentials are redacted first.
@@ -11,12 +12,13 @@
  * Cost when auditing is off (no auditor, or level None): one small object per request.
  * A plain function sink receives every request at level Metadata (tests).
  */
-import { toStatus } from "../../../../shared/api/status.ts";
+import { internalError, toStatus } from "../../../../shared/api/status.ts";
 import type { PlatformProfile } from "../../../../shared/platform/index.ts";
 import type { AuditLevel, AuditStage } from "../../audit/policy.ts";
 import { levelAtLeast, type AuditAttributes, type RequestAuditConfig } from "../../audit/policy-evaluator.ts";
 import { redactCredentials, withoutManagedFields } from "../../audit/redact.ts";
 import { microTime } from "../../audit/event.ts";
+import { panicStatus } from "../../audit/panic.ts";
 import type { UserInfo } from "../../endpoints/scope.ts";
 import { isLongRunning } from "./long-running.ts";
 import { infoOf, userOf, type Filter, type RequestContext } from "./context.ts";
@@ -71,13 +73,21 @@ export interface Auditor {
   readonly profile: PlatformProfile;
   /** The policy's decision for one request (level None: no event). */
   decide(attrs: AuditAttributes): RequestAuditConfig;
-  /** Receives each kept event; must not throw and must not block. */
-  emit(event: Readonly<AuditEvent>): void;
+  /**
+   * Receives each kept event; must not throw. Batch backends return nothing; blocking
+   * ones resolve to whether the event was stored (false fails a request at RequestReceived).
+   */
+  emit(event: Readonly<AuditEvent>): void | Promise<boolean>;
+  /** Counts a request refused because its RequestReceived event could not be stored. */
+  countRejected?(): void;
   /** Decodes a body in the profile's protobuf media type (undefined: not decodable). */
   decodeProtobuf?(ref: AuditObjectRef | undefined, bytes: Uint8Array): unknown;
 }
 
 export const DISCARD_AUDIT: AuditSink = () => {};
+
+/** A sink or an auditor's emit: blocking backends answer whether the event was stored. */
+type AuditEmit = (event: Readonly<AuditEvent>) => void | Promise<boolean>;
 
 /** The largest request body kept in an event; a larger one is left out. */
 const MAX_KEPT_BODY_BYTES = 3 * 1024 * 1024;
@@ -87,14 +97,14 @@ const METADATA_ONLY: RequestAuditConfig = { level: "Metadata", omitStages: [], o
 /** Where the authorization decision goes, per audited event (set only while auditing). */
 const decisionKeys = new WeakMap<AuditEvent, { decision: string; reason: string }>();
 
-/** Records the authorization decision (and reason, when known) on the request's audit event. */
+/** Records the authorization decision and the authorizer's reason ("" when it gave none, as the platform records it) on the request's audit event. */
 export function noteAuthorization(ctx: RequestContext, decision: "allow" | "forbid", reason?: string): void {
   const event = ctx.audit;
   const keys = event && decisionKeys.get(event);
   if (!event || !keys) return;
   const annotations = (event.annotations ??= {});
   annotations[keys.decision] = decision;
-  if (reason) annotations[keys.reason] = reason;
+  if (reason !== undefined) annotations[keys.reason] = reason;
 }
 
 function attributesOf(ctx: RequestContext): AuditAttributes {
@@ -154,7 +164,7 @@ export function withAudit(target: AuditSink | Auditor = DISCARD_AUDIT): Filter {
     };
   }
   const auditor: Auditor | undefined = typeof target === "function" ? undefined : target;
-  const emit: AuditSink = typeof target === "function" ? target : (e) => target.emit(e);
+  const emit: AuditEmit = typeof target === "function" ? target : (e) => target.emit(e);
   return (next) => async (ctx) => {
     const event = baseEvent(ctx);
     ctx.audit = event;
@@ -183,7 +193,7 @@ async function audited(
   ctx: RequestContext,
   event: AuditEvent,
   config: RequestAuditConfig,
-  emit: AuditSink,
+  emit: AuditEmit,
   auditor: Auditor | undefined,
 ): Promise<Response> {
   const profile = auditor?.profile;
@@ -198,18 +208,23 @@ async function audited(
   event.annotations ??= {};
   if (profile) decisionKeys.set(event, { decision: profile.annotations.authorizationDecision, reason: profile.annotations.authorizationReason });
   const omitted = new Set(config.omitStages);
-  const send = (stage: AuditStage, extra: Partial<AuditEvent> = {}): void => {
+  const send = (stage: AuditStage, extra: Partial<AuditEvent> = {}): void | Promise<boolean> => {
     if (omitted.has(stage)) return;
     const out: AuditEvent = { ...event, ...extra, stage, stageTimestamp: stage === "RequestReceived" ? received : microTime(Date.now()) };
     if (event.annotations) out.annotations = { ...event.annotations };
     if (out.annotations && Object.keys(out.annotations).length === 0) delete out.annotations;
-    emit(out);
+    return emit(out);
   };
   const keep = (obj: unknown): unknown => {
     const redacted = profile ? redactCredentials(profile, event.objectRef, obj) : obj;
     return config.omitManagedFields ? withoutManagedFields(redacted) : redacted;
   };
-  send("RequestReceived");
+  // Blocking-strict backends: a RequestReceived event that cannot be stored fails the request, with no further events.
+  const stored = send("RequestReceived");
+  if (stored instanceof Promise && !(await stored)) {
+    auditor?.countRejected?.();
+    throw internalError("failed to store audit event");
+  }
   const requestBody = levelAtLeast(config.level, "Request") ? readBody(ctx.request, decode) : undefined;
   let response: Response | undefined;
   let failure: unknown;
@@ -221,7 +236,8 @@ async function audited(
     throw err;
   } finally {
     const code = response ? response.status : (toStatus(failure).code ?? 500);
-    const responseStatus = responseStatusOf(code, failure);
+    const panicked = panicStatus(failure);
+    const responseStatus = panicked ?? responseStatusOf(code, failure);
     const longRunning = isLongRunning(infoOf(ctx)) && response !== undefined;
     const bodies = Promise.all([requestBody, !longRunning && response && levelAtLeast(config.level, "RequestResponse") ? readBody(response, decode) : undefined]);
     void bodies.then(([requestObject, responseObject]) => {
@@ -229,11 +245,12 @@ async function audited(
       if (requestObject !== undefined) extra.requestObject = keep(requestObject);
       fillObjectName(event, responseObject ?? requestObject);
       if (responseObject !== undefined) extra.responseObject = keep(responseObject);
-      if (!longRunning) return send("ResponseComplete", extra);
-      send("ResponseStarted", extra);
+      if (panicked) return void send("Panic", extra);
+      if (!longRunning) return void send("ResponseComplete", extra);
+      void send("ResponseStarted", extra);
       const outgoing = ctx.outgoing;
-      if (!outgoing || outgoing.closed) send("ResponseComplete", extra);
-      else outgoing.once("close", () => send("ResponseComplete", extra));
+      if (!outgoing || outgoing.closed) void send("ResponseComplete", extra);
+      else outgoing.once("close", () => void send("ResponseComplete", extra));
     });
   }
 }
