@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { REPO_ROOT } from "../../services/store/server/node-process.ts";
 import type { ClusterComponent, ComponentContext } from "./components.ts";
 import { haproxyConfig } from "./haproxy-config.ts";
+import { ensureStorePki, etcdClientArgs, redisTlsArgs } from "./store-pki.ts";
 import type { ProcessRecord } from "./state.ts";
 
 const APISERVER_MAIN = join(REPO_ROOT, "services", "apiserver", "main.ts");
@@ -46,13 +47,14 @@ export const apiserverComponent: ClusterComponent = {
     const redisUrl = ctx.outputs.redisUrl as string;
     const records: ProcessRecord[] = [];
     const dataDir = join(dir, "apiserver");
+    const pki = await ensureStorePki(dir, host);
     for (let i = 0; i < replicas; i++) {
       const port = await ctx.port(2 * nodes + 1 + i);
       const name = `apiserver-${i + 1}`;
       const out = logFd(dir, name);
       const child = spawn(
         process.execPath,
-        ["--import", "tsx", APISERVER_MAIN, "--data-dir", dataDir, "--bind-address", host, "--secure-port", String(port), "--store-endpoints", endpoints.join(","), "--redis-url", redisUrl, "--revision-stream", stream, "--profile", profile],
+        ["--import", "tsx", APISERVER_MAIN, "--data-dir", dataDir, "--bind-address", host, "--secure-port", String(port), "--store-endpoints", endpoints.join(","), "--redis-url", redisUrl, "--revision-stream", stream, "--profile", profile, ...etcdClientArgs(pki), ...redisTlsArgs(pki)],
         { cwd: REPO_ROOT, detached: true, stdio: ["ignore", out.fd, out.fd] },
       );
       child.unref();

@@ -14,6 +14,7 @@ import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { FlagError, parseFlags, usage, type FlagSpec } from "../../shared/cli/flags.ts";
 import { storeStatus } from "../../services/store/server/node-process.ts";
+import { grpcChannelCredentials } from "../../shared/tls/grpc-credentials.ts";
 import { readLayout, wipeClusterData, layoutPort, writeLayout } from "./layout.ts";
 import { DEFAULT_APISERVER_REPLICAS } from "./apiserver-components.ts";
 import { PROFILE_IDS } from "../../shared/platform/profile.ts";
@@ -137,6 +138,8 @@ async function status(opts: ClusterOptions): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  const o = state.outputs;
+  const storeClient = grpcChannelCredentials(typeof o.storeCaFile === "string" ? { caFile: o.storeCaFile, certFile: String(o.storeCertFile), keyFile: String(o.storeKeyFile) } : {});
   for (const p of state.processes) {
     const alive = ownedAndAlive(p);
     if (p.role !== "store" || !alive) {
@@ -144,7 +147,7 @@ async function status(opts: ClusterOptions): Promise<void> {
       continue;
     }
     try {
-      const s = await storeStatus(p.endpoint, 3000);
+      const s = await storeStatus(p.endpoint, 3000, storeClient.credentials);
       const leader = s.leader === s.header.member_id ? "leader" : "follower";
       print(
         `${p.name.padEnd(11)} ${p.endpoint.padEnd(24)} pid ${p.pid} id ${BigInt(s.header.member_id).toString(16)} ${leader} ` +

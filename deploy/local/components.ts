@@ -14,6 +14,8 @@ import { mkdirSync, openSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { spawnStoreNode, waitForMembers, waitForStore } from "../../services/store/server/node-process.ts";
+import { grpcChannelCredentials } from "../../shared/tls/grpc-credentials.ts";
+import { ensureStorePki, redisTlsArgs } from "./store-pki.ts";
 import type { ProcessRecord } from "./state.ts";
 import { apiserverComponent, haproxyComponent } from "./apiserver-components.ts";
 import { controllerManagerComponent } from "./controller-manager-component.ts";
@@ -80,24 +82,30 @@ function logFd(dir: string, name: string): { fd: number; path: string } {
   return { fd: openSync(path, "a"), path };
 }
 
+/** Redis serves TLS only, requires a client certificate of the store CA and a password (store-pki.ts). */
 export const redisComponent: ClusterComponent = {
   name: "redis",
   async up(ctx) {
     const { dir, host, nodes } = ctx.opts;
+    const pki = await ensureStorePki(dir, host);
+    ctx.outputs.storeCaFile = pki.caFile;
+    ctx.outputs.storeCertFile = pki.clientCertFile;
+    ctx.outputs.storeKeyFile = pki.clientKeyFile;
     const port = await ctx.port(2 * nodes);
     const data = join(dir, "redis");
     mkdirSync(data, { recursive: true });
     const out = logFd(dir, "redis");
-    const child = spawn("redis-server", ["--port", String(port), "--bind", host, "--save", "", "--appendonly", "no", "--dir", data], {
+    const tls = ["--port", "0", "--tls-port", String(port), "--tls-cert-file", pki.memberCertFile, "--tls-key-file", pki.memberKeyFile, "--tls-ca-cert-file", pki.caFile, "--tls-auth-clients", "yes"];
+    const child = spawn("redis-server", [...tls, "--requirepass", pki.redisPassword, "--bind", host, "--save", "", "--appendonly", "no", "--dir", data], {
       detached: true,
       stdio: ["ignore", out.fd, out.fd],
     });
     child.unref();
     if (child.pid === undefined) throw new Error("redis-server did not start (is it installed?)");
     await waitForPort(host, port, 10_000);
-    const url = `redis://${host}:${port}`;
-    ctx.outputs.redisUrl = url;
-    ctx.log(`redis       ${url}`);
+    const url = `rediss://${host}:${port}`;
+    ctx.outputs.redisUrl = `rediss://:${pki.redisPassword}@${host}:${port}`;
+    ctx.log(`redis       ${url} (password in ${pki.dir}/redis-password)`);
     // redis-server rewrites its process title to "redis-server host:port".
     return [{ role: "redis", name: "redis", pid: child.pid, endpoint: url, log: out.path, match: `${host}:${port}` }];
   },
@@ -110,27 +118,33 @@ export const storeComponent: ClusterComponent = {
     const names = Array.from({ length: nodes }, (_, i) => `store-${i + 1}`);
     const ports: Array<{ client: number; peer: number }> = [];
     for (let i = 0; i < nodes; i++) ports.push({ client: await ctx.port(2 * i), peer: await ctx.port(2 * i + 1) });
-    const initialCluster = names.map((n, i) => `${n}=http://${host}:${ports[i].peer}`).join(",");
+    const initialCluster = names.map((n, i) => `${n}=https://${host}:${ports[i].peer}`).join(",");
+    const pki = await ensureStorePki(dir, host);
+    const tls = { caFile: pki.caFile, certFile: pki.memberCertFile, keyFile: pki.memberKeyFile };
     const records: ProcessRecord[] = [];
     for (const [i, name] of names.entries()) {
       const out = logFd(dir, name);
       const child = spawnStoreNode(
-        { name, host, clientPort: ports[i].client, peerPort: ports[i].peer, dataDir: join(dir, name), initialCluster, redisUrl: ctx.outputs.redisUrl as string | undefined, revisionStream: stream },
+        { name, host, clientPort: ports[i].client, peerPort: ports[i].peer, dataDir: join(dir, name), initialCluster, redisUrl: ctx.outputs.redisUrl as string | undefined, revisionStream: stream, tls, extraArgs: redisTlsArgs(pki) },
         { stdio: ["ignore", out.fd, out.fd], detached: true },
       );
       child.unref();
       if (child.pid === undefined) throw new Error(`${name} did not start`);
       records.push({ role: "store", name, pid: child.pid, endpoint: `${host}:${ports[i].client}`, log: out.path, match: join(dir, name) });
     }
+    const client = grpcChannelCredentials({ caFile: pki.caFile, certFile: pki.clientCertFile, keyFile: pki.clientKeyFile });
     try {
-      await Promise.all(records.map((r) => waitForStore(r.endpoint, 60_000)));
-      await Promise.all(records.map((r) => waitForMembers(r.endpoint, nodes)));
+      await Promise.all(records.map((r) => waitForStore(r.endpoint, 60_000, undefined, client.credentials)));
+      await Promise.all(records.map((r) => waitForMembers(r.endpoint, nodes, 30_000, client.credentials)));
     } catch (err) {
       // Hand the started processes back so `up` can record and stop them.
       throw Object.assign(err instanceof Error ? err : new Error(String(err)), { records });
+    } finally {
+      client.close();
     }
     ctx.outputs.storeEndpoints = records.map((r) => r.endpoint);
-    for (const r of records) ctx.log(`${r.name.padEnd(11)} http://${r.endpoint}`);
+    for (const r of records) ctx.log(`${r.name.padEnd(11)} https://${r.endpoint}`);
+    ctx.log(`etcdctl     --cacert=${pki.caFile} --cert=${pki.clientCertFile} --key=${pki.clientKeyFile}`);
     return records;
   },
 };

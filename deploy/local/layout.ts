@@ -41,7 +41,7 @@ export async function layoutPort(dir: string, layout: ClusterLayout, offset: num
 }
 
 /** Entries of a cluster directory that `up` creates; only these are removed by `--fresh`. */
-const CLUSTER_ENTRY = /^(store-\d+|redis|apiserver|controller-manager-\d+|controller-manager\.kubeconfig|local-node-\d+|logs|haproxy\.cfg|layout\.json)$/;
+const CLUSTER_ENTRY = /^(store-\d+|redis|apiserver|controller-manager-\d+|controller-manager\.kubeconfig|local-node-\d+|logs|haproxy\.cfg|layout\.json|store-pki)$/;
 
 /** Removes the data, logs and layout of a stopped cluster; other files in `dir` stay. */
 export function wipeClusterData(dir: string): string[] {

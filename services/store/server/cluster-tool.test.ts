@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, stopPid, storeStatus } from "./node-process.ts";
+import { grpcChannelCredentials } from "../../../shared/tls/grpc-credentials.ts";
+import { REPO_ROOT, stopPid, storeStatus as plainStoreStatus } from "./node-process.ts";
 
 const run = promisify(execFile);
 const CLUSTER = join(REPO_ROOT, "deploy", "local", "cluster.ts");
@@ -24,7 +25,7 @@ async function cluster(...args: string[]): Promise<string> {
 
 interface State {
   processes: Array<{ role: string; pid: number; endpoint: string }>;
-  outputs: { storeEndpoints: string[]; redisUrl: string };
+  outputs: { storeEndpoints: string[]; redisUrl: string; storeCaFile: string; storeCertFile: string; storeKeyFile: string };
 }
 
 /**
@@ -66,12 +67,18 @@ describe("local cluster tool", () => {
     expect(status.match(/ leader version/g)).toHaveLength(1);
     expect(status).toMatch(/redis .* running/);
 
-    const endpoints = state.outputs.storeEndpoints;
+    // The cluster runs mTLS to the store and to Redis (deploy/local/store-pki.ts).
+    const o = state.outputs;
+    const tls = grpcChannelCredentials({ caFile: o.storeCaFile, certFile: o.storeCertFile, keyFile: o.storeKeyFile });
+    const storeStatus = (endpoint: string) => plainStoreStatus(endpoint, 2000, tls.credentials);
+    const endpoints = o.storeEndpoints;
     const put = async (key: string) => {
-      const { stdout } = await run("/usr/bin/etcdctl", [`--endpoints=${endpoints.join(",")}`, "--command-timeout=15s", "put", key, "v"], { env: { ...process.env, ETCDCTL_API: "3" } });
+      const args = [`--endpoints=${endpoints.map((e) => `https://${e}`).join(",")}`, `--cacert=${o.storeCaFile}`, `--cert=${o.storeCertFile}`, `--key=${o.storeKeyFile}`, "--command-timeout=15s", "put", key, "v"];
+      const { stdout } = await run("/usr/bin/etcdctl", args, { env: { ...process.env, ETCDCTL_API: "3" } });
       expect(stdout).toBe("OK\n");
     };
-    const redis = new Redis(state.outputs.redisUrl, { lazyConnect: true });
+    expect(o.redisUrl).toMatch(/^rediss:\/\/:[0-9a-f]+@/);
+    const redis = new Redis(o.redisUrl, { lazyConnect: true, tls: { ca: readFileSync(o.storeCaFile), cert: readFileSync(o.storeCertFile), key: readFileSync(o.storeKeyFile) } });
     redis.on("error", () => {});
     await redis.connect();
     // The apiserver replicas write too (namespaces, default RBAC policy): compare against the store's revision.
@@ -108,6 +115,7 @@ describe("local cluster tool", () => {
     // Every committed revision exactly once, in order, across the leader change.
     expect(contiguous(await streamIds(afterK3), afterK3)).toBe(true);
     redis.disconnect();
+    tls.close();
 
     expect(await cluster("down", "--dir", dir)).toMatch(/stopped redis/);
     expect(existsSync(join(dir, "state.json"))).toBe(false);
