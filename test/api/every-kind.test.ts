@@ -72,7 +72,8 @@ describe("every built-in kind over HTTPS", () => {
     expect(obj.metadata.uid).toBeTruthy();
     // The server writes the status of a new CRD (NamesAccepted, Established) and of a new
     // ValidatingAdmissionPolicy (observedGeneration) right after the create: read it once settled.
-    const settles = def.kind === "CustomResourceDefinition" || def.kind === "ValidatingAdmissionPolicy" || def.kind === "APIService";
+    // A FlowSchema's Dangling condition is written by every replica's APF configuration.
+    const settles = def.kind === "CustomResourceDefinition" || def.kind === "ValidatingAdmissionPolicy" || def.kind === "APIService" || def.kind === "FlowSchema";
     for (let i = 0; settles && i < 200; i++) {
       const cur = (await api.admin.get(`${path}/${name}`)).json<Obj & { status?: { observedGeneration?: number; conditions?: Array<{ type: string; status: string }> } }>();
       obj = cur;
@@ -80,6 +81,7 @@ describe("every built-in kind over HTTPS", () => {
       if (def.kind === "ValidatingAdmissionPolicy" && cur.status?.observedGeneration !== undefined) break;
       // An APIService's Available condition is written by the aggregator's check.
       if (def.kind === "APIService" && cur.status?.conditions?.some((c) => c.type === "Available")) break;
+      if (def.kind === "FlowSchema" && cur.status?.conditions?.some((c) => c.type === "Dangling")) break;
       await new Promise((r) => setTimeout(r, 25));
     }
 
