@@ -1,0 +1,169 @@
+/**
+ * pods/exec end to end with kubectl 1.34 (WebSocket, `v5.channel.k8s.io`): a real
+ * apiserver, a real node-agent process and the test runtime's streaming server, whose
+ * exec runs real child processes. Covered: output of a command, stdin piped through
+ * `-i` (closed with the v5 close signal, so the command sees its end of input), a
+ * non-zero exit code becoming kubectl's exit code, container choice, RBAC (no
+ * `create` on pods/exec: 403, over the WebSocket GET too), a validating webhook that
+ * sees the CONNECT operation with the PodExecOptions and denies it, and the Status
+ * answers of requests that cannot stream (not an upgrade, a pod without a node).
+ */
+import { createServer, type Server } from "node:https";
+import { request as httpsRequest } from "node:https";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCA, createServingCert } from "../../services/apiserver/server/certs.ts";
+import { layerClients, runClient } from "../support/clients.ts";
+import { startStreamingCluster, type StreamingCluster } from "./kubectl-exec-cluster.ts";
+
+const NS = "exec";
+let c: StreamingCluster;
+let webhook: Server;
+const reviews: Array<Record<string, unknown>> = [];
+
+/** A raw upgrade request as a WebSocket client sends it; resolves with the status and body of a refusal (or 101). */
+function upgradeRequest(path: string, cert = c.adminCert): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(new URL(path, c.api.replica.url), {
+      ca: c.caPem,
+      cert: cert.certPem,
+      key: cert.keyPem,
+      headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-protocol": "v5.channel.k8s.io" },
+    });
+    req.on("upgrade", (res, socket) => {
+      socket.destroy();
+      resolve({ status: res.statusCode ?? 0, body: "" });
+    });
+    req.on("response", (res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => (body += d.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+beforeAll(async () => {
+  c = await startStreamingCluster("kubectl-exec", NS, [
+    { name: "shell", containers: ["app"] },
+    { name: "duo", containers: ["main", "side"] },
+  ]);
+  await c.admin.post(`/api/v1/namespaces/${NS}/pods`, { apiVersion: "v1", kind: "Pod", metadata: { name: "unbound" }, spec: { containers: [{ name: "app", image: "busybox:1.36" }] } });
+  // A webhook that denies exec of any command that mentions "forbidden-word".
+  const ca = await createCA({ commonName: "exec-webhook-ca" });
+  const cert = await createServingCert(ca);
+  webhook = createServer({ key: cert.keyPem, cert: cert.certPem }, (req, res) => {
+    let body = "";
+    req.on("data", (d: Buffer) => (body += d.toString()));
+    req.on("end", () => {
+      const review = JSON.parse(body) as { request: { uid: string; object: { command?: string[] } } };
+      reviews.push(review.request as unknown as Record<string, unknown>);
+      const denied = (review.request.object.command ?? []).some((a) => a.includes("forbidden-word"));
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: review.request.uid, allowed: !denied, ...(denied ? { status: { code: 403, message: "exec of forbidden-word is not allowed" } } : {}) } }));
+    });
+  });
+  await new Promise<void>((resolve) => webhook.listen(0, "127.0.0.1", resolve));
+  const port = (webhook.address() as AddressInfo).port;
+  const res = await c.admin.post("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "ValidatingWebhookConfiguration",
+    metadata: { name: "exec-guard" },
+    webhooks: [
+      {
+        name: "exec-guard.example.com",
+        clientConfig: { url: `https://127.0.0.1:${port}/review`, caBundle: Buffer.from(ca.certPem).toString("base64") },
+        rules: [{ operations: ["CONNECT"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods/exec"] }],
+        sideEffects: "None",
+        admissionReviewVersions: ["v1"],
+        namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": NS } },
+      },
+    ],
+  });
+  expect(res.status, res.text).toBe(201);
+}, 120_000);
+
+afterAll(async () => {
+  await c?.close();
+  await new Promise<void>((resolve) => (webhook ? webhook.close(() => resolve()) : resolve()));
+});
+
+describe("kubectl exec", () => {
+  it("prints the command's output, pipes stdin through -i, and exits with the command's code", async () => {
+    const kubectl = layerClients().kubectl;
+    const base = ["--kubeconfig", c.kubeconfig, "-n", NS, "exec"];
+    const echo = await runClient(kubectl, [...base, "shell", "--", "sh", "-c", "echo out; echo err >&2"]);
+    expect(echo.code, echo.stderr).toBe(0);
+    expect(echo.stdout).toBe("out\n");
+    expect(echo.stderr).toContain("err\n");
+    const piped = await runClient(kubectl, [...base, "-i", "shell", "--", "sh", "-c", "tr a-z A-Z; echo done"], { input: "hello stdin\n" });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).toBe("HELLO STDIN\ndone\n");
+    const failing = await runClient(kubectl, [...base, "shell", "--", "sh", "-c", "echo before; exit 3"]);
+    expect(failing.code).toBe(3);
+    expect(failing.stdout).toBe("before\n");
+    expect(failing.stderr).toContain("command terminated with exit code 3");
+    const duo = await runClient(kubectl, [...base, "duo", "-c", "side", "--", "echo", "side says hi"]);
+    expect(duo.stdout, duo.stderr).toBe("side says hi\n");
+  });
+
+  it("needs create on pods/exec: 403 without it, for kubectl and for a WebSocket GET", async () => {
+    const kubectl = layerClients().kubectl;
+    const reader = await c.user("exec-reader");
+    const grant = async (name: string, verbs: string[]) => {
+      expect((await c.admin.post(`/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/roles`, { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name }, rules: [{ apiGroups: [""], resources: ["pods", "pods/exec"], verbs }] })).status).toBe(201);
+      const binding = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: { name }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name }, subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name }] };
+      expect((await c.admin.post(`/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/rolebindings`, binding)).status).toBe(201);
+    };
+    const exec = (kubeconfig: string) => runClient(kubectl, ["--kubeconfig", kubeconfig, "-n", NS, "exec", "shell", "--", "echo", "hi"]);
+    const none = await exec(reader.kubeconfig);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toContain('User "exec-reader" cannot get resource "pods"');
+    expect((await upgradeRequest(`/api/v1/namespaces/${NS}/pods/shell/exec?command=echo&stdout=true`, reader.cert)).status).toBe(403);
+    // `get` on pods/exec is not enough: the WebSocket GET is also checked for `create`.
+    await grant("exec-reader", ["get"]);
+    const getOnly = await upgradeRequest(`/api/v1/namespaces/${NS}/pods/shell/exec?command=echo&stdout=true`, reader.cert);
+    expect(getOnly.status).toBe(403);
+    expect(JSON.parse(getOnly.body)).toMatchObject({ kind: "Status", code: 403, reason: "Forbidden" });
+    const kubectlGetOnly = await exec(reader.kubeconfig);
+    expect(kubectlGetOnly.code).not.toBe(0);
+    expect(kubectlGetOnly.stdout).toBe("");
+    const runner = await c.user("exec-runner");
+    await grant("exec-runner", ["get", "create"]);
+    const allowed = await exec(runner.kubeconfig);
+    expect(allowed.stdout, allowed.stderr).toBe("hi\n");
+  });
+
+  it("runs CONNECT admission: a validating webhook sees PodExecOptions and can deny", async () => {
+    const kubectl = layerClients().kubectl;
+    const denied = await runClient(kubectl, ["--kubeconfig", c.kubeconfig, "-n", NS, "exec", "shell", "--", "echo", "forbidden-word"]);
+    expect(denied.code).not.toBe(0);
+    expect(denied.stderr).toContain("exec of forbidden-word is not allowed");
+    expect(denied.stdout).toBe("");
+    const seen = reviews.find((r) => JSON.stringify(r.object).includes("forbidden-word"));
+    expect(seen).toMatchObject({
+      operation: "CONNECT",
+      kind: { group: "", version: "v1", kind: "PodExecOptions" },
+      resource: { group: "", version: "v1", resource: "pods" },
+      subResource: "exec",
+      name: "shell",
+      namespace: NS,
+      object: { kind: "PodExecOptions", apiVersion: "v1", stdout: true, stderr: true, stdin: false, command: ["echo", "forbidden-word"] },
+    });
+  });
+
+  it("answers Status errors when there is nothing to stream", async () => {
+    const plain = await c.admin.post(`/api/v1/namespaces/${NS}/pods/shell/exec?command=true&stdout=true`, {});
+    expect(plain.json()).toMatchObject({ code: 400, reason: "BadRequest", message: "Upgrade request required" });
+    const noStreams = await upgradeRequest(`/api/v1/namespaces/${NS}/pods/shell/exec?command=true`);
+    expect(noStreams.status).toBe(400);
+    expect(JSON.parse(noStreams.body)).toMatchObject({ message: "you must specify at least 1 of stdin, stdout, stderr" });
+    const unbound = await upgradeRequest(`/api/v1/namespaces/${NS}/pods/unbound/exec?command=true&stdout=1`);
+    expect(JSON.parse(unbound.body)).toMatchObject({ code: 400, message: "pod unbound does not have a host assigned" });
+    const choose = await upgradeRequest(`/api/v1/namespaces/${NS}/pods/duo/exec?command=true&stdout=1`);
+    expect(JSON.parse(choose.body)).toMatchObject({ code: 400, message: "a container name must be specified for pod duo, choose one of: [main side]" });
+    const ghost = await upgradeRequest(`/api/v1/namespaces/${NS}/pods/ghost/exec?command=true&stdout=1`);
+    expect(JSON.parse(ghost.body)).toMatchObject({ code: 404, message: 'pods "ghost" not found' });
+  });
+});
