@@ -34,6 +34,7 @@ import { applyRuntimeConfig, availableAt } from "./runtime-config.ts";
 import { resolveEffectiveVersion, type EffectiveVersion } from "./effective-version.ts";
 import type { LifecycleMetricsOptions } from "./version-options.ts";
 import { versionRoute } from "../endpoints/version-route.ts";
+import { serveUpgrades } from "../endpoints/upgrade.ts";
 import { componentStatusProvider } from "./component-status.ts";
 import { SERVER_TIMEOUT_OPTIONS } from "./server-timeouts.ts";
 import { GracefulShutdown } from "./shutdown.ts";
@@ -296,6 +297,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: shutdown.wrap(app.fetch), createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
   });
+  serveUpgrades(server, (request, env) => app.fetch(request, env), (msg, fields) => opts.log?.("error", msg, fields));
   const address = server.address() as AddressInfo;
   boundAddress = `${opts.host ?? "127.0.0.1"}:${address.port}`;
 
