@@ -18,8 +18,9 @@
  *   after start reports ok.
  * - `--shutdown-delay-duration`: once shutdown begins, the readyz check
  *   `shutdown` fails (`process is shutting down`) so load balancers drain the
- *   replica, while livez stays ok; after the delay the server stops listening
- *   (`HealthRegistry.shutdownPhase` says when).
+ *   replica, while livez stays ok; after the delay the server stops taking
+ *   requests (`HealthRegistry.shutdownPhase` says when; the whole sequence, with
+ *   Retry-After answers and the watch grace period, is server/shutdown.ts).
  */
 import type { Hono } from "hono";
 

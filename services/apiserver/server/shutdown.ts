@@ -15,8 +15,9 @@
  *   4. Watches: with `--shutdown-watch-termination-grace-period` > 0 they are ended
  *      cleanly (the stream ends, clients resume elsewhere from their last
  *      resourceVersion) and their connections are given that long to finish; otherwise
- *      they are cut with the connections. Every response from step 3 on carries
- *      `Connection: close`; idle connections are closed as they become idle.
+ *      they are cut with the connections. Once new requests are refused (step 2),
+ *      every response carries `Connection: close`, and idle connections are closed as
+ *      they become idle; what is still open after the grace period (at least 100 ms) is cut.
  *
  * A request is in flight while its handler runs: a watch's or a log's handler returns
  * as soon as its stream starts, so long-running requests never hold the drain up.
@@ -51,7 +52,7 @@ export interface ShutdownTargets {
 const EXEMPT_PATH_PREFIXES = ["/readyz", "/livez", "/healthz", "/metrics"];
 
 export const RETRY_AFTER_MESSAGE = "The apiserver is shutting down, please try again later.";
-export const SHUTTING_DOWN_MESSAGE = "apiserver is shutting down";
+export const UNAVAILABLE_WHILE_DRAINING_MESSAGE = "apiserver is shutting down";
 
 type Refusal = "none" | "retry-after" | "unavailable";
 
@@ -82,7 +83,7 @@ function retryAfterResponse(): Response {
 }
 
 function unavailableResponse(): Response {
-  const status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: SHUTTING_DOWN_MESSAGE, reason: "ServiceUnavailable", code: 503 };
+  const status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: UNAVAILABLE_WHILE_DRAINING_MESSAGE, reason: "ServiceUnavailable", code: 503 };
   return new Response(`${JSON.stringify(status)}\n`, {
     status: 503,
     headers: { "Content-Type": "application/json", "X-Content-Type-Options": "nosniff", "Retry-After": "1", Connection: "close" },
