@@ -24,6 +24,8 @@ const HEADLESS = `${FULL}-store-peers`;
 // The controller manager's user: system:<prefix of the profile's system namespace>-controller-manager.
 const controllerManagerUser = (profile: string) => `system:${getProfile(profile).systemNamespace.split("-")[0]}-controller-manager`;
 const storeHost = (i: number) => `${FULL}-store-${i}.${HEADLESS}.${NAMESPACE}.svc.cluster.local`;
+// The built-in Redis: TLS, with the password of the store-pki Secret through $(REDIS_PASSWORD).
+const BUILTIN_REDIS = `rediss://:$(REDIS_PASSWORD)@${FULL}-redis.${NAMESPACE}.svc.cluster.local:6379`;
 
 const render = async (values: object = {}) => {
   if ("missing" in clients) throw new Error(clients.missing);
@@ -41,13 +43,13 @@ function checkStore(objects: Manifest[], members: number, redisUrl: string): voi
   expect(sts.spec?.replicas).toBe(members);
   expect(sts.spec?.podManagementPolicy).toBe("Parallel");
   expect(sts.spec?.serviceName).toBe(HEADLESS);
-  const peers = Array.from({ length: members }, (_, i) => `${FULL}-store-${i}=http://${storeHost(i)}:2380`);
+  const peers = Array.from({ length: members }, (_, i) => `${FULL}-store-${i}=https://${storeHost(i)}:2380`);
   for (let i = 0; i < members; i++) {
     const pod = `${FULL}-store-${i}`;
     const config = parseStoreArgs(expandEnv(args(sts), { POD_NAME: pod }));
     expect(config.name).toBe(pod);
     expect(config.initialCluster.map((m) => `${m.name}=${m.peerUrls.join("")}`)).toEqual(peers);
-    expect(config.advertiseClientUrls).toEqual([`http://${storeHost(i)}:2379`]);
+    expect(config.advertiseClientUrls).toEqual([`https://${storeHost(i)}:2379`]);
     expect(config.redisUrl).toBe(redisUrl);
     expect(config.initialClusterState).toBe("new");
   }
@@ -67,7 +69,7 @@ describe("chart rendered with default values", () => {
   });
 
   it("renders the objects of the highly available control plane, and no optional ones", () => {
-    expect(kinds(objects)).toEqual({ StatefulSet: 1, Deployment: 3, Service: 3, PodDisruptionBudget: 2, Secret: 3, ServiceAccount: 1 });
+    expect(kinds(objects)).toEqual({ StatefulSet: 1, Deployment: 3, Service: 3, PodDisruptionBudget: 2, Secret: 4, ServiceAccount: 1 });
     for (const o of objects) expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBe(NAMESPACE);
   });
 
@@ -84,13 +86,13 @@ describe("chart rendered with default values", () => {
   });
 
   it("runs the store as a 3-member StatefulSet with stable peer names, a PVC per member and health probes", () => {
-    checkStore(objects, 3, `redis://${FULL}-redis.${NAMESPACE}.svc.cluster.local:6379`);
+    checkStore(objects, 3, BUILTIN_REDIS);
     const sts = one(objects, "StatefulSet", "-store");
     expect(sts.spec?.volumeClaimTemplates?.map((t) => [t.metadata.name, t.spec.resources.requests.storage])).toEqual([["data", "8Gi"]]);
     const c = podSpec(sts).containers[0];
     expect(c.volumeMounts).toContainEqual({ name: "data", mountPath: "/var/lib/store" });
     expect(flag(c.args ?? [], "data-dir")).toBe("/var/lib/store/data");
-    expect(c.readinessProbe?.exec?.command.join(" ")).toBe("node --import tsx /app/deploy/docker/store-probe.ts 127.0.0.1:2379");
+    expect(c.readinessProbe?.exec?.command.join(" ")).toBe("node --import tsx /app/deploy/docker/store-probe.ts 127.0.0.1:2379 /etc/store-tls");
     expect(c.livenessProbe?.tcpSocket?.port).toBe("client");
     expect(c.startupProbe?.tcpSocket?.port).toBe("client");
     expect(podSpec(sts).affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution).toHaveLength(1);
@@ -110,7 +112,7 @@ describe("chart rendered with default values", () => {
     expect(c.livenessProbe?.httpGet).toEqual({ path: "/livez", port: "https", scheme: "HTTPS" });
     expect(c.startupProbe?.httpGet?.path).toBe("/livez");
     expect(c.resources?.requests).toEqual({ cpu: "250m", memory: "256Mi" });
-    checkApiserver(objects, 3, `redis://${FULL}-redis.${NAMESPACE}.svc.cluster.local:6379`);
+    checkApiserver(objects, 3, BUILTIN_REDIS);
     const cmd = parseApiserverArgs(c.args ?? []);
     expect(cmd.flags.profile).toBe("plat");
     // Graceful termination: readiness fails 15 s first, then Retry-After answers, watches ended within 10 s.
@@ -232,7 +234,7 @@ describe("the controller manager of the chart", () => {
   it("renders nothing of the controller manager when disabled", async () => {
     const objects = await render({ controllerManager: { enabled: false } });
     expect(objects.filter((o) => o.metadata.name.includes("controller-manager"))).toEqual([]);
-    expect(kinds(objects)).toMatchObject({ Deployment: 2, Secret: 2 });
+    expect(kinds(objects)).toMatchObject({ Deployment: 2, Secret: 3 });
   });
 
   it("lets the controller manager through an API NetworkPolicy restricted by apiIngressFrom", async () => {
@@ -254,9 +256,8 @@ describe("chart rendered with value variants", () => {
 
   it("5 store members: all five in the initial cluster and the apiserver endpoints", async () => {
     const objects = await render({ store: { replicas: 5 } });
-    const redis = `redis://${FULL}-redis.${NAMESPACE}.svc.cluster.local:6379`;
-    checkStore(objects, 5, redis);
-    checkApiserver(objects, 5, redis);
+    checkStore(objects, 5, BUILTIN_REDIS);
+    checkApiserver(objects, 5, BUILTIN_REDIS);
     expect(one(objects, "PodDisruptionBudget", "-store").spec?.maxUnavailable).toBe(1);
   });
 
@@ -271,7 +272,7 @@ describe("chart rendered with value variants", () => {
 
   it("existing TLS secret: no TLS Secret is generated and the pods mount the given one", async () => {
     const objects = await render({ apiserver: { tls: { existingSecret: "my-api-tls" } } });
-    expect(objects.filter((o) => o.kind === "Secret").map((o) => o.metadata.name)).toEqual([`${FULL}-apiserver-auth`, `${FULL}-controller-manager-kubeconfig`]);
+    expect(objects.filter((o) => o.kind === "Secret").map((o) => o.metadata.name)).toEqual([`${FULL}-apiserver-auth`, `${FULL}-controller-manager-kubeconfig`, `${FULL}-store-pki`]);
     for (const component of ["-apiserver", "-controller-manager"]) {
       const volumes = podSpec(one(objects, "Deployment", component)).volumes ?? [];
       expect(volumes.find((v) => v.name === "tls")?.secret?.secretName, component).toBe("my-api-tls");

@@ -61,7 +61,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- $ctx := . }}
 {{- $members := list }}
 {{- range $i := until (int .Values.store.replicas) }}
-{{- $members = append $members (printf "%s-%d=http://%s:%d" (include "cp.storeName" $ctx) $i (include "cp.storeHost" (dict "ctx" $ctx "i" $i)) (int $ctx.Values.store.peerPort)) }}
+{{- $members = append $members (printf "%s-%d=https://%s:%d" (include "cp.storeName" $ctx) $i (include "cp.storeHost" (dict "ctx" $ctx "i" $i)) (int $ctx.Values.store.peerPort)) }}
 {{- end }}
 {{- join "," $members }}
 {{- end }}
@@ -80,7 +80,30 @@ app.kubernetes.io/component: {{ .component }}
 {{- if .Values.externalRedis.url }}
 {{- .Values.externalRedis.url }}
 {{- else }}
-{{- printf "redis://%s.%s.svc.%s:%d" (include "cp.redisName" .) .Release.Namespace .Values.clusterDomain (int .Values.redis.port) }}
+{{- printf "rediss://:$(REDIS_PASSWORD)@%s.%s.svc.%s:%d" (include "cp.redisName" .) .Release.Namespace .Values.clusterDomain (int .Values.redis.port) }}
+{{- end }}
+{{- end }}
+
+{{/* The back-end TLS Secret (store-tls-secret.yaml), mounted at /etc/store-tls. */}}
+{{- define "cp.storeTlsSecretName" -}}{{ include "cp.fullname" . }}-store-pki{{- end }}
+
+{{/* Flags of a TLS client of the built-in Redis (store and apiserver); none for an external Redis. */}}
+{{- define "cp.redisTlsArgs" -}}
+{{- if not .Values.externalRedis.url }}
+- --redis-ca-file=/etc/store-tls/ca.crt
+- --redis-cert-file=/etc/store-tls/client.crt
+- --redis-key-file=/etc/store-tls/client.key
+{{- end }}
+{{- end }}
+
+{{/* REDIS_PASSWORD for $(REDIS_PASSWORD) in the built-in Redis URL. */}}
+{{- define "cp.redisPasswordEnv" -}}
+{{- if not .Values.externalRedis.url }}
+- name: REDIS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "cp.storeTlsSecretName" . }}
+      key: redis-password
 {{- end }}
 {{- end }}
 
