@@ -28,6 +28,7 @@ const FLAGS: Record<string, FlagSpec> = {
   mix: { kind: "string", default: "crud=3,list=1,watch=1", help: "scenario weights: crud, list, watch" },
   "page-size": { kind: "number", default: 50, help: "limit of each list page" },
   "watch-timeout": { kind: "number", default: 2, help: "timeoutSeconds of each watch request" },
+  watchers: { kind: "number", default: 0, help: "long-running watches of the run's objects; reports watch delivery latency percentiles (write sent -> event received)" },
   "max-error-rate": { kind: "number", default: 0.01, help: "threshold: largest fraction of failed requests" },
   "p95-ms": { kind: "number", help: "threshold: p95 latency bound (ms, all but watch)" },
   "p99-ms": { kind: "number", help: "threshold: p99 latency bound (ms, all but watch)" },
@@ -43,6 +44,12 @@ const optionalNumber = (v: unknown): number | undefined => (v === undefined ? un
 function positiveInteger(v: unknown, flag: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new FlagError(`--${flag} must be a positive integer`);
+  return n;
+}
+
+function nonNegativeInteger(v: unknown, flag: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new FlagError(`--${flag} must be a non-negative integer`);
   return n;
 }
 
@@ -71,6 +78,7 @@ async function main(): Promise<number> {
     pageSize: positiveInteger(f["page-size"], "page-size"),
     watchTimeoutSeconds: positiveInteger(f["watch-timeout"], "watch-timeout"),
     cleanup: f.cleanup === true,
+    watchers: nonNegativeInteger(f.watchers, "watchers"),
   });
   const broken = brokenThresholds(summary, {
     maxErrorRate: Number(f["max-error-rate"]),

@@ -6,6 +6,11 @@ export function formatReport(runId: string, s: Summary, broken: readonly string[
     `run ${runId}: ${s.requests} requests in ${s.durationSeconds} s = ${s.requestsPerSecond} req/s, ${s.errors} errors`,
     `latency (ms, all but watch): p50 ${s.latency.p50}  p95 ${s.latency.p95}  p99 ${s.latency.p99}  max ${s.latency.max}`,
     `objects: ${s.created} created, ${s.deleted} deleted`,
+    ...(s.watchDelivery === undefined
+      ? []
+      : [
+          `watch delivery (ms, write sent -> event received, ${s.watchDelivery.watchers} watchers, ${s.watchDelivery.events} events, ${s.watchDelivery.failures} failed watches): p50 ${s.watchDelivery.p50}  p95 ${s.watchDelivery.p95}  p99 ${s.watchDelivery.p99}  max ${s.watchDelivery.max}`,
+        ]),
     "",
     `${"operation".padEnd(10)} ${"requests".padStart(9)} ${"errors".padStart(7)} ${"p50".padStart(9)} ${"p95".padStart(9)} ${"p99".padStart(9)} ${"max".padStart(9)}`,
     ...Object.entries(s.operations).map(

@@ -2,12 +2,15 @@
  * A load run: ensures the namespace exists, runs `concurrency` virtual users that loop
  * over the scenario schedule (each starting at a different offset) until the duration
  * is over, then optionally deletes the run's objects. Resolves to the run's summary.
+ * With `watchers`, that many watches of the run's objects measure delivery latency
+ * meanwhile (watchers.ts).
  */
 import { randomBytes } from "node:crypto";
 import { LoadClient } from "./client.ts";
 import type { Connection } from "./connection.ts";
 import { RUN_LABEL, RUNNERS, type ScenarioName } from "./scenarios.ts";
-import { Recorder, type Summary } from "./stats.ts";
+import { deliverySummary, Recorder, type Summary } from "./stats.ts";
+import { DeliveryWatchers } from "./watchers.ts";
 
 export interface RunOptions {
   connection: Connection;
@@ -20,6 +23,8 @@ export interface RunOptions {
   cleanup: boolean;
   /** Run id label value; random when not given. */
   runId?: string;
+  /** Long-running watches measuring delivery latency (0: none). */
+  watchers?: number;
 }
 
 export interface RunResult {
@@ -46,8 +51,16 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
         await RUNNERS[scenario]({ client, rec, namespace: o.namespace, runId, vu, iteration, pageSize: o.pageSize, watchTimeoutSeconds: o.watchTimeoutSeconds });
       }
     };
+    const watchers = new DeliveryWatchers(o.connection, o.namespace, runId);
+    watchers.start(o.watchers ?? 0);
     await Promise.all(Array.from({ length: o.concurrency }, (_, vu) => user(vu)));
     const summary = rec.summary((performance.now() - started) / 1000);
+    if ((o.watchers ?? 0) > 0) {
+      // The last writes' events are still on their way.
+      await new Promise((r) => setTimeout(r, 1000));
+      summary.watchDelivery = deliverySummary(o.watchers ?? 0, watchers.latencies, watchers.failures);
+    }
+    await watchers.stop();
     if (o.cleanup) {
       const r = await client.send("DELETE", `/api/v1/namespaces/${encodeURIComponent(o.namespace)}/configmaps?labelSelector=${encodeURIComponent(`${RUN_LABEL}=${runId}`)}`);
       if (r.status !== 200) process.stderr.write(`cleanup of run ${runId} failed: ${r.status} ${r.error ?? r.text.slice(0, 200)}\n`);

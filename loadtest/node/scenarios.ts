@@ -2,7 +2,8 @@
  * One iteration of each scenario, against ConfigMaps of one namespace. Every object a
  * run creates carries the label RUN_LABEL=<run id>, so a run's objects can be counted
  * and removed afterwards.
- *   crud:  create, get, merge-patch, and delete every second object created
+ *   crud:  create, get, merge-patch, and delete every second object created (creates
+ *          and patches stamp data[WRITTEN_AT] with the time they were sent)
  *   list:  a label-selected list, page by page (limit + continue) to the end
  *   watch: a one-item list for the current resourceVersion, then a watch from it held
  *          by the server for watchTimeoutSeconds (k6 cannot stream: same shape there)
@@ -11,6 +12,8 @@ import type { LoadClient } from "./client.ts";
 import type { Recorder } from "./stats.ts";
 
 export const RUN_LABEL = "loadtest-run";
+/** Data key of every create and patch: the writer's clock (ms) when it sent the write, for watch delivery latency. */
+export const WRITTEN_AT = "written-at";
 export const SCENARIOS = ["crud", "list", "watch"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -32,13 +35,13 @@ const selector = (c: ScenarioContext) => `labelSelector=${encodeURIComponent(`${
 async function crud(c: ScenarioContext): Promise<void> {
   const name = `lt-${c.runId}-${c.vu}-${c.iteration}`;
   const base = configMaps(c.namespace);
-  const created = await c.client.send("POST", base, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { [RUN_LABEL]: c.runId } }, data: { step: "created" } });
+  const created = await c.client.send("POST", base, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { [RUN_LABEL]: c.runId } }, data: { step: "created", [WRITTEN_AT]: String(Date.now()) } });
   c.rec.record("create", created.status, created.ms, created.error ?? created.text);
   if (created.status !== 201) return;
   c.rec.created++;
   const got = await c.client.send("GET", `${base}/${name}`);
   c.rec.record("get", got.status, got.ms, got.error ?? got.text);
-  const patched = await c.client.send("PATCH", `${base}/${name}`, { data: { step: "patched" } }, "application/merge-patch+json");
+  const patched = await c.client.send("PATCH", `${base}/${name}`, { data: { step: "patched", [WRITTEN_AT]: String(Date.now()) } }, "application/merge-patch+json");
   c.rec.record("patch", patched.status, patched.ms, patched.error ?? patched.text);
   if (c.iteration % 2 === 1) {
     const deleted = await c.client.send("DELETE", `${base}/${name}`);

@@ -29,6 +29,33 @@ export interface Summary {
   deleted: number;
   /** The first few error messages, for diagnosis. */
   sampleErrors: string[];
+  /** With --watchers: events delivered to the watchers and their delivery latency (ms). */
+  watchDelivery?: WatchDelivery;
+}
+
+export interface WatchDelivery {
+  watchers: number;
+  events: number;
+  /** Watch requests that failed or ended with an ERROR event. */
+  failures: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+/** Percentiles of delivery latencies (ms) for the summary. */
+export function deliverySummary(watchers: number, latencies: readonly number[], failures: number): WatchDelivery {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    watchers,
+    events: sorted.length,
+    failures,
+    p50: round(percentile(sorted, 50)),
+    p95: round(percentile(sorted, 95)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted[sorted.length - 1] ?? 0),
+  };
 }
 
 /** Operations whose latency is not a response time (held open by the server on purpose). */
