@@ -114,16 +114,21 @@ export class BootstrapEnsurer {
     });
   }
 
+  /** Priority levels first, then FlowSchemas (so schemas are not seen dangling); the objects of one kind together. */
   private async ensureNow(): Promise<void> {
-    for (const b of this.objects) {
+    for (const kind of ["PriorityLevelConfiguration", "FlowSchema"] as const) {
       if (this.stopped) return;
-      try {
-        await this.ensureOne(b);
-      } catch (err) {
-        // Another replica wrote first (409 AlreadyExists/Conflict) or the object went away: the next pass sees the result.
-        if (!isStatusError(err, "AlreadyExists") && !isStatusError(err, "Conflict") && !isStatusError(err, "NotFound")) {
-          this.log?.("warn", "APF bootstrap object not ensured", { kind: b.kind, name: b.name, error: String(err) });
-        }
+      await Promise.all(this.objects.filter((b) => b.kind === kind).map((b) => this.ensureLogged(b)));
+    }
+  }
+
+  private async ensureLogged(b: BootstrapObject): Promise<void> {
+    try {
+      await this.ensureOne(b);
+    } catch (err) {
+      // Another replica wrote first (409 AlreadyExists/Conflict) or the object went away: the next pass sees the result.
+      if (!isStatusError(err, "AlreadyExists") && !isStatusError(err, "Conflict") && !isStatusError(err, "NotFound")) {
+        this.log?.("warn", "APF bootstrap object not ensured", { kind: b.kind, name: b.name, error: String(err) });
       }
     }
   }
