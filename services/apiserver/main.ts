@@ -128,6 +128,7 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     maxRequestsInFlight: Number(flags["max-requests-inflight"]),
     maxMutatingRequestsInFlight: Number(flags["max-mutating-requests-inflight"]),
     requestTimeoutMs: Number(flags["request-timeout"]),
+    enablePriorityAndFairness: flags["enable-priority-and-fairness"] !== false,
     compactIntervalMs: Number(flags["etcd-compaction-interval"]),
     livezGracePeriodMs: Number(flags["livez-grace-period"]),
     shutdownDelayMs: Number(flags["shutdown-delay-duration"]),

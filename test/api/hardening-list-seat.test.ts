@@ -23,7 +23,7 @@ let alice: KeyPairPem;
 let asBob: HttpsClient;
 
 beforeAll(async () => {
-  api = await startTestApiserver({ maxRequestsInFlight: 1 });
+  api = await startTestApiserver({ maxRequestsInFlight: 1, enablePriorityAndFairness: false });
   const paths = pkiPaths(api.dir);
   const ca = await loadCA(await readFile(paths.caCert, "utf8"), await readFile(paths.caKey, "utf8"));
   alice = await createClientCert(ca, { user: "alice", groups: ["readers"] });

@@ -29,6 +29,7 @@ import { withRequestInfo } from "./filters/with-request-info.ts";
 import { withTimeout } from "./filters/with-timeout.ts";
 import { withWarnings } from "./filters/with-warnings.ts";
 import type { ObjectCount } from "./filters/work-estimate.ts";
+import type { ApfDispatcher } from "../flowcontrol/dispatch/dispatcher.ts";
 
 export type NodeEnv = { incoming: IncomingMessage; outgoing?: ServerResponse };
 export type { Authenticate, Authorize, Impersonate, LogFn };
@@ -48,6 +49,8 @@ export interface AppConfig extends DispatchConfig {
   compression?: boolean;
   /** Request metrics (apiserver_request_total, apiserver_request_duration_seconds, inflight gauges). */
   metrics?: ApiserverMetrics;
+  /** API Priority and Fairness (none: the in-flight limit of the two flags below). */
+  flowControl?: ApfDispatcher;
   /** In-flight seats per pool; 0 = unlimited. */
   maxRequestsInFlight?: number;
   maxMutatingRequestsInFlight?: number;
@@ -106,7 +109,7 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
     withAuthentication(cfg.authenticate),
     withAudit(cfg.audit),
     withImpersonation(cfg.impersonate),
-    withPriorityAndFairness(limiter, cfg.objectCount, cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+    withPriorityAndFairness(cfg.flowControl ? { dispatcher: cfg.flowControl, profile: cfg.profile } : limiter, cfg.objectCount, cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
     withAuthorization(cfg.authorize),
     withDeprecation({ profile: cfg.profile, catalog: cfg.catalog, gauge: cfg.metrics?.requestedDeprecatedApis }),
   ]);
@@ -121,7 +124,7 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
     }
     const seconds = (Date.now() - ctx.receivedAt) / 1000;
     if (log) log("info", "request", { method: ctx.request.method, path: ctx.url.pathname, code: response.status, ms: Math.round(seconds * 1000), user: ctx.user?.username, auditID: ctx.requestId });
-    if (metrics && ctx.info) metrics.record(ctx.info, response.status, seconds, limiter.counts, ctx.terminated);
+    if (metrics && ctx.info) metrics.record(ctx.info, response.status, seconds, (cfg.flowControl ?? limiter).counts, ctx.terminated);
     // On the node response when there is one: the Response keeps its plain header record (node-server's fast path).
     const outgoing = c.env?.outgoing;
     if (outgoing && !outgoing.headersSent) {

@@ -35,6 +35,7 @@ export const APISERVER_FLAGS: Record<string, FlagSpec> = {
   "max-request-bytes": { kind: "number", default: 3 * 1024 * 1024, help: "largest request body accepted (413 beyond)" },
   "max-requests-inflight": { kind: "number", default: 400, help: "read-only requests in flight (429 beyond)" },
   "max-mutating-requests-inflight": { kind: "number", default: 200, help: "mutating requests in flight (429 beyond)" },
+  "enable-priority-and-fairness": { kind: "boolean", default: true, help: "If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness" },
   "request-timeout": { kind: "duration", default: 60_000, help: "deadline of a request that is not long-running, body reading included (504 beyond)" },
   "tls-min-version": { kind: "string", default: "VersionTLS12", help: "minimum TLS version: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13" },
   "tls-cipher-suites": { kind: "list", help: "TLS 1.2 cipher suites by IANA name (TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,...); default: the secure set" },

@@ -26,7 +26,11 @@ import { WatchCache } from "../storage/watch-cache.ts";
 import { Hono } from "hono";
 import { HealthRegistry, healthRoutes } from "../endpoints/health.ts";
 import { openapiRoutes } from "../endpoints/openapi-routes.ts";
-import { buildApp, DEFAULT_REQUEST_TIMEOUT_MS, type Authenticate, type Authorize, type LogFn } from "./app.ts";
+import { buildApp, DEFAULT_MAX_MUTATING_REQUESTS_IN_FLIGHT, DEFAULT_MAX_REQUESTS_IN_FLIGHT, DEFAULT_REQUEST_TIMEOUT_MS, type Authenticate, type Authorize, type LogFn } from "./app.ts";
+import type { Classifier, FlowControlConfigSource } from "../flowcontrol/contract.ts";
+import { ApfDispatcher } from "../flowcontrol/dispatch/dispatcher.ts";
+import { apfDebugRoutes } from "../flowcontrol/dispatch/debug-handlers.ts";
+import { serverConcurrencyLimit } from "../flowcontrol/dispatch/concurrency-limits.ts";
 import type { AuditSink } from "./filters/with-audit.ts";
 import { createAuditor, type AuditOptions } from "../audit/options.ts";
 import { debugRoutes, type DebugOptions } from "./debug-routes.ts";
@@ -115,6 +119,10 @@ export interface ReplicaOptions {
   maxMutatingRequestsInFlight?: number;
   /** `--request-timeout` in milliseconds (default one minute). */
   requestTimeoutMs?: number;
+  /** `--enable-priority-and-fairness` (default true); false: the plain in-flight limit. */
+  enablePriorityAndFairness?: boolean;
+  /** A fixed APF configuration and classifier in place of the served objects (tests). */
+  flowControl?: { source: FlowControlConfigSource; classify: Classifier };
   /** The aggregation layer: proxy client certificate, front-proxy header names, check period. */
   aggregator?: Omit<AggregatorOptions, "log">;
   log?: LogFn;
@@ -245,6 +253,17 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
 
   let boundAddress = "127.0.0.1:0";
   const debug = debugRoutes(opts.debug);
+  const flowControl =
+    opts.enablePriorityAndFairness === false
+      ? undefined
+      : new ApfDispatcher({
+          serverConcurrencyLimit: serverConcurrencyLimit(opts.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT, opts.maxMutatingRequestsInFlight ?? DEFAULT_MAX_MUTATING_REQUESTS_IN_FLIGHT),
+          source: opts.flowControl?.source ?? flowControlConfig.source,
+          classify: opts.flowControl?.classify ?? flowControlConfig.classify,
+          requestTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+          metrics: metricsRegistry,
+        });
+  if (flowControl) debug.exact.push(...apfDebugRoutes(flowControl.controller));
   const app = buildApp({
     profile,
     catalog,
@@ -267,6 +286,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       aggregator,
     ),
     aggregated: (req, url, user) => aggregator.proxy(req, url, user),
+    flowControl,
     maxRequestsInFlight: opts.maxRequestsInFlight,
     maxMutatingRequestsInFlight: opts.maxMutatingRequestsInFlight,
     requestTimeoutMs: opts.requestTimeoutMs,
@@ -315,6 +335,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     async close() {
       await shutdown.run({ beginShutdown: () => health.beginShutdown(), endWatches: stopCache, server: server as Server });
       clearInterval(bookmarks);
+      flowControl?.close();
       security?.close();
       crdController?.stop();
       aggregator.stop();

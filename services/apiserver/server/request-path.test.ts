@@ -74,6 +74,8 @@ describe("request path over HTTPS", () => {
       requestTimeoutMs: 3000,
       maxMutatingRequestsInFlight: 8,
       maxRequestsInFlight: 8,
+      // the per-user in-flight limit is what this file tests (APF has its own tests)
+      enablePriorityAndFairness: false,
       log: (level, msg, fields) => lines.push({ level, msg, fields: fields ?? {} }),
     });
     const paths = pkiPaths(api.dir);

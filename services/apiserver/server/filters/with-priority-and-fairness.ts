@@ -1,5 +1,17 @@
 /**
- * The in-flight limit (the slot the priority-and-fairness issue refines): every
+ * The request filter of API Priority and Fairness, or, with
+ * `--enable-priority-and-fairness=false`, the plain in-flight limit in its place.
+ *
+ * APF (an `ApfDispatcher`): every request that is not long-running, and every watch,
+ * is classified (FlowSchema and priority level of the configuration half), sized by the
+ * work estimate (at most the level's widest request) and admitted, queued, or refused
+ * with 429 `Too many requests, please try again later.` and the level's `Retry-After`.
+ * Both answers carry the matched FlowSchema's and priority level's UIDs in
+ * `X-<Platform>-PF-FlowSchema-UID` and `X-<Platform>-PF-PriorityLevel-UID` (the
+ * profile's display name: `X-Kubernetes-PF-…` in the kubernetes profile). A watch holds
+ * its seats only until its handler has set it up (its initial events), as the platform's.
+ *
+ * In-flight limit (an `InFlightLimiter`): every
  * request that is not long-running takes seats of the read-only or mutating pool
  * for the acting user, sized by the work estimate, or is refused with 429. Seats
  * come back when the response is over: its body written out (a streamed list holds
@@ -9,8 +21,13 @@
  * body cannot keep them past the request timeout, and a streamed body keeps them
  * at most `maxStreamHoldMs` after the handler returned.
  */
-import { infoOf, userOf, type Filter, type RequestContext } from "./context.ts";
-import type { InFlightLimiter } from "./in-flight-limiter.ts";
+import { tooManyRequests } from "../../../../shared/api/status.ts";
+import type { PlatformProfile } from "../../../../shared/platform/index.ts";
+import type { Classification } from "../../flowcontrol/contract.ts";
+import type { ApfDispatcher } from "../../flowcontrol/dispatch/dispatcher.ts";
+import { infoOf, userOf, type Filter, type Handler, type RequestContext } from "./context.ts";
+import { InFlightLimiter } from "./in-flight-limiter.ts";
+import { setResponseHeader } from "./response-headers.ts";
 import { DeadlineTimers, type Expirable } from "./deadline-timers.ts";
 import { isLongRunning } from "./long-running.ts";
 import { estimateSeats, type ObjectCount } from "./work-estimate.ts";
@@ -56,12 +73,25 @@ function releaseWhenResponseIsOver(ctx: RequestContext, release: () => void, max
   if (maxHoldMs > 0) timers.schedule(maxHoldMs, hold);
 }
 
+/** The names of the two classification headers in a profile. */
+export function flowControlHeaders(profile: Pick<PlatformProfile, "displayName">): { flowSchemaUid: string; priorityLevelUid: string } {
+  const prefix = `X-${profile.displayName}-PF`;
+  return { flowSchemaUid: `${prefix}-FlowSchema-UID`, priorityLevelUid: `${prefix}-PriorityLevel-UID` };
+}
+
+export interface ApfFilterOptions {
+  dispatcher: ApfDispatcher;
+  profile: Pick<PlatformProfile, "displayName">;
+}
+
 export function withPriorityAndFairness(
-  limiter: InFlightLimiter,
+  gate: InFlightLimiter | ApfFilterOptions,
   count: ObjectCount = () => undefined,
   maxStreamHoldMs = DEFAULT_MAX_STREAM_HOLD_MS,
   timers = new DeadlineTimers(),
 ): Filter {
+  if (!(gate instanceof InFlightLimiter)) return withApf(gate, count, maxStreamHoldMs, timers);
+  const limiter = gate;
   return (next) => async (ctx) => {
     const info = infoOf(ctx);
     if (isLongRunning(info)) return next(ctx);
@@ -92,5 +122,87 @@ export function withPriorityAndFairness(
     }
     releaseWhenResponseIsOver(ctx, release, maxStreamHoldMs, timers);
     return response;
+  };
+}
+
+/** Puts the classification headers on the node response when there is one (else on the Response later). */
+function noteClassification(ctx: RequestContext, names: { flowSchemaUid: string; priorityLevelUid: string }, cls: Classification): void {
+  const out = ctx.outgoing;
+  if (out && !out.headersSent) {
+    out.setHeader(names.flowSchemaUid, cls.flowSchema.uid);
+    out.setHeader(names.priorityLevelUid, cls.priorityLevel.uid);
+  }
+}
+
+function withClassification(ctx: RequestContext, names: { flowSchemaUid: string; priorityLevelUid: string }, cls: Classification, response: Response): Response {
+  if (ctx.outgoing) return response;
+  return setResponseHeader(setResponseHeader(response, names.flowSchemaUid, cls.flowSchema.uid), names.priorityLevelUid, cls.priorityLevel.uid);
+}
+
+function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: number, timers: DeadlineTimers): Filter {
+  const { dispatcher } = opts;
+  const names = flowControlHeaders(opts.profile);
+  return (next: Handler) => async (ctx) => {
+    const info = infoOf(ctx);
+    const watch = info.verb === "watch";
+    if (!watch && isLongRunning(info)) return next(ctx);
+    const user = userOf(ctx);
+    const cls = dispatcher.classify({
+      user: { name: user.username, groups: user.groups },
+      verb: info.verb,
+      isResourceRequest: info.isResourceRequest,
+      apiGroup: info.apiGroup,
+      resource: info.resource,
+      subresource: info.subresource,
+      namespace: info.namespace,
+      path: info.path,
+    });
+    noteClassification(ctx, names, cls);
+    const seats = estimateSeats(info, ctx.url.searchParams, count, dispatcher.maxSeats(cls.priorityLevel.name));
+    let admission = dispatcher.admit({
+      classification: cls,
+      seats,
+      mutating: MUTATING.has(info.verb),
+      waitLimitMs: dispatcher.waitLimitMs(ctx.receivedAt, ctx.deadline.expiresAt),
+      signal: ctx.request.signal,
+      details: {
+        userName: user.username,
+        verb: info.verb,
+        path: info.path,
+        namespace: info.namespace,
+        name: info.name,
+        apiVersion: info.apiGroup ? `${info.apiGroup}/${info.apiVersion}` : info.apiVersion,
+        resource: info.resource,
+        subresource: info.subresource,
+      },
+    });
+    if (admission instanceof Promise) admission = await admission;
+    if (!admission.admitted) {
+      ctx.terminated = true;
+      throw tooManyRequests(undefined, admission.retryAfterSeconds);
+    }
+    const release = admission.release;
+    if (watch) {
+      // The seats cover setting the watch up (its initial events), not the stream after.
+      try {
+        return withClassification(ctx, names, cls, await next(ctx));
+      } finally {
+        release(true);
+      }
+    }
+    const stopWatching = ctx.deadline.onExpire(() => release(false));
+    const releaseOnce = () => {
+      stopWatching();
+      release(false);
+    };
+    let response: Response;
+    try {
+      response = await next(ctx);
+    } catch (err) {
+      releaseOnce();
+      throw err;
+    }
+    releaseWhenResponseIsOver(ctx, releaseOnce, maxStreamHoldMs, timers);
+    return withClassification(ctx, names, cls, response);
   };
 }

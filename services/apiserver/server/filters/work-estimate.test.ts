@@ -16,10 +16,13 @@ describe("work estimate", () => {
     { path: "/api/v1/namespaces/default/configmaps/x", method: "GET", stored: 5000, seats: 1, why: "a get is one seat" },
     { path: "/api/v1/namespaces/default/configmaps", method: "POST", stored: 5000, seats: 1, why: "a create is one seat" },
     { path: "/version", method: "GET", stored: 5000, seats: 1, why: "non-resource" },
-  ])("$method $path with $stored objects: $seats ($why)", ({ path, method, stored, seats }) => {
+    { path: "/api/v1/configmaps?watch=1", method: "GET", stored: 5000, seats: 1, why: "a watch without initial events is one seat" },
+    { path: "/api/v1/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan", method: "GET", stored: 450, seats: 5, why: "initial events cost a list from the cache" },
+    { path: "/api/v1/configmaps", method: "GET", stored: 5000, seats: 4, maxSeats: 4, why: "the level's widest request bounds it" },
+  ])("$method $path with $stored objects: $seats ($why)", ({ path, method, stored, seats, maxSeats }) => {
     const url = new URL(path, "https://127.0.0.1");
     const info = parseRequestInfo(method, url, url.searchParams);
-    expect(estimateSeats(info, url.searchParams, () => stored)).toBe(seats);
+    expect(estimateSeats(info, url.searchParams, () => stored, maxSeats)).toBe(seats);
   });
 
   it("takes the minimum when the count is unknown", () => {

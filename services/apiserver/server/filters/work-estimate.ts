@@ -4,8 +4,10 @@
  * count is that of the whole resource (as the platform's storage object counts);
  * a list served from the watch cache processes every stored object, a list read
  * from storage processes `limit` objects twice (decode and encode), or every object
- * plus `limit` when a selector filters them. Other requests take one seat; an
- * unknown count is the minimum.
+ * plus `limit` when a selector filters them. A watch that asks for its initial events
+ * (`sendInitialEvents=true`) costs what a list from the cache costs (those seats are held
+ * only until the watch is set up). Other requests take one seat; an unknown count is the
+ * minimum. The result never exceeds `maxSeats` (a priority level's widest request).
  */
 import type { RequestInfo } from "../../endpoints/request-info.ts";
 
@@ -25,15 +27,19 @@ function listsFromStorage(q: URLSearchParams): boolean {
   return (q.get("continue") ?? "") !== "" || match === "Exact" || legacyExact;
 }
 
-export function estimateSeats(info: RequestInfo, query: URLSearchParams, count: ObjectCount): number {
-  if (!info.isResourceRequest || info.verb !== "list") return MIN_SEATS;
+export function estimateSeats(info: RequestInfo, query: URLSearchParams, count: ObjectCount, maxSeats = MAX_SEATS): number {
+  if (!info.isResourceRequest) return MIN_SEATS;
+  const initialEvents = info.verb === "watch" && query.get("sendInitialEvents") === "true";
+  if (info.verb !== "list" && !initialEvents) return MIN_SEATS;
   const stored = count(info);
   if (stored === undefined) return MIN_SEATS;
+  const cap = Math.max(MIN_SEATS, Math.min(MAX_SEATS, maxSeats));
+  if (initialEvents) return Math.min(cap, Math.max(MIN_SEATS, Math.ceil(stored / OBJECTS_PER_SEAT)));
   const askedLimit = Number(query.get("limit") ?? "0");
   const limit = Number.isFinite(askedLimit) && askedLimit > 0 && askedLimit < stored ? askedLimit : stored;
   let objects: number;
   if (!listsFromStorage(query)) objects = stored;
   else if ((query.get("labelSelector") ?? "") !== "" || (query.get("fieldSelector") ?? "") !== "") objects = stored + limit;
   else objects = 2 * limit;
-  return Math.min(MAX_SEATS, Math.max(MIN_SEATS, Math.ceil(objects / OBJECTS_PER_SEAT)));
+  return Math.min(cap, Math.max(MIN_SEATS, Math.ceil(objects / OBJECTS_PER_SEAT)));
 }

@@ -1,0 +1,169 @@
+/**
+ * The shell around the dispatch core for the request filter: it follows the
+ * configuration source, re-divides seats every adjustment period (an unref'd timer),
+ * classifies requests with the configuration half's classifier, and admits them:
+ * - at once when the level has room (no promise, no timer);
+ * - else after waiting in a queue, until dispatched, until the wait limit passes (the
+ *   platform's: a quarter of the request's deadline, at most one minute; reason
+ *   `time-out`, scheduled on the shared deadline queue), or until the client goes away
+ *   (`cancelled`);
+ * - or never: the answer is then a rejection with the level's current Retry-After.
+ * An admitted request's `release` gives its seats back exactly once.
+ */
+import type { Classification, Classifier, FlowControlConfigSource, FlowControlRequest } from "../contract.ts";
+import { DeadlineTimers, type Expirable } from "../../server/filters/deadline-timers.ts";
+import type { MetricsRegistry } from "../../../../shared/observability/metrics.ts";
+import { BORROWING_ADJUSTMENT_PERIOD_MS, FlowController, type PriorityLevelState } from "./controller.ts";
+import { declareFlowMetrics } from "./metrics.ts";
+import type { Decision, RequestDetails, SeatRequest } from "./queue-set.ts";
+import { RetryAfterTracker } from "./retry-after.ts";
+import { flowHash } from "./shuffle-shard.ts";
+import { MAX_REQUEST_SEATS } from "./concurrency-limits.ts";
+
+/** A queued request may wait at most this long, whatever its deadline. */
+export const MAX_QUEUE_WAIT_MS = 60_000;
+
+export interface ApfDispatcherOptions {
+  serverConcurrencyLimit: number;
+  source: FlowControlConfigSource;
+  classify: Classifier;
+  /** `--request-timeout`: a quarter of it is the wait limit of requests without a deadline. */
+  requestTimeoutMs: number;
+  metrics?: MetricsRegistry;
+  adjustmentPeriodMs?: number;
+  now?: () => number;
+}
+
+export interface AdmitInput {
+  classification: Classification;
+  seats: number;
+  mutating: boolean;
+  /** How long the request may wait in a queue. */
+  waitLimitMs: number;
+  /** Aborted when the client goes away. */
+  signal?: AbortSignal;
+  details?: RequestDetails;
+}
+
+export type Admission = { admitted: true; release(watch: boolean): void } | { admitted: false; retryAfterSeconds: number };
+
+/** The wait limit of a queued request, on the shared deadline queue. */
+class WaitLimit implements Expirable {
+  settled = false;
+  constructor(
+    readonly expiresAt: number,
+    private readonly onExpire: () => void,
+  ) {}
+  expireNow(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.onExpire();
+  }
+}
+
+const MAX_CACHED_HASHES = 4096;
+
+export class ApfDispatcher {
+  readonly controller: FlowController;
+  readonly retryAfter = new RetryAfterTracker();
+  /** Requests executing, by kind (the `apiserver_current_inflight_requests` gauge). */
+  readonly counts = { readOnly: 0, mutating: 0 };
+  private readonly timers = new DeadlineTimers();
+  private readonly hashes = new Map<string, bigint>();
+  private readonly now: () => number;
+  private readonly adjustTimer: NodeJS.Timeout;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly opts: ApfDispatcherOptions) {
+    this.now = opts.now ?? Date.now;
+    this.controller = new FlowController(
+      { serverConcurrencyLimit: opts.serverConcurrencyLimit, now: this.now, metrics: opts.metrics && declareFlowMetrics(opts.metrics) },
+      opts.source.current(),
+    );
+    this.unsubscribe = opts.source.subscribe((config) => this.controller.apply(config));
+    this.adjustTimer = setInterval(() => this.controller.adjust(), opts.adjustmentPeriodMs ?? BORROWING_ADJUSTMENT_PERIOD_MS);
+    this.adjustTimer.unref();
+  }
+
+  classify(request: FlowControlRequest): Classification {
+    return this.opts.classify(request);
+  }
+
+  /** The widest request the level takes (seats). */
+  maxSeats(levelName: string): number {
+    return this.controller.level(levelName)?.limits.maxRequestSeats ?? MAX_REQUEST_SEATS;
+  }
+
+  /** The wait limit for a request with the given deadline (Infinity: none). */
+  waitLimitMs(receivedAt: number, deadline: number): number {
+    const limit = Number.isFinite(deadline) ? (deadline - receivedAt) / 4 : this.opts.requestTimeoutMs / 4;
+    return Math.max(0, Math.min(MAX_QUEUE_WAIT_MS, limit));
+  }
+
+  admit(input: AdmitInput): Admission | Promise<Admission> {
+    const cls = input.classification;
+    const holder: { decide?: (d: Decision) => void } = {};
+    const spec = {
+      flowSchema: cls.flowSchema.name,
+      distinguisher: cls.flowDistinguisher,
+      hash: this.hashOf(cls.flowSchema.name, cls.flowDistinguisher),
+      seats: input.seats,
+      details: input.details,
+      onDecision: (d: Decision) => holder.decide?.(d),
+    };
+    const started = this.controller.start(cls.priorityLevel.name, spec) ?? this.controller.start("catch-all", spec);
+    if (!started) return this.rejected(cls.priorityLevel.name);
+    const { level, request } = started;
+    if (request.state !== "waiting") return this.decided(level, request, request.decision ?? "concurrency-limit", input.mutating);
+    return new Promise<Admission>((resolve) => {
+      const wait = new WaitLimit(this.now() + input.waitLimitMs, () => this.controller.cancel(level, request, "time-out"));
+      const onAbort = () => this.controller.cancel(level, request, "cancelled");
+      input.signal?.addEventListener("abort", onAbort, { once: true });
+      holder.decide = (d) => {
+        wait.settled = true;
+        input.signal?.removeEventListener("abort", onAbort);
+        resolve(this.decided(level, request, d, input.mutating));
+      };
+      this.timers.schedule(input.waitLimitMs, wait);
+      if (input.signal?.aborted) onAbort();
+    });
+  }
+
+  close(): void {
+    clearInterval(this.adjustTimer);
+    this.unsubscribe();
+  }
+
+  private decided(level: PriorityLevelState, request: SeatRequest, decision: Decision, mutating: boolean): Admission {
+    if (decision !== "execute") return this.rejected(level.name);
+    const kind = mutating ? "mutating" : "readOnly";
+    this.counts[kind]++;
+    const startedAt = this.now();
+    let released = false;
+    return {
+      admitted: true,
+      release: (watch) => {
+        if (released) return;
+        released = true;
+        this.counts[kind]--;
+        this.controller.finish(level, request, (this.now() - startedAt) / 1000, watch);
+      },
+    };
+  }
+
+  private rejected(levelName: string): Admission {
+    this.retryAfter.recordRejection(levelName, this.now());
+    return { admitted: false, retryAfterSeconds: this.retryAfter.retryAfter(levelName) };
+  }
+
+  private hashOf(flowSchema: string, distinguisher: string): bigint {
+    const key = `${flowSchema}\u0000${distinguisher}`;
+    let h = this.hashes.get(key);
+    if (h === undefined) {
+      if (this.hashes.size >= MAX_CACHED_HASHES) this.hashes.clear();
+      h = flowHash(flowSchema, distinguisher);
+      this.hashes.set(key, h);
+    }
+    return h;
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * The platform's `apiserver_flowcontrol_*` metrics (names, labels, buckets and stability
+ * classes of release 1.35), declared on the replica's registry, and the observer that
+ * keeps them for one priority level. Label objects are made once per (level, schema) and
+ * reused on the request path.
+ */
+import type { Counter, Gauge, Histogram } from "prom-client";
+import type { MetricsRegistry } from "../../../../shared/observability/metrics.ts";
+import type { DemandStats, LevelLimits } from "./concurrency-limits.ts";
+import type { QueueSetObserver, RejectReason } from "./queue-set.ts";
+
+const DURATION_BUCKETS = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
+
+type PlFs = "priority_level" | "flow_schema";
+
+export interface FlowMetrics {
+  rejected: Counter<PlFs | "reason">;
+  dispatched: Counter<PlFs>;
+  inqueueRequests: Gauge<PlFs>;
+  inqueueSeats: Gauge<PlFs>;
+  executingRequests: Gauge<PlFs>;
+  executingSeats: Gauge<PlFs>;
+  waitDuration: Histogram<PlFs | "execute">;
+  executionSeconds: Histogram<PlFs | "type">;
+  workEstimatedSeats: Histogram<PlFs>;
+  nominalLimit: Gauge<"priority_level">;
+  lowerLimit: Gauge<"priority_level">;
+  upperLimit: Gauge<"priority_level">;
+  currentLimit: Gauge<"priority_level">;
+  demandSeats: Histogram<"priority_level">;
+  demandHighWatermark: Gauge<"priority_level">;
+  demandAverage: Gauge<"priority_level">;
+  demandStdev: Gauge<"priority_level">;
+  demandSmoothed: Gauge<"priority_level">;
+  targetSeats: Gauge<"priority_level">;
+  fairFrac: Gauge<string>;
+}
+
+const PL_FS: PlFs[] = ["priority_level", "flow_schema"];
+
+export function declareFlowMetrics(m: MetricsRegistry): FlowMetrics {
+  const fc = (name: string) => `apiserver_flowcontrol_${name}`;
+  const perLevel = (name: string, help: string, stabilityLevel: "ALPHA" | "BETA" = "ALPHA") => m.gauge({ name: fc(name), help, labelNames: ["priority_level"], stabilityLevel });
+  return {
+    rejected: m.counter({ name: fc("rejected_requests_total"), help: "Number of requests rejected by API Priority and Fairness subsystem", labelNames: [...PL_FS, "reason"], stabilityLevel: "BETA" }),
+    dispatched: m.counter({ name: fc("dispatched_requests_total"), help: "Number of requests executed by API Priority and Fairness subsystem", labelNames: PL_FS, stabilityLevel: "BETA" }),
+    inqueueRequests: m.gauge({ name: fc("current_inqueue_requests"), help: "Number of requests currently pending in queues of the API Priority and Fairness subsystem", labelNames: PL_FS, stabilityLevel: "BETA" }),
+    inqueueSeats: m.gauge({ name: fc("current_inqueue_seats"), help: "Number of seats currently pending in queues of the API Priority and Fairness subsystem", labelNames: PL_FS, stabilityLevel: "ALPHA" }),
+    executingRequests: m.gauge({
+      name: fc("current_executing_requests"),
+      help: "Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem",
+      labelNames: PL_FS,
+      stabilityLevel: "BETA",
+    }),
+    executingSeats: m.gauge({
+      name: fc("current_executing_seats"),
+      help: "Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem",
+      labelNames: PL_FS,
+      stabilityLevel: "BETA",
+    }),
+    waitDuration: m.histogram({ name: fc("request_wait_duration_seconds"), help: "Length of time a request spent waiting in its queue", labelNames: [...PL_FS, "execute"], stabilityLevel: "BETA", buckets: DURATION_BUCKETS }),
+    executionSeconds: m.histogram({
+      name: fc("request_execution_seconds"),
+      help: "Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem",
+      labelNames: [...PL_FS, "type"],
+      stabilityLevel: "ALPHA",
+      buckets: DURATION_BUCKETS,
+    }),
+    workEstimatedSeats: m.histogram({
+      name: fc("work_estimated_seats"),
+      help: "Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness",
+      labelNames: PL_FS,
+      stabilityLevel: "ALPHA",
+      buckets: [1, 2, 4, 10],
+    }),
+    nominalLimit: perLevel("nominal_limit_seats", "Nominal number of execution seats configured for each priority level", "BETA"),
+    lowerLimit: perLevel("lower_limit_seats", "Configured lower bound on number of execution seats available to each priority level"),
+    upperLimit: perLevel("upper_limit_seats", "Configured upper bound on number of execution seats available to each priority level"),
+    currentLimit: perLevel("current_limit_seats", "current derived number of execution seats available to each priority level"),
+    demandSeats: m.histogram({
+      name: fc("demand_seats"),
+      help: "Observations, at the end of every nanosecond, of (the number of seats each priority level could use) / (current seat limit for that level if that is not zero otherwise max(1, round(server seat limit/10.0)))",
+      labelNames: ["priority_level"],
+      stabilityLevel: "ALPHA",
+      buckets: [0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6],
+    }),
+    demandHighWatermark: perLevel("demand_seats_high_watermark", "High watermark, over last adjustment period, of demand_seats"),
+    demandAverage: perLevel("demand_seats_average", "Time-weighted average, over last adjustment period, of demand_seats"),
+    demandStdev: perLevel("demand_seats_stdev", "Time-weighted standard deviation, over last adjustment period, of demand_seats"),
+    demandSmoothed: perLevel("demand_seats_smoothed", "Smoothed seat demands"),
+    targetSeats: perLevel("target_seats", "Seat allocation targets"),
+    fairFrac: m.gauge({ name: fc("seat_fair_frac"), help: "Fair fraction of server's concurrency to allocate to each priority level that can use it", stabilityLevel: "ALPHA" }),
+  };
+}
+
+interface FlowLabels {
+  plain: Readonly<Record<PlFs, string>>;
+  waitedExecute: Readonly<Record<PlFs | "execute", string>>;
+  waitedRejected: Readonly<Record<PlFs | "execute", string>>;
+  regular: Readonly<Record<PlFs | "type", string>>;
+  watch: Readonly<Record<PlFs | "type", string>>;
+}
+
+const MAX_FLOW_LABELS = 1024;
+
+/** The metrics of one priority level: what its queue set reports, and its limits. */
+export class LevelMetrics implements QueueSetObserver {
+  private readonly byFlow = new Map<string, FlowLabels>();
+  private readonly level: Readonly<Record<"priority_level", string>>;
+  /** Denominator of demand_seats: the current limit, or max(1, round(server limit / 10)) when it is 0. */
+  private denominator = 1;
+
+  constructor(
+    private readonly m: FlowMetrics,
+    readonly priorityLevel: string,
+    private readonly serverLimit: number,
+  ) {
+    this.level = { priority_level: priorityLevel };
+  }
+
+  labels(flowSchema: string): FlowLabels {
+    let l = this.byFlow.get(flowSchema);
+    if (!l) {
+      const plain = { priority_level: this.priorityLevel, flow_schema: flowSchema };
+      l = {
+        plain,
+        waitedExecute: { ...plain, execute: "true" },
+        waitedRejected: { ...plain, execute: "false" },
+        regular: { ...plain, type: "regular" },
+        watch: { ...plain, type: "watch" },
+      };
+      if (this.byFlow.size < MAX_FLOW_LABELS) this.byFlow.set(flowSchema, l);
+    }
+    return l;
+  }
+
+  waiting(flowSchema: string, deltaRequests: number, deltaSeats: number): void {
+    const l = this.labels(flowSchema).plain;
+    this.m.inqueueRequests.inc(l, deltaRequests);
+    this.m.inqueueSeats.inc(l, deltaSeats);
+  }
+
+  executing(flowSchema: string, deltaRequests: number, deltaSeats: number): void {
+    const l = this.labels(flowSchema).plain;
+    this.m.executingRequests.inc(l, deltaRequests);
+    this.m.executingSeats.inc(l, deltaSeats);
+  }
+
+  dispatched(flowSchema: string, waitedMs: number): void {
+    const l = this.labels(flowSchema);
+    this.m.dispatched.inc(l.plain);
+    this.m.waitDuration.observe(l.waitedExecute, waitedMs / 1000);
+  }
+
+  rejected(flowSchema: string, reason: RejectReason, waitedMs: number): void {
+    const l = this.labels(flowSchema);
+    this.m.rejected.inc({ ...l.plain, reason });
+    this.m.waitDuration.observe(l.waitedRejected, waitedMs / 1000);
+  }
+
+  demand(seats: number): void {
+    this.m.demandSeats.observe(this.level, seats / this.denominator);
+  }
+
+  executed(flowSchema: string, seconds: number, watch: boolean): void {
+    const l = this.labels(flowSchema);
+    this.m.executionSeconds.observe(watch ? l.watch : l.regular, seconds);
+  }
+
+  estimated(flowSchema: string, seats: number): void {
+    this.m.workEstimatedSeats.observe(this.labels(flowSchema).plain, seats);
+  }
+
+  limits(limits: LevelLimits): void {
+    this.m.nominalLimit.set(this.level, limits.nominal);
+    this.m.lowerLimit.set(this.level, limits.lower);
+    this.m.upperLimit.set(this.level, limits.upper);
+  }
+
+  adjusted(currentLimit: number, stats: DemandStats, target: number): void {
+    this.denominator = currentLimit > 0 ? currentLimit : Math.max(1, Math.round(this.serverLimit / 10));
+    this.m.currentLimit.set(this.level, currentLimit);
+    this.m.demandHighWatermark.set(this.level, stats.highWatermark);
+    this.m.demandAverage.set(this.level, stats.average);
+    this.m.demandStdev.set(this.level, stats.deviation);
+    this.m.demandSmoothed.set(this.level, stats.smoothed);
+    this.m.targetSeats.set(this.level, target);
+  }
+}
