@@ -21,6 +21,7 @@ import { startSecondReplica, startTestApiserver, type TestApiserver } from "../s
 import { getProfile } from "../../shared/platform/index.ts";
 import { layerClients, runClient } from "../support/clients.ts";
 import { HttpsClient } from "../support/https-client.ts";
+import { auditKubeconfig } from "./audit-kubeconfig.ts";
 
 const ADMIN_TOKEN = "audit-admin-token-5f1e2d3c4b5a69788796";
 const BOB_TOKEN = "audit-bob-token-0a9b8c7d6e5f40312233";
@@ -59,26 +60,6 @@ async function file(name: string, text: string): Promise<string> {
   const path = join(dir, name);
   await writeFile(path, text);
   return path;
-}
-
-function kubeconfig(server: string, caPem: string, token?: string): string {
-  return [
-    "apiVersion: v1",
-    "kind: Config",
-    "clusters:",
-    "- name: audit",
-    "  cluster:",
-    `    server: ${server}`,
-    `    certificate-authority-data: ${Buffer.from(caPem).toString("base64")}`,
-    "users:",
-    "- name: apiserver",
-    token ? `  user: {token: ${token}}` : "  user: {}",
-    "contexts:",
-    "- name: default",
-    "  context: {cluster: audit, user: apiserver}",
-    "current-context: default",
-    "",
-  ].join("\n");
 }
 
 function auditOptions(policyFile: string, log: string, webhookConfig: string): AuditOptions {
@@ -145,7 +126,7 @@ beforeAll(async () => {
   authentication.serviceAccountKeyFiles = [await file("sa.pub", key.publicKey)];
   authentication.serviceAccountIssuers = ["https://issuer.audit.test"];
   authentication.apiAudiences = ["https://issuer.audit.test"];
-  const webhookConfig = await file("webhook.kubeconfig", kubeconfig(receiver.url, receiver.ca.certPem));
+  const webhookConfig = await file("webhook.kubeconfig", auditKubeconfig(receiver.url, receiver.ca.certPem));
   api = await startTestApiserver({ profileId: "kubernetes", security: { authentication, authorization: { modes: ["RBAC"] } }, auditOptions: auditOptions(policy, logPath, webhookConfig) });
   bare = new HttpsClient(api.replica.url, { ca: api.ca });
   admin = new HttpsClient(api.replica.url, { ca: api.ca, token: ADMIN_TOKEN });
@@ -155,7 +136,7 @@ beforeAll(async () => {
   hanging = createTcpServer((socket: Socket) => hangingSockets.push(socket));
   await new Promise<void>((resolve) => hanging?.listen(0, "127.0.0.1", () => resolve()));
   const hangingPort = (hanging.address() as { port: number }).port;
-  const hangingConfig = await file("hanging.kubeconfig", kubeconfig(`https://127.0.0.1:${hangingPort}/audit`, receiver.ca.certPem));
+  const hangingConfig = await file("hanging.kubeconfig", auditKubeconfig(`https://127.0.0.1:${hangingPort}/audit`, receiver.ca.certPem));
   const secondOptions = auditOptions(policy, join(dir, "second.log"), hangingConfig);
   secondOptions.webhook = { ...(secondOptions.webhook as NonNullable<AuditOptions["webhook"]>), bufferSize: 5, maxBatchSize: 5 };
   second = await startSecondReplica(api, { security: { authentication, authorization: { modes: ["RBAC"] } }, auditOptions: secondOptions });
@@ -182,7 +163,7 @@ describe("audit log", () => {
   it("writes kubectl 1.34's requests as audit Events with request and response objects at RequestResponse", async () => {
     const home = await mkdtemp(join(tmpdir(), "audit-kubectl-"));
     try {
-      await writeFile(join(home, "config"), kubeconfig(api.replica.url, api.ca, ADMIN_TOKEN));
+      await writeFile(join(home, "config"), auditKubeconfig(api.replica.url, api.ca, ADMIN_TOKEN));
       const manifest = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "kc-made", namespace: "audited" }, data: { colour: "teal" } });
       const out = await runClient(layerClients().kubectl, ["create", "-f", "-"], { input: manifest, env: { HOME: home, KUBECONFIG: join(home, "config") } });
       expect(out.code, out.stderr).toBe(0);
@@ -203,7 +184,7 @@ describe("audit log", () => {
   it("decodes protobuf bodies (kubectl's typed requests) into the event's objects", async () => {
     const home = await mkdtemp(join(tmpdir(), "audit-kubectl-"));
     try {
-      await writeFile(join(home, "config"), kubeconfig(api.replica.url, api.ca, ADMIN_TOKEN));
+      await writeFile(join(home, "config"), auditKubeconfig(api.replica.url, api.ca, ADMIN_TOKEN));
       const out = await runClient(layerClients().kubectl, ["create", "configmap", "kc-proto", "-n", "audited", "--from-literal=shade=amber"], { env: { HOME: home, KUBECONFIG: join(home, "config") } });
       expect(out.code, out.stderr).toBe(0);
     } finally {

@@ -20,6 +20,7 @@ import type { Replica } from "../../services/apiserver/server/replica.ts";
 import { startSecondReplica, startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import type { HttpsClient } from "../support/https-client.ts";
 import { getProfile } from "../../shared/platform/index.ts";
+import { auditKubeconfig } from "./audit-kubeconfig.ts";
 
 interface Event {
   auditID: string;
@@ -40,24 +41,6 @@ const received: Event[] = [];
 let logPath: string;
 let second: { replica: Replica; admin: HttpsClient } | undefined;
 let secondLog: string;
-
-function kubeconfig(server: string, caPem: string): string {
-  return [
-    "apiVersion: v1",
-    "kind: Config",
-    "clusters:",
-    "- name: audit",
-    `  cluster: {server: "${server}", certificate-authority-data: ${Buffer.from(caPem).toString("base64")}}`,
-    "users:",
-    "- name: apiserver",
-    "  user: {}",
-    "contexts:",
-    "- name: default",
-    "  context: {cluster: audit, user: apiserver}",
-    "current-context: default",
-    "",
-  ].join("\n");
-}
 
 async function events(path: string): Promise<Event[]> {
   const text = await readFile(path, "utf8").catch(() => "");
@@ -91,7 +74,7 @@ beforeAll(async () => {
   });
   const policy = join(dir, "policy.yaml");
   await writeFile(policy, [`apiVersion: audit.${getProfile("plat").groupDomain}/v1`, "kind: Policy", "rules:", "- level: RequestResponse", "  namespaces: [big]", "- level: Metadata", ""].join("\n"));
-  await writeFile(join(dir, "webhook.kubeconfig"), kubeconfig(receiver.url, receiver.ca.certPem));
+  await writeFile(join(dir, "webhook.kubeconfig"), auditKubeconfig(receiver.url, receiver.ca.certPem));
   logPath = join(dir, "audit.log");
   const options: AuditOptions = {
     policyFile: policy,
