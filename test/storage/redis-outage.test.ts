@@ -7,6 +7,7 @@
  * in order; while Redis was down the feed followed the store's Watch (no history
  * polling), and once Redis was back it read the stream again.
  */
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,6 +33,8 @@ let replica: Replica | undefined;
 let admin: HttpsClient | undefined;
 
 const cms = "/api/v1/namespaces/default/configmaps";
+/** A stream of this file alone: a store node elsewhere on the machine that publishes to a reused port cannot write into it. */
+const STREAM = `revisions-${randomUUID()}`;
 const cm = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { k: name } });
 type Obj = { metadata: { name: string; resourceVersion: string } };
 
@@ -40,12 +43,12 @@ beforeAll(async () => {
   redis = await startRedis();
   const store = memoryStore();
   kv = new EmbeddedKv(store, { closeStore: true });
-  publisher = new RevisionPublisher(store.backend.mvcc, { url: redis.url, stream: "revisions" });
+  publisher = new RevisionPublisher(store.backend.mvcc, { url: redis.url, stream: STREAM });
   store.backend.onApplied(() => publisher?.notify());
   publisher.setLeader(true);
   publisher.start();
   const watchPool = new EndpointPool([{ endpoint: "in-process", api: store.api }]);
-  reader = new RedisFeed(kv, { url: redis.url, stream: "revisions", blockMs: 200, stallCheckMs: 60_000, watchPool, watchProgressIntervalMs: 200 });
+  reader = new RedisFeed(kv, { url: redis.url, stream: STREAM, blockMs: 200, stallCheckMs: 60_000, watchPool, watchProgressIntervalMs: 200 });
   await reader.start();
   const profile = getProfile("plat");
   const pki = await ensurePki(dir, { profile });

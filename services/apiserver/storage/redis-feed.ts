@@ -81,7 +81,8 @@ export class RedisFeed {
   async start(): Promise<void> {
     this.last = await this.kv.currentRevision();
     this.feed.setLivePosition(this.last);
-    this.redis.connect().catch(() => {});
+    // Connected before the first XREAD (a command before that fails, and would start the Watch); a Redis down at start is not waited for.
+    await Promise.race([this.redis.connect().catch(() => {}), new Promise((r) => setTimeout(r, 2000).unref())]);
     this.loop = this.run();
     this.stallTimer = setInterval(() => void this.checkStall(), this.opts.stallCheckMs ?? 1000);
     this.stallTimer.unref();

@@ -8,8 +8,9 @@
  * minimum id to keep at least `retainMs` of revisions.
  */
 import type { ConnectionOptions } from "node:tls";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { LogFn } from "../../../shared/observability/logger.ts";
+import { redisClient } from "../../../shared/stream/redis-client.ts";
 import { encodeEntry, ENTRY_FIELD, revisionOfId, streamId } from "../../../shared/stream/revision-entry.ts";
 import type { MvccStore, RevisionChange } from "../mvcc/index.ts";
 import { stringKeyChanges } from "../mvcc/key-changes.ts";
@@ -44,7 +45,7 @@ export class RevisionPublisher {
     private readonly mvcc: MvccStore,
     private readonly opts: PublisherOptions,
   ) {
-    this.redis = new Redis(opts.url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n) => Math.min(100 * n, 2000), ...(opts.tls ? { tls: opts.tls } : {}) });
+    this.redis = redisClient(opts.url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n) => Math.min(100 * n, 2000), ...(opts.tls ? { tls: opts.tls } : {}) });
     this.redis.on("error", () => {
       this.stats.errors++;
     });

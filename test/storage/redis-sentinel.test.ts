@@ -1,0 +1,215 @@
+/**
+ * The revision stream through Redis Sentinel (issue 27 item 3): a real redis-server
+ * master, a replica of it and a redis-sentinel (`redis-server --sentinel`) watching
+ * them, all on loopback random ports. The store's publisher and a replica's feed both
+ * use `redis+sentinel://127.0.0.1:<port>/<master>`. A SENTINEL FAILOVER in the middle
+ * of an HTTPS writer: a watch opened before sees every create once and in order, the
+ * publisher goes on writing the stream on the promoted replica and the feed reads it there.
+ */
+import { randomUUID } from "node:crypto";
+import { spawn, type ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtinKinds } from "../../shared/api/groups/index.ts";
+import { getProfile } from "../../shared/platform/index.ts";
+import { ensurePki } from "../../services/apiserver/server/certs.ts";
+import { startReplica, type Replica } from "../../services/apiserver/server/replica.ts";
+import { EmbeddedKv } from "../../services/apiserver/storage/embedded-kv.ts";
+import { EndpointPool } from "../../services/apiserver/storage/etcd-kv-pool.ts";
+import { RedisFeed } from "../../services/apiserver/storage/redis-feed.ts";
+import { memoryStore } from "../../services/store/embedded.ts";
+import { RevisionPublisher } from "../../services/store/server/publisher.ts";
+import { HttpsClient } from "../support/https-client.ts";
+import { freePort } from "../support/ports.ts";
+
+const MASTER_NAME = "revisions-master";
+const children: ChildProcess[] = [];
+let dir: string | undefined;
+let ports: { master: number; replica: number; sentinel: number };
+let kv: EmbeddedKv | undefined;
+let publisher: RevisionPublisher | undefined;
+let reader: RedisFeed | undefined;
+let replica: Replica | undefined;
+let admin: HttpsClient | undefined;
+
+const cms = "/api/v1/namespaces/default/configmaps";
+/** A stream of this file alone: a store node elsewhere on the machine that publishes to a reused port cannot write into it. */
+const STREAM = `revisions-${randomUUID()}`;
+const cm = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { k: name } });
+type Obj = { metadata: { name: string; resourceVersion: string } };
+
+/**
+ * Starts redis-server on a free port and checks that the server answering there is
+ * this process (by its pid): a port taken meanwhile by another test's server is not
+ * mistaken for ours, the next port is tried.
+ */
+async function redisServer(args: (port: number) => string[]): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const child = spawn("redis-server", args(port), { stdio: "ignore" });
+    children.push(child);
+    const ours = await eventually(`redis-server on ${port}`, async () => {
+      if (child.exitCode !== null) return false;
+      return (await ask(port, (r) => r.info("server"))).includes(`process_id:${child.pid}\r`) ? true : undefined;
+    }).catch(() => false);
+    if (ours) return port;
+    child.kill("SIGKILL");
+    if (attempt >= 3) throw new Error(`redis-server ${args(port).join(" ")} did not start`);
+  }
+}
+
+/** A short-lived client of one Redis port (no retries: the caller polls). */
+async function ask<T>(port: number, fn: (r: Redis) => Promise<T>): Promise<T> {
+  const r = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  r.on("error", () => undefined);
+  try {
+    await r.connect();
+    return await fn(r);
+  } finally {
+    r.disconnect();
+  }
+}
+
+async function eventually<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} did not happen within ${timeoutMs} ms (${String(last)}; feed ${JSON.stringify(reader?.stats)}, publisher ${JSON.stringify(publisher?.stats)})`);
+}
+
+const info = (port: number) => ask(port, (r) => r.info("replication"));
+const masterOf = () => ask(ports.sentinel, (r) => r.call("SENTINEL", "get-master-addr-by-name", MASTER_NAME) as Promise<[string, string] | null>);
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "redis-sentinel-"));
+  const common = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+  const master = await redisServer((port) => ["--port", String(port), ...common]);
+  const replicaPort = await redisServer((port) => ["--port", String(port), ...common, "--replicaof", "127.0.0.1", String(master)]);
+  await eventually("replica in sync", async () => ((await info(replicaPort)).includes("master_link_status:up") ? true : undefined));
+  const sentinelDir = dir;
+  const sentinel = await redisServer((port) => {
+    const conf = join(sentinelDir, `sentinel-${port}.conf`);
+    writeFileSync(
+      conf,
+      [
+        `port ${port}`,
+        "bind 127.0.0.1",
+        `dir ${sentinelDir}`,
+        `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${master} 1`,
+        `sentinel down-after-milliseconds ${MASTER_NAME} 2000`,
+        `sentinel failover-timeout ${MASTER_NAME} 10000`,
+        "",
+      ].join("\n"),
+    );
+    return [conf, "--sentinel"];
+  });
+  ports = { master, replica: replicaPort, sentinel };
+  await eventually("sentinel knows the replica", async () => {
+    const replicas = await ask(ports.sentinel, (r) => r.call("SENTINEL", "replicas", MASTER_NAME) as Promise<string[][]>);
+    return replicas.some((fields) => fields.includes(String(ports.replica))) ? true : undefined;
+  });
+
+  const url = `redis+sentinel://127.0.0.1:${ports.sentinel}/${MASTER_NAME}`;
+  const store = memoryStore();
+  kv = new EmbeddedKv(store, { closeStore: true });
+  publisher = new RevisionPublisher(store.backend.mvcc, { url, stream: STREAM });
+  store.backend.onApplied(() => publisher?.notify());
+  publisher.setLeader(true);
+  publisher.start();
+  const watchPool = new EndpointPool([{ endpoint: "in-process", api: store.api }]);
+  reader = new RedisFeed(kv, { url, stream: STREAM, blockMs: 200, stallCheckMs: 60_000, watchPool, watchProgressIntervalMs: 200 });
+  await reader.start();
+  const profile = getProfile("plat");
+  const pki = await ensurePki(dir, { profile });
+  replica = await startReplica({
+    profile,
+    kinds: builtinKinds(profile),
+    kv,
+    feed: reader.feed,
+    tls: { key: pki.serving.keyPem, cert: pki.serving.certPem, clientCa: pki.ca.certPem },
+    compactIntervalMs: 0,
+  });
+  admin = new HttpsClient(replica.url, { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem });
+}, 60_000);
+
+afterAll(async () => {
+  admin?.close();
+  await replica?.close();
+  await reader?.stop();
+  await publisher?.stop();
+  await kv?.close();
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.exitCode !== null || c.signalCode !== null) return resolve();
+          c.once("exit", () => resolve());
+          c.kill("SIGKILL");
+        }),
+    ),
+  );
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("the revision stream through Redis Sentinel", () => {
+  it("loses and doubles no event across a SENTINEL FAILOVER under a writer; publisher and feed follow the new master", async () => {
+    const rv = (await admin!.get(cms)).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
+    const w = admin!.watch(`${cms}?watch=1&resourceVersion=${rv}`);
+    const names: string[] = [];
+    const create = async (name: string) => {
+      names.push(name);
+      const res = await admin!.post(cms, cm(name));
+      expect(res.status, res.text).toBe(201);
+    };
+    try {
+      const fromStreamAtStart = reader!.stats.fromStream;
+      for (let i = 0; i < 10; i++) await create(`before-${i}`);
+      await eventually("entries read from the stream", async () => (reader!.stats.fromStream > fromStreamAtStart ? true : undefined));
+      expect(await masterOf()).toEqual(["127.0.0.1", String(ports.master)]);
+
+      expect(await ask(ports.sentinel, (r) => r.call("SENTINEL", "FAILOVER", MASTER_NAME))).toBe("OK");
+      for (let i = 0; i < 20; i++) {
+        await create(`during-${i}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await eventually("the replica promoted", async () => ((await masterOf())?.[1] === String(ports.replica) ? true : undefined));
+      // Until Sentinel demotes the old master it still takes writes (Redis replicates asynchronously): entries
+      // written there are dropped when it resyncs from the new master. The reader has them already, or
+      // fills them from the store's history; the stream itself continues on the new master.
+      await eventually("the old master demoted", async () => ((await info(ports.master)).includes("role:slave") ? true : undefined));
+      const fromStreamAtFailover = reader!.stats.fromStream;
+      for (let i = 0; i < 10; i++) {
+        await create(`after-${i}`);
+        await new Promise((r) => setTimeout(r, 30));
+      }
+
+      const events = await w.waitFor(names.length, 20_000);
+      expect(events.map((e) => `${e.type} ${(e.object as Obj).metadata.name}`), JSON.stringify(events.find((e) => e.type === "ERROR"))).toEqual(names.map((n) => `ADDED ${n}`));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(w.events).toHaveLength(names.length);
+      const lastRevision = Number((events.at(-1)?.object as Obj).metadata.resourceVersion);
+      // The publisher writes to the promoted replica, and the feed reads from it.
+      const top = await eventually("the last revision on the new master's stream", async () => {
+        const entries = await ask(ports.replica, (r) => r.xrevrange(STREAM, "+", "-", "COUNT", 1));
+        const id = Number(entries[0]?.[0].split("-")[0] ?? 0);
+        return id >= lastRevision ? id : undefined;
+      });
+      expect(top).toBeGreaterThanOrEqual(lastRevision);
+      await eventually("stream entries read after the failover", async () => (reader!.stats.fromStream > fromStreamAtFailover ? true : undefined));
+    } finally {
+      w.stop();
+    }
+  });
+});
