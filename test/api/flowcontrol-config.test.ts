@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensurePki, writeAdminKubeconfig } from "../../services/apiserver/server/certs.ts";
-import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+import { startSecondReplica, startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { layerClients, runClient } from "../support/clients.ts";
 
 let api: TestApiserver;
@@ -71,6 +71,23 @@ describe("bootstrap configuration", () => {
     expect(after?.metadata.uid).toBeTruthy();
     expect(after?.metadata.uid).not.toBe(before?.metadata.uid);
     expect(after?.spec).toEqual(before?.spec);
+  });
+
+  it("two replicas racing to restore a deleted priority level: one creates it, the other's 409 is taken in its stride", async () => {
+    const warnings: string[] = [];
+    const second = await startSecondReplica(api, { log: (level, msg) => void (level === "warn" || level === "error" ? warnings.push(msg) : undefined) });
+    try {
+      const before = await get("prioritylevelconfigurations", "catch-all");
+      expect((await second.admin.delete(`${base}/prioritylevelconfigurations/catch-all`)).status).toBe(200);
+      const after = await eventually("prioritylevelconfigurations", "catch-all", (o) => !!o && o.metadata.uid !== before?.metadata.uid);
+      expect(after?.spec).toEqual(before?.spec);
+      const list = (await second.admin.get(`${base}/prioritylevelconfigurations`)).json<{ items: Obj[] }>();
+      expect(list.items.filter((o) => o.metadata.name === "catch-all")).toHaveLength(1);
+      expect(warnings.filter((w) => w.includes("APF"))).toEqual([]);
+    } finally {
+      second.admin.close();
+      await second.replica.close();
+    }
   });
 
   it("refuses a change of a mandatory spec, but lets the exempt level's spec.exempt be tuned", async () => {
