@@ -51,7 +51,7 @@ export async function etcdctlOk(endpoints: readonly string[], args: string[]): P
 
 /** `store restore` as a real process. */
 export function storeRestore(args: string[]): Promise<Run> {
-  return run(process.execPath, ["--import", "tsx", STORE_MAIN, "restore", ...args]);
+  return run(process.execPath, ["--import", "tsx", STORE_MAIN, "restore", ...args], { timeoutMs: 60_000 });
 }
 
 export interface Member {
@@ -71,7 +71,7 @@ export interface StoreCluster {
   endpoints(): string[];
   initialCluster(): string;
   /** Starts member i with the cluster's flags; state "existing" for a member joining a running cluster. */
-  start(i: number, opts?: { state?: "new" | "existing"; initialCluster?: string }): Promise<void>;
+  start(i: number, opts?: { state?: "new" | "existing"; initialCluster?: string; extraArgs?: string[] }): Promise<void>;
   stop(i: number, signal?: NodeJS.Signals): Promise<void>;
   /** A new member entry (not started) with fresh ports and data dir. */
   addMember(name: string): Promise<Member>;
@@ -104,10 +104,10 @@ export async function startStoreCluster(size: number, extraArgs: string[] = []):
         initialClusterState: opts.state ?? "new",
         electionTimeoutMs: 500,
         heartbeatIntervalMs: 50,
-        extraArgs,
+        extraArgs: [...extraArgs, ...(opts.extraArgs ?? [])],
       };
       m.child = spawnStoreNode(spec, { stdio: ["ignore", "ignore", "inherit"] });
-      await waitForStore(m.endpoint, 30_000, m.child);
+      await waitForStore(m.endpoint, 60_000, m.child);
     },
     async stop(i, signal = "SIGTERM") {
       const c = members[i].child;
@@ -140,6 +140,6 @@ export async function startStoreCluster(size: number, extraArgs: string[] = []):
 }
 
 /** `etcdctl endpoint status -w json` of each endpoint. */
-export async function endpointStatus(endpoints: readonly string[]): Promise<{ Endpoint: string; Status: { header: { member_id: number; revision: number }; leader: number; dbSize: number; dbSizeInUse: number } }[]> {
+export async function endpointStatus(endpoints: readonly string[]): Promise<{ Endpoint: string; Status: { header: { cluster_id: number; member_id: number; revision: number }; leader: number; dbSize: number; dbSizeInUse: number } }[]> {
   return JSON.parse(await etcdctlOk(endpoints, ["endpoint", "status", "-w", "json"])) as never;
 }

@@ -9,14 +9,15 @@
  * quota is small so it is reached fast.
  */
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EtcdClient } from "../../shared/etcd/client.ts";
 import { decodeSnapshot, encodeSnapshot } from "../../services/store/mvcc/snapshot.ts";
 import { decodeSnapshotData, encodeSnapshotData } from "../../services/store/node/snapshot-data.ts";
 import { Snapshotter } from "../../services/store/wal/index.ts";
-import { endpointStatus, etcdctl, etcdctlOk, startStoreCluster, type StoreCluster } from "./store-maintenance-support.ts";
+import { restoreDataDir, restoreOptions } from "../../services/store/maintenance/restore.ts";
+import { endpointStatus, etcdctl, etcdctlOk, startStoreCluster, storeRestore, type StoreCluster } from "./store-maintenance-support.ts";
 
 const QUOTA = 512 * 1024;
 
@@ -62,6 +63,46 @@ describe("store maintenance with etcdctl against 3 member processes", () => {
     const restored = await etcdctl([], ["snapshot", "restore", file, `--data-dir=${join(c.dir, "etcd-restored")}`, "--name=e1", "--initial-cluster=e1=http://127.0.0.1:2380", "--initial-advertise-peer-urls=http://127.0.0.1:2380"]);
     expect(restored.code, restored.stderr).toBe(0);
   }, 30_000);
+
+  it("store restore builds a new 3-member cluster from the snapshot file", async () => {
+    const file = join(c.dir, "backup.db");
+    const originalClusterId = (await endpointStatus([ep[0]]))[0].Status.header.cluster_id;
+    const restored = await Promise.all(["r1", "r2", "r3"].map((name) => c.addMember(name)));
+    const initialCluster = restored.map((m) => `${m.name}=${m.peerUrl}`).join(",");
+    const token = "--initial-cluster-token=restored-cluster";
+    // The command as a real process for the first member; the same function in process for the others.
+    const args = (m: (typeof restored)[number]) => [`--snapshot=${file}`, `--data-dir=${m.dataDir}`, `--name=${m.name}`, `--initial-cluster=${initialCluster}`, token];
+    const run = await storeRestore(args(restored[0]));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/restored snapshot .*: revision \d+, \d+ keys, member [0-9a-f]+ of 3/);
+    for (const m of restored.slice(1)) {
+      const o = restoreOptions(args(m));
+      if (o === "help") throw new Error("unexpected help");
+      await restoreDataDir(o);
+    }
+    const first = c.members.indexOf(restored[0]);
+    try {
+      await Promise.all(restored.map((_, i) => c.start(first + i, { initialCluster, extraArgs: [token] })));
+      const rep = restored.map((m) => m.endpoint);
+      const status = await endpointStatus(rep);
+      expect(new Set(status.map((s) => s.Status.header.cluster_id)).size).toBe(1);
+      expect(status[0].Status.header.cluster_id).not.toBe(originalClusterId);
+      expect(await etcdctlOk(rep, ["get", "snap/k19"])).toBe("snap/k19\nvalue-39\n");
+      expect(await etcdctlOk(rep, ["get", "snap/k3"])).toBe("");
+      expect(await etcdctlOk(rep, ["put", "restored/new", "1"])).toBe("OK\n");
+      const members = await etcdctlOk(rep, ["member", "list"]);
+      for (const m of restored) expect(members).toContain(`${m.name}, ${m.peerUrl}`);
+    } finally {
+      await Promise.all(restored.map((_, i) => c.stop(first + i)));
+    }
+    // A file whose checksum does not match is refused before anything is written.
+    const bad = join(c.dir, "bad.db");
+    const bytes = await readFile(file);
+    bytes[100] ^= 1;
+    await writeFile(bad, bytes);
+    await expect(restoreDataDir({ snapshotFile: bad, dataDir: join(c.dir, "bad-restore"), name: "x", initialCluster: "x=http://127.0.0.1:1", skipHashCheck: false })).rejects.toThrow(/expected sha256/);
+    await expect(readFile(join(c.dir, "bad-restore"))).rejects.toThrow(/ENOENT/);
+  }, 120_000);
 
   it("HashKV is the same on every member at one revision and changes with the data", async () => {
     const rev = await put("hash/a", "1");
