@@ -133,7 +133,8 @@ export class ApiCluster {
     child.stdout?.on("data", keepTail(r.output));
     child.stderr?.on("data", keepTail(r.output));
     r.child = child;
-    await this.waitReady(r.url, child, r.output, 90_000);
+    // Generous: a replica starting under tsx on a loaded machine can take minutes.
+    await this.waitReady(r.url, child, r.output, 240_000);
   }
 
   private async waitReady(url: string, child: ChildProcess, output: string[], timeoutMs: number): Promise<void> {
