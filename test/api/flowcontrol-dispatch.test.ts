@@ -1,0 +1,211 @@
+/**
+ * API Priority and Fairness over HTTPS against one replica (kubernetes profile) with
+ * 2 + 1 seats (--max-requests-inflight=2, --max-mutating-requests-inflight=1), configured
+ * through the API: a `tenants` level (queues of 2, one queue per flow) whose FlowSchema
+ * matches the group `tenants` by user, and an `others` level for the group `others`.
+ * A flood of lists from mallory is queued and refused with 429 (Retry-After, the
+ * platform's Status), while alice (same level, another flow and queue), bob (another
+ * level) and system:masters (exempt) are all served; both answers carry the matched
+ * FlowSchema and priority level UIDs; the apiserver_flowcontrol_* metrics move; the
+ * three debug dumps list the levels and are authorized like other /debug paths (RBAC:
+ * a user without a rule for them gets 403).
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultAuthenticationOptions } from "../../services/apiserver/authn/options.ts";
+import { dealHand, flowHash } from "../../services/apiserver/flowcontrol/dispatch/shuffle-shard.ts";
+import { flowControlHeaders } from "../../services/apiserver/server/filters/with-priority-and-fairness.ts";
+import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+import { HttpsClient, type HttpResponse } from "../support/https-client.ts";
+
+const NS = "apf";
+const QUEUES = 16;
+let api: TestApiserver;
+let dir: string;
+let admin: HttpsClient;
+let asMallory: HttpsClient;
+let asAlice: HttpsClient;
+let asBob: HttpsClient;
+let fc: string;
+let rbac: string;
+const uids: Record<string, string> = {};
+
+const level = (name: string) => ({
+  apiVersion: `${fc}/v1`,
+  kind: "PriorityLevelConfiguration",
+  metadata: { name },
+  spec: { type: "Limited", limited: { nominalConcurrencyShares: 1000, lendablePercent: 0, limitResponse: { type: "Queue", queuing: { queues: QUEUES, handSize: 1, queueLengthLimit: 2 } } } },
+});
+
+const schema = (name: string, group: string) => ({
+  apiVersion: `${fc}/v1`,
+  kind: "FlowSchema",
+  metadata: { name },
+  spec: {
+    priorityLevelConfiguration: { name },
+    matchingPrecedence: 500,
+    distinguisherMethod: { type: "ByUser" },
+    rules: [
+      {
+        subjects: [{ kind: "Group", group: { name: group } }],
+        resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"], namespaces: ["*"], clusterScope: true }],
+        nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }],
+      },
+    ],
+  },
+});
+
+/** A user name of the `tenants` flow schema whose queue differs from mallory's. */
+function userInOtherQueue(than: string): string {
+  const queueOf = (user: string) => dealHand(flowHash("tenants", user), QUEUES, 1)[0];
+  for (let i = 0; ; i++) if (queueOf(`alice-${i}`) !== queueOf(than)) return `alice-${i}`;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function metricSum(text: string, name: string, labels: Record<string, string>): number {
+  return text
+    .split("\n")
+    .filter((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "apf-dispatch-"));
+  const authentication = defaultAuthenticationOptions();
+  authentication.tokenAuthFile = join(dir, "tokens.csv");
+  const users: Array<[string, string]> = [["admin", "system:masters"], ["mallory", "tenants"], [userInOtherQueue("mallory"), "tenants"], ["bob", "others"]];
+  await writeFile(authentication.tokenAuthFile, users.map(([user, group], i) => `token-${i},${user},${i},${group}\n`).join(""));
+  api = await startTestApiserver({ profileId: "kubernetes", security: { authentication, authorization: { modes: ["RBAC"] } }, maxRequestsInFlight: 2, maxMutatingRequestsInFlight: 1, requestTimeoutMs: 8000 });
+  fc = api.profile.group("flowcontrol");
+  rbac = api.profile.group("rbac");
+  const client = (i: number) => new HttpsClient(api.replica.url, { ca: api.ca, token: `token-${i}` });
+  [admin, asMallory, asAlice, asBob] = [0, 1, 2, 3].map(client);
+  const setup = [
+    await admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } }),
+    await admin.post(`/api/v1/namespaces/${NS}/configmaps`, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm" }, data: { k: "v" } }),
+    await admin.post(`/apis/${rbac}/v1/clusterroles`, { apiVersion: `${rbac}/v1`, kind: "ClusterRole", metadata: { name: "apf-read" }, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list"] }] }),
+    ...(await Promise.all(
+      ["tenants", "others"].map((g) =>
+        admin.post(`/apis/${rbac}/v1/clusterrolebindings`, {
+          apiVersion: `${rbac}/v1`,
+          kind: "ClusterRoleBinding",
+          metadata: { name: `apf-read-${g}` },
+          roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "apf-read" },
+          subjects: [{ apiGroup: rbac, kind: "Group", name: g }],
+        }),
+      ),
+    )),
+    await admin.post(`/apis/${fc}/v1/prioritylevelconfigurations`, level("tenants")),
+    await admin.post(`/apis/${fc}/v1/prioritylevelconfigurations`, level("others")),
+    await admin.post(`/apis/${fc}/v1/flowschemas`, schema("tenants", "tenants")),
+    await admin.post(`/apis/${fc}/v1/flowschemas`, schema("others", "others")),
+  ];
+  for (const r of setup) expect(r.status, r.text).toBe(201);
+  for (const kind of ["flowschemas", "prioritylevelconfigurations"]) {
+    for (const name of ["tenants", "others", "exempt"]) uids[`${kind}/${name}`] = (await admin.get(`/apis/${fc}/v1/${kind}/${name}`)).json<{ metadata: { uid: string } }>().metadata.uid;
+  }
+  // the replica classifies by the new schemas once its watch cache has them
+  const headers = flowControlHeaders(api.profile);
+  await until("the tenants schema in use", async () => {
+    const r = await asMallory.get(`/api/v1/namespaces/${NS}/configmaps/cm`);
+    return r.headers[headers.flowSchemaUid.toLowerCase()] === uids["flowschemas/tenants"] ? true : undefined;
+  });
+}, 60_000);
+
+afterAll(async () => {
+  for (const c of [admin, asMallory, asAlice, asBob]) c?.close();
+  await api?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("API Priority and Fairness dispatch over HTTPS", () => {
+  const flood: HttpResponse[] = [];
+  const served: Record<string, HttpResponse[]> = { alice: [], bob: [], admin: [] };
+
+  it("a flood of lists from one user is queued and refused, while another flow, another level and system:masters are served", async () => {
+    let stop = false;
+    const list = `/api/v1/namespaces/${NS}/configmaps`;
+    const flooder = async (): Promise<void> => {
+      while (!stop) flood.push(await asMallory.get(list));
+    };
+    const floods = Array.from({ length: 8 }, () => flooder());
+    await until("a refusal of the flood", async () => (flood.some((r) => r.status === 429) ? true : undefined));
+    for (let i = 0; i < 10; i++) {
+      served.alice.push(await asAlice.get(`${list}/cm`));
+      served.bob.push(await asBob.get(list));
+    }
+    served.admin.push(...(await Promise.all(Array.from({ length: 30 }, () => admin.get(list)))));
+    stop = true;
+    await Promise.all(floods);
+
+    expect(served.alice.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(served.bob.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(served.admin.map((r) => r.status)).toEqual(Array(30).fill(200));
+    const refused = flood.filter((r) => r.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(flood.filter((r) => r.status !== 429 && r.status !== 200)).toEqual([]);
+    const refusal = refused[0];
+    expect(Number(refusal.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    expect(refusal.json()).toMatchObject({ kind: "Status", status: "Failure", code: 429, reason: "TooManyRequests", message: "Too many requests, please try again later." });
+  });
+
+  it("both answers carry the matched FlowSchema and priority level UIDs (profile-named headers)", () => {
+    const h = flowControlHeaders(api.profile);
+    expect(h).toEqual({ flowSchemaUid: "X-Kubernetes-PF-FlowSchema-UID", priorityLevelUid: "X-Kubernetes-PF-PriorityLevel-UID" });
+    const fsOf = (r: HttpResponse) => r.headers[h.flowSchemaUid.toLowerCase()];
+    const plOf = (r: HttpResponse) => r.headers[h.priorityLevelUid.toLowerCase()];
+    const refusal = flood.find((r) => r.status === 429);
+    const ok = flood.find((r) => r.status === 200);
+    for (const r of [refusal, ok, served.alice[0]]) {
+      expect(r && fsOf(r)).toBe(uids["flowschemas/tenants"]);
+      expect(r && plOf(r)).toBe(uids["prioritylevelconfigurations/tenants"]);
+    }
+    expect(plOf(served.bob[0])).toBe(uids["prioritylevelconfigurations/others"]);
+    expect(fsOf(served.admin[0])).toBe(uids["flowschemas/exempt"]);
+    expect(plOf(served.admin[0])).toBe(uids["prioritylevelconfigurations/exempt"]);
+  });
+
+  it("the apiserver_flowcontrol_* metrics move", async () => {
+    const text = (await admin.get("/metrics")).text;
+    const tenants = { priority_level: "tenants", flow_schema: "tenants" };
+    expect(metricSum(text, "apiserver_flowcontrol_rejected_requests_total", { ...tenants, reason: "queue-full" })).toBe(flood.filter((r) => r.status === 429).length);
+    expect(metricSum(text, "apiserver_flowcontrol_dispatched_requests_total", tenants)).toBeGreaterThanOrEqual(flood.filter((r) => r.status === 200).length + 10);
+    expect(metricSum(text, "apiserver_flowcontrol_dispatched_requests_total", { priority_level: "exempt" })).toBeGreaterThanOrEqual(30);
+    expect(metricSum(text, "apiserver_flowcontrol_request_wait_duration_seconds_count", { ...tenants, execute: "true" })).toBeGreaterThan(0);
+    expect(metricSum(text, "apiserver_flowcontrol_current_executing_requests", tenants)).toBe(0);
+    expect(metricSum(text, "apiserver_flowcontrol_current_inqueue_requests", tenants)).toBe(0);
+    // 3 seats shared by shares: 1000 of 2245 (the suggested levels' 245 and the two test levels)
+    expect(metricSum(text, "apiserver_flowcontrol_nominal_limit_seats", { priority_level: "tenants" })).toBe(2);
+    expect(metricSum(text, "apiserver_flowcontrol_upper_limit_seats", { priority_level: "tenants" })).toBe(5);
+    expect(text).toContain("# TYPE apiserver_flowcontrol_current_limit_seats gauge");
+  });
+
+  it("the debug dumps list levels, queues and requests, for authorized users only", async () => {
+    const levels = await admin.get("/debug/api_priority_and_fairness/dump_priority_levels");
+    expect(levels.status).toBe(200);
+    const lines = levels.text.trimEnd().split("\n");
+    expect(lines[0].split(/,\s*/)).toEqual(["PriorityLevelName", "ActiveQueues", "IsIdle", "IsQuiescing", "WaitingRequests", "ExecutingRequests", "DispatchedRequests", "RejectedRequests", "TimedoutRequests", "CancelledRequests"]);
+    const names = lines.slice(1).map((l) => l.split(",")[0]);
+    expect(names).toEqual([...names].sort());
+    expect(names).toEqual(expect.arrayContaining(["catch-all", "exempt", "global-default", "others", "tenants"]));
+    const tenantsRow = lines.find((l) => l.startsWith("tenants,"))?.split(/,\s*/) ?? [];
+    expect(Number(tenantsRow[7])).toBe(flood.filter((r) => r.status === 429).length);
+    const queues = await admin.get("/debug/api_priority_and_fairness/dump_queues");
+    expect(queues.text.split("\n").filter((l) => l.startsWith("tenants,"))).toHaveLength(QUEUES);
+    const requests = await admin.get("/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1");
+    expect(requests.text.split("\n")[0]).toContain("FlowDistingsher,");
+    expect(requests.text.split("\n")[0]).toContain("SubResource");
+    expect((await asBob.get("/debug/api_priority_and_fairness/dump_priority_levels")).status).toBe(403);
+  });
+});
