@@ -11,7 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensurePki, writeAdminKubeconfig } from "../../services/apiserver/server/certs.ts";
+import { createClientCert, ensurePki, loadCA, writeAdminKubeconfig } from "../../services/apiserver/server/certs.ts";
 import { startSecondReplica, startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { layerClients, runClient } from "../support/clients.ts";
 
@@ -180,6 +180,40 @@ describe("status", () => {
     await api.admin.post(`${base}/prioritylevelconfigurations`, { apiVersion, kind: "PriorityLevelConfiguration", metadata: { name: "later" }, spec: { type: "Limited", limited: { limitResponse: { type: "Reject" } } } });
     const found = await eventually("flowschemas", "orphan", (o) => o?.status?.conditions?.[0]?.status === "False");
     expect(found?.status?.conditions?.[0]).toMatchObject({ type: "Dangling", status: "False", reason: "Found", message: 'This FlowSchema references the PriorityLevelConfiguration object named "later" and it exists' });
+  });
+});
+
+describe("classification", () => {
+  it("sends a user's requests to the FlowSchema a new object names, and back to global-default once it is gone", async () => {
+    const pki = await ensurePki(api.dir, { profile: api.profile });
+    const cert = await createClientCert(await loadCA(pki.ca.certPem, pki.ca.keyPem), { user: "carol", groups: ["reporters"] });
+    const carol = api.admin.withIdentity({ cert: cert.certPem, key: cert.keyPem });
+    const header = `x-${api.profile.displayName.toLowerCase()}-pf-flowschema-uid`;
+    const uidOf = async (name: string) => (await get("flowschemas", name))?.metadata.uid;
+    try {
+      const path = "/api/v1/namespaces/default/configmaps";
+      expect((await carol.get(path)).headers[header]).toBe(await uidOf("global-default"));
+      const created = await api.admin.post(`${base}/flowschemas`, {
+        apiVersion,
+        kind: "FlowSchema",
+        metadata: { name: "reporters" },
+        spec: { priorityLevelConfiguration: { name: "workload-low" }, matchingPrecedence: 600, distinguisherMethod: { type: "ByUser" }, rules: [{ subjects: [{ kind: "Group", group: { name: "reporters" } }], resourceRules: [{ verbs: ["list"], apiGroups: [""], resources: ["configmaps"], namespaces: ["*"] }] }] },
+      });
+      expect(created.status, created.text).toBe(201);
+      const uid = created.json<Obj>().metadata.uid;
+      const deadline = Date.now() + 5000;
+      let seen = (await carol.get(path)).headers[header];
+      while (seen !== uid && Date.now() < deadline) seen = (await carol.get(path)).headers[header];
+      expect(seen).toBe(uid);
+      // A verb the rule does not list still falls to global-default.
+      expect((await carol.get(`${path}/nope`)).headers[header]).toBe(await uidOf("global-default"));
+      await api.admin.delete(`${base}/flowschemas/reporters`);
+      const back = await uidOf("global-default");
+      while (seen !== back && Date.now() < deadline + 5000) seen = (await carol.get(path)).headers[header];
+      expect(seen).toBe(back);
+    } finally {
+      carol.close();
+    }
   });
 });
 
