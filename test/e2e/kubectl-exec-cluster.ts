@@ -63,6 +63,9 @@ export async function startStreamingCluster(prefix: string, ns: string, pods: Ar
     });
     expect(res.status, res.text).toBe(201);
     cri.addPod({ ...pod, namespace: ns, uid: res.json<{ metadata: { uid: string } }>().metadata.uid });
+    // What the agent would report for a started pod (kubectl port-forward asks for Running).
+    const running = await admin.patch(`/api/v1/namespaces/${ns}/pods/${pod.name}/status`, { status: { phase: "Running" } }, "application/merge-patch+json");
+    expect(running.status, running.text).toBe(200);
   }
   // The agent serves a pod once its pod reflector saw it.
   await waitFor(async () => {

@@ -8,7 +8,8 @@
  *   are inflated again with a sync flush and the new output is the new block (header
  *   blocks are small and few: two per forwarded connection); the total is bounded.
  * - Outgoing blocks are zlib "stored" blocks (no compression) continuing one zlib
- *   stream, which every SPDY reader inflates like compressed ones.
+ *   stream, each block ended by an empty stored block like a sync flush, which every
+ *   SPDY reader inflates like compressed ones.
  */
 import { constants, inflateSync } from "node:zlib";
 
@@ -216,15 +217,17 @@ export class HeaderDeflater {
       this.started = true;
       parts.push(Buffer.from([0x78, 0x01]));
     }
-    for (let at = 0; at < raw.length || at === 0; at += 0xffff) {
+    for (let at = 0; at < raw.length; at += 0xffff) {
       const chunk = raw.subarray(at, at + 0xffff);
       const head = Buffer.alloc(5);
       head[0] = 0x00; // BFINAL 0, BTYPE 00 (stored)
       head.writeUInt16LE(chunk.length, 1);
       head.writeUInt16LE(~chunk.length & 0xffff, 3);
       parts.push(head, chunk);
-      if (raw.length === 0) break;
     }
+    // An empty stored block, as a sync flush ends with: inflaters hand out what they
+    // hold when they reach it, without reading past the header block.
+    parts.push(Buffer.from([0x00, 0x00, 0x00, 0xff, 0xff]));
     return Buffer.concat(parts);
   }
 }

@@ -56,14 +56,13 @@ export function spawnProcess(cmd: string[]): StreamProcess {
 
 export class StreamingServer {
   private readonly pending = new Map<string, { at: number; request: Pending }>();
-  /** The subprotocol chosen for each upgrade request (ws would otherwise answer the client's first). */
+  /**
+   * The subprotocol chosen for each upgrade request. ws refuses `SPDY/3.1+portforward.k8s.io`
+   * (a `/` is no token character), so the offer is taken out of the request before ws
+   * sees it and the answer header is added here.
+   */
   private readonly chosen = new WeakMap<IncomingMessage, string>();
-  private readonly wss = new WebSocketServer({
-    noServer: true,
-    perMessageDeflate: false,
-    maxPayload: 16 * 1024 * 1024,
-    handleProtocols: (_offered, req) => this.chosen.get(req) ?? false,
-  });
+  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 16 * 1024 * 1024 });
 
   private constructor(
     private readonly server: Server,
@@ -75,6 +74,10 @@ export class StreamingServer {
       res.end(known ? "Upgrade request required" : "404 page not found");
     });
     server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
+    this.wss.on("headers", (headers: string[], req: IncomingMessage) => {
+      const protocol = this.chosen.get(req);
+      if (protocol) headers.push(`Sec-WebSocket-Protocol: ${protocol}`);
+    });
   }
 
   static async start(host = "127.0.0.1"): Promise<StreamingServer> {
@@ -139,6 +142,7 @@ export class StreamingServer {
     }
     this.pending.delete(this.parse(req.url ?? "")?.token ?? "");
     this.chosen.set(req, protocol);
+    delete req.headers["sec-websocket-protocol"];
     this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, protocol, request));
   }
 
