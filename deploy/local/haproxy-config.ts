@@ -3,12 +3,14 @@
  * certificates reach the replicas), round robin over the apiserver replicas.
  *
  * Failover contract: a replica is checked with an HTTPS `GET /readyz` every
- * 250 ms and taken out after 2 failures (marked up again after 2 successes), its
- * open sessions are cut when it goes down so clients reconnect elsewhere, and a
+ * 250 ms and taken out after 2 failures (marked up again after 2 successes), and a
  * new connection that cannot reach its server is retried (3 times, the last ones
  * on another replica: `option redispatch 1`), so kill -9 of one replica costs new
- * requests well under a second. `retry-on` (empty response, response timeout) is
- * not used: haproxy applies it only in HTTP mode and ignores it in TCP mode.
+ * requests well under a second (the killed process's connections close with it).
+ * A replica taken out keeps its open sessions: on SIGTERM it fails /readyz first
+ * and finishes what it serves (server/shutdown.ts), so cutting them would fail
+ * requests a graceful shutdown completes. `retry-on` (empty response, response
+ * timeout) is not used: haproxy applies it only in HTTP mode and ignores it in TCP mode.
  */
 
 export interface HaproxyBackend {
@@ -45,7 +47,7 @@ export function haproxyConfig({ bind, backends }: HaproxySettings): string {
     "  balance roundrobin",
     "  option httpchk GET /readyz",
     "  http-check expect status 200",
-    `  default-server check check-ssl verify none inter ${inter} fastinter ${inter} downinter ${inter} fall ${fall} rise ${rise} on-marked-down shutdown-sessions`,
+    `  default-server check check-ssl verify none inter ${inter} fastinter ${inter} downinter ${inter} fall ${fall} rise ${rise}`,
     ...backends.map((b) => `  server ${b.name} ${b.address}`),
     "",
   ].join("\n");

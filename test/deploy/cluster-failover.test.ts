@@ -1,6 +1,6 @@
 /**
  * Failover through the local haproxy (haproxy-config.ts): the configuration text
- * carries the fast /readyz check, session shutdown and redispatch; and with real
+ * carries the fast /readyz check and redispatch; and with real
  * processes (1 store member, 2 apiserver replicas, haproxy) a writer creating
  * ConfigMaps through haproxy, each on a new connection (round robin sends every
  * other one to the victim), while one replica is killed with SIGKILL never goes
@@ -18,7 +18,7 @@ describe("haproxyConfig", () => {
     ["bind 127.0.0.1:7443"],
     ["option httpchk GET /readyz"],
     ["http-check expect status 200"],
-    ["default-server check check-ssl verify none inter 250ms fastinter 250ms downinter 250ms fall 2 rise 2 on-marked-down shutdown-sessions"],
+    ["default-server check check-ssl verify none inter 250ms fastinter 250ms downinter 250ms fall 2 rise 2"],
     ["retries 3"],
     ["option redispatch 1"],
     ["timeout connect 1s"],

@@ -15,10 +15,9 @@
  *   through haproxy, resuming from its last resourceVersion whenever its stream ends:
  *   zero failed requests (an answer with Retry-After is sent again after it, as the
  *   platform's clients do: it was not applied), every create seen exactly once, no
- *   watch cut. The local haproxy cuts a replica's sessions once it is marked down, so
- *   these replicas have no shutdown delay: their listener closes at once and haproxy
- *   redispatches new connections (a request on a connection accepted just before gets
- *   503 with Retry-After 1, as on the platform).
+ *   watch cut. These replicas have a shutdown delay of 3 s: haproxy takes a replica
+ *   out on its failing /readyz and keeps its open sessions, so in-flight requests finish
+ *   and new connections go elsewhere before the listener closes.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -103,9 +102,8 @@ function refused(port: number): Promise<boolean> {
 
 /** The replica of the first test: a shutdown delay, Retry-After answers and a watch grace period. */
 const PHASES_FLAGS = ["--shutdown-delay-duration", "1s", "--shutdown-send-retry-after", "--shutdown-watch-termination-grace-period", "2s"];
-/** The replicas behind haproxy. The local haproxy cuts a replica's sessions once it is marked down: no shutdown
- * delay there, so the listener closes at once and haproxy redispatches new connections elsewhere. */
-const ROLLING_FLAGS = ["--shutdown-watch-termination-grace-period", "2s"];
+/** The replicas behind haproxy: the delay outlasts haproxy's check (2 failures 250 ms apart, slower on a loaded machine), so no new connection comes once the listener closes. */
+const ROLLING_FLAGS = ["--shutdown-delay-duration", "3s", "--shutdown-watch-termination-grace-period", "2s"];
 let phasesReplica: ReplicaProcess;
 let rollingReplicas: ReplicaProcess[];
 
@@ -282,6 +280,33 @@ class ResumingWatcher {
   }
 }
 
+/** haproxy's view of its servers through the stats socket: the `status` column of every server of the backend. */
+function serverStates(socketPath: string): Promise<string[]> {
+  return new Promise((resolve) => {
+    let text = "";
+    const socket = connect(socketPath);
+    socket.on("connect", () => socket.write("show stat\n"));
+    socket.on("data", (d: Buffer) => (text += d.toString()));
+    socket.on("error", () => resolve([]));
+    socket.on("close", () => {
+      const [header, ...rows] = text.split("\n").filter((l) => l.trim() !== "");
+      const columns = (header ?? "").replace(/^# /, "").split(",");
+      const [svname, status] = [columns.indexOf("svname"), columns.indexOf("status")];
+      resolve(rows.map((r) => r.split(",")).filter((r) => r[svname] !== "FRONTEND" && r[svname] !== "BACKEND").map((r) => r[status]));
+    });
+  });
+}
+
+async function waitAllUp(socketPath: string, count: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const states = await serverStates(socketPath);
+    if (states.length === count && states.every((s) => s === "UP")) return;
+    if (Date.now() > deadline) throw new Error(`haproxy servers not all up: ${states.join(",")}`);
+    await sleep(100);
+  }
+}
+
 interface Answer {
   status: number;
   text: string;
@@ -311,14 +336,17 @@ describe("rolling restart behind haproxy", () => {
     const ports = replicas.map((r) => r.port);
     const lbPort = await freePort();
     const config = join(cluster.dir, "haproxy.cfg");
-    writeFileSync(config, haproxyConfig({ bind: `127.0.0.1:${lbPort}`, backends: ports.map((p, i) => ({ name: `apiserver-${i}`, address: `127.0.0.1:${p}` })) }));
+    const statsSocket = join(cluster.dir, "haproxy.sock");
+    // The local configuration, with a stats socket to see when haproxy has a restarted replica up again.
+    const text = haproxyConfig({ bind: `127.0.0.1:${lbPort}`, backends: ports.map((p, i) => ({ name: `apiserver-${i}`, address: `127.0.0.1:${p}` })) });
+    writeFileSync(config, text.replace("global\n", `global\n  stats socket ${statsSocket}\n`));
     const haproxy = spawn("haproxy", ["-f", config, "-db"], { stdio: "ignore" });
     running.add(haproxy);
     const lbUrl = `https://127.0.0.1:${lbPort}`;
     const lb = new HttpsClient(lbUrl, tlsOptions() as { ca: string; cert: string; key: string });
     try {
       await waitReady(lb, haproxy, []);
-      await sleep(800); // both replicas marked up (rise 2 at 250 ms)
+      await waitAllUp(statsSocket, ports.length);
       const list = await lb.get(CONFIGMAPS, { connection: "close" });
       const watcher = new ResumingWatcher(lbUrl, String(list.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion));
 
@@ -349,7 +377,7 @@ describe("rolling restart behind haproxy", () => {
           replica.child.kill("SIGTERM");
           expect(await replica.exit).toBe(0);
           replicas[i] = await startReplica(replica.port, ROLLING_FLAGS);
-          await sleep(800); // haproxy marks it up again before the next one goes
+          await waitAllUp(statsSocket, ports.length); // haproxy has it up again before the next one goes
         }
       }
       stopLoad = true;
