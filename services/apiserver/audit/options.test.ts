@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { parseFlagSet } from "../../../shared/cli/flags.ts";
 import { ENCRYPTION_FLAGS, encryptionOptionsFrom } from "../storage/encryption/options.ts";
-import { AUDIT_FLAGS, auditOptionsFrom } from "./options.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MetricsRegistry } from "../../../shared/observability/metrics.ts";
+import { getProfile } from "../../../shared/platform/index.ts";
+import { AUDIT_FLAGS, auditOptionsFrom, createAuditor } from "./options.ts";
 
 const audit = (...argv: string[]) => auditOptionsFrom(parseFlagSet(argv, AUDIT_FLAGS).values);
 const encryption = (...argv: string[]) => encryptionOptionsFrom(parseFlagSet(argv, ENCRYPTION_FLAGS).values);
@@ -33,6 +38,23 @@ describe("audit flags", () => {
     expect(o.webhook).toMatchObject({ mode: "blocking-strict" });
     expect(o.webhook?.truncate).toBeUndefined();
     expect(audit("--audit-webhook-config-file=w", "--audit-webhook-truncate-enabled", "--audit-webhook-truncate-max-event-size=10", "--audit-webhook-truncate-max-batch-size=20").webhook?.truncate).toEqual({ maxEventSize: 10, maxBatchSize: 20 });
+  });
+
+  it("accept only the profile's audit/v1 as --audit-log-version and --audit-webhook-version", () => {
+    const profile = getProfile("kubernetes");
+    const dir = mkdtempSync(join(tmpdir(), "audit-version-"));
+    try {
+      const policy = join(dir, "policy.yaml");
+      writeFileSync(policy, `apiVersion: audit.${profile.groupDomain}/v1\nkind: Policy\nrules:\n- level: Metadata\n`);
+      const log = join(dir, "audit.log");
+      const make = (...argv: string[]) => createAuditor(profile, audit(`--audit-policy-file=${policy}`, `--audit-log-path=${log}`, ...argv), new MetricsRegistry({ currentVersion: "1.35", defaultMetrics: false }));
+      expect(() => make(`--audit-log-version=audit.${profile.groupDomain}/v1beta1`)).toThrow(`invalid group version, allowed versions are ["audit.${profile.groupDomain}/v1"]`);
+      const ok = make(`--audit-log-version=audit.${profile.groupDomain}/v1`);
+      expect(ok).toBeDefined();
+      void ok?.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("read the webhook's batch flags", () => {

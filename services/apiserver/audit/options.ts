@@ -22,6 +22,7 @@ const MODE_HELP = "Strategy for sending audit events. Blocking indicates sending
 /** `--audit-<plugin>-truncate-*`, the platform's names and defaults. */
 function truncateFlags(plugin: "log" | "webhook"): Record<string, FlagSpec> {
   return {
+    [`audit-${plugin}-version`]: { kind: "string", help: `API group and version used for serializing audit events written to ${plugin} (default audit.<group domain>/v1, the only one).` },
     [`audit-${plugin}-truncate-enabled`]: { kind: "boolean", default: false, help: "Whether event and batch truncating is enabled." },
     [`audit-${plugin}-truncate-max-batch-size`]: {
       kind: "number",
@@ -61,8 +62,8 @@ export const AUDIT_FLAGS: Record<string, FlagSpec> = {
 
 export interface AuditOptions {
   policyFile?: string;
-  log?: { path: string; format: AuditLogFormat; maxAgeDays: number; maxBackups: number; maxSizeMB: number; mode?: AuditMode; batch?: AuditLogBatchOptions; truncate?: TruncateOptions };
-  webhook?: { configFile: string; mode?: AuditMode; truncate?: TruncateOptions } & AuditWebhookBatchOptions;
+  log?: { path: string; format: AuditLogFormat; maxAgeDays: number; maxBackups: number; maxSizeMB: number; mode?: AuditMode; batch?: AuditLogBatchOptions; truncate?: TruncateOptions; version?: string };
+  webhook?: { configFile: string; mode?: AuditMode; truncate?: TruncateOptions; version?: string } & AuditWebhookBatchOptions;
 }
 
 const MODES: ReadonlySet<string> = new Set(AUDIT_MODES);
@@ -104,6 +105,7 @@ export function auditOptionsFrom(flags: FlagValues): AuditOptions {
       batch,
       truncate: truncateFrom(flags, "log"),
     };
+    if (flags["audit-log-version"]) opts.log.version = String(flags["audit-log-version"]);
   }
   if (flags["audit-webhook-config-file"]) {
     const bufferSize = nonNegative(flags, "audit-webhook-batch-buffer-size");
@@ -122,6 +124,7 @@ export function auditOptionsFrom(flags: FlagValues): AuditOptions {
       mode: (flags["audit-webhook-mode"] as AuditMode | undefined) ?? "batch",
       truncate: truncateFrom(flags, "webhook"),
     };
+    if (flags["audit-webhook-version"]) opts.webhook.version = String(flags["audit-webhook-version"]);
   }
   return opts;
 }
@@ -139,6 +142,11 @@ export function createAuditor(
   kindOf?: KindLookup,
 ): RunningAuditor | undefined {
   if (!opts.policyFile || (!opts.log && !opts.webhook)) return undefined;
+  // `--audit-*-version`: events are written in the profile's audit/v1, the one version the platform knows.
+  const known = `audit.${profile.groupDomain}/v1`;
+  for (const v of [opts.log?.version, opts.webhook?.version]) {
+    if (v !== undefined && v !== known) throw new Error(`invalid group version, allowed versions are ${JSON.stringify([known])}`);
+  }
   const policy = loadPolicyFile(opts.policyFile, profile);
   const metrics = declareAuditMetrics(metricsRegistry);
   const backends: AuditBackend[] = [];
