@@ -64,6 +64,10 @@ const BENCHES: Record<string, Bench> = {
     const { benchStore } = await import("./store.ts");
     return benchStore();
   },
+  apf: async () => {
+    const { benchApf } = await import("./apf.ts");
+    return benchApf();
+  },
   nodes: async () => {
     const { benchNodes } = await import("./nodes.ts");
     return benchNodes();

@@ -1,0 +1,131 @@
+/**
+ * `npm run bench -- apf`: does API Priority and Fairness keep one tenant's GETs fast while
+ * another tenant floods lists? Two replicas over one store (token users, RBAC), the same
+ * seats (`APF_INFLIGHT` read-only + half as many mutating, default 20 + 10): A with APF,
+ * B with `--enable-priority-and-fairness=false` (the per-pool in-flight limit). The noisy
+ * tenant (its own process, apf-load.ts) keeps `APF_FLOOD` lists of `APF_OBJECTS`
+ * ConfigMaps in flight; meanwhile the other tenant sends `APF_GETS` GETs one after the
+ * other and its p99 latency is taken. Rounds alternate A and B (`BENCH_ROUNDS`, at least
+ * 3). The goal: the tenant's p99 under the flood with APF at most 2x its p99 without load.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defaultAuthenticationOptions } from "../../services/apiserver/authn/options.ts";
+import { startSecondReplica, startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+import { HttpsClient } from "../support/https-client.ts";
+import type { ApfLoadReply, ApfLoadRequest } from "./apf-load.ts";
+import { ChildChannel } from "./child-channel.ts";
+import { interleave, machineLoad, median, MIN_ROUNDS, RatioTable } from "./harness.ts";
+
+const NS = "apf-bench";
+const USERS: Array<[string, string, string]> = [
+  ["token-admin", "admin", "system:masters"],
+  ["token-noisy", "noisy", "tenants"],
+  ["token-tenant", "tenant", "tenants"],
+];
+
+function p99(ms: readonly number[]): number {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
+}
+
+async function tenantP99(client: HttpsClient, gets: number): Promise<number> {
+  const ms: number[] = [];
+  for (let i = 0; i < gets; i++) {
+    const t = performance.now();
+    const r = await client.get(`/api/v1/namespaces/${NS}/configmaps/cm-${i % 50}`);
+    ms.push(performance.now() - t);
+    if (r.status !== 200) throw new Error(`tenant GET answered ${r.status}: ${r.text.slice(0, 200)}`);
+  }
+  return p99(ms);
+}
+
+async function setUp(dir: string, inflight: number): Promise<{ api: TestApiserver; urls: { on: string; off: string }; close(): Promise<void> }> {
+  const authentication = defaultAuthenticationOptions();
+  authentication.tokenAuthFile = join(dir, "tokens.csv");
+  await writeFile(authentication.tokenAuthFile, USERS.map(([token, user, group], i) => `${token},${user},${i},${group}\n`).join(""));
+  const security = { authentication, authorization: { modes: ["RBAC" as const] } };
+  const limits = { maxRequestsInFlight: inflight, maxMutatingRequestsInFlight: Math.ceil(inflight / 2) };
+  const api = await startTestApiserver({ security, ...limits });
+  const off = await startSecondReplica(api, { security, ...limits, enablePriorityAndFairness: false });
+  return {
+    api,
+    urls: { on: api.replica.url, off: off.replica.url },
+    async close() {
+      off.admin.close();
+      await off.replica.close();
+      await api.close();
+    },
+  };
+}
+
+async function fill(admin: HttpsClient, objects: number): Promise<void> {
+  const value = "x".repeat(1024);
+  const post = (path: string, body: unknown) => admin.post(path, body).then((r) => {
+    if (r.status !== 201) throw new Error(`${path}: ${r.status} ${r.text.slice(0, 200)}`);
+  });
+  await post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
+  for (let i = 0; i < objects; i += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, objects - i) }, (_, j) => post(`/api/v1/namespaces/${NS}/configmaps`, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i + j}` }, data: { v: value } })));
+  }
+}
+
+async function grantReads(api: TestApiserver, admin: HttpsClient): Promise<void> {
+  const rbac = api.profile.group("rbac");
+  for (const [path, body] of [
+    [`/apis/${rbac}/v1/clusterroles`, { apiVersion: `${rbac}/v1`, kind: "ClusterRole", metadata: { name: "bench-read" }, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list"] }] }],
+    [
+      `/apis/${rbac}/v1/clusterrolebindings`,
+      { apiVersion: `${rbac}/v1`, kind: "ClusterRoleBinding", metadata: { name: "bench-read" }, roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "bench-read" }, subjects: [{ apiGroup: rbac, kind: "Group", name: "tenants" }] },
+    ],
+  ] as const) {
+    const r = await admin.post(path, body);
+    if (r.status !== 201) throw new Error(`${path}: ${r.status}`);
+  }
+}
+
+export async function benchApf(): Promise<Record<string, number>> {
+  const rounds = Math.max(MIN_ROUNDS, Number(process.env.BENCH_ROUNDS ?? MIN_ROUNDS));
+  const objects = Number(process.env.APF_OBJECTS ?? 1000);
+  const flood = Number(process.env.APF_FLOOD ?? 16);
+  const gets = Number(process.env.APF_GETS ?? 300);
+  const inflight = Number(process.env.APF_INFLIGHT ?? 20);
+  const dir = await mkdtemp(join(tmpdir(), "bench-apf-"));
+  const env = await setUp(dir, inflight);
+  const noisy = new ChildChannel<ApfLoadRequest, ApfLoadReply>(new URL("./apf-load.ts", import.meta.url));
+  const clients = {
+    on: new HttpsClient(env.urls.on, { ca: env.api.ca, token: "token-tenant" }),
+    off: new HttpsClient(env.urls.off, { ca: env.api.ca, token: "token-tenant" }),
+  };
+  const admin = new HttpsClient(env.urls.on, { ca: env.api.ca, token: "token-admin" });
+  try {
+    await grantReads(env.api, admin);
+    await fill(admin, objects);
+    const unloaded = { on: [] as number[], off: [] as number[] };
+    const loadedRound = async (side: "on" | "off"): Promise<number> => {
+      unloaded[side].push(await tenantP99(clients[side], gets));
+      await noisy.ask({ type: "flood", url: env.urls[side], ca: env.api.ca, token: "token-noisy", path: `/api/v1/namespaces/${NS}/configmaps`, concurrency: flood }, "flooding");
+      await new Promise((r) => setTimeout(r, 500));
+      const loaded = await tenantP99(clients[side], gets);
+      const stopped = await noisy.ask({ type: "stop" }, "stopped");
+      process.stdout.write(`  ${side === "on" ? "APF on " : "APF off"}: tenant p99 ${unloaded[side].at(-1)?.toFixed(1)} ms unloaded, ${loaded.toFixed(1)} ms under the flood (noisy lists: ${stopped.ok} served, ${stopped.rejected} refused, ${stopped.other} other)\n`);
+      return loaded;
+    };
+    const loaded = await interleave(rounds, () => loadedRound("on"), () => loadedRound("off"));
+    const table = new RatioTable(`APF: ${flood} lists of ${objects} ConfigMaps in flight vs ${gets} sequential GETs of another tenant, ${inflight}+${Math.ceil(inflight / 2)} seats, ${machineLoad()}`);
+    table.add({ key: "tenant_get_p99_loaded", label: "tenant GET p99 under the flood", aName: "APF on", bName: "APF off", a: loaded.a, b: loaded.b, unit: "ms", better: "lower" });
+    table.add({ key: "tenant_get_p99_apf", label: "tenant GET p99 with APF", aName: "flood", bName: "no load", a: loaded.a, b: unloaded.on, unit: "ms", better: "lower" });
+    process.stdout.write(table.render());
+    const goal = median(loaded.a) / median(unloaded.on);
+    process.stdout.write(`goal: tenant p99 under the flood with APF <= 2x unloaded: ${goal.toFixed(2)}x ${goal <= 2 ? "(met)" : "(not met)"}\n`);
+    return { ...table.figures(), tenant_get_p99_goal_ratio: goal };
+  } finally {
+    noisy.kill();
+    admin.close();
+    clients.on.close();
+    clients.off.close();
+    await env.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
