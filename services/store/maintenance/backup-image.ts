@@ -142,14 +142,16 @@ export function keyBucketEntries(keys: readonly KeyIndex[], upTo = Number.MAX_SA
 
 /** The bbolt image of an MVCC state; `consistentIndex` is the Raft index it was taken at. */
 export function encodeBackupImage(state: SnapshotState, consistentIndex: number): Uint8Array {
-  const lease: BoltEntry[] = state.leases.map((l) => {
-    const id = Buffer.alloc(8);
-    id.writeBigInt64BE(l.id);
-    const out: number[] = [];
-    intField(out, 1, l.id);
-    intField(out, 2, l.ttl);
-    return [id, Uint8Array.from(out)];
-  });
+  const lease: BoltEntry[] = state.leases
+    .map((l): BoltEntry => {
+      const id = Buffer.alloc(8);
+      id.writeBigInt64BE(l.id);
+      const out: number[] = [];
+      intField(out, 1, l.id);
+      intField(out, 2, l.ttl);
+      return [id, Uint8Array.from(out)];
+    })
+    .sort((a, b) => Buffer.compare(a[0], b[0]));
   const meta: BoltEntry[] = [[Buffer.from("consistent_index"), u64(consistentIndex)]];
   if (state.compactRevision > 0) {
     const rev = revisionKey(state.compactRevision, 0);
