@@ -9,7 +9,8 @@
  * `redactRedisUrl` hides the password for logs.
  */
 import type { ConnectionOptions } from "node:tls";
-import { FlagError, type FlagSpec, type FlagValues } from "../cli/flags.ts";
+import type { FlagSpec, FlagValues } from "../cli/flags.ts";
+import { tlsFilesFrom } from "./file-flags.ts";
 import { WatchedTlsFiles, type TlsFilePaths, type TlsMaterial } from "./watched-files.ts";
 
 /** The Redis TLS flags of every service that connects to the revision stream. */
@@ -19,16 +20,9 @@ export const REDIS_TLS_FLAGS: Record<string, FlagSpec> = {
   "redis-key-file": { kind: "string", help: "key of --redis-cert-file" },
 };
 
-function pathFlag(flags: FlagValues, name: string): string | undefined {
-  const v = flags[name];
-  return v === undefined || v === "" ? undefined : String(v);
-}
-
 /** The files of REDIS_TLS_FLAGS; a certificate without its key (or the reverse) is a FlagError. */
 export function redisTlsFilesFrom(flags: FlagValues): TlsFilePaths {
-  const files = { caFile: pathFlag(flags, "redis-ca-file"), certFile: pathFlag(flags, "redis-cert-file"), keyFile: pathFlag(flags, "redis-key-file") };
-  if ((files.certFile === undefined) !== (files.keyFile === undefined)) throw new FlagError("--redis-cert-file and --redis-key-file must be given together");
-  return files;
+  return tlsFilesFrom(flags, { ca: "redis-ca-file", cert: "redis-cert-file", key: "redis-key-file" });
 }
 
 export interface RedisTls {

@@ -6,7 +6,8 @@
  * in the URL). Files are re-read when they change (shared/tls).
  */
 import type { ChannelCredentials } from "@grpc/grpc-js";
-import { FlagError, type FlagSpec, type FlagValues } from "../../../shared/cli/flags.ts";
+import type { FlagSpec, FlagValues } from "../../../shared/cli/flags.ts";
+import { tlsFilesFrom } from "../../../shared/tls/file-flags.ts";
 import { grpcChannelCredentials } from "../../../shared/tls/grpc-credentials.ts";
 import { REDIS_TLS_FLAGS, redisTls, redisTlsFilesFrom, type RedisTls } from "../../../shared/tls/redis-options.ts";
 import type { TlsFilePaths } from "../../../shared/tls/watched-files.ts";
@@ -23,16 +24,9 @@ export interface StoreClientTlsFiles {
   redis: TlsFilePaths;
 }
 
-function path(flags: FlagValues, name: string): string | undefined {
-  const v = flags[name];
-  return v === undefined || v === "" ? undefined : String(v);
-}
-
 /** The files named by the flags; a certificate without its key (or the reverse) is a FlagError. */
 export function storeClientTlsFrom(flags: FlagValues): StoreClientTlsFiles {
-  const store = { caFile: path(flags, "etcd-cafile"), certFile: path(flags, "etcd-certfile"), keyFile: path(flags, "etcd-keyfile") };
-  if ((store.certFile === undefined) !== (store.keyFile === undefined)) throw new FlagError("--etcd-certfile and --etcd-keyfile must be given together");
-  return { store, redis: redisTlsFilesFrom(flags) };
+  return { store: tlsFilesFrom(flags, { ca: "etcd-cafile", cert: "etcd-certfile", key: "etcd-keyfile" }), redis: redisTlsFilesFrom(flags) };
 }
 
 export interface StoreClientTls {

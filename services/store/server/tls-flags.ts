@@ -8,6 +8,7 @@
  */
 import { FlagError, type FlagSpec, type FlagValues } from "../../../shared/cli/flags.ts";
 import type { GrpcServerTlsFiles } from "../../../shared/tls/grpc-credentials.ts";
+import { tlsFilesFrom } from "../../../shared/tls/file-flags.ts";
 import { REDIS_TLS_FLAGS, redisTlsFilesFrom } from "../../../shared/tls/redis-options.ts";
 import type { TlsFilePaths } from "../../../shared/tls/watched-files.ts";
 
@@ -29,23 +30,15 @@ export interface StoreTlsConfig {
   redis: TlsFilePaths;
 }
 
-function path(flags: FlagValues, name: string): string | undefined {
-  const v = flags[name];
-  return v === undefined || v === "" ? undefined : String(v);
-}
-
 /** The TLS part of the flags; throws FlagError when a side's files or URLs do not fit together. */
 export function storeTlsConfig(flags: FlagValues, listen: { client: readonly URL[]; peer: readonly URL[] }): StoreTlsConfig {
-  const side = (prefix: string, auth: string): GrpcServerTlsFiles => ({
-    certFile: path(flags, `${prefix}cert-file`),
-    keyFile: path(flags, `${prefix}key-file`),
-    trustedCaFile: path(flags, `${prefix}trusted-ca-file`),
-    clientCertAuth: flags[auth] === true,
-  });
+  const side = (prefix: string, auth: string): GrpcServerTlsFiles => {
+    const files = tlsFilesFrom(flags, { ca: `${prefix}trusted-ca-file`, cert: `${prefix}cert-file`, key: `${prefix}key-file` });
+    return { certFile: files.certFile, keyFile: files.keyFile, trustedCaFile: files.caFile, clientCertAuth: flags[auth] === true };
+  };
   const client = side("", "client-cert-auth");
   const peer = side("peer-", "peer-client-cert-auth");
   const check = (tls: GrpcServerTlsFiles, prefix: string, auth: string, urls: readonly URL[], urlFlag: string): void => {
-    if ((tls.certFile === undefined) !== (tls.keyFile === undefined)) throw new FlagError(`--${prefix}cert-file and --${prefix}key-file must be given together`);
     if (tls.clientCertAuth === true && tls.trustedCaFile === undefined) throw new FlagError(`--${auth} needs --${prefix}trusted-ca-file`);
     if (tls.trustedCaFile !== undefined && tls.certFile === undefined) throw new FlagError(`--${prefix}trusted-ca-file needs --${prefix}cert-file and --${prefix}key-file`);
     const https = urls.find((u) => u.protocol === "https:");
