@@ -7,6 +7,7 @@
  * `create` on pods/exec: 403, over the WebSocket GET too), a validating webhook that
  * sees the CONNECT operation with the PodExecOptions and denies it, and the Status
  * answers of requests that cannot stream (not an upgrade, a pod without a node).
+ * Also `kubectl attach -i` to a container's main process.
  */
 import { createServer, type Server } from "node:https";
 import { request as httpsRequest } from "node:https";
@@ -48,6 +49,8 @@ beforeAll(async () => {
   c = await startStreamingCluster("kubectl-exec", NS, [
     { name: "shell", containers: ["app"] },
     { name: "duo", containers: ["main", "side"] },
+    // The main process attach joins: it upper-cases what it reads.
+    { name: "attached", containers: ["app"], mainProcesses: { app: ["tr", "a-z", "A-Z"] } },
   ]);
   await c.admin.post(`/api/v1/namespaces/${NS}/pods`, { apiVersion: "v1", kind: "Pod", metadata: { name: "unbound" }, spec: { containers: [{ name: "app", image: "busybox:1.36" }] } });
   // A webhook that denies exec of any command that mentions "forbidden-word".
@@ -106,6 +109,12 @@ describe("kubectl exec", () => {
     expect(failing.stderr).toContain("command terminated with exit code 3");
     const duo = await runClient(kubectl, [...base, "duo", "-c", "side", "--", "echo", "side says hi"]);
     expect(duo.stdout, duo.stderr).toBe("side says hi\n");
+  });
+
+  it("kubectl attach -i joins the container's main process", async () => {
+    const kubectl = layerClients().kubectl;
+    const res = await runClient(kubectl, ["--kubeconfig", c.kubeconfig, "-n", NS, "attach", "-i", "attached", "-c", "app"], { input: "attached input\n" });
+    expect(res.stdout, res.stderr).toContain("ATTACHED INPUT\n");
   });
 
   it("needs create on pods/exec: 403 without it, for kubectl and for a WebSocket GET", async () => {
