@@ -135,7 +135,7 @@ export function toTable(def: KindDefinition, input: Obj | readonly Obj[], opts: 
     apiVersion: `${opts.profile.metaGroup}/v1`,
     metadata,
     columnDefinitions: opts.noHeaders ? [] : tableColumnDefinitions(def),
-    rows: objects.map((o) => tableRow(def, o, opts, now)),
+    rows: (def.tableRowOrder && objects.length > 1 ? [...objects].sort(def.tableRowOrder) : objects).map((o) => tableRow(def, o, opts, now)),
   };
 }
 

@@ -123,6 +123,8 @@ export interface KindDefinition {
   /** The whole object schema (apiVersion, kind, metadata, spec, status...). */
   schema: Schema;
   tableColumns?: TableColumn[];
+  /** Order of the rows of a list's Table where the platform's printer sorts them (FlowSchemas by precedence); default: list order. */
+  tableRowOrder?: (a: Record<string, unknown>, b: Record<string, unknown>) => number;
   /** Protobuf messages exist for this kind. */
   protobuf?: boolean;
   /** A virtual kind (reviews): create only, never stored. */

@@ -229,6 +229,11 @@ describe("kubectl 1.34", () => {
       expect(fs.code, fs.stderr).toBe(0);
       const fsRows = fs.stdout.trim().split("\n").map((l) => l.split(/\s+/));
       expect(fsRows[0]).toEqual(["NAME", "PRIORITYLEVEL", "MATCHINGPRECEDENCE", "DISTINGUISHERMETHOD", "AGE", "MISSINGPL"]);
+      // Sorted as the platform's printer sorts them: by precedence, then name.
+      const precedences = fsRows.slice(1).map((r) => Number(r[2]));
+      expect(precedences).toEqual([...precedences].sort((a, b) => a - b));
+      expect(fsRows.slice(1, 3).map((r) => r[0])).toEqual(["exempt", "probes"]);
+      expect(fsRows.at(-1)?.[0]).toBe("catch-all");
       const global = fsRows.find((r) => r[0] === "global-default");
       expect([global?.[1], global?.[2], global?.[3], global?.[5]]).toEqual(["global-default", "9900", "ByUser", "False"]);
       expect(fsRows.find((r) => r[0] === "exempt")?.slice(0, 4)).toEqual(["exempt", "exempt", "1", "<none>"]);

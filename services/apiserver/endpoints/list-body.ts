@@ -83,11 +83,13 @@ function listPieces(s: RequestScope, metadata: ListMeta, items: ReadonlyArray<Re
 function tableParts(s: RequestScope, metadata: Record<string, unknown>, items: ReadonlyArray<Readonly<JsonObject>>): CollectionParts {
   const opts = { profile: s.profile, includeObject: includeObject(s), now: Date.now() };
   const { rows: _rows, ...envelope } = toTable(s.resource.def, { metadata, items: [] }, opts);
+  const order = s.resource.def.tableRowOrder;
+  const rows = order ? [...items].sort(order) : items;
   return {
     envelope,
     arrayKey: "rows",
-    count: items.length,
-    element: (i) => tableRow(s.resource.def, withTypeMeta(s, items[i]), opts, opts.now),
+    count: rows.length,
+    element: (i) => tableRow(s.resource.def, withTypeMeta(s, rows[i]), opts, opts.now),
   };
 }
 

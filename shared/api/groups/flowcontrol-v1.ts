@@ -180,6 +180,15 @@ const priorityLevelColumns: TableColumn[] = [
   ageColumn,
 ];
 
+/** The platform's printer lists FlowSchemas by matchingPrecedence, then name. */
+function byPrecedence(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  const pa = Number(getPath(a, "spec.matchingPrecedence") ?? 0);
+  const pb = Number(getPath(b, "spec.matchingPrecedence") ?? 0);
+  const na = strAt(a, "metadata.name");
+  const nb = strAt(b, "metadata.name");
+  return pa - pb || (na < nb ? -1 : na > nb ? 1 : 0);
+}
+
 const base = { group: "flowcontrol" as const, version: "v1", namespaced: false, protobuf: true, subresources: ["status" as const] };
 
 export const kinds: KindDefinition[] = [
@@ -192,6 +201,7 @@ export const kinds: KindDefinition[] = [
     defaulter: defaultFlowSchema,
     validateKind: validateFlowSchema,
     tableColumns: flowSchemaColumns,
+    tableRowOrder: byPrecedence,
   },
   {
     ...base,
