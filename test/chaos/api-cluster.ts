@@ -20,7 +20,7 @@ import { REPO_ROOT, stopChild } from "../../services/store/server/node-process.t
 import { getProfile } from "../../shared/platform/index.ts";
 import { HttpsClient } from "../support/https-client.ts";
 import { freePort } from "../support/ports.ts";
-import { StoreCluster, STREAM } from "./store-cluster.ts";
+import { killChild, StoreCluster, STREAM } from "./store-cluster.ts";
 
 const APISERVER_MAIN = join(REPO_ROOT, "services", "apiserver", "main.ts");
 const CLOCK_PRELOAD = join(import.meta.dirname, "clock-offset-preload.ts");
@@ -160,10 +160,7 @@ export class ApiCluster {
   async killReplica(i: number): Promise<void> {
     const c = this.replicas[i].child;
     this.replicas[i].child = undefined;
-    if (c === undefined || c.exitCode !== null) return;
-    const exited = new Promise<void>((resolve) => c.once("exit", () => resolve()));
-    c.kill("SIGKILL");
-    await exited;
+    await killChild(c);
   }
 
   /** SIGTERM (graceful shutdown; SIGKILL after `graceMs`), then start again and wait until ready. */

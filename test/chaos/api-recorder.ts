@@ -13,13 +13,17 @@
  *   delete   DELETE with preconditions.resourceVersion of the version this client
  *            last saw -> 200 deleted 1, 404 deleted 0, 409 (precondition) did nothing
  *            and is left out; without a version seen, the client reads instead.
- * A 429 did nothing (left out). A 5xx answer, a timeout or a lost connection leaves a
+ * A 429 did nothing (left out), and so did a request whose connection failed before
+ * TLS was established (never sent). A 5xx answer, a timeout or a lost connection leaves a
  * write *pending* (it may have taken effect): its outcome is settled after the run
  * from the store's history (outcomes.ts). Any other answer is an unexpected failure.
  */
 import { Agent, request } from "node:https";
 import type { KvInput, KvOutput } from "../support/linearizability/kv-model.ts";
 import type { History, KvOp } from "./recorder.ts";
+
+/** Connection failures that show the request never reached a server: it did nothing. */
+const NOT_SENT = /before secure TLS connection was established|ECONNREFUSED/;
 
 export type FailureClass = "5xx" | "timeout" | "connection" | "unexpected";
 
@@ -85,7 +89,11 @@ export class ApiRecordingClient {
   private send(base: string, method: string, path: string, body?: unknown, contentType = "application/json"): Promise<Answer> {
     const data = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string> = { accept: "application/json" };
-    if (data !== undefined) headers["content-type"] = contentType;
+    if (data !== undefined) {
+      headers["content-type"] = contentType;
+      // Node frames a DELETE body only with an explicit length.
+      headers["content-length"] = String(Buffer.byteLength(data));
+    }
     return new Promise((resolve) => {
       let done = false;
       const finish = (a: Answer) => {
@@ -126,7 +134,8 @@ export class ApiRecordingClient {
       return output;
     }
     this.seen.delete(input.key);
-    const failure: FailureClass | undefined = answer.failure ?? (answer.status >= 500 ? "5xx" : answer.status === 429 || answer.status === 409 ? undefined : "unexpected");
+    const unsent = answer.failure === "connection" && NOT_SENT.test(answer.message ?? "");
+    const failure: FailureClass | undefined = unsent ? undefined : (answer.failure ?? (answer.status >= 500 ? "5xx" : answer.status === 429 || answer.status === 409 ? undefined : "unexpected"));
     const message = answer.message ?? answer.body.slice(0, 300);
     this.history.noteError(new Error(failure === undefined ? `${answer.status}` : `${answer.status} ${message}`));
     if (failure !== undefined && effective.kind !== "get") {

@@ -20,6 +20,14 @@ import { startRedis, type RedisServer } from "../support/redis.ts";
 
 export const STREAM = "revisions";
 
+/** SIGKILL; resolves once the process is gone (at once when there is none). */
+export async function killChild(c: ChildProcess | undefined): Promise<void> {
+  if (c === undefined || c.exitCode !== null || c.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => c.once("exit", () => resolve()));
+  c.kill("SIGKILL");
+  await exited;
+}
+
 export interface StoreNode {
   spec: StoreNodeSpec;
   endpoint: string;
@@ -113,10 +121,7 @@ export class StoreCluster {
   async kill(i: number): Promise<void> {
     const c = this.nodes[i].child;
     this.nodes[i].child = undefined;
-    if (c === undefined || c.exitCode !== null) return;
-    const exited = new Promise<void>((resolve) => c.once("exit", () => resolve()));
-    c.kill("SIGKILL");
-    await exited;
+    await killChild(c);
   }
 
   /** Starts a stopped node again with its data and waits until it serves with a leader. */
