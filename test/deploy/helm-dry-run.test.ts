@@ -74,8 +74,8 @@ describe("kubectl apply --dry-run=server of the rendered chart", () => {
   it("accepts every object of the default rendering", async () => {
     const { applied, excluded } = await dryRun({ profile: "kubernetes" }, "defaults");
     expect(excluded).toEqual([]);
-    // 11 objects of the API tier and store, and the controller manager's Deployment and kubeconfig Secret.
-    expect(applied).toHaveLength(13);
+    // 11 objects of the API tier and store, the store's TLS Secret, and the controller manager's Deployment and kubeconfig Secret.
+    expect(applied).toHaveLength(14);
     expect(applied.filter((a) => a.includes("controller-manager"))).toHaveLength(2);
     for (const kind of ["statefulset.apps", "deployment.apps", "service", "poddisruptionbudget.policy", "secret", "serviceaccount"]) {
       expect(applied.some((a) => a.startsWith(`${kind}/`)), kind).toBe(true);
