@@ -109,6 +109,7 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     dataDir,
     endpoints: [...(flags["store-endpoints"] as string[]), ...(flags["etcd-servers"] as string[])],
     storageBackend: String(flags["storage-backend"]),
+    etcdPrefix: String(flags["etcd-prefix"]),
     redisUrl: flags["redis-url"] as string | undefined,
     tls: storeClientTlsFrom(flags),
     stream: String(flags["revision-stream"]),

@@ -1,15 +1,22 @@
 /**
- * The apiserver replica process (services/apiserver/main.ts, no controllers) on a
- * store given by flags (`--etcd-servers`, `--store-endpoints`, `--redis-url`), with a
- * temporary data dir, a random loopback port and an admin HttpsClient from its
- * generated certificates. close() stops it (SIGTERM, SIGKILL after 3 s) and removes the dir.
+ * Replicas on a store given by the test, each with an admin HttpsClient from its
+ * generated certificates:
+ * - startReplicaProcess: the apiserver replica process (services/apiserver/main.ts,
+ *   no controllers) with store flags (`--etcd-servers`, `--store-endpoints`,
+ *   `--redis-url`), a temporary data dir and a random loopback port; close() stops it
+ *   (SIGTERM, SIGKILL after 3 s) and removes the dir;
+ * - startInProcessReplica: a replica in the test's process over a KvStore and
+ *   revision feed the test built (profile plat, no compaction).
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { builtinKinds } from "../../shared/api/groups/index.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { ensurePki } from "../../services/apiserver/server/certs.ts";
+import { startReplica } from "../../services/apiserver/server/replica.ts";
+import type { KvStore, RevisionFeed } from "../../services/apiserver/storage/kv.ts";
 import { HttpsClient } from "../support/https-client.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -71,4 +78,34 @@ export async function startReplicaProcess(storeArgs: string[], timeoutMs = 60_00
     await close();
     throw err;
   }
+}
+
+export interface InProcessReplica {
+  url: string;
+  admin: HttpsClient;
+  /** Stops the replica (not its store client or feed: they are the test's). */
+  close(): Promise<void>;
+}
+
+/** A replica in this process over `kv` and `feed`, with certificates under `pkiDir`. */
+export async function startInProcessReplica(kv: KvStore, feed: RevisionFeed, pkiDir: string): Promise<InProcessReplica> {
+  const profile = getProfile("plat");
+  const pki = await ensurePki(pkiDir, { profile });
+  const replica = await startReplica({
+    profile,
+    kinds: builtinKinds(profile),
+    kv,
+    feed,
+    tls: { key: pki.serving.keyPem, cert: pki.serving.certPem, clientCa: pki.ca.certPem },
+    compactIntervalMs: 0,
+  });
+  const admin = new HttpsClient(replica.url, { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem });
+  return {
+    url: replica.url,
+    admin,
+    async close() {
+      admin.close();
+      await replica.close();
+    },
+  };
 }

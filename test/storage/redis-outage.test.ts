@@ -12,24 +12,21 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { builtinKinds } from "../../shared/api/groups/index.ts";
-import { getProfile } from "../../shared/platform/index.ts";
-import { ensurePki } from "../../services/apiserver/server/certs.ts";
-import { startReplica, type Replica } from "../../services/apiserver/server/replica.ts";
 import { EmbeddedKv } from "../../services/apiserver/storage/embedded-kv.ts";
 import { EndpointPool } from "../../services/apiserver/storage/etcd-kv-pool.ts";
 import { RedisFeed } from "../../services/apiserver/storage/redis-feed.ts";
 import { memoryStore } from "../../services/store/embedded.ts";
 import { RevisionPublisher } from "../../services/store/server/publisher.ts";
-import { HttpsClient } from "../support/https-client.ts";
+import type { HttpsClient } from "../support/https-client.ts";
 import { startRedis, type RedisServer } from "../support/redis.ts";
+import { startInProcessReplica, type InProcessReplica } from "./etcd-backend-process.ts";
 
 let dir: string | undefined;
 let redis: RedisServer | undefined;
 let kv: EmbeddedKv | undefined;
 let publisher: RevisionPublisher | undefined;
 let reader: RedisFeed | undefined;
-let replica: Replica | undefined;
+let replica: InProcessReplica | undefined;
 let admin: HttpsClient | undefined;
 
 const cms = "/api/v1/namespaces/default/configmaps";
@@ -50,21 +47,11 @@ beforeAll(async () => {
   const watchPool = new EndpointPool([{ endpoint: "in-process", api: store.api }]);
   reader = new RedisFeed(kv, { url: redis.url, stream: STREAM, blockMs: 200, stallCheckMs: 60_000, watchPool, watchProgressIntervalMs: 200 });
   await reader.start();
-  const profile = getProfile("plat");
-  const pki = await ensurePki(dir, { profile });
-  replica = await startReplica({
-    profile,
-    kinds: builtinKinds(profile),
-    kv,
-    feed: reader.feed,
-    tls: { key: pki.serving.keyPem, cert: pki.serving.certPem, clientCa: pki.ca.certPem },
-    compactIntervalMs: 0,
-  });
-  admin = new HttpsClient(replica.url, { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem });
+  replica = await startInProcessReplica(kv, reader.feed, dir);
+  admin = replica.admin;
 }, 60_000);
 
 afterAll(async () => {
-  admin?.close();
   await replica?.close();
   await reader?.stop();
   await publisher?.stop();

@@ -8,23 +8,20 @@
  */
 import { randomUUID } from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { builtinKinds } from "../../shared/api/groups/index.ts";
-import { getProfile } from "../../shared/platform/index.ts";
-import { ensurePki } from "../../services/apiserver/server/certs.ts";
-import { startReplica, type Replica } from "../../services/apiserver/server/replica.ts";
 import { EmbeddedKv } from "../../services/apiserver/storage/embedded-kv.ts";
 import { EndpointPool } from "../../services/apiserver/storage/etcd-kv-pool.ts";
 import { RedisFeed } from "../../services/apiserver/storage/redis-feed.ts";
 import { memoryStore } from "../../services/store/embedded.ts";
 import { RevisionPublisher } from "../../services/store/server/publisher.ts";
-import { HttpsClient } from "../support/https-client.ts";
+import type { HttpsClient } from "../support/https-client.ts";
 import { freePort } from "../support/ports.ts";
+import { startInProcessReplica, type InProcessReplica } from "./etcd-backend-process.ts";
 
 const MASTER_NAME = "revisions-master";
 const children: ChildProcess[] = [];
@@ -33,7 +30,7 @@ let ports: { master: number; replica: number; sentinel: number };
 let kv: EmbeddedKv | undefined;
 let publisher: RevisionPublisher | undefined;
 let reader: RedisFeed | undefined;
-let replica: Replica | undefined;
+let replica: InProcessReplica | undefined;
 let admin: HttpsClient | undefined;
 
 const cms = "/api/v1/namespaces/default/configmaps";
@@ -41,6 +38,13 @@ const cms = "/api/v1/namespaces/default/configmaps";
 const STREAM = `revisions-${randomUUID()}`;
 const cm = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { k: name } });
 type Obj = { metadata: { name: string; resourceVersion: string } };
+
+/** A fresh directory under the file's temporary dir for the server on `port`. */
+function ownDir(port: number): string {
+  const d = join(dir!, `redis-${port}`);
+  mkdirSync(d, { recursive: true });
+  return d;
+}
 
 /**
  * Starts redis-server on a free port and checks that the server answering there is
@@ -94,9 +98,11 @@ const masterOf = () => ask(ports.sentinel, (r) => r.call("SENTINEL", "get-master
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "redis-sentinel-"));
-  const common = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
-  const master = await redisServer((port) => ["--port", String(port), ...common]);
-  const replicaPort = await redisServer((port) => ["--port", String(port), ...common, "--replicaof", "127.0.0.1", String(master)]);
+  // Each server in a directory of its own: a replica's full sync writes the master's snapshot to its dir
+  // (dump.rdb), which every redis-server later started there would load.
+  const common = (port: number) => ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", ownDir(port)];
+  const master = await redisServer((port) => ["--port", String(port), ...common(port)]);
+  const replicaPort = await redisServer((port) => ["--port", String(port), ...common(port), "--replicaof", "127.0.0.1", String(master)]);
   await eventually("replica in sync", async () => ((await info(replicaPort)).includes("master_link_status:up") ? true : undefined));
   const sentinelDir = dir;
   const sentinel = await redisServer((port) => {
@@ -106,7 +112,7 @@ beforeAll(async () => {
       [
         `port ${port}`,
         "bind 127.0.0.1",
-        `dir ${sentinelDir}`,
+        `dir ${ownDir(port)}`,
         `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${master} 1`,
         `sentinel down-after-milliseconds ${MASTER_NAME} 2000`,
         `sentinel failover-timeout ${MASTER_NAME} 10000`,
@@ -131,21 +137,11 @@ beforeAll(async () => {
   const watchPool = new EndpointPool([{ endpoint: "in-process", api: store.api }]);
   reader = new RedisFeed(kv, { url, stream: STREAM, blockMs: 200, stallCheckMs: 60_000, watchPool, watchProgressIntervalMs: 200 });
   await reader.start();
-  const profile = getProfile("plat");
-  const pki = await ensurePki(dir, { profile });
-  replica = await startReplica({
-    profile,
-    kinds: builtinKinds(profile),
-    kv,
-    feed: reader.feed,
-    tls: { key: pki.serving.keyPem, cert: pki.serving.certPem, clientCa: pki.ca.certPem },
-    compactIntervalMs: 0,
-  });
-  admin = new HttpsClient(replica.url, { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem });
+  replica = await startInProcessReplica(kv, reader.feed, dir);
+  admin = replica.admin;
 }, 60_000);
 
 afterAll(async () => {
-  admin?.close();
   await replica?.close();
   await reader?.stop();
   await publisher?.stop();

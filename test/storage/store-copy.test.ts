@@ -11,29 +11,23 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { builtinKinds } from "../../shared/api/groups/index.ts";
 import { EtcdClient } from "../../shared/etcd/client.ts";
-import { getProfile } from "../../shared/platform/index.ts";
-import { ensurePki, type Pki } from "../../services/apiserver/server/certs.ts";
-import { startReplica } from "../../services/apiserver/server/replica.ts";
 import { EtcdKv } from "../../services/apiserver/storage/etcd-kv.ts";
 import { EndpointPool, grpcMembers } from "../../services/apiserver/storage/etcd-kv-pool.ts";
 import { EtcdWatchFeed } from "../../services/apiserver/storage/etcd-watch-feed.ts";
 import { copyKeyspace } from "../../services/store/copy/copy-keyspace.ts";
 import { REPO_ROOT, spawnStoreNode, stopChild, waitForStore } from "../../services/store/server/node-process.ts";
 import { startEtcdCluster, type EtcdCluster } from "../support/etcd.ts";
-import { HttpsClient } from "../support/https-client.ts";
+import type { HttpsClient } from "../support/https-client.ts";
 import { freePort } from "../support/ports.ts";
+import { startInProcessReplica } from "./etcd-backend-process.ts";
 
-const profile = getProfile("plat");
 let dir: string;
-let pki: Pki;
 let etcd: EtcdCluster | undefined;
 const stores: ChildProcess[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "store-copy-"));
-  pki = await ensurePki(join(dir, "pki"), { profile });
   etcd = await startEtcdCluster(1);
 }, 60_000);
 
@@ -62,19 +56,10 @@ async function withReplica<T>(endpoint: string, use: (admin: HttpsClient) => Pro
   const pool = new EndpointPool(grpcMembers([endpoint]));
   const feed = new EtcdWatchFeed(kv, pool);
   await feed.start();
-  const replica = await startReplica({
-    profile,
-    kinds: builtinKinds(profile),
-    kv,
-    feed: feed.feed,
-    tls: { key: pki.serving.keyPem, cert: pki.serving.certPem, clientCa: pki.ca.certPem },
-    compactIntervalMs: 0,
-  });
-  const admin = new HttpsClient(replica.url, { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem });
+  const replica = await startInProcessReplica(kv, feed.feed, join(dir, "pki"));
   try {
-    return await use(admin);
+    return await use(replica.admin);
   } finally {
-    admin.close();
     await replica.close();
     feed.stop();
     pool.close();

@@ -27,6 +27,7 @@ export const APISERVER_FLAGS: Record<string, FlagSpec> = {
   "store-endpoints": { kind: "list", help: "store gRPC endpoints (host:port); required by a replica (services/apiserver/main.ts); empty in the single-process default (npm start) runs the embedded single-node store" },
   "storage-backend": { kind: "string", default: "etcd3", help: "storage backend: etcd3 (our store and a real etcd cluster both serve the etcd v3 API)" },
   "etcd-servers": { kind: "list", help: "etcd v3 servers (scheme://host:port or host:port) of a real etcd cluster, as --store-endpoints" },
+  "etcd-prefix": { kind: "string", default: "/registry", help: "the prefix to prepend to all resource paths in the store" },
   "redis-url": { kind: "string", help: "Redis URL of the revision stream (redis://, rediss:// or redis+sentinel://host:port,host:port/master); without it the feed is the store's Watch" },
   "revision-stream": { kind: "string", default: "revisions", help: "name of the revision stream" },
   "tls-cert-file": { kind: "string", help: "serving certificate (default: generated under the data dir)" },

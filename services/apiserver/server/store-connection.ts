@@ -10,6 +10,7 @@ import { EtcdKv } from "../storage/etcd-kv.ts";
 import { EndpointPool, grpcMembers } from "../storage/etcd-kv-pool.ts";
 import type { KvStore, RevisionFeed } from "../storage/kv.ts";
 import { openRevisionFeed } from "../storage/open-revision-feed.ts";
+import { DEFAULT_ETCD_PREFIX, KeyPrefix, PrefixedKv, prefixedFeed } from "../storage/prefixed-kv.ts";
 import { openStoreClientTls, type StoreClientTlsFiles } from "../storage/store-tls-options.ts";
 
 export interface StoreConnection {
@@ -24,6 +25,8 @@ export interface StoreConnectionOptions {
   endpoints: string[];
   /** `--storage-backend`: etcd3 (the default) is the one backend. */
   storageBackend?: string;
+  /** `--etcd-prefix`: the store key prefix of the registry (default /registry). */
+  etcdPrefix?: string;
   redisUrl?: string;
   /** TLS files of the store's channels (`--etcd-cafile/--etcd-certfile/--etcd-keyfile`) and of a rediss:// Redis. */
   tls?: StoreClientTlsFiles;
@@ -40,12 +43,13 @@ export const openStore: StoreConnector = async (opts) => {
   if (backend !== "etcd3") throw new Error(`--storage-backend invalid, allowed values: etcd3. If not specified, it will default to 'etcd3'`);
   if (opts.endpoints.length === 0) throw new Error("--store-endpoints or --etcd-servers is required (the single-process default with an embedded store is `npm start`, services/embedded/main.ts)");
   const tls = openStoreClientTls(opts.tls, opts.redisUrl, (err) => opts.log?.("warn", "certificate files changed but cannot be used; keeping the previous ones", { err: err.message }));
+  const prefix = new KeyPrefix(opts.etcdPrefix ?? DEFAULT_ETCD_PREFIX);
   const kv = new EtcdKv(grpcMembers(opts.endpoints, tls.channel));
   const watchPool = new EndpointPool(grpcMembers(opts.endpoints, tls.channel));
-  const feed = await openRevisionFeed(kv, watchPool, { redisUrl: opts.redisUrl, redisTls: tls.redis.options.tls, stream: opts.stream, log: opts.log });
+  const feed = await openRevisionFeed(kv, watchPool, { redisUrl: opts.redisUrl, redisTls: tls.redis.options.tls, stream: opts.stream, watchPrefix: `${prefix.storePrefix}/`, log: opts.log });
   return {
-    kv,
-    feed: feed.feed,
+    kv: prefix.identity ? kv : new PrefixedKv(kv, prefix),
+    feed: prefix.identity ? feed.feed : prefixedFeed(feed.feed, prefix),
     description: `store ${opts.endpoints.join(",")} with ${feed.description}`,
     async close() {
       await feed.stop();

@@ -60,7 +60,8 @@ function toKv(kv: PbKeyValue): KeyValue {
   };
 }
 
-function toChange(e: PbEvent): KeyChange {
+/** A watch event as a key change (values copied out of the message). */
+export function toChange(e: PbEvent): KeyChange {
   return {
     type: e.type,
     key: dec.decode(e.kv.key),

@@ -49,8 +49,26 @@ describe("RevisionSequencer", () => {
     });
   }
 
+  it("ignores requested progress until the watch is synced", () => {
+    const t0 = 1_000_000;
+    const cases: Array<{ name: string; sync: (s: RevisionSequencer) => void; want: string[] }> = [
+      { name: "created behind the store (replaying)", sync: (s) => s.created(9), want: [] },
+      { name: "a replayed batch (header ahead of its events)", sync: (s) => s.events([put("/a", 5)], 9), want: [] },
+      { name: "created at the store's revision", sync: (s) => s.created(4), want: ["5:", "6:"] },
+      { name: "a live batch (header at its last event)", sync: (s) => s.events([put("/a", 5)], 5), want: ["6:"] },
+      { name: "a progress notification of the watch", sync: (s) => s.progress(5), want: ["6:"] },
+    ];
+    for (const c of cases) {
+      const s = new RevisionSequencer(4);
+      c.sync(s);
+      s.requestedProgress(6, t0);
+      expect(shape(s.requestedProgress(9, t0 + PROGRESS_SETTLE_MS)), c.name).toEqual(c.want);
+    }
+  });
+
   it("bridges a requested progress only once a later answer confirms it (settle time)", () => {
     const s = new RevisionSequencer(4);
+    s.created(4);
     const t0 = 1_000_000;
     const steps: Array<{ revision: number; at: number; want: string[] }> = [
       { revision: 6, at: t0, want: [] }, // first answer: remembered, not trusted yet

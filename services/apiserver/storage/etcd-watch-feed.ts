@@ -10,9 +10,12 @@
  *   event of the prefix, in order, so the revisions between touched no key of it);
  * - a progress notification of our watch (ordered with its events) bridges up to its
  *   header revision;
- * - the answer to a RequestProgress (watch id -1) bridges only up to the revision of
- *   the previous answer, received at least `PROGRESS_SETTLE_MS` before: etcd 3.4
- *   answers such a request out of band, possibly ahead of events it already holds.
+ * - the answer to a RequestProgress (watch id -1) counts only once the watch is
+ *   synced (created at the current revision, or a response showed it live: events
+ *   whose header revision is their own, or a progress notification of its own), and
+ *   then bridges only up to the revision of the previous answer, received at least
+ *   `PROGRESS_SETTLE_MS` before: etcd 3.4 answers such a request out of band, possibly
+ *   ahead of events it already holds or has still to replay to a watch catching up.
  *   Should an event ever arrive for a revision already bridged, the feed fails (its
  *   subscribers relist) instead of losing it.
  * Bridged revisions let bookmarks and consistent reads advance past writes outside
@@ -28,16 +31,15 @@
  */
 import type { PbEvent, PbWatchRequest, PbWatchResponse } from "../../../shared/etcd/wire.ts";
 import type { LogFn } from "../../../shared/observability/logger.ts";
+import { toChange } from "./etcd-kv.ts";
 import type { EndpointPool } from "./etcd-kv-pool.ts";
 import { FanoutFeed } from "./fanout-feed.ts";
-import { CompactedError, prefixEnd, type KeyChange, type KvStore, type RevisionChange } from "./kv.ts";
+import { CompactedError, prefixEnd, type KvStore, type RevisionChange } from "./kv.ts";
 
 /** The answer to a RequestProgress carries this watch id (etcd's InvalidWatchID). */
 const BROADCAST_WATCH_ID = -1;
 /** Longer than etcd's unsynced-watcher sync interval (100 ms). */
 export const PROGRESS_SETTLE_MS = 150;
-
-const dec = new TextDecoder();
 
 /** An event revision at or below what was already delivered or bridged. */
 export class RevisionOrderError extends Error {
@@ -49,29 +51,27 @@ export class RevisionOrderError extends Error {
   }
 }
 
-function toChange(e: PbEvent): KeyChange {
-  return {
-    type: e.type,
-    key: dec.decode(e.kv.key),
-    value: e.type === "PUT" ? new Uint8Array(e.kv.value) : undefined,
-    prevValue: e.prev_kv === undefined || e.prev_kv === null ? undefined : new Uint8Array(e.prev_kv.value),
-    createRevision: Number(e.kv.create_revision),
-    modRevision: Number(e.kv.mod_revision),
-    version: Number(e.kv.version),
-  };
-}
-
 /**
  * The pure core: turns watch responses into strictly consecutive revisions after
  * `last`, bridging revisions without events of the prefix by empty changes.
  */
 export class RevisionSequencer {
   private candidate: { revision: number; atMs: number } | undefined;
+  /** The watch is known to send live events (no replay of history pending). */
+  synced = false;
 
   constructor(public last: number) {}
 
-  /** The events of one response (every event of a revision comes in one response). */
-  events(events: readonly PbEvent[]): RevisionChange[] {
+  /** The watch was created while the store was at `headerRevision`: synced if nothing is to replay. */
+  created(headerRevision: number): void {
+    if (headerRevision <= this.last) this.synced = true;
+  }
+
+  /**
+   * The events of one response (every event of a revision comes in one response),
+   * sent when the store was at `headerRevision`: a live response names its own revision.
+   */
+  events(events: readonly PbEvent[], headerRevision = 0): RevisionChange[] {
     const out: RevisionChange[] = [];
     for (const e of events) {
       const revision = Number(e.kv.mod_revision);
@@ -84,11 +84,13 @@ export class RevisionSequencer {
       out.push(...this.bridge(revision - 1), { revision, changes: [toChange(e)] });
       this.last = revision;
     }
+    if (out.length > 0 && headerRevision === this.last) this.synced = true;
     return out;
   }
 
-  /** A progress notification of the watch itself: everything up to `revision` was sent. */
+  /** A progress notification of the watch itself (sent to synced watches): everything up to `revision` was sent. */
   progress(revision: number): RevisionChange[] {
+    this.synced = true;
     return this.bridge(revision);
   }
 
@@ -97,6 +99,7 @@ export class RevisionSequencer {
    * revision if that one is at least PROGRESS_SETTLE_MS old, and remembers this one.
    */
   requestedProgress(revision: number, nowMs: number): RevisionChange[] {
+    if (!this.synced) return [];
     const previous = this.candidate;
     if (previous !== undefined && nowMs - previous.atMs < PROGRESS_SETTLE_MS) return [];
     this.candidate = { revision, atMs: nowMs };
@@ -234,6 +237,7 @@ export class EtcdRevisionWatch {
       try {
         if (res.created) {
           watchId = id;
+          sequencer.created(Number(res.header?.revision ?? 0));
           this.failures = 0;
           settle();
         }
@@ -243,7 +247,7 @@ export class EtcdRevisionWatch {
           else finish(new Error(`etcd watch canceled: ${res.cancel_reason ?? ""}`), true);
           return;
         }
-        if ((res.events?.length ?? 0) > 0) deliverAll(sequencer.events(res.events ?? []));
+        if ((res.events?.length ?? 0) > 0) deliverAll(sequencer.events(res.events ?? [], Number(res.header?.revision ?? 0)));
         else if (id === BROADCAST_WATCH_ID) deliverAll(sequencer.requestedProgress(Number(res.header?.revision ?? 0), Date.now()));
         else if (!res.created && id === watchId) deliverAll(sequencer.progress(Number(res.header?.revision ?? 0)));
       } catch (err) {

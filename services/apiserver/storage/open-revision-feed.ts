@@ -16,6 +16,8 @@ export interface RevisionFeedOptions {
   /** TLS options of a rediss:// URL. */
   redisTls?: ConnectionOptions;
   stream: string;
+  /** Store key prefix of the registry that the store's Watch follows (default "/registry/"). */
+  watchPrefix?: string;
   log?: LogFn;
 }
 
@@ -27,11 +29,11 @@ export interface OpenedRevisionFeed {
 
 export async function openRevisionFeed(kv: KvStore, watchPool: EndpointPool, opts: RevisionFeedOptions): Promise<OpenedRevisionFeed> {
   if (opts.redisUrl === undefined || opts.redisUrl === "") {
-    const watch = new EtcdWatchFeed(kv, watchPool, { log: opts.log });
+    const watch = new EtcdWatchFeed(kv, watchPool, { prefix: opts.watchPrefix, log: opts.log });
     await watch.start();
     return { feed: watch.feed, description: "the store's Watch as revision feed", stop: async () => watch.stop() };
   }
-  const reader = new RedisFeed(kv, { url: opts.redisUrl, tls: opts.redisTls, stream: opts.stream, watchPool, log: opts.log });
+  const reader = new RedisFeed(kv, { url: opts.redisUrl, tls: opts.redisTls, stream: opts.stream, watchPool, watchPrefix: opts.watchPrefix, log: opts.log });
   await reader.start();
   return { feed: reader.feed, description: `revision stream ${opts.stream}`, stop: () => reader.stop() };
 }

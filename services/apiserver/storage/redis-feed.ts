@@ -37,6 +37,8 @@ export interface RedisFeedOptions {
   watchPool?: EndpointPool;
   /** Progress request period of that Watch. */
   watchProgressIntervalMs?: number;
+  /** Key prefix that Watch follows (default "/registry/"). */
+  watchPrefix?: string;
   log?: LogFn;
 }
 
@@ -72,7 +74,7 @@ export class RedisFeed {
           },
           lost: (err) => this.relist(err),
         },
-        { progressIntervalMs: opts.watchProgressIntervalMs, log: opts.log },
+        { prefix: opts.watchPrefix, progressIntervalMs: opts.watchProgressIntervalMs, log: opts.log },
       );
     }
   }
