@@ -399,5 +399,5 @@ describe("rolling restart behind haproxy", () => {
       lb.close();
       await stopChild(haproxy, 1000);
     }
-  }, 240_000);
+  }, LONG ? 900_000 : 240_000);
 });
