@@ -6,7 +6,8 @@
  *
  * Configuration changes (`apply`) keep the queue set of a level that stays (new limits
  * and queuing apply to it), add new levels at their initial limit, and keep a removed
- * level that still has requests as "quiescing" until it is idle. Each replica enforces
+ * level that still has requests as "quiescing" until it is idle (then the shares are
+ * divided again without it). Each replica enforces
  * its own share: nothing here is shared between replicas.
  */
 import type { FlowControlConfig, PriorityLevelView } from "../contract.ts";
@@ -77,12 +78,14 @@ export class FlowController {
   private readonly now: () => number;
   /** Sum of nominal limits: what the adjustment re-divides. */
   private nominalSum = 0;
+  private config: FlowControlConfig;
 
   constructor(
     private readonly opts: FlowControllerOptions,
     config: FlowControlConfig,
   ) {
     this.now = opts.now ?? Date.now;
+    this.config = config;
     this.apply(config);
   }
 
@@ -96,6 +99,7 @@ export class FlowController {
 
   /** Takes a new configuration (levels added, changed, or quiescing until idle). */
   apply(config: FlowControlConfig): void {
+    this.config = config;
     const wanted = new Map(config.priorityLevels.map((v) => [v.name, v]));
     // Removed levels that still have requests keep their seats share while they drain.
     const views: PriorityLevelView[] = [...wanted.values()];
@@ -142,9 +146,9 @@ export class FlowController {
       s.currentLimit = newPeriod ? Math.round(allocs[i]) : Math.min(s.limits.upper, Math.max(s.limits.lower, s.currentLimit));
       s.queues.setLimit(s.currentLimit);
       s.metrics?.adjusted(s.currentLimit, s.stats, items[i].target);
-      if (s.quiescing && s.queues.isIdle) this.levels.delete(s.name);
     });
     this.opts.metrics?.fairFrac.set(fairProp);
+    if (states.some((s) => s.quiescing && s.queues.isIdle)) this.apply(this.config);
   }
 
   /** Starts a request in its level (see QueueSet.start); undefined when the level is unknown. */
@@ -158,7 +162,8 @@ export class FlowController {
   finish(level: PriorityLevelState, request: SeatRequest, executedSeconds: number, watch: boolean): void {
     level.queues.finish(request);
     level.metrics?.executed(request.spec.flowSchema, executedSeconds, watch);
-    if (level.quiescing && level.queues.isIdle) this.levels.delete(level.name);
+    // a drained level that is no longer configured goes, and its share returns to the others
+    if (level.quiescing && level.queues.isIdle) this.apply(this.config);
   }
 
   cancel(level: PriorityLevelState, request: SeatRequest, reason: Extract<RejectReason, "time-out" | "cancelled">): void {
