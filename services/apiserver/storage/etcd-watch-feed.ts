@@ -203,6 +203,7 @@ export class EtcdRevisionWatch {
     const created = new Promise<void>((resolve, reject) => {
       settle = (err) => (err ? reject(err) : resolve());
     });
+    created.catch(() => {}); // only start() waits for it; a reopened watch that fails early is retried
     const finish = (err: Error | undefined, failover: boolean) => {
       if (done) return;
       done = true;
@@ -226,9 +227,12 @@ export class EtcdRevisionWatch {
       if (this.current === watch) this.current = undefined;
       this.stats.lost++;
       this.opts.log?.("warn", "etcd watch lost history: subscribers relist", { error: err.message });
-      void this.sink.lost(err).finally(() => {
-        if (!this.stopped) this.scheduleOpen(0);
-      });
+      void this.sink
+        .lost(err)
+        .catch((failure: unknown) => this.opts.log?.("warn", "etcd watch: moving past the lost history failed", { error: String(failure) }))
+        .finally(() => {
+          if (!this.stopped) this.scheduleOpen(0);
+        });
     };
     stream.on("data", (res: PbWatchResponse) => {
       if (done) return;
