@@ -18,6 +18,7 @@ import { handleScale } from "./handlers/scale.ts";
 import { handleBindings, POD_ACTION_SUBRESOURCES } from "./handlers/pod-actions.ts";
 import { handlePodLog } from "./handlers/pod-log.ts";
 import { handleNodeProxy } from "./handlers/node-proxy.ts";
+import { handleResourceProxy } from "./handlers/resource-proxy.ts";
 import { handlePodConnect } from "./upgrade-connect.ts";
 import { CONNECT_SUBRESOURCES } from "../registry/pod-exec-options.ts";
 import type { KubeletClientConfig } from "./handlers/kubelet-client.ts";
@@ -45,6 +46,8 @@ interface SubresourceRoute {
 const RESOURCE_SUBRESOURCES: Record<string, SubresourceRoute> = {
   "/serviceaccounts/token": { verbs: ["create"], handle: (s, cfg) => handleVirtual(s, cfg.virtual?.get("/serviceaccounts/token"), tokenRequestKind) },
   "/nodes/proxy": { handle: (s, cfg) => handleNodeProxy(s, cfg.catalog, cfg.kubelet) },
+  "/pods/proxy": { handle: (s, cfg) => handleResourceProxy(s, cfg.catalog) },
+  "/services/proxy": { handle: (s, cfg) => handleResourceProxy(s, cfg.catalog) },
   "/pods/log": { verbs: ["get"], handle: (s, cfg) => handlePodLog(s, cfg.catalog, cfg.kubelet) },
   ...Object.fromEntries(CONNECT_SUBRESOURCES.map((sub) => [`/pods/${sub}`, { verbs: ["get", "create"], handle: (s: RequestScope, cfg: DispatchConfig) => handlePodConnect(s, cfg.catalog, cfg.kubelet, sub) }])),
   ...Object.fromEntries(Object.entries(POD_ACTION_SUBRESOURCES).map(([sub, action]) => [`/pods/${sub}`, { verbs: ["create"], handle: (s: RequestScope, cfg: DispatchConfig) => action(s, cfg.catalog) }])),
