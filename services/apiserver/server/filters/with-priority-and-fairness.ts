@@ -108,21 +108,29 @@ export function withPriorityAndFairness(
       ctx.terminated = true;
       throw err;
     }
-    const stopWatching = ctx.deadline.onExpire(giveBack);
-    const release = () => {
-      stopWatching();
-      giveBack();
-    };
-    let response: Response;
-    try {
-      response = await next(ctx);
-    } catch (err) {
-      release();
-      throw err;
-    }
-    releaseWhenResponseIsOver(ctx, release, maxStreamHoldMs, timers);
-    return response;
+    return runHoldingSeats(ctx, next, giveBack, maxStreamHoldMs, timers);
   };
+}
+
+/**
+ * Runs the handler with seats held: they come back once (`giveBack`) when the handler
+ * fails, when the deadline passes while it runs, or when the response is over.
+ */
+async function runHoldingSeats(ctx: RequestContext, next: Handler, giveBack: () => void, maxStreamHoldMs: number, timers: DeadlineTimers): Promise<Response> {
+  const stopWatching = ctx.deadline.onExpire(giveBack);
+  const release = () => {
+    stopWatching();
+    giveBack();
+  };
+  let response: Response;
+  try {
+    response = await next(ctx);
+  } catch (err) {
+    release();
+    throw err;
+  }
+  releaseWhenResponseIsOver(ctx, release, maxStreamHoldMs, timers);
+  return response;
 }
 
 /** Puts the classification headers on the node response when there is one (else on the Response later). */
@@ -190,19 +198,6 @@ function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: nu
         release(true);
       }
     }
-    const stopWatching = ctx.deadline.onExpire(() => release(false));
-    const releaseOnce = () => {
-      stopWatching();
-      release(false);
-    };
-    let response: Response;
-    try {
-      response = await next(ctx);
-    } catch (err) {
-      releaseOnce();
-      throw err;
-    }
-    releaseWhenResponseIsOver(ctx, releaseOnce, maxStreamHoldMs, timers);
-    return withClassification(ctx, names, cls, response);
+    return withClassification(ctx, names, cls, await runHoldingSeats(ctx, next, () => release(false), maxStreamHoldMs, timers));
   };
 }
