@@ -31,8 +31,13 @@ export interface StoreMember {
 // "Connection dropped" is not here: the request may have reached the leader before the connection closed.
 const NOT_PROPOSED = /no leader|ECONNREFUSED|No connection established|failed to connect|connect ECONN/i;
 
+/** Whether an UNAVAILABLE failure's message proves the request was never proposed (no connection, no leader). */
+export function provesNotProposed(details: string): boolean {
+  return NOT_PROPOSED.test(details);
+}
+
 function retryable(err: EtcdCallError, idempotent: boolean): boolean {
-  if (err.code === GrpcStatus.UNAVAILABLE) return idempotent || NOT_PROPOSED.test(err.details);
+  if (err.code === GrpcStatus.UNAVAILABLE) return idempotent || provesNotProposed(err.details);
   if (err.code === GrpcStatus.DEADLINE_EXCEEDED) return idempotent;
   return false;
 }

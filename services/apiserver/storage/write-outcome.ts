@@ -12,7 +12,10 @@
  * Committed: the write answers as if the call had succeeded, at the revision it
  * committed at. Not committed: the txn is sent again (it can no longer apply twice),
  * at most `MAX_SENDS` times in all. Unknown (history compacted, or the store still
- * unreachable): a store-unavailable error, answered as a retriable 504.
+ * unreachable within twice the time the failed call took, at least 2 s): a store-unavailable error,
+ * answered as a retriable 504 Timeout. A failure that proves the txn was never
+ * proposed (connection refused, no leader) needs no resolution: it is answered as
+ * the platform answers an unreachable store (500 ServerTimeout, Retry-After 2).
  *
  * A write's identity is its exact bytes: every object carries its uid, and an update
  * changes the stored bytes (no-op updates never reach the store), so equal bytes after
@@ -20,6 +23,7 @@
  * key after the revision it compared: a DELETE there removed the object it was asked to
  * remove (answered as done, whichever request's txn it was).
  */
+import { provesNotProposed } from "./etcd-kv-pool.ts";
 import { CompactedError, StoreUnavailableError, type Compare, type KeyChange, type KeyValue, type KvStore, type TxnOp, type TxnResult } from "./kv.ts";
 
 /** What a write txn meant to do to its key: the compared revision (0 for a create) and the value put (none for a delete). */
@@ -70,18 +74,15 @@ export function judgeFromHistory(intent: WriteIntent, changes: readonly KeyChang
   return first.type === "PUT" && first.value !== undefined && bytesEqual(first.value, intent.value) ? { outcome: "committed", revision: first.modRevision } : { outcome: "not-committed" };
 }
 
-export interface ResolveOptions {
-  /** How long the store may stay unreachable while resolving (default 15 s). */
-  budgetMs?: number;
-}
-
 /** TTL of the fence's lease: the store's minimum; it holds no key and simply expires. */
 const FENCE_LEASE_TTL_S = 5;
 export const MAX_SENDS = 3;
+/** The least time a resolution may wait for the store (a leader election takes about one election timeout). */
+export const MIN_RESOLVE_BUDGET_MS = 2000;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Retries a store call while the store is unavailable, within the deadline. */
+/** Calls again while the store is unavailable (the fence is a write the store client does not retry), until the deadline. */
 async function whileUnavailable<T>(deadline: number, call: () => Promise<T>): Promise<T> {
   for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
     try {
@@ -93,9 +94,13 @@ async function whileUnavailable<T>(deadline: number, call: () => Promise<T>): Pr
   }
 }
 
-/** Resolves whether the write of `intent`, whose txn call failed ambiguously, committed. */
-export async function resolveWriteOutcome(kv: KvStore, intent: WriteIntent, opts: ResolveOptions = {}): Promise<Verdict> {
-  const deadline = Date.now() + (opts.budgetMs ?? 15_000);
+/**
+ * Resolves whether the write of `intent`, whose txn call failed ambiguously, committed,
+ * waiting at most `budgetMs` for the store; a failure to reach it leaves the outcome
+ * unknown and is thrown.
+ */
+export async function resolveWriteOutcome(kv: KvStore, intent: WriteIntent, budgetMs: number): Promise<Verdict> {
+  const deadline = Date.now() + budgetMs;
   await whileUnavailable(deadline, () => kv.leaseGrant(FENCE_LEASE_TTL_S));
   const read = await whileUnavailable(deadline, () => kv.range(intent.key));
   const verdict = judgeFromCurrent(intent, read.kvs[0]);
@@ -114,16 +119,19 @@ export async function resolveWriteOutcome(kv: KvStore, intent: WriteIntent, opts
  * resolved (see above) into the txn's result (committed), a resend (not committed),
  * or a StoreUnavailableError (unknown, or not committed after MAX_SENDS sends).
  */
-export async function writeTxn(kv: KvStore, intent: WriteIntent, compares: Compare[], success: TxnOp[], failure: TxnOp[], opts: ResolveOptions = {}): Promise<TxnResult> {
+export async function writeTxn(kv: KvStore, intent: WriteIntent, compares: Compare[], success: TxnOp[], failure: TxnOp[]): Promise<TxnResult> {
   let last: StoreUnavailableError | undefined;
   for (let send = 0; send < MAX_SENDS; send++) {
+    const sentAt = Date.now();
     try {
       return await kv.txn(compares, success, failure);
     } catch (err) {
-      if (!(err instanceof StoreUnavailableError)) throw err;
+      // A failure that proves the txn was never proposed (no connection, no leader) is definite as it is.
+      if (!(err instanceof StoreUnavailableError) || (!err.timedOut && provesNotProposed(err.details))) throw err;
       last = err;
     }
-    const verdict = await resolveWriteOutcome(kv, intent, opts);
+    // The resolution may wait twice as long as the store client spent failing (its own budget), at least MIN_RESOLVE_BUDGET_MS.
+    const verdict = await resolveWriteOutcome(kv, intent, Math.max(2 * (Date.now() - sentAt), MIN_RESOLVE_BUDGET_MS));
     if (verdict.outcome === "committed") return { succeeded: true, revision: verdict.revision, results: success.map(() => ({ kvs: [] })) };
     if (verdict.outcome !== "not-committed") throw new StoreUnavailableError(`the outcome of the write of ${intent.key} is unknown: ${last.details}`, last.endpoint, true);
   }
