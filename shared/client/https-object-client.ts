@@ -24,7 +24,7 @@ import {
   type WriteOptions,
 } from "./object-client.ts";
 import { getProfile, type PlatformProfile } from "../platform/index.ts";
-import { errorFromResponse, HttpsTransport, type TransportOptions } from "./transport.ts";
+import { HttpsTransport, type TransportOptions } from "./transport.ts";
 import { WireCodec, type EncodedBody, type WatchDecoder, type WireContentType } from "./wire-codec.ts";
 
 export interface ObjectClientOptions extends TransportOptions {
@@ -135,7 +135,7 @@ export class HttpsObjectClient implements ObjectClient, PathGetter {
       if (code !== 200) {
         const chunks: Buffer[] = [];
         for await (const c of msg) chunks.push(c as Buffer);
-        const err = errorFromResponse(code, Buffer.concat(chunks));
+        const err = codec.failure({ status: code, body: Buffer.concat(chunks), contentType: msg.headers["content-type"] });
         // A refused start is reported like the platform's clients see it: one ERROR event.
         yield { type: "ERROR", object: err.status };
         return;

@@ -158,14 +158,19 @@ export class WireCodec {
         throw transportError(new Error(`${method} ${path}: the answer cannot be decoded: ${(err as Error).message}`));
       }
     }
+    throw this.failure(res);
+  }
+
+  /** The error of a non-2xx answer: its Status decoded from the answer's own type (protobuf, CBOR or JSON). */
+  failure(res: RawResponse): StatusError {
     if (mediaTypeOf(res.contentType) !== JSON_TYPE) {
       try {
         const status = this.decode(res) as Obj;
-        if (status.kind === "Status" && typeof status.code === "number") throw new StatusError(status as unknown as Status);
-      } catch (err) {
-        if (err instanceof StatusError) throw err;
+        if (status.kind === "Status" && typeof status.code === "number") return new StatusError(status as unknown as Status);
+      } catch {
+        // not a Status in that type: the text fallback below
       }
     }
-    throw errorFromResponse(res.status, res.body);
+    return errorFromResponse(res.status, res.body);
   }
 }

@@ -7,7 +7,7 @@
  */
 import { stringify as yamlStringify } from "yaml";
 import { encodeCbor, encodeCborSeqItem } from "../../../shared/codec/cbor.ts";
-import { encodeFrame, encodeList, encodeObject, encodeWatchEvent } from "../../../shared/codec/protobuf/index.ts";
+import { encodeFrame, encodeList, encodeObject, encodeStatus, encodeWatchEvent } from "../../../shared/codec/protobuf/index.ts";
 import type { Status } from "../../../shared/api/status.ts";
 import { toJSONText } from "../../../shared/schema/values.ts";
 import type { JsonObject } from "../storage/object.ts";
@@ -40,8 +40,16 @@ export function jsonResponse(value: unknown, status: number, opts: { mediaType?:
   return new Response(encodeText(value, mediaType, !!opts.pretty), { status, headers });
 }
 
-export function statusResponse(status: Status, opts: { mediaType?: string; pretty?: boolean; headers?: Record<string, string> } = {}): Response {
-  return jsonResponse(status, status.code ?? 500, opts);
+/**
+ * A Status answer: in the envelope (kind Status, `v1`) when `protobuf` is set and
+ * `mediaType` is the profile's protobuf type, else JSON or YAML text.
+ */
+export function statusResponse(status: Status, opts: { mediaType?: string; protobuf?: boolean; pretty?: boolean; headers?: Record<string, string> } = {}): Response {
+  const code = status.code ?? 500;
+  if (!opts.protobuf || !opts.mediaType) return jsonResponse(status, code, opts);
+  const headers = new Headers(opts.headers);
+  headers.set("content-type", opts.mediaType);
+  return new Response(encodeStatus(status as unknown as JsonObject), { status: code, headers });
 }
 
 /** Protobuf has messages for objects and lists of the endpoint's kind only, and none for conversions. */

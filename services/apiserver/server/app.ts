@@ -116,6 +116,7 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
   app.all("*", async (c) => {
     const ctx: RequestContext = createRequestContext(c.req.raw, c.env?.incoming, log);
     ctx.outgoing = c.env?.outgoing;
+    ctx.profile = cfg.profile;
     let response: Response;
     try {
       response = await handler(ctx);

@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { internalError } from "../../../../shared/api/status.ts";
 import type { LogFn, LogLevel } from "../../../../shared/observability/logger.ts";
+import type { PlatformProfile } from "../../../../shared/platform/index.ts";
 import type { RequestInfo } from "../../endpoints/request-info.ts";
 import type { UserInfo } from "../../endpoints/scope.ts";
 import type { AuditEvent } from "./with-audit.ts";
@@ -47,6 +48,8 @@ export interface RequestContext {
   terminated?: boolean;
   /** Expires at the request's deadline (set by with-timeout; never for long-running requests). */
   deadline: Deadline;
+  /** The server's naming profile (its protobuf media type encodes error Statuses); set by the app. */
+  profile?: PlatformProfile;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<Response>;
@@ -72,6 +75,7 @@ class RequestState implements RequestContext {
   readonly warnings: string[] = [];
   terminated?: boolean;
   deadline: Deadline = NEVER;
+  profile?: PlatformProfile;
 
   constructor(
     readonly request: Request,
