@@ -6,7 +6,8 @@
  * A flood of lists from mallory is queued and refused with 429 (Retry-After, the
  * platform's Status), while alice (same level, another flow and queue), bob (another
  * level) and system:masters (exempt) are all served; both answers carry the matched
- * FlowSchema and priority level UIDs; the apiserver_flowcontrol_* metrics move; the
+ * FlowSchema and priority level UIDs; the apiserver_flowcontrol_* metrics move; open
+ * watches hold no seats once set up (more watches than the level's seats, all served); the
  * three debug dumps list the levels and are authorized like other /debug paths (RBAC:
  * a user without a rule for them gets 403).
  */
@@ -94,7 +95,7 @@ beforeAll(async () => {
   const setup = [
     await admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } }),
     await admin.post(`/api/v1/namespaces/${NS}/configmaps`, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm" }, data: { k: "v" } }),
-    await admin.post(`/apis/${rbac}/v1/clusterroles`, { apiVersion: `${rbac}/v1`, kind: "ClusterRole", metadata: { name: "apf-read" }, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list"] }] }),
+    await admin.post(`/apis/${rbac}/v1/clusterroles`, { apiVersion: `${rbac}/v1`, kind: "ClusterRole", metadata: { name: "apf-read" }, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list", "watch"] }] }),
     ...(await Promise.all(
       ["tenants", "others"].map((g) =>
         admin.post(`/apis/${rbac}/v1/clusterrolebindings`, {
@@ -189,6 +190,22 @@ describe("API Priority and Fairness dispatch over HTTPS", () => {
     expect(metricSum(text, "apiserver_flowcontrol_nominal_limit_seats", { priority_level: "tenants" })).toBe(2);
     expect(metricSum(text, "apiserver_flowcontrol_upper_limit_seats", { priority_level: "tenants" })).toBe(5);
     expect(text).toContain("# TYPE apiserver_flowcontrol_current_limit_seats gauge");
+  });
+
+  it("a watch holds its seats only while it is set up: open watches leave the level's seats free", async () => {
+    const watches = Array.from({ length: 4 }, () => asBob.watch(`/api/v1/namespaces/${NS}/configmaps?watch=1`));
+    try {
+      await until("the watches answered", async () => (watches.every((w) => w.status === 200) ? true : undefined));
+      // 4 open watches on a level of 2 seats: bob's next requests are served at once
+      const started = Date.now();
+      for (let i = 0; i < 3; i++) expect((await asBob.get(`/api/v1/namespaces/${NS}/configmaps/cm`)).status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(1500);
+      const text = (await admin.get("/metrics")).text;
+      expect(metricSum(text, "apiserver_flowcontrol_current_executing_seats", { priority_level: "others" })).toBe(0);
+      expect(metricSum(text, "apiserver_flowcontrol_request_execution_seconds_count", { priority_level: "others", type: "watch" })).toBeGreaterThanOrEqual(4);
+    } finally {
+      for (const w of watches) w.stop();
+    }
   });
 
   it("the debug dumps list levels, queues and requests, for authorized users only", async () => {
