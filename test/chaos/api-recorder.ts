@@ -25,6 +25,15 @@ import type { History, KvOp } from "./recorder.ts";
 /** Connection failures that show the request never reached a server: it did nothing. */
 const NOT_SENT = /before secure TLS connection was established|ECONNREFUSED/;
 
+/** The reason of a Status body ("Conflict", "AlreadyExists", ...), or "" when there is none. */
+function reasonOf(body: string): string {
+  try {
+    return String((JSON.parse(body) as { reason?: unknown }).reason ?? "");
+  } catch {
+    return "";
+  }
+}
+
 export type FailureClass = "5xx" | "timeout" | "connection" | "unexpected";
 
 /** A write that got no definite answer. */
@@ -137,7 +146,7 @@ export class ApiRecordingClient {
     const unsent = answer.failure === "connection" && NOT_SENT.test(answer.message ?? "");
     const failure: FailureClass | undefined = unsent ? undefined : (answer.failure ?? (answer.status >= 500 ? "5xx" : answer.status === 429 || answer.status === 409 ? undefined : "unexpected"));
     const message = answer.message ?? answer.body.slice(0, 300);
-    this.history.noteError(new Error(failure === undefined ? `${answer.status}` : `${answer.status} ${message}`));
+    this.history.noteError(new Error(answer.status === 0 ? `${unsent ? "not sent" : failure}: ${message}` : `HTTP ${answer.status} ${reasonOf(answer.body)}`));
     if (failure !== undefined && effective.kind !== "get") {
       const value = effective.kind === "delete" ? (target?.value ?? "") : effective.value;
       this.ledger.uncertain.push({ op, failure, status: answer.status, message, value, during });

@@ -30,6 +30,8 @@ export interface ChaosFigures {
   errors: Record<string, number>;
   /** Faults during which committed writes were answered as failures. */
   committedFailureFaults: string[];
+  /** Committed writes whose connection was lost, by what was going on. */
+  connectionLostDuring: Record<string, number>;
 }
 
 const sum = (list: readonly WatcherFigures[], k: keyof Omit<WatcherFigures, "samples">) => list.reduce((a, w) => a + w[k], 0);
@@ -58,7 +60,7 @@ export function formatChaosReport(f: ChaosFigures): string {
     `acknowledged writes lost:                      ${f.acknowledgedWritesLost}  (must be 0)`,
     ...f.lostSamples.map((s) => `    ${s}`),
     `committed writes answered as failures:         ${f.committed["5xx"] + f.committed.timeout}  (5xx ${f.committed["5xx"]}, timeout ${f.committed.timeout}; must be 0)${f.committedFailureFaults.length > 0 ? ` during ${f.committedFailureFaults.join(", ")}` : ""}`,
-    `committed writes whose connection was lost:    ${f.committed.connection}  (no answer at all: a killed replica)`,
+    `committed writes whose connection was lost:    ${f.committed.connection}  (no answer at all${f.committed.connection > 0 ? `: ${Object.entries(f.connectionLostDuring).map(([k, v]) => `${k} ${v}`).join(", ")}` : ""})`,
     `watch events lost / duplicated / out of order: ${sum(w, "lost")} / ${sum(w, "duplicated")} / ${sum(w, "outOfOrder")}  (must be 0; wrong ${sum(w, "wrong")}; skipped by relist after 410: ${sum(w, "relisted")})`,
     ...w.map((x, i) => `    watcher ${i}: ${x.received} received of ${x.expected} expected${x.samples.length > 0 ? `: ${x.samples.join("; ")}` : ""}`),
     `history linearizable:                          ${String(f.linearizable)}${f.linearizable === true ? "" : `\n${f.linearizabilityDetail}`}`,

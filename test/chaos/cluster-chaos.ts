@@ -68,6 +68,12 @@ export const LONG_CHAOS: Omit<ChaosConfig, "seed"> = {
 };
 
 const NAMESPACE = "chaos";
+
+function countBy(labels: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const l of labels) out[l] = (out[l] ?? 0) + 1;
+  return out;
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runClusterChaos(config: ChaosConfig, progress: (line: string) => void = () => {}): Promise<ChaosFigures> {
@@ -106,9 +112,11 @@ export async function runClusterChaos(config: ChaosConfig, progress: (line: stri
     current = "no fault";
     await sleep(config.settleMs);
     const rng = seededRng(config.seed);
-    for (let round = 0; round === 0 || performance.now() - started < config.durationMs; round++) {
+    // The duration counts from the start of the load (the cluster's start-up is not part of it).
+    const faultTime = () => performance.now() - loadStart;
+    for (let round = 0; round === 0 || faultTime() < config.durationMs; round++) {
       for (const fault of faultRound(rng, round)) {
-        if (round > 0 && performance.now() - started >= config.durationMs) break;
+        if (round > 0 && faultTime() >= config.durationMs) break;
         current = fault;
         spans.push({ from: performance.now() - loadStart, label: fault });
         await injectClusterFault(cluster, fault, rng, config.timings, log);
@@ -157,6 +165,7 @@ export async function runClusterChaos(config: ChaosConfig, progress: (line: stri
       longestUnavailability: gap,
       unavailabilityDuring: during,
       errors: Object.fromEntries(workload.history.errors),
+      connectionLostDuring: countBy(settled.filter((x) => x.committed && x.failure === "connection").map((x) => x.during)),
       committedFailureFaults: [...new Set(settled.filter((s) => s.committed && (s.failure === "5xx" || s.failure === "timeout")).map((s) => `${s.during} (${s.failure} ${s.status}: ${s.message.slice(0, 120)})`))],
     };
   } catch (err) {

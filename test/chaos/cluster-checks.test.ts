@@ -103,6 +103,7 @@ describe("broken figures", () => {
     unavailabilityDuring: "no fault",
     errors: {},
     committedFailureFaults: [],
+    connectionLostDuring: { "kill-replica": 1 },
   };
   const cases: Array<{ name: string; change: Partial<ChaosFigures>; broken: RegExp | undefined }> = [
     { name: "a clean run (a committed write whose connection was lost is reported, not broken)", change: {}, broken: undefined },
