@@ -17,6 +17,9 @@ import type { NonResourceHandler } from "../endpoints/non-resource.ts";
 import { discoveryRoutes } from "../endpoints/routes.ts";
 import { Catalog } from "../registry/catalog.ts";
 import { strategyFor } from "../registry/kind-strategies.ts";
+import type { Strategy } from "../registry/strategy.ts";
+import { declareDeclarativeValidationMetrics, withDeclarativeValidation } from "../registry/declarative-validation.ts";
+import { BUILTIN_DECLARATIONS, parseDeclarationTable, type DeclarativeDeclarations } from "../registry/declarative-validation-rules.ts";
 import { CachedStorage } from "../storage/cached-storage.ts";
 import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from "../storage/compactor.ts";
 import type { KvStore, RevisionFeed } from "../storage/kv.ts";
@@ -125,6 +128,8 @@ export interface ReplicaOptions {
   flowControl?: { source: FlowControlConfigSource; classify: Classifier };
   /** The aggregation layer: proxy client certificate, front-proxy header names, check period. */
   aggregator?: Omit<AggregatorOptions, "log">;
+  /** Declarative validation tags per `<group>/<Kind>` in place of the built-in ones (tests). */
+  declarativeValidation?: DeclarativeDeclarations;
   log?: LogFn;
 }
 
@@ -209,7 +214,16 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     log: (level, msg, fields) => opts.log?.(level, msg, fields ?? {}),
     register: opts.registerAdmissionPlugins,
   });
-  const builtinStrategy = strategyFor(profile);
+  const kindStrategy = strategyFor(profile);
+  const validationGates = opts.gates ?? new FeatureGates();
+  const declarative = {
+    enabled: validationGates.enabled("DeclarativeValidation"),
+    takeover: validationGates.enabled("DeclarativeValidationTakeover"),
+    declarations: parseDeclarationTable(opts.declarativeValidation ?? BUILTIN_DECLARATIONS),
+    metrics: declareDeclarativeValidationMetrics(metricsRegistry),
+    log: opts.log,
+  };
+  const builtinStrategy = (def: KindDefinition): Strategy => withDeclarativeValidation(kindStrategy(def), declarative);
   // admissionregistration/v1beta1 (MutatingAdmissionPolicy) is served only while its gate is on.
   const catalog: Catalog = new Catalog(profile, kinds, storage, { admission: admission.chain, serviceNetwork: opts.serviceNetwork }, (def) =>
     def.group === "apiextensions" && def.plural === "customresourcedefinitions" ? crdStrategy(def, profile) : builtinStrategy(def),
