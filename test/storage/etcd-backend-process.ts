@@ -6,9 +6,14 @@
  *   `--redis-url`), a temporary data dir and a random loopback port; close() stops it
  *   (SIGTERM, SIGKILL after 3 s) and removes the dir;
  * - startInProcessReplica: a replica in the test's process over a KvStore and
- *   revision feed the test built (profile plat, no compaction).
+ *   revision feed the test built (profile plat, no compaction);
+ * - startStreamedReplica: a store in process whose leader publishes to the Redis of
+ *   `redisUrl` (a stream of its own name, so no other publisher on the machine writes
+ *   into it), a RedisFeed that follows the store's Watch while Redis is down, and an
+ *   in-process replica on both.
  */
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,7 +21,12 @@ import { builtinKinds } from "../../shared/api/groups/index.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { ensurePki } from "../../services/apiserver/server/certs.ts";
 import { startReplica } from "../../services/apiserver/server/replica.ts";
+import { EmbeddedKv } from "../../services/apiserver/storage/embedded-kv.ts";
+import { EndpointPool } from "../../services/apiserver/storage/etcd-kv-pool.ts";
 import type { KvStore, RevisionFeed } from "../../services/apiserver/storage/kv.ts";
+import { RedisFeed } from "../../services/apiserver/storage/redis-feed.ts";
+import { memoryStore } from "../../services/store/embedded.ts";
+import { RevisionPublisher } from "../../services/store/server/publisher.ts";
 import { HttpsClient } from "../support/https-client.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -106,6 +116,40 @@ export async function startInProcessReplica(kv: KvStore, feed: RevisionFeed, pki
     async close() {
       admin.close();
       await replica.close();
+    },
+  };
+}
+
+export interface StreamedReplica {
+  stream: string;
+  publisher: RevisionPublisher;
+  reader: RedisFeed;
+  admin: HttpsClient;
+  close(): Promise<void>;
+}
+
+export async function startStreamedReplica(redisUrl: string, pkiDir: string): Promise<StreamedReplica> {
+  const stream = `revisions-${randomUUID()}`;
+  const store = memoryStore();
+  const kv = new EmbeddedKv(store, { closeStore: true });
+  const publisher = new RevisionPublisher(store.backend.mvcc, { url: redisUrl, stream });
+  store.backend.onApplied(() => publisher.notify());
+  publisher.setLeader(true);
+  publisher.start();
+  const watchPool = new EndpointPool([{ endpoint: "in-process", api: store.api }]);
+  const reader = new RedisFeed(kv, { url: redisUrl, stream, blockMs: 200, stallCheckMs: 60_000, watchPool, watchProgressIntervalMs: 200 });
+  await reader.start();
+  const replica = await startInProcessReplica(kv, reader.feed, pkiDir);
+  return {
+    stream,
+    publisher,
+    reader,
+    admin: replica.admin,
+    async close() {
+      await replica.close();
+      await reader.stop();
+      await publisher.stop();
+      await kv.close();
     },
   };
 }

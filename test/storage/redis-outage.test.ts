@@ -7,55 +7,33 @@
  * in order; while Redis was down the feed followed the store's Watch (no history
  * polling), and once Redis was back it read the stream again.
  */
-import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EmbeddedKv } from "../../services/apiserver/storage/embedded-kv.ts";
-import { EndpointPool } from "../../services/apiserver/storage/etcd-kv-pool.ts";
-import { RedisFeed } from "../../services/apiserver/storage/redis-feed.ts";
-import { memoryStore } from "../../services/store/embedded.ts";
-import { RevisionPublisher } from "../../services/store/server/publisher.ts";
 import type { HttpsClient } from "../support/https-client.ts";
 import { startRedis, type RedisServer } from "../support/redis.ts";
-import { startInProcessReplica, type InProcessReplica } from "./etcd-backend-process.ts";
+import { startStreamedReplica, type StreamedReplica } from "./etcd-backend-process.ts";
 
 let dir: string | undefined;
 let redis: RedisServer | undefined;
-let kv: EmbeddedKv | undefined;
-let publisher: RevisionPublisher | undefined;
-let reader: RedisFeed | undefined;
-let replica: InProcessReplica | undefined;
+let pipeline: StreamedReplica | undefined;
+let reader: StreamedReplica["reader"] | undefined;
 let admin: HttpsClient | undefined;
 
 const cms = "/api/v1/namespaces/default/configmaps";
-/** A stream of this file alone: a store node elsewhere on the machine that publishes to a reused port cannot write into it. */
-const STREAM = `revisions-${randomUUID()}`;
 const cm = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { k: name } });
 type Obj = { metadata: { name: string; resourceVersion: string } };
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "redis-outage-"));
   redis = await startRedis();
-  const store = memoryStore();
-  kv = new EmbeddedKv(store, { closeStore: true });
-  publisher = new RevisionPublisher(store.backend.mvcc, { url: redis.url, stream: STREAM });
-  store.backend.onApplied(() => publisher?.notify());
-  publisher.setLeader(true);
-  publisher.start();
-  const watchPool = new EndpointPool([{ endpoint: "in-process", api: store.api }]);
-  reader = new RedisFeed(kv, { url: redis.url, stream: STREAM, blockMs: 200, stallCheckMs: 60_000, watchPool, watchProgressIntervalMs: 200 });
-  await reader.start();
-  replica = await startInProcessReplica(kv, reader.feed, dir);
-  admin = replica.admin;
+  pipeline = await startStreamedReplica(redis.url, dir);
+  ({ reader, admin } = pipeline);
 }, 60_000);
 
 afterAll(async () => {
-  await replica?.close();
-  await reader?.stop();
-  await publisher?.stop();
-  await kv?.close();
+  await pipeline?.close();
   await redis?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });

@@ -6,7 +6,6 @@
  * of an HTTPS writer: a watch opened before sees every create once and in order, the
  * publisher goes on writing the stream on the promoted replica and the feed reads it there.
  */
-import { randomUUID } from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -14,28 +13,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EmbeddedKv } from "../../services/apiserver/storage/embedded-kv.ts";
-import { EndpointPool } from "../../services/apiserver/storage/etcd-kv-pool.ts";
-import { RedisFeed } from "../../services/apiserver/storage/redis-feed.ts";
-import { memoryStore } from "../../services/store/embedded.ts";
-import { RevisionPublisher } from "../../services/store/server/publisher.ts";
 import type { HttpsClient } from "../support/https-client.ts";
 import { freePort } from "../support/ports.ts";
-import { startInProcessReplica, type InProcessReplica } from "./etcd-backend-process.ts";
+import { startStreamedReplica, type StreamedReplica } from "./etcd-backend-process.ts";
 
 const MASTER_NAME = "revisions-master";
 const children: ChildProcess[] = [];
 let dir: string | undefined;
 let ports: { master: number; replica: number; sentinel: number };
-let kv: EmbeddedKv | undefined;
-let publisher: RevisionPublisher | undefined;
-let reader: RedisFeed | undefined;
-let replica: InProcessReplica | undefined;
+let pipeline: StreamedReplica | undefined;
+let reader: StreamedReplica["reader"] | undefined;
+let publisher: StreamedReplica["publisher"] | undefined;
 let admin: HttpsClient | undefined;
 
 const cms = "/api/v1/namespaces/default/configmaps";
-/** A stream of this file alone: a store node elsewhere on the machine that publishes to a reused port cannot write into it. */
-const STREAM = `revisions-${randomUUID()}`;
 const cm = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { k: name } });
 type Obj = { metadata: { name: string; resourceVersion: string } };
 
@@ -128,24 +119,12 @@ beforeAll(async () => {
   });
 
   const url = `redis+sentinel://127.0.0.1:${ports.sentinel}/${MASTER_NAME}`;
-  const store = memoryStore();
-  kv = new EmbeddedKv(store, { closeStore: true });
-  publisher = new RevisionPublisher(store.backend.mvcc, { url, stream: STREAM });
-  store.backend.onApplied(() => publisher?.notify());
-  publisher.setLeader(true);
-  publisher.start();
-  const watchPool = new EndpointPool([{ endpoint: "in-process", api: store.api }]);
-  reader = new RedisFeed(kv, { url, stream: STREAM, blockMs: 200, stallCheckMs: 60_000, watchPool, watchProgressIntervalMs: 200 });
-  await reader.start();
-  replica = await startInProcessReplica(kv, reader.feed, dir);
-  admin = replica.admin;
+  pipeline = await startStreamedReplica(url, dir);
+  ({ reader, publisher, admin } = pipeline);
 }, 60_000);
 
 afterAll(async () => {
-  await replica?.close();
-  await reader?.stop();
-  await publisher?.stop();
-  await kv?.close();
+  await pipeline?.close();
   await Promise.all(
     children.map(
       (c) =>
@@ -198,7 +177,7 @@ describe("the revision stream through Redis Sentinel", () => {
       const lastRevision = Number((events.at(-1)?.object as Obj).metadata.resourceVersion);
       // The publisher writes to the promoted replica, and the feed reads from it.
       const top = await eventually("the last revision on the new master's stream", async () => {
-        const entries = await ask(ports.replica, (r) => r.xrevrange(STREAM, "+", "-", "COUNT", 1));
+        const entries = await ask(ports.replica, (r) => r.xrevrange(pipeline!.stream, "+", "-", "COUNT", 1));
         const id = Number(entries[0]?.[0].split("-")[0] ?? 0);
         return id >= lastRevision ? id : undefined;
       });
