@@ -7,6 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { FlagError, type FlagSpec, type FlagValues } from "../../shared/cli/flags.ts";
+import { ALL_ALPHA_BETA, beta, featureGatesFlag, gaLocked, gatesFromFlag, type FeatureGates, type VersionedGateSpec } from "../../shared/featuregate/gates.ts";
 import { LeaderElectionConfigError, validateLeaderElectionTimes } from "../../shared/client/leader-election.ts";
 import type { PlatformProfile } from "../../shared/platform/index.ts";
 import { TLS_FLAG_SPECS, tlsFlagsFrom, tlsServerOptions, type TlsFlags } from "../../shared/tls/options.ts";
@@ -14,7 +15,14 @@ import type { ControllerSettings } from "./context.ts";
 import { KNOWN_CONTROLLERS } from "./controllers.ts";
 import { DELEGATED_ACCESS_FLAGS } from "./server/delegated-access.ts";
 
+/** The controller manager's gates of release 1.35, with their history. */
+export const CONTROLLER_MANAGER_GATES: Readonly<Record<string, readonly VersionedGateSpec[]>> = {
+  ...ALL_ALPHA_BETA,
+  OrderedNamespaceDeletion: [beta("1.30", false), beta("1.33"), gaLocked("1.34")],
+};
+
 export const CONTROLLER_MANAGER_FLAGS: Record<string, FlagSpec> = {
+  "feature-gates": featureGatesFlag(CONTROLLER_MANAGER_GATES),
   kubeconfig: { kind: "string", help: "Path to a client configuration file (server, CA, client certificate or token) used to reach the API server" },
   controllers: {
     kind: "list",
@@ -96,8 +104,18 @@ function readFlagFile(flags: FlagValues, name: string): string | undefined {
   }
 }
 
+/** The gates of `--feature-gates`; a FlagError names the flag and the platform's reason. */
+export function featureGates(flags: FlagValues): FeatureGates {
+  try {
+    return gatesFromFlag(CONTROLLER_MANAGER_GATES, (flags["feature-gates"] as string[] | undefined) ?? []);
+  } catch (err) {
+    throw new FlagError(`invalid argument for --feature-gates: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 /** Validates the flags that do not need the profile (exit 2 on a FlagError). */
 export function validateFlags(flags: FlagValues): void {
+  featureGates(flags);
   if (!flags.kubeconfig) throw new FlagError("--kubeconfig is required");
   for (const f of ["concurrent-gc-syncs", "concurrent-namespace-syncs"]) positiveInteger(flags, f);
   const port = flags["secure-port"] as number;

@@ -6,7 +6,8 @@
  */
 import { join } from "node:path";
 import { FlagError, type FlagSpec, type FlagValues } from "../../shared/cli/flags.ts";
-import { parseFeatureGates, type GateStates } from "./feature-gates.ts";
+import { featureGatesFlag } from "../../shared/featuregate/gates.ts";
+import { NODE_AGENT_GATES, parseFeatureGates, type GateStates } from "./feature-gates.ts";
 import { defaultNodeName } from "./machine.ts";
 
 export const NODE_AGENT_FLAGS: Record<string, FlagSpec> = {
@@ -23,7 +24,7 @@ export const NODE_AGENT_FLAGS: Record<string, FlagSpec> = {
   "node-lease-duration-seconds": { kind: "number", default: 40, help: "The duration the node agent sets on its Lease; the lease is renewed every quarter of it." },
   "container-runtime-endpoint": { kind: "string", default: "unix:///run/containerd/containerd.sock", help: "The endpoint of the container runtime service (a unix socket)." },
   "runtime-request-timeout": { kind: "duration", default: 120_000, help: "Timeout of all runtime requests except long running ones; a checkpoint without a timeout uses it." },
-  "feature-gates": { kind: "list", help: "A set of key=value pairs that describe feature gates: ContainerCheckpoint=true|false (BETA - default=true), KubeletFineGrainedAuthz=true|false (BETA - default=true)." },
+  "feature-gates": featureGatesFlag(NODE_AGENT_GATES),
   "max-pods": { kind: "number", default: 110, help: "Number of Pods that can run on this node." },
   port: { kind: "number", default: 10250, help: "The port for the node agent to serve on (0 picks a free port)." },
   address: { kind: "string", default: "0.0.0.0", help: "The IP address for the node agent to serve on." },

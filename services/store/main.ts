@@ -16,6 +16,7 @@
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseFlags, usage } from "../../shared/cli/flags.ts";
+import { ALL_ALPHA_BETA, alpha, beta, featureGatesFlag, gatesFromFlag, type VersionedGateSpec } from "../../shared/featuregate/gates.ts";
 import { createLogger } from "../../shared/observability/logger.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { restoreCommand } from "./maintenance/restore.ts";
@@ -27,6 +28,16 @@ import { RevisionPublisher } from "./server/publisher.ts";
 import { clientCredentials } from "./server/tls-credentials.ts";
 import { redactRedisUrl, redisTls } from "../../shared/tls/redis-options.ts";
 
+/** The store's gates (etcd 3.6's, which are not versioned by the platform's releases). */
+const STORE_GATES: Readonly<Record<string, readonly VersionedGateSpec[]>> = {
+  ...ALL_ALPHA_BETA,
+  CompactHashCheck: [alpha("0.0")],
+  InitialCorruptCheck: [alpha("0.0")],
+  StopGRPCServiceOnDefrag: [alpha("0.0")],
+  TxnModeWriteWithSharedBuffer: [beta("0.0")],
+};
+const FLAGS = { ...STORE_FLAGS, "feature-gates": featureGatesFlag(STORE_GATES) };
+
 /**
  * The command line: `--help` prints every flag with its default and returns undefined;
  * an unknown flag, a bad value or an inconsistent combination (nodeConfig's completion and
@@ -34,17 +45,22 @@ import { redactRedisUrl, redisTls } from "../../shared/tls/redis-options.ts";
  */
 function parse(argv: readonly string[]): NodeConfig | undefined {
   try {
-    const flags = parseFlags(argv, STORE_FLAGS);
+    const flags = parseFlags(argv, FLAGS);
     if (flags.help) {
-      process.stdout.write(`Usage: store [flags]\n\nflags:\n${usage(STORE_FLAGS)}\n`);
+      process.stdout.write(`Usage: store [flags]\n\nflags:\n${usage(FLAGS)}\n`);
       return undefined;
+    }
+    try {
+      gatesFromFlag(STORE_GATES, (flags["feature-gates"] as string[] | undefined) ?? []);
+    } catch (err) {
+      throw new Error(`invalid argument for --feature-gates: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
     const config = nodeConfig(flags);
     getProfile(config.profile);
     return config;
   } catch (err) {
     if (!(err instanceof Error)) throw err;
-    process.stderr.write(`error: ${err.message}\n\nflags:\n${usage(STORE_FLAGS)}\n`);
+    process.stderr.write(`error: ${err.message}\n\nflags:\n${usage(FLAGS)}\n`);
     process.exit(2);
   }
 }

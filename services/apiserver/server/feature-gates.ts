@@ -1,46 +1,16 @@
 /**
- * Feature gates with versioned stages, as the platform's release 1.35 declares them.
- *
- * Contract:
- * - Each gate lists its stage transitions (`since` release, stage, default, lock). The
- *   spec in force is the last one whose release is not after the emulated version; a gate
- *   with none yet is PRE-ALPHA there: unknown to `--help`, absent from the metric, and
- *   refusing to be set.
- * - `--feature-gates` takes `Name=bool` pairs, optionally `kube:Name=bool`. An unknown name
- *   stops at once ("unrecognized feature gate: X"); a value that is not a boolean, a
- *   missing value, a locked gate set against its lock are errors with the platform's
- *   wording; several errors are reported together as `[a, b]`.
- * - `AllAlpha` / `AllBeta` set every alpha / beta gate that is not set by name.
- * - Setting a GA or deprecated gate is allowed (when not locked) and yields a warning.
- * - `enabled(name)` of a name this table does not know throws: it is a programming error.
+ * The apiserver's feature gates: its table of release 1.35's gates (with their
+ * version history) over the shared registry and parser (shared/featuregate/gates.ts),
+ * resolved at the binary's release unless an emulated version is given.
  */
-import type { Gauge } from "prom-client";
-import type { MetricsRegistry } from "../../../shared/observability/metrics.ts";
-import { BINARY_VERSION, compareMinor, formatMinor, parseMinor, type MinorVersion } from "./effective-version.ts";
+import { alpha, ALL_ALPHA_BETA, beta, deprecated, FeatureGates as VersionedFeatureGates, featureGatesHelp as gatesHelp, gaLocked, type VersionedGateSpec } from "../../../shared/featuregate/gates.ts";
+import { BINARY_VERSION, type MinorVersion } from "./effective-version.ts";
 
-export type GateStage = "PRE-ALPHA" | "ALPHA" | "BETA" | "GA" | "DEPRECATED";
-
-export interface GateSpec {
-  stage: GateStage;
-  default: boolean;
-  /** The value cannot be changed (GA gates about to be removed, some deprecated ones). */
-  lockToDefault?: boolean;
-}
-
-export interface VersionedGateSpec extends GateSpec {
-  /** `major.minor` release from which this spec holds. */
-  since: string;
-}
-
-const alpha = (since: string): VersionedGateSpec => ({ since, stage: "ALPHA", default: false });
-const beta = (since: string, on = true): VersionedGateSpec => ({ since, stage: "BETA", default: on });
-const gaLocked = (since: string): VersionedGateSpec => ({ since, stage: "GA", default: true, lockToDefault: true });
-const deprecated = (since: string, on: boolean, lockToDefault = false): VersionedGateSpec => ({ since, stage: "DEPRECATED", default: on, lockToDefault });
+export { FeatureGateError, specAt, type GateSpec, type GateStage, type VersionedGateSpec } from "../../../shared/featuregate/gates.ts";
 
 /** The gates of release 1.35 that touch what this server implements, with their history. */
 export const VERSIONED_GATES: Readonly<Record<string, readonly VersionedGateSpec[]>> = {
-  AllAlpha: [{ since: "0.0", stage: "ALPHA", default: false }],
-  AllBeta: [{ since: "0.0", stage: "BETA", default: false }],
+  ...ALL_ALPHA_BETA,
   APIResponseCompression: [alpha("1.8"), beta("1.16")],
   AggregatedDiscoveryRemoveBetaType: [{ since: "1.0", stage: "GA", default: false }, deprecated("1.33", true), deprecated("1.35", true, true)],
   AllowUnsafeMalformedObjectDeletion: [alpha("1.32")],
@@ -65,130 +35,14 @@ export const VERSIONED_GATES: Readonly<Record<string, readonly VersionedGateSpec
   WatchList: [alpha("1.27"), beta("1.32"), beta("1.33", false), beta("1.34")],
 };
 
-const SPECIAL: Readonly<Record<string, GateStage>> = { AllAlpha: "ALPHA", AllBeta: "BETA" };
-const PRE_ALPHA: GateSpec = { stage: "PRE-ALPHA", default: false };
-const TRUE = /^(1|t|T|TRUE|true|True)$/;
-const FALSE = /^(0|f|F|FALSE|false|False)$/;
-
-/** The spec of a gate in force at `at` (PRE-ALPHA before its first entry). Pure. */
-export function specAt(history: readonly VersionedGateSpec[], at: MinorVersion): GateSpec {
-  let found: GateSpec = PRE_ALPHA;
-  for (const spec of history) if (compareMinor(parseMinor(spec.since), at) <= 0) found = spec;
-  return found;
-}
-
-export class FeatureGateError extends Error {}
-
-export interface FeatureGateOptions {
-  /** The release whose gate stages apply (`--emulated-version`; default the binary's). */
-  emulationVersion?: MinorVersion;
-  known?: Readonly<Record<string, readonly VersionedGateSpec[]>>;
-}
-
-/** The gate states of one process, resolved at its emulated version. */
-export class FeatureGates {
-  readonly emulationVersion: MinorVersion;
-  private readonly specs = new Map<string, GateSpec>();
-  private readonly explicit = new Map<string, boolean>();
-  private readonly warningsSeen: string[] = [];
-
-  constructor(opts: FeatureGateOptions = {}) {
-    this.emulationVersion = opts.emulationVersion ?? BINARY_VERSION;
-    for (const [name, history] of Object.entries(opts.known ?? VERSIONED_GATES)) this.specs.set(name, specAt(history, this.emulationVersion));
-  }
-
-  /**
-   * Applies `Name=bool` entries (the flag's comma-split values). Throws a FeatureGateError
-   * with the platform's wording; nothing changes when it throws.
-   */
-  set(entries: readonly string[]): void {
-    const parsed = new Map<string, boolean>();
-    for (const raw of entries) {
-      const entry = raw.trim().replace(/^kube:/, "");
-      if (entry === "") continue;
-      const eq = entry.indexOf("=");
-      const name = (eq < 0 ? entry : entry.slice(0, eq)).trim();
-      if (eq < 0) throw new FeatureGateError(`missing bool value for ${name}`);
-      const value = entry.slice(eq + 1).trim();
-      if (TRUE.test(value)) parsed.set(name, true);
-      else if (FALSE.test(value)) parsed.set(name, false);
-      else throw new FeatureGateError(`invalid value of ${name}=${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
-    }
-    const errors: string[] = [];
-    const warnings: string[] = [];
-    for (const [name, value] of parsed) {
-      const spec = this.specs.get(name);
-      if (!spec) throw new FeatureGateError(`unrecognized feature gate: ${name}`);
-      if (spec.lockToDefault && spec.default !== value) {
-        errors.push(`cannot set feature gate ${name} to ${value}, feature is locked to ${spec.default}`);
-        continue;
-      }
-      if (spec.stage === "PRE-ALPHA") {
-        const v = formatMinor(this.emulationVersion);
-        errors.push(`cannot set feature gate ${name} to ${value}, feature is PreAlpha at emulated version ${v}, min compatibility version ${formatMinor({ major: this.emulationVersion.major, minor: this.emulationVersion.minor - 1 })}`);
-        continue;
-      }
-      if (spec.stage === "DEPRECATED") warnings.push(`Setting deprecated feature gate ${name}=${value}. It will be removed in a future release.`);
-      else if (spec.stage === "GA" && !Object.hasOwn(SPECIAL, name)) warnings.push(`Setting GA feature gate ${name}=${value}. It will be removed in a future release.`);
-    }
-    if (errors.length === 1) throw new FeatureGateError(errors[0]);
-    if (errors.length > 1) throw new FeatureGateError(`[${errors.join(", ")}]`);
-    for (const [name, value] of parsed) this.explicit.set(name, value);
-    this.warningsSeen.push(...warnings);
-  }
-
-  /** Warnings of the gates set so far (GA and deprecated gates), once each. */
-  warnings(): readonly string[] {
-    return [...this.warningsSeen];
-  }
-
-  enabled(name: string): boolean {
-    const spec = this.specs.get(name);
-    if (!spec) throw new Error(`feature ${JSON.stringify(name)} is not registered in the feature gates`);
-    const explicit = this.explicit.get(name);
-    if (explicit !== undefined) return explicit;
-    if (spec.stage === "ALPHA" || spec.stage === "BETA") {
-      const all = this.explicit.get(spec.stage === "ALPHA" ? "AllAlpha" : "AllBeta");
-      if (all !== undefined && !Object.hasOwn(SPECIAL, name)) return all;
-    }
-    return spec.default;
-  }
-
-  /** Every gate known at the emulated version (PRE-ALPHA ones left out), sorted by name. */
-  known(): Array<{ name: string } & GateSpec> {
-    return [...this.specs]
-      .filter(([, s]) => s.stage !== "PRE-ALPHA")
-      .map(([name, s]) => ({ name, ...s }))
-      .sort((a, b) => a.name.localeCompare(b.name));
-  }
-
-  /**
-   * Declares `<profile id>_feature_enabled{name,stage}` (BETA) and records every known gate:
-   * 1 when on. GA gates have an empty stage, as on the platform.
-   */
-  recordMetric(metrics: MetricsRegistry, profileId: string): Gauge<"name" | "stage"> {
-    const gauge = metrics.gauge({
-      name: `${profileId}_feature_enabled`,
-      help: "Whether each feature gate is on (1) or off (0), with the gate's stage at the emulated version.",
-      labelNames: ["name", "stage"],
-      stabilityLevel: "BETA",
-    });
-    for (const gate of this.known()) gauge.set({ name: gate.name, stage: gate.stage === "GA" ? "" : gate.stage }, this.enabled(gate.name) ? 1 : 0);
-    return gauge;
+/** The apiserver's gates: its table unless another is given, at the binary's release unless emulating another. */
+export class FeatureGates extends VersionedFeatureGates {
+  constructor(opts: { emulationVersion?: MinorVersion; known?: Readonly<Record<string, readonly VersionedGateSpec[]>> } = {}) {
+    super({ emulationVersion: opts.emulationVersion ?? BINARY_VERSION, known: opts.known ?? VERSIONED_GATES });
   }
 }
 
-/**
- * The `--feature-gates` help: the settable gates as `Name=true|false (STAGE - default=x)`,
- * then the GA and deprecated ones with whether setting them still has an effect.
- */
-export function featureGatesHelp(gates: FeatureGates = new FeatureGates()): string {
-  const lines = ["Comma-separated Name=true|false pairs (an optional 'kube:' prefix is accepted) that turn features on or off. Options are:"];
-  const settled: string[] = [];
-  for (const g of gates.known()) {
-    if (g.stage === "ALPHA" || g.stage === "BETA") lines.push(`${g.name}=true|false (${g.stage} - default=${g.default})`);
-    else settled.push(`${g.name} (${g.stage}${g.lockToDefault ? `, locked to ${g.default}: setting it has no effect` : `, default=${g.default}`})`);
-  }
-  lines.push(`GA and deprecated gates: ${settled.join(", ")}`);
-  return lines.join("\n");
+/** The `--feature-gates` help of the apiserver's gates (at the binary's release by default). */
+export function featureGatesHelp(gates: VersionedFeatureGates = new FeatureGates()): string {
+  return gatesHelp(gates);
 }
