@@ -17,11 +17,18 @@
  * over the limit gets its NoSchedule taint at once and its NoExecute taint when the
  * zone's bucket has a token. When every zone is in FullDisruption no NoExecute taint is
  * added and those there are removed.
+ *
+ * Metrics (metrics.ts, `node_collector_*`): the zone gauges are set by every zone pass
+ * (a pass skipped by the refresh limit runs when the limit allows), which is timed as
+ * `update_all_nodes_health_duration_seconds`; each node's sync is timed as
+ * `update_node_health_duration_seconds`; `evictions_total` counts the NoExecute
+ * condition taints this controller added, by zone.
  */
 import { isStatusError } from "../../../shared/api/status.ts";
 import type { ApiObject } from "../../../shared/client/object-client.ts";
 import { queueMetrics, recordAction, type Controller, type ControllerContext } from "../context.ts";
 import { WorkQueue } from "../work-queue.ts";
+import { nodeCollectorMetrics, reportZones, type ZoneCounts } from "./metrics.ts";
 import { reconcileTaints, unknownConditions, type NodeCondition, type Taint } from "./taints.ts";
 import { allZonesFullyDisrupted, DEFAULT_EVICTION_SETTINGS, TokenBucket, zoneEvictionRate, zoneKey, zoneState, type ZoneState } from "./zones.ts";
 
@@ -50,14 +57,23 @@ export function startNodeLifecycleController(ctx: ControllerContext): Controller
   const buckets = new Map<string, TokenBucket>();
   const zoneStates = new Map<string, ZoneState>();
   let zonesAt = 0;
+  let refreshLater: NodeJS.Timeout | undefined;
+  const metrics = ctx.metrics ? nodeCollectorMetrics(ctx.metrics.registry) : undefined;
   let fullDisruption = false;
   const zoneOf = (node: ApiObject) => zoneKey(node.metadata.labels, ctx.profile.labels.region, ctx.profile.labels.zone);
 
   /** Zone states and bucket rates from the node cache (every node's Ready condition). */
   function refreshZones(): void {
     const now = Date.now();
-    if (now - zonesAt < ZONE_REFRESH_MS) return;
+    if (now - zonesAt < ZONE_REFRESH_MS) {
+      refreshLater ??= setTimeout(() => {
+        refreshLater = undefined;
+        refreshZones();
+      }, ZONE_REFRESH_MS - (now - zonesAt));
+      return;
+    }
     zonesAt = now;
+    const started = performance.now();
     const counts = new Map<string, { ready: number; notReady: number }>();
     for (const node of nodes.list()) {
       const c = counts.get(zoneOf(node)) ?? { ready: 0, notReady: 0 };
@@ -65,7 +81,8 @@ export function startNodeLifecycleController(ctx: ControllerContext): Controller
       else c.notReady++;
       counts.set(zoneOf(node), c);
     }
-    for (const zone of zoneStates.keys()) if (!counts.has(zone)) zoneStates.delete(zone);
+    const gone = [...zoneStates.keys()].filter((zone) => !counts.has(zone));
+    for (const zone of gone) zoneStates.delete(zone);
     for (const [zone, c] of counts) {
       const state = zoneState(c.ready, c.notReady, eviction.unhealthyZoneThreshold);
       if (zoneStates.get(zone) !== state) ctx.log("info", "Controller detected that zone is now in state", { zone: JSON.stringify(zone), state });
@@ -82,7 +99,15 @@ export function startNodeLifecycleController(ctx: ControllerContext): Controller
       // Every node is re-decided: taints held back or removed come (back) now.
       for (const node of nodes.list()) if (node.metadata.name) queue.add(node.metadata.name);
     }
+    if (metrics) {
+      const sizes = new Map<string, ZoneCounts>([...counts].map(([zone, c]) => [zone, { size: c.ready + c.notReady, unhealthy: c.notReady }]));
+      reportZones(metrics, sizes, gone);
+      metrics.updateAllNodesHealthDuration.observe((performance.now() - started) / 1000);
+    }
   }
+
+  const managedNoExecute = (t: Taint) => t.effect === "NoExecute" && (t.key === keys.unreachable || t.key === keys.notReady);
+  const newTaints = (current: readonly Taint[], next: readonly Taint[]) => next.filter((t) => !current.some((c) => c.key === t.key && c.effect === t.effect));
 
   /**
    * The taints to write once the zone's limits apply: a NoExecute condition taint not
@@ -90,9 +115,8 @@ export function startNodeLifecycleController(ctx: ControllerContext): Controller
    * disruption mode none is added and those there go.
    */
   function limitNoExecute(node: ApiObject, current: readonly Taint[], next: Taint[]): Taint[] {
-    const managedNoExecute = (t: Taint) => t.effect === "NoExecute" && (t.key === keys.unreachable || t.key === keys.notReady);
     if (fullDisruption) return next.filter((t) => !managedNoExecute(t));
-    const adding = next.filter((t) => managedNoExecute(t) && !current.some((c) => c.key === t.key && c.effect === t.effect));
+    const adding = newTaints(current, next).filter(managedNoExecute);
     if (adding.length === 0) return next;
     const wait = buckets.get(zoneOf(node))?.take(Date.now()) ?? 0;
     if (wait === 0) return next;
@@ -100,7 +124,7 @@ export function startNodeLifecycleController(ctx: ControllerContext): Controller
     else queue.addAfter(node.metadata.name ?? "", ZONE_REFRESH_MS * 2);
     return next.filter((t) => !adding.includes(t));
   }
-  const queue = new WorkQueue<string>(sync, { workers: 5, metrics: queueMetrics(ctx, "node_lifecycle_controller"), log: (msg, f) => ctx.log("warn", msg, f) });
+  const queue = new WorkQueue<string>(timedSync, { workers: 5, metrics: queueMetrics(ctx, "node_lifecycle_controller"), log: (msg, f) => ctx.log("warn", msg, f) });
 
   function observe(name: string, heartbeat: string | undefined, leaseRenew: string | undefined): void {
     const h = health.get(name);
@@ -109,6 +133,15 @@ export function startNodeLifecycleController(ctx: ControllerContext): Controller
     health.set(name, next);
     queue.add(name);
     if (changed) queue.addAfter(name, grace + 10);
+  }
+
+  async function timedSync(name: string): Promise<void> {
+    const started = performance.now();
+    try {
+      await sync(name);
+    } finally {
+      metrics?.updateNodeHealthDuration.observe((performance.now() - started) / 1000);
+    }
   }
 
   async function sync(name: string): Promise<void> {
@@ -137,6 +170,7 @@ export function startNodeLifecycleController(ctx: ControllerContext): Controller
     recordAction(ctx, NAME, "taint", NODES, undefined, name);
     try {
       await ctx.client.update(NODES, { ...node, spec: { ...(node.spec as object), taints: next } });
+      if (newTaints(taints, next).some(managedNoExecute)) metrics?.evictionsTotal.inc({ zone: zoneOf(node) });
     } catch (err) {
       if (!isStatusError(err, "Conflict") && !isStatusError(err, "NotFound")) throw err;
     }
@@ -152,5 +186,11 @@ export function startNodeLifecycleController(ctx: ControllerContext): Controller
   };
   nodes.addHandler({ add: onNode, update: (_o, n) => onNode(n), delete: (n) => n.metadata.name && queue.add(n.metadata.name) });
   leases.addHandler({ add: onLease, update: (_o, n) => onLease(n) });
-  return { run: () => queue.start(), stop: () => queue.stop() };
+  return {
+    run: () => queue.start(),
+    stop: () => {
+      if (refreshLater) clearTimeout(refreshLater);
+      queue.stop();
+    },
+  };
 }
