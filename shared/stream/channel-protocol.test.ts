@@ -1,15 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { channelFrame, chooseChannelProtocol, exitStatus, parseChannelMessage, parseTerminalSize, PROTOCOL_V4, PROTOCOL_V5 } from "./channel-protocol.ts";
+import { getProfile } from "../platform/index.ts";
+import { channelFrame, chooseChannelProtocol, exitStatus, parseChannelMessage, parseTerminalSize, streamProtocols } from "./channel-protocol.ts";
+
+const domain = getProfile("kubernetes").groupDomain;
+const { v5: PROTOCOL_V5, v4: PROTOCOL_V4, channel: CHANNEL } = streamProtocols(domain);
 
 describe("channel protocol", () => {
   it.each([
-    [["v5.channel.k8s.io", "v4.channel.k8s.io"], PROTOCOL_V5],
-    [["v4.channel.k8s.io", "v5.channel.k8s.io"], PROTOCOL_V5],
-    [[" v4.channel.k8s.io", "channel.k8s.io"], PROTOCOL_V4],
-    [["channel.k8s.io", "base64.channel.k8s.io"], undefined],
+    [[PROTOCOL_V5, PROTOCOL_V4], PROTOCOL_V5],
+    [[PROTOCOL_V4, PROTOCOL_V5], PROTOCOL_V5],
+    [[` ${PROTOCOL_V4}`, `channel.${domain}`], PROTOCOL_V4],
+    [[`channel.${domain}`, `base64.channel.${domain}`], undefined],
     [[], undefined],
   ])("chooses from %j: %s", (offered, chosen) => {
-    expect(chooseChannelProtocol(offered)).toBe(chosen);
+    expect(chooseChannelProtocol(offered, CHANNEL)).toBe(chosen);
   });
 
   it.each([
@@ -21,6 +25,12 @@ describe("channel protocol", () => {
     [Buffer.alloc(0), PROTOCOL_V5, undefined],
   ])("parses %j under %s", (raw, protocol, expected) => {
     expect(parseChannelMessage(raw, protocol)).toEqual(expected);
+  });
+
+  it("names the protocols under the profile's group domain", () => {
+    const plat = streamProtocols(getProfile("plat").groupDomain);
+    expect(plat.v5).toBe(`v5.channel.${getProfile("plat").groupDomain}`);
+    expect(streamProtocols(domain).portForwardTunnel).toBe(`SPDY/3.1+portforward.${domain}`);
   });
 
   it("prefixes outgoing data with the channel byte", () => {

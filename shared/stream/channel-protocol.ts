@@ -1,8 +1,10 @@
 /**
  * The platform's remote command channel protocol over WebSocket (exec and attach), as
  * pure facts and functions shared by the servers that speak it:
- * - subprotocols `v5.channel.k8s.io` (adds the close signal) and `v4.channel.k8s.io`
- *   (the first one the client offers that the server knows wins);
+ * - subprotocols `v5.channel.<group domain>` (adds the close signal) and
+ *   `v4.channel.<group domain>` (the server's preference wins among the client's
+ *   offers); port-forward's `portforward.<group domain>`, tunnelled in a WebSocket as
+ *   `SPDY/3.1+portforward.<group domain>` (`streamProtocols`);
  * - every binary message starts with its channel byte: 0 stdin, 1 stdout, 2 stderr,
  *   3 error (one Status JSON when the command ends), 4 resize (`{"Width":…,"Height":…}`);
  *   under v5 a message `[255, channel]` closes that channel (stdin's end of input);
@@ -11,10 +13,28 @@
  *   clients turn into their own exit code).
  */
 
-export const PROTOCOL_V5 = "v5.channel.k8s.io";
-export const PROTOCOL_V4 = "v4.channel.k8s.io";
-/** In the server's order of preference. */
-export const CHANNEL_PROTOCOLS: readonly string[] = [PROTOCOL_V5, PROTOCOL_V4];
+export interface StreamProtocols {
+  v5: string;
+  v4: string;
+  /** v5 then v4: the server's order of preference. */
+  channel: readonly string[];
+  portForward: string;
+  /** Port-forward's SPDY carried in WebSocket binary messages. */
+  portForwardTunnel: string;
+}
+
+/** The protocol names under a profile's group domain (the kubernetes profile's for the platform's own clients). */
+export function streamProtocols(groupDomain: string): StreamProtocols {
+  const v5 = `v5.channel.${groupDomain}`;
+  const v4 = `v4.channel.${groupDomain}`;
+  const portForward = `portforward.${groupDomain}`;
+  return { v5, v4, channel: [v5, v4], portForward, portForwardTunnel: `SPDY/3.1+${portForward}` };
+}
+
+/** True for a channel protocol with the close signal (v5). */
+export function hasCloseSignal(protocol: string): boolean {
+  return protocol.startsWith("v5.");
+}
 
 export const STDIN = 0;
 export const STDOUT = 1;
@@ -25,7 +45,7 @@ export const RESIZE = 4;
 export const CLOSE = 255;
 
 /** The subprotocol to answer from the client's offer (`Sec-WebSocket-Protocol` values), or undefined. */
-export function chooseChannelProtocol(offered: Iterable<string>, known: readonly string[] = CHANNEL_PROTOCOLS): string | undefined {
+export function chooseChannelProtocol(offered: Iterable<string>, known: readonly string[]): string | undefined {
   const set = new Set([...offered].map((p) => p.trim()));
   return known.find((p) => set.has(p));
 }
@@ -41,7 +61,7 @@ export type ChannelMessage = { kind: "data"; channel: number; data: Buffer } | {
 
 export function parseChannelMessage(message: Buffer, protocol: string): ChannelMessage | undefined {
   if (message.length === 0) return undefined;
-  if (message[0] === CLOSE && protocol === PROTOCOL_V5) return message.length >= 2 ? { kind: "close", channel: message[1] } : undefined;
+  if (message[0] === CLOSE && hasCloseSignal(protocol)) return message.length >= 2 ? { kind: "close", channel: message[1] } : undefined;
   return { kind: "data", channel: message[0], data: message.subarray(1) };
 }
 

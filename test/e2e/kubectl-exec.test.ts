@@ -1,5 +1,5 @@
 /**
- * pods/exec end to end with kubectl 1.34 (WebSocket, `v5.channel.k8s.io`): a real
+ * pods/exec end to end with kubectl 1.34 (WebSocket, channel protocol v5): a real
  * apiserver, a real node-agent process and the test runtime's streaming server, whose
  * exec runs real child processes. Covered: output of a command, stdin piped through
  * `-i` (closed with the v5 close signal, so the command sees its end of input), a
@@ -14,6 +14,7 @@ import { request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCA, createServingCert } from "../../services/apiserver/server/certs.ts";
+import { streamProtocols } from "../../shared/stream/channel-protocol.ts";
 import { layerClients, runClient } from "../support/clients.ts";
 import { startStreamingCluster, type StreamingCluster } from "./kubectl-exec-cluster.ts";
 
@@ -29,7 +30,7 @@ function upgradeRequest(path: string, cert = c.adminCert): Promise<{ status: num
       ca: c.caPem,
       cert: cert.certPem,
       key: cert.keyPem,
-      headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-protocol": "v5.channel.k8s.io" },
+      headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-protocol": streamProtocols(c.api.profile.groupDomain).v5 },
     });
     req.on("upgrade", (res, socket) => {
       socket.destroy();
@@ -64,13 +65,13 @@ beforeAll(async () => {
       reviews.push(review.request as unknown as Record<string, unknown>);
       const denied = (review.request.object.command ?? []).some((a) => a.includes("forbidden-word"));
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: review.request.uid, allowed: !denied, ...(denied ? { status: { code: 403, message: "exec of forbidden-word is not allowed" } } : {}) } }));
+      res.end(JSON.stringify({ apiVersion: `admission.${c.api.profile.groupDomain}/v1`, kind: "AdmissionReview", response: { uid: review.request.uid, allowed: !denied, ...(denied ? { status: { code: 403, message: "exec of forbidden-word is not allowed" } } : {}) } }));
     });
   });
   await new Promise<void>((resolve) => webhook.listen(0, "127.0.0.1", resolve));
   const port = (webhook.address() as AddressInfo).port;
-  const res = await c.admin.post("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", {
-    apiVersion: "admissionregistration.k8s.io/v1",
+  const res = await c.admin.post(`/apis/${c.api.profile.group("admissionregistration")}/v1/validatingwebhookconfigurations`, {
+    apiVersion: `${c.api.profile.group("admissionregistration")}/v1`,
     kind: "ValidatingWebhookConfiguration",
     metadata: { name: "exec-guard" },
     webhooks: [
@@ -80,7 +81,7 @@ beforeAll(async () => {
         rules: [{ operations: ["CONNECT"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods/exec"] }],
         sideEffects: "None",
         admissionReviewVersions: ["v1"],
-        namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": NS } },
+        namespaceSelector: { matchLabels: { [c.api.profile.labels.metadataName]: NS } },
       },
     ],
   });
@@ -120,10 +121,11 @@ describe("kubectl exec", () => {
   it("needs create on pods/exec: 403 without it, for kubectl and for a WebSocket GET", async () => {
     const kubectl = layerClients().kubectl;
     const reader = await c.user("exec-reader");
+    const rbac = c.api.profile.group("rbac");
     const grant = async (name: string, verbs: string[]) => {
-      expect((await c.admin.post(`/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/roles`, { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name }, rules: [{ apiGroups: [""], resources: ["pods", "pods/exec"], verbs }] })).status).toBe(201);
-      const binding = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: { name }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name }, subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name }] };
-      expect((await c.admin.post(`/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/rolebindings`, binding)).status).toBe(201);
+      expect((await c.admin.post(`/apis/${rbac}/v1/namespaces/${NS}/roles`, { apiVersion: `${rbac}/v1`, kind: "Role", metadata: { name }, rules: [{ apiGroups: [""], resources: ["pods", "pods/exec"], verbs }] })).status).toBe(201);
+      const binding = { apiVersion: `${rbac}/v1`, kind: "RoleBinding", metadata: { name }, roleRef: { apiGroup: rbac, kind: "Role", name }, subjects: [{ apiGroup: rbac, kind: "User", name }] };
+      expect((await c.admin.post(`/apis/${rbac}/v1/namespaces/${NS}/rolebindings`, binding)).status).toBe(201);
     };
     const exec = (kubeconfig: string) => runClient(kubectl, ["--kubeconfig", kubeconfig, "-n", NS, "exec", "shell", "--", "echo", "hi"]);
     const none = await exec(reader.kubeconfig);

@@ -1,6 +1,6 @@
 /**
  * pods/portforward end to end with kubectl 1.34, which tunnels SPDY/3.1 in a WebSocket
- * (`SPDY/3.1+portforward.k8s.io`): a real apiserver, a real node-agent process and the
+ * (the port-forward tunnel subprotocol): a real apiserver, a real node-agent process and the
  * test runtime's streaming server, which dials the pod's port on loopback (mapped to a
  * TCP echo server the test opens). Covered: two connections through one forward echo
  * their bytes both ways (a 200 kB payload included), a port with nothing listening

@@ -16,6 +16,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getProfile } from "../../shared/platform/index.ts";
 import { spawnProcess, StreamingServer } from "../../services/node-agent/cri/streaming-server.ts";
 import type { StreamProcess } from "../../services/node-agent/cri/channel-session.ts";
 import { runtimeServiceDefinition, type Container, type ContainerFilter, type PodSandbox, type PodSandboxFilter } from "../../services/node-agent/cri/runtime-proto.ts";
@@ -98,7 +99,7 @@ export async function startCriServer(): Promise<CriServer> {
   const containers: Container[] = [];
   const server = new Server();
   const hanging: Array<sendUnaryData<unknown>> = [];
-  const streaming = await StreamingServer.start();
+  const streaming = await StreamingServer.start(getProfile("kubernetes").groupDomain);
   const mains = new Map<string, StreamProcess>();
   const state: CriServer = {
     endpoint: `unix://${socket}`,

@@ -1,7 +1,7 @@
 /**
- * One port-forward session of the platform's `portforward.k8s.io` protocol over SPDY/3.1
+ * One port-forward session of the platform's port-forward protocol over SPDY/3.1
  * (as a runtime's streaming server serves it; here carried in WebSocket binary messages,
- * the tunnel of `SPDY/3.1+portforward.k8s.io`). The client opens, per forwarded
+ * the WebSocket tunnel of shared/stream/channel-protocol.ts). The client opens, per forwarded
  * connection, an `error` stream and a `data` stream with the same `requestID` and the
  * target `port` in their headers; every stream gets a SYN_REPLY. Once both streams of a
  * request exist, a TCP connection to the pod's port is opened: data stream bytes go to

@@ -3,12 +3,13 @@
  * PortForward answer a URL of): plain HTTP on loopback, one single-use URL per call,
  * valid for one minute (the runtime's request cache). A URL is used by an upgrade
  * request:
- * - `/exec/<token>`, `/attach/<token>`: WebSocket with `v5.channel.k8s.io` or
- *   `v4.channel.k8s.io` (channel-session.ts); exec runs the command as a real child
+ * - `/exec/<token>`, `/attach/<token>`: WebSocket with the channel protocol v5 or v4
+ *   (shared/stream/channel-protocol.ts, channel-session.ts); exec runs the command as a real child
  *   process (so stdin, output and exit codes are real), attach joins the container's
  *   main process;
- * - `/portforward/<token>`: WebSocket with `SPDY/3.1+portforward.k8s.io`, SPDY/3.1
+ * - `/portforward/<token>`: WebSocket with the port-forward tunnel protocol, SPDY/3.1
  *   carried in binary messages (port-forward-session.ts).
+ * Protocol names are those of the group domain the server is started with.
  * Anything else answers plain text: 404 for an unknown or used URL, 400 for a request
  * that is not an upgrade or offers no protocol spoken here (a raw SPDY upgrade included).
  */
@@ -18,12 +19,11 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import { chooseChannelProtocol } from "../../../shared/stream/channel-protocol.ts";
+import { chooseChannelProtocol, streamProtocols, type StreamProtocols } from "../../../shared/stream/channel-protocol.ts";
 import { writeRawResponse } from "../../../shared/stream/upgrade-proxy.ts";
 import { runChannelSession, type ChannelOptions, type ProcessOutcome, type StreamProcess } from "./channel-session.ts";
 import { PortForwardSession, type PortTarget } from "./port-forward-session.ts";
 
-export const PORT_FORWARD_TUNNEL_PROTOCOL = "SPDY/3.1+portforward.k8s.io";
 const TOKEN_TTL_MS = 60_000;
 
 export interface ExecSpec extends ChannelOptions {
@@ -57,8 +57,8 @@ export function spawnProcess(cmd: string[]): StreamProcess {
 export class StreamingServer {
   private readonly pending = new Map<string, { at: number; request: Pending }>();
   /**
-   * The subprotocol chosen for each upgrade request. ws refuses `SPDY/3.1+portforward.k8s.io`
-   * (a `/` is no token character), so the offer is taken out of the request before ws
+   * The subprotocol chosen for each upgrade request. ws refuses the port-forward tunnel's
+   * name (a `/` is no token character), so the offer is taken out of the request before ws
    * sees it and the answer header is added here.
    */
   private readonly chosen = new WeakMap<IncomingMessage, string>();
@@ -67,6 +67,7 @@ export class StreamingServer {
   private constructor(
     private readonly server: Server,
     readonly url: string,
+    private readonly protocols: StreamProtocols,
   ) {
     server.on("request", (req, res) => {
       const known = this.peek(req.url ?? "");
@@ -80,14 +81,14 @@ export class StreamingServer {
     });
   }
 
-  static async start(host = "127.0.0.1"): Promise<StreamingServer> {
+  static async start(groupDomain: string, host = "127.0.0.1"): Promise<StreamingServer> {
     const server = createServer();
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(0, host, () => resolve());
     });
     const { port } = server.address() as AddressInfo;
-    return new StreamingServer(server, `http://${host}:${port}`);
+    return new StreamingServer(server, `http://${host}:${port}`, streamProtocols(groupDomain));
   }
 
   exec(spec: ExecSpec): string {
@@ -135,7 +136,8 @@ export class StreamingServer {
     if (!request) return writeRawResponse(socket, 404, { "content-type": "text/plain; charset=utf-8" }, Buffer.from("404 page not found"));
     const offered = (req.headers["sec-websocket-protocol"] ?? "").split(",").map((p) => p.trim());
     const websocket = (req.headers.upgrade ?? "").toLowerCase() === "websocket";
-    const protocol = request.kind === "portforward" ? (offered.includes(PORT_FORWARD_TUNNEL_PROTOCOL) ? PORT_FORWARD_TUNNEL_PROTOCOL : undefined) : chooseChannelProtocol(offered);
+    const tunnel = this.protocols.portForwardTunnel;
+    const protocol = request.kind === "portforward" ? (offered.includes(tunnel) ? tunnel : undefined) : chooseChannelProtocol(offered, this.protocols.channel);
     if (!websocket || !protocol) {
       const text = websocket ? `none of the offered subprotocols [${offered.join(" ")}] is supported` : `unsupported upgrade ${JSON.stringify(req.headers.upgrade ?? "")}: only WebSocket streams are served`;
       return writeRawResponse(socket, 400, { "content-type": "text/plain; charset=utf-8" }, Buffer.from(text));
