@@ -62,6 +62,8 @@ export interface AppConfig extends DispatchConfig {
   audit?: AuditSink | Auditor;
   /** The aggregation layer: answers requests of aggregated group versions (undefined: served here). */
   aggregated?: (req: Request, url: URL, user: UserInfo) => Promise<Response> | undefined;
+  /** The release the replica emulates (`--emulated-version`): which deprecations apply. */
+  emulationVersion?: { major: number; minor: number };
   /** Method syntax on purpose: a sink that only knows info/warn/error is accepted too. */
   log?(level: LogLevel, msg: string, fields?: Record<string, unknown>): void;
 }
@@ -111,7 +113,7 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
     withImpersonation(cfg.impersonate),
     withPriorityAndFairness(cfg.flowControl ? { dispatcher: cfg.flowControl, profile: cfg.profile } : limiter, cfg.objectCount, cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
     withAuthorization(cfg.authorize),
-    withDeprecation({ profile: cfg.profile, catalog: cfg.catalog, gauge: cfg.metrics?.requestedDeprecatedApis }),
+    withDeprecation({ profile: cfg.profile, catalog: cfg.catalog, gauge: cfg.metrics?.requestedDeprecatedApis, emulationVersion: cfg.emulationVersion }),
   ]);
   app.all("*", async (c) => {
     const ctx: RequestContext = createRequestContext(c.req.raw, c.env?.incoming, log);

@@ -301,6 +301,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     ),
     aggregated: (req, url, user) => aggregator.proxy(req, url, user),
     flowControl,
+    emulationVersion: (opts.effectiveVersion ?? resolveEffectiveVersion([])).emulation,
     maxRequestsInFlight: opts.maxRequestsInFlight,
     maxMutatingRequestsInFlight: opts.maxMutatingRequestsInFlight,
     requestTimeoutMs: opts.requestTimeoutMs,

@@ -6,10 +6,14 @@
  *   - the audit annotations `<domain>/deprecated: "true"` and, when a removal release is
  *     planned, `<domain>/removed-release: "1.Y"` on the request's audit event.
  * Deprecated custom resource versions get the metric and the annotation here too; their
- * warning (the CRD's own text) comes from the dispatcher.
+ * warning (the CRD's own text) comes from the dispatcher. A built-in API counts as
+ * deprecated only from its deprecating release on, compared with the release the
+ * replica emulates (`--emulated-version`), as the platform's compatibility versions do:
+ * emulating an earlier release gives none of the three signals.
  */
 import type { Gauge } from "prom-client";
-import { deprecationOf, deprecationWarningText } from "../../../../shared/api/groups/deprecations.ts";
+import { deprecationOf, deprecationWarningText, type ApiLifecycle } from "../../../../shared/api/groups/deprecations.ts";
+import { parseMinorVersion } from "../../../../shared/observability/metrics.ts";
 import type { PlatformProfile } from "../../../../shared/platform/index.ts";
 import { warningHeader } from "../../endpoints/scope.ts";
 import type { Catalog } from "../../registry/catalog.ts";
@@ -21,6 +25,15 @@ export interface DeprecationDeps {
   profile: PlatformProfile;
   catalog: Catalog;
   gauge?: DeprecatedApisGauge;
+  /** The release the replica emulates (none: every listed deprecation applies). */
+  emulationVersion?: { major: number; minor: number };
+}
+
+/** Whether the API was already deprecated at `at` (its deprecating release is not after it). Pure. */
+export function deprecatedAt(lifecycle: ApiLifecycle, at: { major: number; minor: number } | undefined): boolean {
+  if (!at) return true;
+  const since = parseMinorVersion(lifecycle.deprecatedIn);
+  return since.major < at.major || (since.major === at.major && since.minor <= at.minor);
 }
 
 /** The audit annotation keys of the profile (`<domain>/deprecated`, `<domain>/removed-release`). */
@@ -42,7 +55,7 @@ export function signalDeprecation(deps: DeprecationDeps, ctx: RequestContext): b
     if (!def.deprecated) return false;
   } else {
     const lifecycle = deprecationOf({ group: def.group, version: def.version, kind: def.kind });
-    if (!lifecycle) return false;
+    if (!lifecycle || !deprecatedAt(lifecycle, deps.emulationVersion)) return false;
     ctx.warnings.push(warningHeader(deprecationWarningText(deps.profile, lifecycle)));
     removed = lifecycle.removedIn ?? "";
   }
