@@ -39,6 +39,7 @@ export interface PodSpec {
   affinity?: { podAntiAffinity?: { preferredDuringSchedulingIgnoredDuringExecution?: unknown[]; requiredDuringSchedulingIgnoredDuringExecution?: unknown[] } };
   securityContext?: { runAsNonRoot?: boolean };
   serviceAccountName?: string;
+  terminationGracePeriodSeconds?: number;
 }
 export interface Manifest {
   apiVersion: string;
