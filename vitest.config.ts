@@ -1,13 +1,21 @@
+import { readdirSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 
 // Unit tests sit beside the code; cross-service tests live under test/.
 //
 // Two groups, run one after the other: the unit tests of services/ and shared/
-// (in-process, light) run two files at a time; then the cross-service tests
-// and the unit tests that start clusters of child processes run one file at a
-// time, because they assert failover and timing figures that a second heavy
-// file on a 2-core machine would disturb.
-const PROCESS_CLUSTER_UNIT_TESTS = [
+// and the API tests against in-process replicas run two files at a time; then
+// the tests that start clusters of child processes (store members, replicas,
+// node agents, real clients) run one file at a time, because they assert
+// failover and timing figures that a second heavy file on a 2-core machine
+// would disturb.
+
+/** Files that start processes, kept in the one-at-a-time group wherever they live. */
+const PROCESS_CLUSTER_TESTS = [
+  "test/api/aggregation-process.test.ts",
+  "test/api/encryption-processes.test.ts",
+  "test/api/versioning-flags-process.test.ts",
+  "test/api/versioning-runtime-config-process.test.ts",
   "services/store/server/cluster-tool.test.ts",
   "services/store/server/etcdctl.test.ts",
   "services/store/node/ready-order.test.ts",
@@ -15,6 +23,15 @@ const PROCESS_CLUSTER_UNIT_TESTS = [
   "services/store/wal/wal.crash.test.ts",
   "services/apiserver/server/request-path.test.ts",
 ];
+
+/** Folders of cross-service tests that drive in-process replicas (flat folders of test files). */
+const IN_PROCESS_TEST_DIRS = ["test/api", "test/fuzz", "test/lint"];
+
+const inProcessTests = IN_PROCESS_TEST_DIRS.flatMap((dir) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith(".test.ts"))
+    .map((f) => `${dir}/${f}`),
+).filter((f) => !PROCESS_CLUSTER_TESTS.includes(f));
 
 export default defineConfig({
   test: {
@@ -27,8 +44,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: ["services/**/*.test.ts", "shared/**/*.test.ts"],
-          exclude: ["**/node_modules/**", ...PROCESS_CLUSTER_UNIT_TESTS],
+          include: ["services/**/*.test.ts", "shared/**/*.test.ts", ...inProcessTests],
+          exclude: ["**/node_modules/**", ...PROCESS_CLUSTER_TESTS],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
@@ -37,7 +54,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: "integration",
-          include: ["test/**/*.test.ts", ...PROCESS_CLUSTER_UNIT_TESTS],
+          include: ["test/**/*.test.ts", ...PROCESS_CLUSTER_TESTS],
+          exclude: ["**/node_modules/**", ...inProcessTests],
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
         },
