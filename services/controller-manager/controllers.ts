@@ -132,9 +132,8 @@ export async function runControllers(client: ObjectClient & PathGetter, options:
     checkAborted();
     // Each controller is recorded before its start, so an abort can stop a start that waits on the API.
     if (names.has("namespace-controller")) {
-      running.namespaceController = new NamespaceController(await clientFor("namespace-controller"), { finalizer: options.namespaceFinalizer, workers: options.concurrentNamespaceSyncs, log: options.log, metrics: options.metrics?.queue("namespace") });
-      await running.namespaceController.start();
-      checkAborted();
+      const namespaces = informers.informer({ group: "", version: "v1", resource: "namespaces" });
+      running.namespaceController = new NamespaceController(await clientFor("namespace-controller"), namespaces, { finalizer: options.namespaceFinalizer, workers: options.concurrentNamespaceSyncs, log: options.log, metrics: options.metrics?.queue("namespace") });
     }
     if (names.has("garbage-collector-controller")) {
       running.garbageCollector = new GarbageCollector(await clientFor("generic-garbage-collector"), { workers: options.concurrentGcSyncs, log: options.log, metrics: options.metrics?.queue("garbage_collector_attempt_to_delete") });
@@ -144,6 +143,7 @@ export async function runControllers(client: ObjectClient & PathGetter, options:
     for (const entry of CONTROLLER_TABLE) if (names.has(entry.name)) started.push(entry.start({ ...ctx, client: await clientFor(entry.clientName) }));
     await informers.start();
     checkAborted();
+    running.namespaceController?.start();
     for (const c of started) c.run();
   } catch (err) {
     running.stop();

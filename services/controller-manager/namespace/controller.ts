@@ -1,5 +1,6 @@
 /**
- * The namespace controller, as an API client: watches namespaces; for each Terminating
+ * The namespace controller, as an API client: reads namespaces from the shared informer
+ * (the one watch the other controllers use too; no list of its own); for each Terminating
  * one it deletes the content of every namespaced resource that can be listed and
  * deleted (deletecollection where offered, otherwise one delete per object, Background
  * propagation), and once nothing is left it removes the platform's finalizer from
@@ -17,7 +18,7 @@ import { isStatusError } from "../../../shared/api/status.ts";
 import type { LogFn } from "../../../shared/observability/logger.ts";
 import type { DiscoveredResource } from "../../../shared/client/discovery.ts";
 import type { ApiObject, ObjectClient, PathGetter, ResourceRef } from "../../../shared/client/object-client.ts";
-import { Reflector } from "../../../shared/client/reflector.ts";
+import type { Informer } from "../../../shared/client/informer.ts";
 import type { QueueMetrics } from "../metrics.ts";
 import { WorkQueue } from "../work-queue.ts";
 import { conditionsDiffer, deletionConditions, type DeletionPass, type NamespaceCondition } from "./conditions.ts";
@@ -39,8 +40,9 @@ export interface NamespaceControllerOptions {
 
 export class NamespaceController {
   private readonly queue: WorkQueue<string>;
-  private readonly reflector: Reflector;
-  private readonly namespaces = new Map<string, ApiObject>();
+  private readonly namespaces: Informer;
+  /** The status this controller last wrote per namespace: newer than the cache until the watch delivers it. */
+  private readonly written = new Map<string, ApiObject>();
   /** The latest discovery (shared by passes that may use it) and when it started. */
   private discovery: { startedAt: number; found: Promise<PartialDiscovery> } | undefined;
   /** When each namespace was first seen Terminating (local time). */
@@ -48,43 +50,37 @@ export class NamespaceController {
   /** Consecutive passes that left content behind, per namespace (for the re-check delay). */
   private readonly waits = new Map<string, number>();
 
+  /** `namespaces`: the shared informer of namespaces; work starts with `start()` once it is synced. */
   constructor(
     private readonly client: ObjectClient & PathGetter,
+    namespaces: Informer,
     private readonly opts: NamespaceControllerOptions,
   ) {
+    this.namespaces = namespaces;
     this.queue = new WorkQueue((name) => this.sync(name), { workers: opts.workers ?? 10, metrics: opts.metrics, log: (msg, f) => opts.log?.("warn", msg, f) });
     const seen = (ns: ApiObject) => {
       const name = ns.metadata.name;
-      if (!name) return;
-      this.namespaces.set(name, ns);
-      if (!ns.metadata.deletionTimestamp) return;
+      if (!name || !ns.metadata.deletionTimestamp) return;
       if (!this.terminatingSince.has(name)) this.terminatingSince.set(name, Date.now());
       this.queue.add(name);
     };
-    this.reflector = new Reflector(client, NAMESPACES, {
-      replace: (items) => {
-        this.namespaces.clear();
-        for (const ns of items) seen(ns);
-        for (const name of this.terminatingSince.keys()) if (!this.namespaces.has(name)) this.terminatingSince.delete(name);
+    namespaces.addHandler({
+      add: seen,
+      update: (_old, ns) => seen(ns),
+      delete: (ns) => {
+        if (!ns.metadata.name) return;
+        this.terminatingSince.delete(ns.metadata.name);
+        this.written.delete(ns.metadata.name);
       },
-      event: (type, ns) => {
-        if (type === "DELETED") {
-          if (ns.metadata.name) {
-            this.namespaces.delete(ns.metadata.name);
-            this.terminatingSince.delete(ns.metadata.name);
-          }
-        } else seen(ns);
-      },
-    }, { log: (msg, f) => opts.log?.("warn", msg, f) });
+    });
   }
 
-  async start(): Promise<void> {
-    await this.reflector.start();
+  /** Starts the workers (the shared informer is started and synced by the caller). */
+  start(): void {
     this.queue.start();
   }
 
   stop(): void {
-    this.reflector.stop();
     this.queue.stop();
   }
 
@@ -126,8 +122,16 @@ export class NamespaceController {
     return list.items;
   }
 
+  /** The cached namespace, or the one this controller wrote if the watch has not delivered it yet. */
+  private current(name: string): ApiObject | undefined {
+    const cached = this.namespaces.get(name);
+    const mine = this.written.get(name);
+    if (!cached || !mine || mine.metadata.uid !== cached.metadata.uid) return cached;
+    return Number(mine.metadata.resourceVersion) > Number(cached.metadata.resourceVersion) ? mine : cached;
+  }
+
   private async sync(name: string): Promise<void> {
-    const ns = this.namespaces.get(name);
+    const ns = this.current(name);
     if (!ns?.metadata.deletionTimestamp) return;
     const finalizers = ((ns.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []);
     if (!finalizers.includes(this.opts.finalizer)) return;
@@ -192,7 +196,7 @@ export class NamespaceController {
     try {
       const written = await this.client.update(NAMESPACES, { ...ns, status: { ...status, conditions } }, { subresource: "status" });
       // The next pass compares against what was written, even before the watch delivers it.
-      if (this.namespaces.get(name)?.metadata.uid === written.metadata.uid) this.namespaces.set(name, written);
+      this.written.set(name, written);
     } catch (err) {
       // Gone, or changed meanwhile: the next pass writes them again.
       if (!isStatusError(err, "NotFound") && !isStatusError(err, "Conflict")) throw err;
