@@ -28,7 +28,8 @@ import {
   type Watcher,
 } from "./interface.ts";
 import { CompactedError, prefixEnd, type Compare, type KeyValue, type KvStore, type RevisionFeed, type TxnOp, type TxnResult } from "./kv.ts";
-import { decodeFromStorage, encodeForStorage, meta, type JsonObject } from "./object.ts";
+import { corruptionOf, corruptListError, decodeStored, decodeStoredOrThrow, type CorruptObjectError } from "./corrupt-object.ts";
+import { encodeForStorage, meta, type JsonObject } from "./object.ts";
 import { parseResourceVersion } from "./resource-version.ts";
 import { keyEventsToWatchEvents, type WatchFilter } from "./watch-filter.ts";
 import { writeTxn, type WriteIntent } from "./write-outcome.ts";
@@ -115,7 +116,7 @@ export class StoreStorage implements ObjectStorage {
     }
     const kv = res.kvs[0];
     if (!kv) throw new KeyNotFoundError(key, res.revision);
-    return decodeFromStorage(kv.value, kv.modRevision);
+    return decodeStoredOrThrow(kv.key, kv.value, kv.modRevision);
   }
 
   list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
@@ -159,6 +160,7 @@ export class StoreStorage implements ObjectStorage {
     let cursor = start;
     let lastKey: string | undefined;
     let more = false;
+    const corrupt: CorruptObjectError[] = [];
     for (;;) {
       const batch = limit ? Math.max(limit - items.length, Math.min(limit * 2, 1000)) : 0;
       // A compacted revision becomes Gone (410), one the store has not reached TooLargeResourceVersion
@@ -168,8 +170,13 @@ export class StoreStorage implements ObjectStorage {
       let stoppedAt = -1;
       for (let i = 0; i < res.kvs.length; i++) {
         const kv: KeyValue = res.kvs[i];
-        const obj = decodeFromStorage(kv.value, kv.modRevision);
+        const obj = decodeStored(kv.key, kv.value, kv.modRevision);
         lastKey = kv.key;
+        const corruption = corruptionOf(obj);
+        if (corruption) {
+          corrupt.push(corruption); // the list fails naming every corrupt key it met
+          continue;
+        }
         if (predicate(obj)) {
           items.push(obj);
           if (limit && items.length >= limit) {
@@ -185,6 +192,7 @@ export class StoreStorage implements ObjectStorage {
       if (!res.more || res.kvs.length === 0) break;
       cursor = lastKey + "\0";
     }
+    if (corrupt.length > 0) throw corruptListError(corrupt);
     const result: ListResult = { items, resourceVersion: String(readRevision) };
     if (more && lastKey !== undefined) {
       const next = lastKey + "\0";
@@ -207,7 +215,7 @@ export class StoreStorage implements ObjectStorage {
       const res = latest ?? (await this.readKey(key));
       latest = undefined;
       const kv = res.kv;
-      const current = kv ? decodeFromStorage(kv.value, kv.modRevision) : undefined;
+      const current = kv ? decodeStoredOrThrow(kv.key, kv.value, kv.modRevision) : undefined;
       let updated: JsonObject | undefined;
       try {
         if (!current && !options.ignoreNotFound) throw new KeyNotFoundError(key, res.revision);
@@ -256,7 +264,7 @@ export class StoreStorage implements ObjectStorage {
       latest = undefined;
       const kv = res.kv;
       if (!kv) throw new KeyNotFoundError(key, res.revision);
-      const current = decodeFromStorage(kv.value, kv.modRevision);
+      const current = decodeStoredOrThrow(kv.key, kv.value, kv.modRevision);
       try {
         checkPreconditions(key, current, options.preconditions);
         await options.validateDeletion?.(current);
