@@ -16,6 +16,7 @@ const PROCESS_CLUSTER_TESTS = [
   "test/api/encryption-processes.test.ts",
   "test/api/versioning-flags-process.test.ts",
   "test/api/versioning-runtime-config-process.test.ts",
+  "test/api/feature-gates-services.test.ts",
   "services/store/server/cluster-tool.test.ts",
   "services/store/server/etcdctl.test.ts",
   "services/store/node/ready-order.test.ts",
