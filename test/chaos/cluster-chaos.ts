@@ -108,8 +108,8 @@ export async function runClusterChaos(config: ChaosConfig, progress: (line: stri
     if (ns.status !== 201) throw new Error(`creating namespace ${NAMESPACE}: ${ns.status} ${ns.text}`);
     await Promise.all(watchers.map((w) => w.start()));
     const loadStart = performance.now();
-    workload.start();
     current = "no fault";
+    workload.start();
     await sleep(config.settleMs);
     const rng = seededRng(config.seed);
     // The duration counts from the start of the load (the cluster's start-up is not part of it).
