@@ -16,27 +16,18 @@
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseFlags, usage } from "../../shared/cli/flags.ts";
-import { ALL_ALPHA_BETA, alpha, beta, featureGatesFlag, gatesFromFlag, type VersionedGateSpec } from "../../shared/featuregate/gates.ts";
+import { gatesFromFlag } from "../../shared/featuregate/gates.ts";
 import { createLogger } from "../../shared/observability/logger.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { restoreCommand } from "./maintenance/restore.ts";
 import { MvccStore } from "./mvcc/index.ts";
 import { StoreGrpcServer } from "./server/grpc-server.ts";
-import { nodeConfig, STORE_FLAGS, type NodeConfig } from "./server/node-flags.ts";
+import { STORE_COMMAND_FLAGS, STORE_GATES } from "./server/command-flags.ts";
+import { nodeConfig, type NodeConfig } from "./server/node-flags.ts";
 import { openBackend } from "./server/open-backend.ts";
 import { RevisionPublisher } from "./server/publisher.ts";
 import { clientCredentials } from "./server/tls-credentials.ts";
 import { redactRedisUrl, redisTls } from "../../shared/tls/redis-options.ts";
-
-/** The store's gates (etcd 3.6's, which are not versioned by the platform's releases). */
-const STORE_GATES: Readonly<Record<string, readonly VersionedGateSpec[]>> = {
-  ...ALL_ALPHA_BETA,
-  CompactHashCheck: [alpha("0.0")],
-  InitialCorruptCheck: [alpha("0.0")],
-  StopGRPCServiceOnDefrag: [alpha("0.0")],
-  TxnModeWriteWithSharedBuffer: [beta("0.0")],
-};
-const FLAGS = { ...STORE_FLAGS, "feature-gates": featureGatesFlag(STORE_GATES) };
 
 /**
  * The command line: `--help` prints every flag with its default and returns undefined;
@@ -45,9 +36,9 @@ const FLAGS = { ...STORE_FLAGS, "feature-gates": featureGatesFlag(STORE_GATES) }
  */
 function parse(argv: readonly string[]): NodeConfig | undefined {
   try {
-    const flags = parseFlags(argv, FLAGS);
+    const flags = parseFlags(argv, STORE_COMMAND_FLAGS);
     if (flags.help) {
-      process.stdout.write(`Usage: store [flags]\n\nflags:\n${usage(FLAGS)}\n`);
+      process.stdout.write(`Usage: store [flags]\n\nflags:\n${usage(STORE_COMMAND_FLAGS)}\n`);
       return undefined;
     }
     try {
@@ -60,7 +51,7 @@ function parse(argv: readonly string[]): NodeConfig | undefined {
     return config;
   } catch (err) {
     if (!(err instanceof Error)) throw err;
-    process.stderr.write(`error: ${err.message}\n\nflags:\n${usage(FLAGS)}\n`);
+    process.stderr.write(`error: ${err.message}\n\nflags:\n${usage(STORE_COMMAND_FLAGS)}\n`);
     process.exit(2);
   }
 }

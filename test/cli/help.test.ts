@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { FlagSpec } from "../../shared/cli/flags.ts";
 import { ALL_APISERVER_FLAGS } from "../../services/apiserver/server/options.ts";
 import { CONTROLLER_MANAGER_FLAGS } from "../../services/controller-manager/main.ts";
-import { STORE_FLAGS } from "../../services/store/server/node-flags.ts";
+import { STORE_COMMAND_FLAGS } from "../../services/store/server/command-flags.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -40,7 +40,7 @@ function helpBlocks(text: string): Map<string, string> {
 const SERVICES: Array<{ name: string; main: string; flags: Record<string, FlagSpec> }> = [
   { name: "apiserver", main: "services/apiserver/main.ts", flags: ALL_APISERVER_FLAGS },
   { name: "embedded default", main: "services/embedded/main.ts", flags: ALL_APISERVER_FLAGS },
-  { name: "store", main: "services/store/main.ts", flags: STORE_FLAGS },
+  { name: "store", main: "services/store/main.ts", flags: STORE_COMMAND_FLAGS },
   { name: "controller manager", main: "services/controller-manager/main.ts", flags: CONTROLLER_MANAGER_FLAGS },
 ];
 

@@ -22,7 +22,7 @@ const MODE_HELP = "Strategy for sending audit events. Blocking indicates sending
 /** `--audit-<plugin>-truncate-*`, the platform's names and defaults. */
 function truncateFlags(plugin: "log" | "webhook"): Record<string, FlagSpec> {
   return {
-    [`audit-${plugin}-version`]: { kind: "string", help: `API group and version used for serializing audit events written to ${plugin} (default audit.<group domain>/v1, the only one).` },
+    [`audit-${plugin}-version`]: { kind: "string", help: `API group and version used for serializing audit events written to ${plugin}: audit.<group domain>/v1, the only one accepted, also when unset.` },
     [`audit-${plugin}-truncate-enabled`]: { kind: "boolean", default: false, help: "Whether event and batch truncating is enabled." },
     [`audit-${plugin}-truncate-max-batch-size`]: {
       kind: "number",
