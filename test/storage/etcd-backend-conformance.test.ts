@@ -1,5 +1,5 @@
 /**
- * The storage conformance suite against a real etcd 3.4 member (started once for the
+ * The storage conformance suite against a real etcd 3.4 cluster of 3 members (started once for the
  * file; every case writes under a prefix of its own) with the production revision
  * feed of a replica on etcd: EtcdWatchFeed, one Watch over the registry prefix
  * (services/apiserver/storage/etcd-watch-feed.ts), as `--storage-backend etcd3`
@@ -22,7 +22,7 @@ afterAll(async () => {
 
 /** A client and a started Watch feed over the file's etcd (started by the first case). */
 async function fixture() {
-  const { endpoints } = await (cluster ??= startEtcdCluster(1));
+  const { endpoints } = await (cluster ??= startEtcdCluster(3));
   const kv = new EtcdKv(endpoints);
   const pool = new EndpointPool(grpcMembers(endpoints));
   const live = new EtcdWatchFeed(kv, pool, { progressIntervalMs: 200 });

@@ -2,23 +2,14 @@
  * A real etcd cluster (Debian's etcd-server, 3.4) of N members on loopback random
  * ports with temporary data dirs, for running the apiserver's store client against
  * etcd itself. Always stopped (SIGKILL after a grace period) and removed by stop().
- *
- * etcdFeed: a revision feed over etcd's own Watch (etcd publishes no revision
- * stream): one watcher over every key with previous values, from the revision after
- * the current one, each response's events grouped by revision into FanoutFeed. It
- * returns once etcd has registered the watcher (one still being created while a test
- * writes and compacts would start unsynced behind the compaction and be canceled), and a
- * cancellation fails the feed (410 for its subscribers) instead of leaving it silent.
+ * A replica's revision feed on etcd is the production EtcdWatchFeed
+ * (services/apiserver/storage/etcd-watch-feed.ts).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EtcdClient } from "../../shared/etcd/client.ts";
-import type { PbEvent } from "../../shared/etcd/wire.ts";
-import type { EtcdKv } from "../../services/apiserver/storage/etcd-kv.ts";
-import { FanoutFeed } from "../../services/apiserver/storage/fanout-feed.ts";
-import { CompactedError, type KeyChange, type RevisionChange } from "../../services/apiserver/storage/kv.ts";
 import { freePort } from "./ports.ts";
 
 export interface EtcdCluster {
@@ -97,71 +88,4 @@ export async function startEtcdCluster(size = 3): Promise<EtcdCluster> {
     await stop();
     throw new Error(`${err instanceof Error ? err.message : String(err)}\n${log.join("")}`, { cause: err });
   }
-}
-
-function keyChange(e: PbEvent): KeyChange {
-  return {
-    type: e.type,
-    key: Buffer.from(e.kv.key).toString(),
-    value: e.type === "PUT" ? new Uint8Array(e.kv.value) : undefined,
-    prevValue: e.prev_kv === undefined || e.prev_kv === null ? undefined : new Uint8Array(e.prev_kv.value),
-    createRevision: Number(e.kv.create_revision),
-    modRevision: Number(e.kv.mod_revision),
-    version: Number(e.kv.version),
-  };
-}
-
-/** A live revision feed from etcd's Watch for `kv` (which serves the feed's catch-ups). */
-export async function etcdFeed(endpoint: string, kv: EtcdKv): Promise<{ feed: FanoutFeed; close(): void }> {
-  const feed = new FanoutFeed(kv);
-  const start = await kv.currentRevision();
-  feed.setLivePosition(start);
-  const client = new EtcdClient(endpoint);
-  const stream = client.stream("Watch");
-  let closed = false;
-  let onCreated: ((err?: Error) => void) | undefined;
-  const created = new Promise<void>((resolve, reject) => {
-    onCreated = (err) => (err ? reject(err) : resolve());
-  });
-  stream.on("data", (res) => {
-    if (res.created) onCreated?.();
-    if (res.canceled) {
-      const compact = Number(res.compact_revision ?? 0);
-      const err = compact > 0 ? new CompactedError(start + 1, compact) : new Error(`etcd feed watch canceled: ${res.cancel_reason}`);
-      onCreated?.(err);
-      if (!closed) feed.fail(err);
-      return;
-    }
-    const byRevision = new Map<number, KeyChange[]>();
-    for (const e of res.events ?? []) {
-      const rev = Number(e.kv.mod_revision);
-      byRevision.set(rev, [...(byRevision.get(rev) ?? []), keyChange(e)]);
-    }
-    for (const [revision, changes] of [...byRevision].sort((a, b) => a[0] - b[0])) {
-      const change: RevisionChange = { revision, changes };
-      feed.push(change);
-    }
-  });
-  stream.on("error", (err) => {
-    onCreated?.(err);
-    if (!closed) feed.fail(err);
-  });
-  stream.on("end", () => undefined);
-  const all = Buffer.from([0]);
-  stream.write({ request_union: "create_request", create_request: { key: all, range_end: all, start_revision: start + 1, prev_kv: true } });
-  try {
-    await created;
-  } catch (err) {
-    stream.cancel();
-    client.close();
-    throw err;
-  }
-  return {
-    feed,
-    close() {
-      closed = true;
-      stream.cancel();
-      client.close();
-    },
-  };
 }
