@@ -25,6 +25,9 @@ const PROCESS_CLUSTER_TESTS = [
   "services/apiserver/server/request-path.test.ts",
 ];
 
+/** Long runs (`*.long.test.ts`) belong to `npm run test:long` (LONG=1) only: never skipped, just not collected. */
+const LONG_ONLY = process.env.LONG === "1" ? [] : ["**/*.long.test.ts"];
+
 /** Folders of cross-service tests that drive in-process replicas (flat folders of test files). */
 const IN_PROCESS_TEST_DIRS = ["test/api", "test/fuzz", "test/lint"];
 
@@ -46,7 +49,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["services/**/*.test.ts", "shared/**/*.test.ts", ...inProcessTests],
-          exclude: ["**/node_modules/**", ...PROCESS_CLUSTER_TESTS],
+          exclude: ["**/node_modules/**", ...LONG_ONLY, ...PROCESS_CLUSTER_TESTS],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
@@ -56,7 +59,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/**/*.test.ts", ...PROCESS_CLUSTER_TESTS],
-          exclude: ["**/node_modules/**", ...inProcessTests],
+          exclude: ["**/node_modules/**", ...LONG_ONLY, ...inProcessTests],
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
         },

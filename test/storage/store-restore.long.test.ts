@@ -7,7 +7,8 @@
  * snapshot) is deleted, the members start, and a new apiserver replica serves the
  * objects of the snapshot (no 500s), not the one written after it, and takes writes.
  * It starts two apiservers and six store members (about a minute on a loaded machine),
- * so it runs under LONG=1; store-maintenance.test.ts restores a store cluster every run.
+ * so it is a long test (`*.long.test.ts`, run by `npm run test:long`);
+ * store-maintenance.test.ts restores a store cluster every run.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { rm } from "node:fs/promises";
@@ -21,7 +22,6 @@ import { startProcessCluster, type ProcessCluster } from "../support/process-clu
 import { etcdctlOk, storeRestore } from "./store-maintenance-support.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
-const LONG = process.env.LONG === "1";
 
 function configMap(name: string) {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { name } };
@@ -51,7 +51,7 @@ async function startReplica(cluster: ProcessCluster): Promise<{ child: ChildProc
   }
 }
 
-describe.runIf(LONG)("store disaster recovery from one snapshot", () => {
+describe("store disaster recovery from one snapshot", () => {
   let cluster: ProcessCluster;
   let replica: { child: ChildProcess; client: HttpsClient } | undefined;
   beforeAll(async () => {
