@@ -44,7 +44,8 @@ describe("request path flags of the apiserver process", () => {
   let mallory: KeyPairPem;
 
   beforeAll(async () => {
-    server = await startServerProcess(["--max-mutating-requests-inflight=4", "--request-timeout=2s", "--tls-min-version=VersionTLS13"]);
+    // The per-user share of the in-flight pools is the limit without API Priority and Fairness.
+    server = await startServerProcess(["--enable-priority-and-fairness=false", "--max-mutating-requests-inflight=4", "--request-timeout=2s", "--tls-min-version=VersionTLS13"]);
     const paths = pkiPaths(server.dir);
     ca = await readFile(paths.caCert, "utf8");
     mallory = await createClientCert(await loadCA(ca, await readFile(paths.caKey, "utf8")), { user: "mallory" });
