@@ -28,8 +28,8 @@ const PROCESS_CLUSTER_TESTS = [
 /** Long runs (`*.long.test.ts`) belong to `npm run test:long` (LONG=1) only: never skipped, just not collected. */
 const LONG_ONLY = process.env.LONG === "1" ? [] : ["**/*.long.test.ts"];
 
-/** Folders of cross-service tests that drive in-process replicas (flat folders of test files). */
-const IN_PROCESS_TEST_DIRS = ["test/api", "test/fuzz", "test/lint"];
+/** Folders of cross-service tests that drive in-process replicas and short-lived clients (flat folders of test files). */
+const IN_PROCESS_TEST_DIRS = ["test/api", "test/cli", "test/fuzz", "test/lint"];
 
 const inProcessTests = IN_PROCESS_TEST_DIRS.flatMap((dir) =>
   readdirSync(dir)
