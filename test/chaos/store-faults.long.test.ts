@@ -11,7 +11,9 @@
  *   gap up to the store's revision, matching the store's history (the part
  *   before a Redis restart is checked before the restart, the rest after it).
  *
- * CI size by default; LONG=1 runs more clients and more fault rounds. CHAOS_SEED
+ * A long test (`npm run test:long`): `npm test` runs the same store faults through the
+ * whole stack in cluster-chaos.test.ts. Run alone without LONG=1 it takes the small
+ * size; LONG=1 runs more clients and more fault rounds. CHAOS_SEED
  * replays a seed's choices (timing still varies). The seed and the fault schedule
  * are printed when a check fails.
  */
