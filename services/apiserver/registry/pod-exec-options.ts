@@ -8,6 +8,7 @@
  * `input`, `output`, `error`, `tty`; `/attach/…`; `/portForward/{ns}/{pod}` with `port`).
  */
 import { badRequest } from "../../../shared/api/status.ts";
+import { queryBool } from "./query-bool.ts";
 import type { JsonObject } from "../storage/object.ts";
 
 export const CONNECT_SUBRESOURCES = ["exec", "attach", "portforward"] as const;
@@ -15,17 +16,6 @@ export type ConnectSubresource = (typeof CONNECT_SUBRESOURCES)[number];
 
 /** The options kind of each subresource (core/v1). */
 export const CONNECT_OPTIONS_KIND: Record<ConnectSubresource, string> = { exec: "PodExecOptions", attach: "PodAttachOptions", portforward: "PodPortForwardOptions" };
-
-const TRUE = new Set(["1", "t", "T", "true", "TRUE", "True"]);
-const FALSE = new Set(["0", "f", "F", "false", "FALSE", "False"]);
-
-function bool(q: URLSearchParams, key: string): boolean {
-  const v = q.get(key);
-  if (v === null || v === "") return false;
-  if (TRUE.has(v)) return true;
-  if (FALSE.has(v)) return false;
-  throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
-}
 
 function ports(q: URLSearchParams): number[] {
   return q.getAll("ports").flatMap((raw) =>
@@ -45,7 +35,7 @@ export function connectOptions(sub: ConnectSubresource, q: URLSearchParams): Jso
     const list = ports(q);
     return list.length > 0 ? { ...base, ports: list } : base;
   }
-  const opts: JsonObject = { ...base, stdin: bool(q, "stdin"), stdout: bool(q, "stdout"), stderr: bool(q, "stderr"), tty: bool(q, "tty") };
+  const opts: JsonObject = { ...base, stdin: queryBool(q, "stdin"), stdout: queryBool(q, "stdout"), stderr: queryBool(q, "stderr"), tty: queryBool(q, "tty") };
   const container = q.get("container");
   if (container) opts.container = container;
   if (sub === "exec") opts.command = q.getAll("command");

@@ -7,6 +7,7 @@
  * (`/containerLogs/{namespace}/{pod}/{container}`).
  */
 import { badRequest, internalError, invalid, type StatusError } from "../../../shared/api/status.ts";
+import { queryBool } from "./query-bool.ts";
 import { fieldErrors } from "../../../shared/schema/field-errors.ts";
 import type { FieldError } from "../../../shared/schema/types.ts";
 import { isObject, meta, type JsonObject } from "../storage/object.ts";
@@ -27,17 +28,6 @@ export interface PodLogOptions {
   limitBytes?: number;
 }
 
-const TRUE = new Set(["1", "t", "T", "true", "TRUE", "True"]);
-const FALSE = new Set(["0", "f", "F", "false", "FALSE", "False"]);
-
-function bool(q: URLSearchParams, key: string): boolean {
-  const v = q.get(key);
-  if (v === null || v === "") return false;
-  if (TRUE.has(v)) return true;
-  if (FALSE.has(v)) return false;
-  throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
-}
-
 function int(q: URLSearchParams, key: string): number | undefined {
   const v = q.get(key);
   if (v === null || v === "") return undefined;
@@ -51,9 +41,9 @@ export function parsePodLogOptions(q: URLSearchParams, podName: string): PodLogO
   if (sinceTime !== undefined && Number.isNaN(Date.parse(sinceTime))) throw badRequest(`parsing time ${JSON.stringify(sinceTime)} as "2006-01-02T15:04:05Z07:00": cannot parse`);
   const opts: PodLogOptions = {
     container: q.get("container") || undefined,
-    follow: bool(q, "follow"),
-    previous: bool(q, "previous"),
-    timestamps: bool(q, "timestamps"),
+    follow: queryBool(q, "follow"),
+    previous: queryBool(q, "previous"),
+    timestamps: queryBool(q, "timestamps"),
     sinceSeconds: int(q, "sinceSeconds"),
     sinceTime,
     tailLines: int(q, "tailLines"),
