@@ -43,6 +43,17 @@ function matchOf(leader: RaftNode, id: number): number {
   return leader.raftStatus().progress?.[id]?.match ?? 0;
 }
 
+/**
+ * Waits until every follower acknowledged the leader's whole log. Until then a
+ * follower may still be probed (one append in flight, further ones paused):
+ * the leader would send it the next entry only in a later Ready, which a held
+ * save of the leader's own never lets come.
+ */
+async function allCaughtUp(leader: RaftNode, followers: readonly RaftNode[]): Promise<void> {
+  const last = matchOf(leader, leader.id); // the leader's own log, made durable
+  await waitFor(() => followers.every((f) => matchOf(leader, f.id) >= last), "every follower to acknowledge the warm-up");
+}
+
 function track(p: Promise<StoreResponse>): { settled: boolean } {
   const state = { settled: false };
   p.then(
@@ -68,6 +79,7 @@ describe("RaftNode: Ready order around the fsync", () => {
     const leader = await c.leader();
     const followers = c.running().filter((n) => n !== leader);
     await put(leader, "warm", "up");
+    await allCaughtUp(leader, followers);
 
     const h = holdNextAppend(join(c.dataDir(leader.id), "wal"));
     hold = h;
@@ -95,6 +107,7 @@ describe("RaftNode: Ready order around the fsync", () => {
     const leader = await c.leader();
     const [held, other] = c.running().filter((n) => n !== leader);
     await put(leader, "warm", "up");
+    await allCaughtUp(leader, [held, other]);
 
     const h = holdNextAppend(join(c.dataDir(held.id), "wal"));
     hold = h;
