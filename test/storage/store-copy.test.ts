@@ -5,6 +5,9 @@
  * by a replica on etcd (same data and uids, new resourceVersions); an object created
  * on etcd and everything else is copied back into a fresh store node and served by a
  * replica on it. A copy into a destination that already holds keys is refused.
+ * Between two store nodes that run mTLS on their client ports, the copy takes each
+ * side's CA, certificate and key (--from-cacert/--from-cert/--from-key, --to-*), and a
+ * client certificate of a foreign CA is refused by the destination.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -12,14 +15,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EtcdClient } from "../../shared/etcd/client.ts";
+import { grpcChannelCredentials } from "../../shared/tls/grpc-credentials.ts";
 import { EtcdKv } from "../../services/apiserver/storage/etcd-kv.ts";
 import { EndpointPool, grpcMembers } from "../../services/apiserver/storage/etcd-kv-pool.ts";
 import { EtcdWatchFeed } from "../../services/apiserver/storage/etcd-watch-feed.ts";
 import { copyKeyspace } from "../../services/store/copy/copy-keyspace.ts";
-import { REPO_ROOT, spawnStoreNode, stopChild, waitForStore } from "../../services/store/server/node-process.ts";
+import { sideClient } from "../../services/store/copy/endpoint-client.ts";
+import { REPO_ROOT, spawnStoreNode, stopChild, waitForStore, type StoreNodeTls } from "../../services/store/server/node-process.ts";
 import { startEtcdCluster, type EtcdCluster } from "../support/etcd.ts";
 import type { HttpsClient } from "../support/https-client.ts";
 import { freePort } from "../support/ports.ts";
+import { writeTlsFiles } from "../support/tls-files.ts";
 import { startInProcessReplica } from "./etcd-backend-process.ts";
 
 let dir: string;
@@ -37,16 +43,22 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-/** A fresh one-member store node process; its client endpoint. */
-async function startStoreNode(name: string): Promise<string> {
+/** A fresh one-member store node process (mTLS on both ports with `tls`); its client endpoint. */
+async function startStoreNode(name: string, tls?: StoreNodeTls): Promise<string> {
   const [clientPort, peerPort] = await Promise.all([freePort(), freePort()]);
+  const scheme = tls === undefined ? "http" : "https";
   const child = spawnStoreNode(
-    { name, clientPort, peerPort, dataDir: join(dir, name), initialCluster: `${name}=http://127.0.0.1:${peerPort}`, electionTimeoutMs: 500, heartbeatIntervalMs: 50 },
+    { name, clientPort, peerPort, dataDir: join(dir, name), initialCluster: `${name}=${scheme}://127.0.0.1:${peerPort}`, electionTimeoutMs: 500, heartbeatIntervalMs: 50, tls },
     { stdio: "ignore" },
   );
   stores.push(child);
   const endpoint = `127.0.0.1:${clientPort}`;
-  await waitForStore(endpoint, 30_000, child);
+  const client = grpcChannelCredentials(tls === undefined ? {} : { caFile: tls.caFile, certFile: tls.certFile, keyFile: tls.keyFile });
+  try {
+    await waitForStore(endpoint, 30_000, child, client.credentials);
+  } finally {
+    client.close();
+  }
   return endpoint;
 }
 
@@ -133,4 +145,49 @@ describe("store-copy between our store and a real etcd", () => {
     expect(onStore).toEqual(onEtcd.after);
     expect(Object.keys(onStore.configMaps)).toContain("made-on-etcd");
   });
+});
+
+describe("store-copy between members that run mTLS", () => {
+  it("copies with each side's CA, certificate and key; a foreign client certificate is refused", async () => {
+    const pki = await writeTlsFiles(await mkdtemp(join(dir, "pki-")));
+    const tls: StoreNodeTls = { caFile: pki.caFile, certFile: pki.member.certFile, keyFile: pki.member.keyFile };
+    const [source, destination] = await Promise.all([startStoreNode("tls-source", tls), startStoreNode("tls-destination", tls)]);
+    const clientFlags = (side: "from" | "to", pair: { certFile: string; keyFile: string }) => [`--${side}-cacert`, pki.caFile, `--${side}-cert`, pair.certFile, `--${side}-key`, pair.keyFile];
+
+    const writer = sideClient({ from: [`https://${source}`], "from-cacert": pki.caFile, "from-cert": pki.client.certFile, "from-key": pki.client.keyFile }, "from");
+    try {
+      for (let i = 0; i < 12; i++) await writer.client.unary("Put", { key: Buffer.from(`/registry/k${i}`), value: Buffer.from(`v${i}`) });
+      expect(writer.secure).toBe(true);
+    } finally {
+      writer.close();
+    }
+
+    // The destination refuses a client certificate of another CA: the copy fails at its first call, naming the step.
+    const foreign = sideClient({ to: [`https://${destination}`], "to-cacert": pki.caFile, "to-cert": pki.foreignClient.certFile, "to-key": pki.foreignClient.keyFile }, "to");
+    const tlsSource = sideClient({ from: [`https://${source}`], "from-cacert": pki.caFile, "from-cert": pki.client.certFile, "from-key": pki.client.keyFile }, "from");
+    try {
+      await expect(copyKeyspace(tlsSource.client, foreign.client)).rejects.toThrow(/^counting the destination's keys: /);
+    } finally {
+      foreign.close();
+      tlsSource.close();
+    }
+
+    const halfFlags = await runCopy(["--from", `https://${source}`, "--to", `https://${destination}`, "--to-cert", pki.client.certFile]);
+    expect(halfFlags.code).toBe(2);
+    expect(halfFlags.stderr).toContain("--to-cert and --to-key must be given together");
+
+    const copied = await runCopy(["--from", `https://${source}`, "--to", `https://${destination}`, ...clientFlags("from", pki.client), ...clientFlags("to", pki.client), "--prefix", "/registry/"]);
+    expect(copied.code, copied.stderr).toBe(0);
+    expect(copied.stdout).toMatch(/^copied 12 keys /);
+
+    const reader = sideClient({ to: [`https://${destination}`], "to-cacert": pki.caFile, "to-cert": pki.client.certFile, "to-key": pki.client.keyFile }, "to");
+    try {
+      const all = await reader.client.unary("Range", { key: Buffer.from("/registry/"), range_end: Buffer.from("/registry0") });
+      expect(Object.fromEntries(all.kvs.map((kv) => [Buffer.from(kv.key).toString(), Buffer.from(kv.value).toString()]))).toEqual(
+        Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`/registry/k${i}`, `v${i}`])),
+      );
+    } finally {
+      reader.close();
+    }
+  }, 60_000);
 });
