@@ -11,6 +11,7 @@ import { Registry, type RegistryConversion, type RegistryOptions } from "./regis
 import { resourceInfo, type ResourceInfo } from "./resource.ts";
 import { genericStrategy, type Strategy } from "./strategy.ts";
 import { AllocatingServiceStorage, serviceNetwork } from "./service-allocation.ts";
+import { ServiceCidrStorage, serviceCidrFinalizer } from "./service-cidrs.ts";
 
 export interface ServedResource {
   resource: ResourceInfo;
@@ -46,16 +47,18 @@ function conversionOf(
   kinds: KindDefinition[],
   conversions: ReadonlyMap<string, KindConversion>,
   strategyFor: (def: KindDefinition) => Strategy,
-): { storageStrategy: Strategy; registry: RegistryConversion } | undefined {
+): { storageDef: KindDefinition; storageStrategy: Strategy; registry: RegistryConversion } | undefined {
   const conversion = conversions.get(conversionKey(def.group, def.kind));
   const converter = conversion?.versions[def.version];
-  const storageDef = conversion && kinds.find((k) => k.group === def.group && k.kind === def.kind && k.version === conversion.storageVersion);
+  const storageGroup = conversion?.storageGroup ?? def.group;
+  const storageDef = conversion && kinds.find((k) => k.group === storageGroup && k.kind === def.kind && k.version === conversion.storageVersion);
   if (!converter || !storageDef) return undefined;
-  return { storageStrategy: strategyFor(storageDef), registry: { view: new VersionView(converter), requestStrategy: storageDef === def ? undefined : strategyFor(def) } };
+  return { storageDef, storageStrategy: strategyFor(storageDef), registry: { view: new VersionView(converter), requestStrategy: storageDef === def ? undefined : strategyFor(def) } };
 }
 
-/** The storage of a kind: Services allocate their addresses and ports through theirs. */
+/** The storage of a kind: Services allocate their addresses and ports through theirs; a deleted ServiceCIDR goes once unused. */
 function storageFor(def: KindDefinition, storage: ObjectStorage, profile: PlatformProfile, options: RegistryOptions): ObjectStorage {
+  if (def.group === "networking" && def.plural === "servicecidrs") return new ServiceCidrStorage(storage, serviceCidrFinalizer(profile.group("networking")));
   if (def.group !== "core" || def.plural !== "services") return storage;
   return new AllocatingServiceStorage(storage, options.serviceNetwork ?? serviceNetwork(), profile.apiVersion("networking", "v1"));
 }
@@ -76,8 +79,9 @@ export class Catalog {
     conversions: ReadonlyMap<string, KindConversion> = kindConversions(profile),
   ) {
     for (const def of kinds) {
-      const resource = resourceInfo(def, profile);
       const conversion = conversionOf(def, kinds, conversions, strategyFor);
+      // A converted kind lives under its storage version's keys (the same objects in every version).
+      const resource = { ...resourceInfo(def, profile), ...(conversion && { keyPrefix: resourceInfo(conversion.storageDef, profile).keyPrefix }) };
       const strategy = conversion?.storageStrategy ?? strategyFor(def);
       const registry = new Registry(resource, strategy, storageFor(def, storage, profile, options), options, conversion?.registry);
       this.register({ resource, registry });

@@ -17,6 +17,11 @@ import type { JsonObject } from "../storage/object.ts";
 export interface VersionConverter {
   toStorage(obj: JsonObject): JsonObject;
   fromStorage(obj: JsonObject): JsonObject;
+  /**
+   * The object this version's field selectors read, made from a stored object (it may be
+   * shallow and must not be mutated); absent: they read the stored object itself.
+   */
+  fieldSelectorView?(stored: Readonly<JsonObject>): Readonly<JsonObject>;
 }
 
 /**
@@ -30,8 +35,13 @@ export interface RemoteVersionConverter {
   fromStorage(objs: readonly JsonObject[]): Promise<JsonObject[]>;
 }
 
-/** A kind served in several versions: the storage version and a converter per served version. */
+/**
+ * A kind served in several versions: the storage version and a converter per served version.
+ * `storageGroup` (a group key) names the group of the storage version when it is not the
+ * kind's own: such a kind is stored under that group's keys (events/v1 Event as core/v1).
+ */
 export interface KindConversion {
+  readonly storageGroup?: string;
   readonly storageVersion: string;
   readonly versions: Readonly<Record<string, VersionConverter>>;
 }

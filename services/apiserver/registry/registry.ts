@@ -159,6 +159,15 @@ export class Registry {
     return sameInVersion((o) => structuredClone(o), a, b);
   }
 
+  /**
+   * A list or watch predicate over this registry's version turned into one over stored
+   * objects: a converted kind whose version has a field selector view reads through it.
+   */
+  storedPredicate(predicate: Predicate | undefined): Predicate | undefined {
+    const view = this.conversion?.view.converter.fieldSelectorView;
+    return predicate && view ? (obj) => predicate(view(obj)) : predicate;
+  }
+
   key(namespace: string | undefined, name: string): string {
     return objectKey(this.resource, namespace, name);
   }
@@ -257,7 +266,7 @@ export class Registry {
         resourceVersionMatch: req.resourceVersionMatch,
         limit: req.limit,
         continueToken: req.continueToken,
-        predicate: req.predicate,
+        predicate: this.storedPredicate(req.predicate),
         hasSelector: req.hasSelector,
       });
       return this.conversion ? { ...res, items: await this.conversion.view.fromStorageAsync(res.items) } : res;
@@ -273,7 +282,7 @@ export class Registry {
         resourceVersionMatch: req.resourceVersionMatch,
         sendInitialEvents: req.sendInitialEvents,
         allowWatchBookmarks: req.allowWatchBookmarks,
-        predicate: req.predicate,
+        predicate: this.storedPredicate(req.predicate),
       });
       return this.conversion ? this.conversion.view.watcher(watcher) : watcher;
     } catch (err) {

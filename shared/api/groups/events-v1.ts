@@ -136,6 +136,20 @@ export const kinds: KindDefinition[] = [
     schema: event,
     protobuf: true,
     validateKind: validateEvent,
+    // The platform's field labels of this version (it reads them from the stored core/v1 event).
+    selectableFields: [
+      "regarding.kind",
+      "regarding.namespace",
+      "regarding.name",
+      "regarding.uid",
+      "regarding.apiVersion",
+      "regarding.resourceVersion",
+      "regarding.fieldPath",
+      "reason",
+      "reportingController",
+      "source",
+      "type",
+    ],
     // The platform prints no leading Name column for events (Name is a wide column at the end).
     tableColumns: [
       { name: "Last Seen", type: "string", description: "Time of the last occurrence.", cell: lastSeen },

@@ -71,7 +71,7 @@ async function listShared(s: RequestScope, storage: CachedStorage, req: ListRequ
   let res: ListResult;
   try {
     const { namespace, ...options } = req;
-    res = await storage.listShared(collectionPrefix(s.registry.resource, namespace), options);
+    res = await storage.listShared(collectionPrefix(s.registry.resource, namespace), { ...options, predicate: s.registry.storedPredicate(options.predicate) });
   } catch (err) {
     s.registry.fail(err, "");
   }
