@@ -15,12 +15,13 @@
  * temporary dir): the figure is about the API server, and on a shared disk the store's
  * fsyncs, not the server, set the pace.
  */
-import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
 import { loadKubeconfig } from "../../shared/client/kubeconfig.ts";
 import type { ApiObject, ResourceRef } from "../../shared/client/object-client.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { startServerProcess } from "../support/server-process.ts";
+import { socketInodes, socketOwner } from "../support/socket-owner.ts";
 
 const LEASE_PERIOD_MS = 10_000;
 const STATUS_PERIOD_MS = 300_000;
@@ -30,37 +31,9 @@ const CLOCK_TICKS = 100;
 
 /** The pid of the process listening on a loopback TCP port (from /proc). */
 export function pidListeningOn(port: number): number {
-  const hex = port.toString(16).toUpperCase().padStart(4, "0");
-  const inodes = new Set<string>();
-  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let text: string;
-    try {
-      text = readFileSync(table, "utf8");
-    } catch {
-      continue;
-    }
-    for (const line of text.split("\n").slice(1)) {
-      const f = line.trim().split(/\s+/);
-      if (f.length > 9 && f[1].endsWith(`:${hex}`) && f[3] === "0A") inodes.add(f[9]);
-    }
-  }
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      try {
-        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-        if (m && inodes.has(m[1])) return Number(pid);
-      } catch {
-        // gone
-      }
-    }
-  }
-  throw new Error(`no process listens on port ${port}`);
+  const pid = socketOwner(socketInodes(port, true));
+  if (pid === undefined) throw new Error(`no process listens on port ${port}`);
+  return pid;
 }
 
 /** User + system CPU seconds of a process so far. */

@@ -12,8 +12,8 @@
  *   their bytes dropped, as a partition looks to TCP; `pass` cuts the held ones so
  *   that their clients reconnect. A client that cannot be identified passes.
  */
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
+import { socketInodes, socketOwner } from "../support/socket-owner.ts";
 
 export type Blocked = "none" | "all" | readonly number[];
 
@@ -23,45 +23,6 @@ interface Link {
   /** Pid of the client's process, when found. */
   pid: number | undefined;
   held: boolean;
-}
-
-/** Inode of the loopback TCP socket whose local port is `port`, from /proc/net/tcp{,6}. */
-function socketInode(port: number): string | undefined {
-  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
-  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let text: string;
-    try {
-      text = readFileSync(table, "utf8");
-    } catch {
-      continue;
-    }
-    for (const line of text.split("\n").slice(1)) {
-      const cols = line.trim().split(/\s+/);
-      if (cols.length > 9 && cols[1].endsWith(hexPort)) return cols[9];
-    }
-  }
-  return undefined;
-}
-
-/** Which of `pids` holds the socket with inode `inode`. */
-function ownerOf(inode: string, pids: readonly number[]): number | undefined {
-  const target = `socket:[${inode}]`;
-  for (const pid of pids) {
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      try {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === target) return pid;
-      } catch {
-        // Closed meanwhile.
-      }
-    }
-  }
-  return undefined;
 }
 
 export class PeerProxy {
@@ -99,8 +60,8 @@ export class PeerProxy {
   }
 
   private accept(client: Socket): void {
-    const inode = client.remotePort === undefined ? undefined : socketInode(client.remotePort);
-    const link: Link = { client, pid: inode === undefined ? undefined : ownerOf(inode, this.candidates()), held: false };
+    const pid = client.remotePort === undefined ? undefined : socketOwner(socketInodes(client.remotePort), this.candidates());
+    const link: Link = { client, pid, held: false };
     this.links.add(link);
     client.on("error", () => this.cut(link));
     client.on("close", () => this.cut(link));
