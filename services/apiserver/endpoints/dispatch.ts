@@ -60,6 +60,22 @@ function subresourceRoute(group: string, plural: string, subresource: string): S
   return RESOURCE_SUBRESOURCES[`${group}/${plural}/${subresource}`] ?? ANY_RESOURCE_SUBRESOURCES[subresource];
 }
 
+/**
+ * Resources served without the registry, by `<group>/<plural>`: computed on each read
+ * (componentstatuses) or create-only with a handler of their own (bindings). Any other
+ * virtual resource is create-only and served by the replica's handler of that key
+ * (`DispatchConfig.virtual`).
+ */
+const VIRTUAL_RESOURCES: Record<string, SubresourceRoute> = {
+  "/componentstatuses": { verbs: ["get", "list"], handle: (s, cfg) => handleComponentStatuses(s, cfg.componentStatuses) },
+  "/bindings": { verbs: ["create"], handle: (s, cfg) => handleBindings(s, cfg.catalog) },
+};
+
+function virtualRoute(group: string, plural: string, virtual: boolean): SubresourceRoute | undefined {
+  const key = `${group}/${plural}`;
+  return VIRTUAL_RESOURCES[key] ?? (virtual ? { verbs: ["create"], handle: (s, cfg) => handleVirtual(s, cfg.virtual?.get(key)) } : undefined);
+}
+
 /** What the resource dispatcher needs of the replica. */
 export interface DispatchConfig {
   profile: PlatformProfile;
@@ -126,11 +142,10 @@ export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, r
     maxBodyBytes: cfg.maxBodyBytes,
     bookmarkIntervalMs: cfg.bookmarkIntervalMs,
   };
-  if (resource.group === "" && resource.plural === "componentstatuses") return handleComponentStatuses(scope, cfg.componentStatuses);
-  if (def.virtual) {
-    if (info.verb !== "create") throw methodNotAllowed(resource.plural, info.verb, resource.group);
-    if (resource.group === "" && resource.plural === "bindings") return handleBindings(scope, cfg.catalog);
-    return handleVirtual(scope, cfg.virtual?.get(`${resource.group}/${resource.plural}`));
+  const virtual = virtualRoute(resource.group, resource.plural, !!def.virtual);
+  if (virtual) {
+    if (virtual.verbs && !virtual.verbs.includes(info.verb)) throw methodNotAllowed(resource.plural, info.verb, resource.group);
+    return virtual.handle(scope, cfg);
   }
   if (route) {
     if (route.verbs && !route.verbs.includes(info.verb)) throw methodNotAllowed(`${resource.plural}/${info.subresource}`, info.verb, resource.group);
