@@ -20,12 +20,16 @@ let tls: Server;
 let plainPort: number;
 let tlsPort: number;
 
-/** Answers with what it saw: scheme, method, path and body. */
+/** Answers with what it saw: scheme, method, path and body (`/headers`: the request headers, with headers of its own). */
 function echo(scheme: string) {
   return (req: IncomingMessage, res: ServerResponse) => {
     let body = "";
     req.on("data", (d: Buffer) => (body += d.toString()));
     req.on("end", () => {
+      if (req.url === "/headers") {
+        res.writeHead(200, { "content-type": "application/json", "x-backend": "one", "proxy-authenticate": "Basic", "set-cookie": ["a=1", "b=2"] });
+        return res.end(JSON.stringify(req.headers));
+      }
       res.writeHead(req.url === "/missing" ? 404 : 200, { "content-type": "application/json" });
       res.end(JSON.stringify({ scheme, method: req.method, path: req.url, body, type: req.headers["content-type"] ?? "", auth: req.headers.authorization ?? "" }));
     });
@@ -101,6 +105,28 @@ describe("pods/proxy", () => {
     const missing = await api.admin.get(podProxy("web", "/missing"));
     expect(missing.status).toBe(404);
     expect(missing.json()).toMatchObject({ scheme: "http", path: "/missing" });
+  });
+
+  it("forwards the caller's headers but hop-by-hop ones, credentials and impersonation, and answers with the backend's", async () => {
+    const res = await api.admin.request("GET", podProxy("web", "/headers"), {
+      headers: {
+        "x-custom": "kept",
+        cookie: "session=1",
+        "impersonate-user": "proxy-tester",
+        "impersonate-group": "system:masters",
+        "proxy-authorization": "Basic eDp5",
+        te: "trailers",
+        connection: "x-private",
+        "x-private": "hop",
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    const seen = res.json() as Record<string, string>;
+    expect(seen).toMatchObject({ "x-custom": "kept", cookie: "session=1" });
+    for (const gone of ["authorization", "impersonate-user", "impersonate-group", "proxy-authorization", "te", "x-private"]) expect(seen[gone], gone).toBeUndefined();
+    expect(res.headers["x-backend"]).toBe("one");
+    expect(res.headers["set-cookie"]).toEqual(["a=1", "b=2"]);
+    expect(res.headers["proxy-authenticate"]).toBeUndefined();
   });
 
   it("reaches a TLS backend with the https: prefix", async () => {

@@ -2,8 +2,8 @@
  * pods/{name}/proxy/{path} and services/{name}/proxy/{path}: the request forwarded to the
  * pod's address or one ready endpoint of the service (registry/proxy-location.ts: the
  * `[scheme:]name[:port]` name, `http:` or `https:`), with its method, body, query and
- * the Accept, Content-Type and User-Agent headers (never the caller's credentials); the
- * backend's answer is streamed back with its status and content type. An `https:`
+ * headers (proxy-forwarding.ts: never hop-by-hop headers or the caller's credentials);
+ * the backend's answer is streamed back with its status and headers. An `https:`
  * backend's certificate is not verified, as on the platform. A backend that cannot be
  * reached is a 503 Status naming the error.
  */
@@ -13,11 +13,8 @@ import { request as httpsRequest } from "node:https";
 import { serviceUnavailable } from "../../../../shared/api/status.ts";
 import type { Catalog } from "../../registry/catalog.ts";
 import { parseProxyName, podProxyTarget, serviceProxyTarget, type ProxyTarget } from "../../registry/proxy-location.ts";
-import { readBody } from "../body.ts";
 import type { RequestScope } from "../scope.ts";
-import { agentBody } from "./kubelet-client.ts";
-
-const FORWARDED_HEADERS = ["accept", "content-type", "user-agent"];
+import { forwardedRequest, forwardedResponse, type ForwardedRequest } from "./proxy-forwarding.ts";
 
 /** The part of the path after `/{plural}/{name}/proxy`, with the query ("/" when empty). */
 export function proxiedRest(url: URL, plural: string): string {
@@ -39,7 +36,7 @@ async function target(s: RequestScope, catalog: Catalog): Promise<ProxyTarget> {
   return serviceProxyTarget(service, own, name, id);
 }
 
-function forward(t: ProxyTarget, method: string, path: string, headers: Record<string, string>, body: Uint8Array | undefined, signal: AbortSignal): Promise<IncomingMessage> {
+function forward(t: ProxyTarget, path: string, { method, headers, body, signal }: ForwardedRequest): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const options = { host: t.host, port: t.port, path, method, headers, signal, ...(t.scheme === "https" ? { rejectUnauthorized: false } : {}) };
     const req = (t.scheme === "https" ? httpsRequest : httpRequest)(options, resolve);
@@ -50,20 +47,7 @@ function forward(t: ProxyTarget, method: string, path: string, headers: Record<s
 
 export async function handleResourceProxy(s: RequestScope, catalog: Catalog): Promise<Response> {
   const to = await target(s, catalog);
-  const headers: Record<string, string> = {};
-  for (const h of FORWARDED_HEADERS) {
-    const v = s.request.headers.get(h);
-    if (v) headers[h] = v;
-  }
-  const method = s.request.method.toUpperCase();
-  const body = method === "GET" || method === "HEAD" ? undefined : await readBody(s.request, s.maxBodyBytes);
-  const abort = new AbortController();
-  s.request.signal.addEventListener("abort", () => abort.abort(), { once: true });
-  const res = await forward(to, method, proxiedRest(new URL(s.request.url), s.resource.plural), headers, body, abort.signal);
-  const out: Record<string, string> = {};
-  for (const h of ["content-type", "x-content-type-options", "location"]) {
-    const v = res.headers[h];
-    if (typeof v === "string") out[h] = v;
-  }
-  return new Response(method === "HEAD" ? null : agentBody(res), { status: res.statusCode ?? 502, headers: out });
+  const request = await forwardedRequest(s);
+  const res = await forward(to, proxiedRest(new URL(s.request.url), s.resource.plural), request);
+  return forwardedResponse(request.method, res);
 }
