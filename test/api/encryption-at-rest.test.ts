@@ -2,11 +2,14 @@
  * Encryption at rest through HTTPS against an in-process replica started with an
  * EncryptionConfiguration file: a Secret's value is ciphertext in the store (read
  * with the store client under the replica) and plain through the API; configmaps are
- * not named and stay plain; serviceaccounts go through a KMS v2 test plugin; the configuration is reloaded automatically when the
+ * not named and stay plain; serviceaccounts go through a KMS v2 test plugin (one
+ * wrapped seed, a key derived per write, the older AES_GCM_KEY form still read and
+ * rewritten as stale); the configuration is reloaded automatically when the
  * file changes, a rewrite moves an object to the new first key even when nothing in
  * it changed, and a value no provider can read is the corrupted-object 500. The
  * metrics count the transformations.
  */
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,13 +17,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { encryptionConfigYaml, keyedProvider } from "../../services/apiserver/storage/encryption/testing/config-yaml.ts";
-import { startTestKmsPlugin, type TestKmsPlugin } from "../../services/apiserver/storage/encryption/testing/kms-plugin.ts";
+import { kmsPluginClient, startTestKmsPlugin, type KmsPluginClient, type TestKmsPlugin } from "../../services/apiserver/storage/encryption/testing/kms-plugin.ts";
+import { gcmOpen, gcmSeal } from "../../services/apiserver/storage/encryption/ciphers.ts";
+import { AES_GCM_KEY, HKDF_SHA256_XNONCE_AES_GCM_SEED } from "../../services/apiserver/storage/encryption/envelope.ts";
+import { hkdfSha256Expand, INFO_SIZE, xnonceOpen } from "../../services/apiserver/storage/encryption/extended-nonce-gcm.ts";
+import { decodeEncryptedObject, encodeEncryptedObject, type EncryptedObject } from "../../services/apiserver/storage/encryption/kms-proto.ts";
 
 const profile = getProfile("kubernetes");
 const KEY1 = Buffer.alloc(32, 1).toString("base64");
 const KEY2 = Buffer.alloc(32, 2).toString("base64");
 const PLAINTEXT = "plaintext-password-7c1f";
 const SECRETS = "/api/v1/namespaces/default/secrets";
+const SERVICE_ACCOUNTS = "/api/v1/namespaces/default/serviceaccounts";
+const KMS_PREFIX = "k8s:enc:kms:v2:test-kms:";
+const KMS_MARKER = "kms-marker-3e2d";
 
 function config(keys: Array<[string, string]>): string {
   return encryptionConfigYaml(profile, [
@@ -33,6 +43,12 @@ let dir: string;
 let configFile: string;
 let api: TestApiserver;
 let kms: TestKmsPlugin;
+let plugin: KmsPluginClient;
+
+/** The EncryptedObject of a stored kms v2 value. */
+function envelopeOf(raw: string): EncryptedObject {
+  return decodeEncryptedObject(Buffer.from(raw.slice(KMS_PREFIX.length), "latin1"));
+}
 
 /** The raw stored bytes of a key, read under the replica's encryption. */
 async function stored(key: string): Promise<string> {
@@ -44,12 +60,14 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "encryption-"));
   configFile = join(dir, "encryption.yaml");
   kms = await startTestKmsPlugin(join(dir, "kms.sock"));
+  plugin = kmsPluginClient(kms.socketPath);
   await writeFile(configFile, config([["key1", KEY1]]));
   api = await startTestApiserver({ profileId: "kubernetes", encryption: { configFile, automaticReload: true, reloadIntervalMs: 100 } });
 });
 
 afterAll(async () => {
   await api?.close();
+  plugin?.close();
   await kms?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -68,19 +86,60 @@ describe("encryption at rest", () => {
     expect(list.text).toContain(Buffer.from(PLAINTEXT).toString("base64"));
   });
 
-  it("encrypts with a KMS v2 plugin over its unix socket: one Encrypt for the DEK, values read back", async () => {
+  it("encrypts with a KMS v2 plugin over its unix socket: one Encrypt for a seed, a key derived per write, values read back", async () => {
     const before = kms.calls.Encrypt;
-    for (const name of ["robot-a", "robot-b"]) {
-      const r = await api.admin.post("/api/v1/namespaces/default/serviceaccounts", { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, labels: { marker: "kms-marker-3e2d" } } });
+    const envelopes: EncryptedObject[] = [];
+    for (const name of ["robot-a", "robot-b", "robot-c", "robot-d"]) {
+      const r = await api.admin.post(SERVICE_ACCOUNTS, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, labels: { marker: KMS_MARKER } } });
       expect(r.status, r.text).toBe(201);
       const raw = await stored(`/registry/core/serviceaccounts/default/${name}`);
-      expect(raw.startsWith("k8s:enc:kms:v2:test-kms:")).toBe(true);
-      expect(raw).not.toContain("kms-marker-3e2d");
-      expect((await api.admin.get(`/api/v1/namespaces/default/serviceaccounts/${name}`)).json<{ metadata: { labels: Record<string, string> } }>().metadata.labels.marker).toBe("kms-marker-3e2d");
+      expect(raw.startsWith(KMS_PREFIX)).toBe(true);
+      expect(raw).not.toContain(KMS_MARKER);
+      envelopes.push(envelopeOf(raw));
+      expect((await api.admin.get(`${SERVICE_ACCOUNTS}/${name}`)).json<{ metadata: { labels: Record<string, string> } }>().metadata.labels.marker).toBe(KMS_MARKER);
     }
-    expect(kms.calls.Encrypt - before).toBeLessThanOrEqual(1);
+    // The plugin wrapped one seed for all four writes.
+    expect(kms.calls.Encrypt - before).toBe(1);
+    for (const e of envelopes) {
+      expect(e.encryptedDEKSourceType).toBe(HKDF_SHA256_XNONCE_AES_GCM_SEED);
+      expect(e.keyID).toBe(kms.keyId());
+      expect(Buffer.from(e.encryptedDEKSource).equals(Buffer.from(envelopes[0].encryptedDEKSource))).toBe(true);
+    }
+    // Each write has its own random info (and so its own derived key).
+    expect(new Set(envelopes.map((e) => Buffer.from(e.encryptedData.subarray(0, INFO_SIZE)).toString("hex"))).size).toBe(envelopes.length);
+    // Independently of the replica: the plugin unwraps the seed, HKDF-SHA256 expand with the info gives the AES-GCM key.
+    const seed = await plugin.decrypt(envelopes[0].encryptedDEKSource, envelopes[0].keyID, envelopes[0].annotations);
+    const info = envelopes[0].encryptedData.subarray(0, INFO_SIZE);
+    const plain = gcmOpen(hkdfSha256Expand(seed, info, 32), envelopes[0].encryptedData.subarray(INFO_SIZE), "/registry/core/serviceaccounts/default/robot-a");
+    expect(Buffer.from(plain).toString("latin1")).toContain(KMS_MARKER);
     const metrics = (await api.admin.get("/metrics")).text;
     expect(metrics).toMatch(/apiserver_envelope_encryption_kms_operations_latency_seconds_count\{provider_name="test-kms",method_name="\/v2.KeyManagementService\/Encrypt",grpc_status_code="OK"\} [1-9]/);
+  });
+
+  it("reads an object stored in the older AES_GCM_KEY form, and a rewrite moves it to a derived key", async () => {
+    const key = "/registry/core/serviceaccounts/default/robot-a";
+    const current = envelopeOf(await stored(key));
+    const seed = await plugin.decrypt(current.encryptedDEKSource, current.keyID, current.annotations);
+    const plain = xnonceOpen(seed, current.encryptedData, key);
+    // The older form: the plugin wraps the data key itself, which seals the value directly.
+    const dek = randomBytes(32);
+    const wrapped = await plugin.encrypt(dek);
+    const legacy = encodeEncryptedObject({ encryptedData: gcmSeal(dek, plain, key), keyID: wrapped.key_id, encryptedDEKSource: wrapped.ciphertext, annotations: wrapped.annotations, encryptedDEKSourceType: AES_GCM_KEY });
+    const put = await api.kv.txn([], [{ type: "put", key, value: Buffer.concat([Buffer.from(KMS_PREFIX), legacy]) }], []);
+    expect(put.succeeded).toBe(true);
+    expect(envelopeOf(await stored(key)).encryptedDEKSourceType).toBe(AES_GCM_KEY);
+    let got = await api.admin.get(`${SERVICE_ACCOUNTS}/robot-a`);
+    for (const deadline = Date.now() + 5000; got.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion !== String(put.revision) && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 50));
+      got = await api.admin.get(`${SERVICE_ACCOUNTS}/robot-a`);
+    }
+    expect(got.status, got.text).toBe(200);
+    expect(got.json<{ metadata: { resourceVersion: string; labels: Record<string, string> } }>().metadata).toMatchObject({ resourceVersion: String(put.revision), labels: { marker: KMS_MARKER } });
+    // An update that changes nothing still rewrites it: the AES_GCM_KEY form is stale.
+    const again = await api.admin.put(`${SERVICE_ACCOUNTS}/robot-a`, got.json());
+    expect(again.status, again.text).toBe(200);
+    expect(envelopeOf(await stored(key)).encryptedDEKSourceType).toBe(HKDF_SHA256_XNONCE_AES_GCM_SEED);
+    expect((await api.admin.get(`${SERVICE_ACCOUNTS}/robot-a`)).json<{ metadata: { labels: Record<string, string> } }>().metadata.labels.marker).toBe(KMS_MARKER);
   });
 
   it("reports the KMS plugin's health under /healthz/kms-providers", async () => {

@@ -1,15 +1,20 @@
 /**
  * The kms v2 provider: envelope encryption through a KMS plugin's gRPC API on a unix
- * socket. A local data encryption key (DEK, AES-256-GCM) encrypts each value with the
- * storage key as additional data; the plugin encrypts the DEK once (again when the
- * plugin's Status reports a new key_id); the stored value is an EncryptedObject
- * holding the ciphertext, the key id and the encrypted DEK. Reads decrypt a DEK
- * through the plugin once and keep it (cache keyed by the encrypted DEK).
+ * socket, with derived keys as the platform does since KMSv2KDF. The plugin encrypts
+ * a random 32-byte seed once (again when the plugin's Status reports a new key_id);
+ * each write derives its own AES-256-GCM key from the seed (HKDF-SHA256 with a random
+ * info, envelope.ts), so the plugin is called once per seed, not once per write. The
+ * stored value is an EncryptedObject holding the ciphertext, the key id, the encrypted
+ * seed and its type HKDF_SHA256_XNONCE_AES_GCM_SEED. Reads also accept the older
+ * AES_GCM_KEY form (the encrypted source is the data key itself). Each decrypted
+ * source is asked of the plugin once and kept (cache keyed by type, key id and
+ * encrypted source).
  */
 import * as grpc from "@grpc/grpc-js";
 import { randomBytes, randomUUID } from "node:crypto";
-import { gcmOpen, gcmSeal } from "./ciphers.ts";
-import { decodeEncryptedObject, encodeEncryptedObject, kmsService, type DecryptRequest, type DecryptResponse, type EncryptRequest, type EncryptResponse, type StatusResponse } from "./kms-proto.ts";
+import { HKDF_SHA256_XNONCE_AES_GCM_SEED, openEnvelope, readEnvelope, sealWithSeed } from "./envelope.ts";
+import { SEED_SIZE } from "./extended-nonce-gcm.ts";
+import { encodeEncryptedObject, kmsService, type DecryptRequest, type DecryptResponse, type EncryptRequest, type EncryptResponse, type StatusResponse } from "./kms-proto.ts";
 import type { Provider } from "./transformer.ts";
 
 export interface KmsV2Config {
@@ -28,20 +33,21 @@ export interface KmsV2Provider extends Provider {
 /** Observes each call to the plugin (metrics): method, gRPC status code name, seconds. */
 export type KmsCallObserver = (provider: string, method: string, code: string, seconds: number) => void;
 
-interface CurrentDek {
-  dek: Buffer;
-  encryptedDek: Buffer;
+/** The seed writes derive their keys from, and its envelope fields. */
+interface WriteSeed {
+  seed: Buffer;
+  encryptedSeed: Buffer;
   keyId: string;
   annotations: Record<string, Buffer>;
 }
 
-const MAX_CACHED_DEKS = 1000;
+const MAX_CACHED_SOURCES = 1000;
 
 export function kmsV2Provider(prefix: string, cfg: KmsV2Config, observe: KmsCallObserver = () => {}): KmsV2Provider {
   const Service = kmsService();
   const client = new Service(`unix://${cfg.socketPath}`, grpc.credentials.createInsecure()) as grpc.Client & Record<string, (req: unknown, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: unknown) => void) => void>;
   const cache = new Map<string, Buffer>();
-  let current: Promise<CurrentDek> | undefined;
+  let current: Promise<WriteSeed> | undefined;
   let currentKeyId: string | undefined;
 
   function call<Req, Res>(method: string, req: Req): Promise<Res> {
@@ -63,29 +69,40 @@ export function kmsV2Provider(prefix: string, cfg: KmsV2Config, observe: KmsCall
     return s;
   }
 
-  async function newDek(): Promise<CurrentDek> {
-    const s = await status();
-    const dek = randomBytes(32);
-    const res = await call<EncryptRequest, EncryptResponse>("Encrypt", { plaintext: dek, uid: randomUUID() });
-    if (res.key_id !== s.key_id) throw new Error(`kms provider ${cfg.name}: key id of Encrypt ${JSON.stringify(res.key_id)} differs from Status ${JSON.stringify(s.key_id)}`);
-    currentKeyId = res.key_id;
-    cache.set(Buffer.from(res.ciphertext).toString("base64"), dek);
-    return { dek, encryptedDek: Buffer.from(res.ciphertext), keyId: res.key_id, annotations: res.annotations ?? {} };
+  const cacheKey = (type: number, keyId: string, source: Uint8Array): string => `${type}/${keyId}/${Buffer.from(source).toString("base64")}`;
+
+  function remember(key: string, secret: Buffer): void {
+    if (cache.size >= MAX_CACHED_SOURCES) cache.delete(cache.keys().next().value as string);
+    cache.set(key, secret);
   }
 
-  async function dekForWrite(): Promise<CurrentDek> {
-    current ??= newDek().catch((err: unknown) => {
+  async function newSeed(): Promise<WriteSeed> {
+    const s = await status();
+    const seed = randomBytes(SEED_SIZE);
+    const res = await call<EncryptRequest, EncryptResponse>("Encrypt", { plaintext: seed, uid: randomUUID() });
+    if (res.key_id !== s.key_id) throw new Error(`kms provider ${cfg.name}: key id of Encrypt ${JSON.stringify(res.key_id)} differs from Status ${JSON.stringify(s.key_id)}`);
+    currentKeyId = res.key_id;
+    const w: WriteSeed = { seed, encryptedSeed: Buffer.from(res.ciphertext), keyId: res.key_id, annotations: res.annotations ?? {} };
+    remember(cacheKey(HKDF_SHA256_XNONCE_AES_GCM_SEED, w.keyId, w.encryptedSeed), seed);
+    return w;
+  }
+
+  async function seedForWrite(): Promise<WriteSeed> {
+    current ??= newSeed().catch((err: unknown) => {
       current = undefined;
       throw err;
     });
     return current;
   }
 
-  /** A new key id reported by Status makes the next write use a new DEK. */
+  /** A new key id reported by Status makes the next write use a new seed. */
   const poll = setInterval(() => {
     status()
       .then((s) => {
-        if (currentKeyId !== undefined && s.key_id !== currentKeyId) current = undefined;
+        if (currentKeyId !== undefined && s.key_id !== currentKeyId) {
+          current = undefined;
+          currentKeyId = s.key_id;
+        }
       })
       .catch(() => {});
   }, 20_000);
@@ -97,22 +114,21 @@ export function kmsV2Provider(prefix: string, cfg: KmsV2Config, observe: KmsCall
     prefix: new TextEncoder().encode(prefix),
     status,
     async encrypt(plain, ctx) {
-      const d = await dekForWrite();
-      return encodeEncryptedObject({ encryptedData: gcmSeal(d.dek, plain, ctx), keyID: d.keyId, encryptedDEKSource: d.encryptedDek, annotations: d.annotations, encryptedDEKSourceType: 0 });
+      const w = await seedForWrite();
+      return encodeEncryptedObject(sealWithSeed(w.seed, plain, ctx, w));
     },
     async decrypt(body, ctx) {
-      const o = decodeEncryptedObject(body);
-      if (!o.keyID) throw new Error("failed to validate key id: keyID is empty");
-      if (o.encryptedDEKSource.length === 0) throw new Error("failed to validate encrypted DEK source: encrypted DEK source is empty");
-      const cacheKey = Buffer.from(o.encryptedDEKSource).toString("base64");
-      let dek = cache.get(cacheKey);
-      if (!dek) {
+      const o = readEnvelope(body);
+      const key = cacheKey(o.encryptedDEKSourceType, o.keyID, o.encryptedDEKSource);
+      let source = cache.get(key);
+      if (!source) {
         const res = await call<DecryptRequest, DecryptResponse>("Decrypt", { ciphertext: Buffer.from(o.encryptedDEKSource), uid: randomUUID(), key_id: o.keyID, annotations: Object.fromEntries(Object.entries(o.annotations).map(([k, v]) => [k, Buffer.from(v)])) });
-        dek = Buffer.from(res.plaintext);
-        if (cache.size >= MAX_CACHED_DEKS) cache.delete(cache.keys().next().value as string);
-        cache.set(cacheKey, dek);
+        source = Buffer.from(res.plaintext);
+        remember(key, source);
       }
-      return gcmOpen(dek, o.encryptedData, ctx);
+      // As the platform: another key id than the current one, or another source type than the seed, is stale.
+      const stale = o.encryptedDEKSourceType !== HKDF_SHA256_XNONCE_AES_GCM_SEED || (currentKeyId !== undefined && o.keyID !== currentKeyId);
+      return { value: openEnvelope(o, source, ctx), stale };
     },
     close() {
       clearInterval(poll);

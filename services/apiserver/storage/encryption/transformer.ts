@@ -24,8 +24,12 @@ export interface Provider {
   readonly kind: string;
   readonly prefix: Uint8Array;
   encrypt(plain: Uint8Array, ctx: string): Promise<Uint8Array>;
-  /** `body` is the stored value without the prefix. */
-  decrypt(body: Uint8Array, ctx: string): Promise<Uint8Array>;
+  /**
+   * `body` is the stored value without the prefix. A provider that can tell an old form
+   * of its own (kms v2: another key id, or the AES_GCM_KEY form) answers a ReadResult
+   * marked stale, so a rewrite moves the value to its current form.
+   */
+  decrypt(body: Uint8Array, ctx: string): Promise<Uint8Array | ReadResult>;
 }
 
 /** The profile's encryption prefix root: `k8s:enc:` for the kubernetes profile, `<id>:enc:` otherwise. */
@@ -81,9 +85,9 @@ export class PrefixTransformer implements ValueTransformer {
       }
       if (!startsWith(stored, p.prefix)) continue;
       try {
-        const value = await p.decrypt(stored.subarray(p.prefix.length), ctx);
+        const read = await p.decrypt(stored.subarray(p.prefix.length), ctx);
         this.observe("from_storage", p.kind, true);
-        return { value, stale: i !== 0 };
+        return read instanceof Uint8Array ? { value: read, stale: i !== 0 } : { value: read.value, stale: read.stale || i !== 0 };
       } catch (err) {
         this.observe("from_storage", p.kind, false);
         throw new TransformError(`${p.kind} decryption failed: ${(err as Error).message}`, { cause: err });

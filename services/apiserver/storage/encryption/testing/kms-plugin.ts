@@ -2,9 +2,11 @@
  * A KMS v2 plugin for tests: the KeyManagementService over a unix socket, encrypting
  * with AES-256-GCM under a key of its own per key id. `rotate()` switches to a new key
  * id (older ones still decrypt); `calls` counts the calls per method.
+ * `kmsPluginClient` calls a plugin over its socket as the API server does, so tests
+ * can unwrap a stored envelope's source or wrap one of their own.
  */
 import * as grpc from "@grpc/grpc-js";
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from "node:crypto";
 import { kmsService, type DecryptRequest, type DecryptResponse, type EncryptRequest, type EncryptResponse, type StatusResponse } from "../kms-proto.ts";
 
 export interface TestKmsPlugin {
@@ -58,5 +60,23 @@ export async function startTestKmsPlugin(socketPath: string): Promise<TestKmsPlu
       return current;
     },
     close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
+  };
+}
+
+export interface KmsPluginClient {
+  encrypt(plaintext: Uint8Array): Promise<EncryptResponse>;
+  decrypt(ciphertext: Uint8Array, keyId: string, annotations: Record<string, Uint8Array>): Promise<Buffer>;
+  close(): void;
+}
+
+export function kmsPluginClient(socketPath: string): KmsPluginClient {
+  const Service = kmsService();
+  const client = new Service(`unix://${socketPath}`, grpc.credentials.createInsecure()) as grpc.Client & Record<string, (req: unknown, cb: (err: grpc.ServiceError | null, res: unknown) => void) => void>;
+  const call = <Res>(method: string, req: unknown): Promise<Res> => new Promise((resolve, reject) => client[method](req, (err, res) => (err ? reject(err) : resolve(res as Res))));
+  return {
+    encrypt: (plaintext) => call<EncryptResponse>("Encrypt", { plaintext: Buffer.from(plaintext), uid: randomUUID() }),
+    decrypt: async (ciphertext, keyId, annotations) =>
+      Buffer.from((await call<DecryptResponse>("Decrypt", { ciphertext: Buffer.from(ciphertext), uid: randomUUID(), key_id: keyId, annotations: Object.fromEntries(Object.entries(annotations).map(([k, v]) => [k, Buffer.from(v)])) })).plaintext),
+    close: () => client.close(),
   };
 }
