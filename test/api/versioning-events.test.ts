@@ -1,5 +1,13 @@
 /**
- * Event validation through HTTPS (issue 24), both faces on one replica:
+ * Events through HTTPS (issue 24), both API versions on one replica (kubernetes profile,
+ * so that kubectl 1.34 can read them):
+ * - core/v1 and events/v1 Event are one stored resource under the core events key: an
+ *   event written through either version is read, listed, watched, updated and deleted
+ *   through the other with its fields converted, on one resourceVersion sequence; each
+ *   version's field selectors (involvedObject.* / regarding.*, reportingComponent /
+ *   reportingController, source) select the same events; `kubectl get events` and
+ *   `kubectl events` show an event written through events/v1;
+ * Validation:
  * - events/v1 creates need eventTime, a Normal/Warning type, the reporting fields, a note of
  *   at most 1 KiB and a valid series, and refuse the deprecated core fields (422 Invalid
  *   with the platform's core-field paths: message, count, firstTimestamp, source);
@@ -7,15 +15,20 @@
  * - core/v1 keeps the legacy rules: any type for old-style events, namespace agreement,
  *   reportingComponent required once eventTime is set.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensurePki, writeAdminKubeconfig } from "../../services/apiserver/server/certs.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+import { layerClients, runClient } from "../support/clients.ts";
 
 let api: TestApiserver;
 let eventsPath: string;
 const T = "2025-03-01T10:00:00.123456Z";
 
 beforeAll(async () => {
-  api = await startTestApiserver();
+  api = await startTestApiserver({ profileId: "kubernetes" });
   eventsPath = `/apis/${api.profile.group("events")}/v1/namespaces/default/events`;
 }, 30_000);
 afterAll(async () => {
@@ -100,5 +113,199 @@ describe("core/v1 events keep the legacy rules", () => {
     const newStyle = await api.admin.post(corePath, { apiVersion: "v1", kind: "Event", metadata: { name: "new" }, involvedObject: { kind: "Pod", namespace: "default", name: "p" }, eventTime: T, reportingInstance: "i", action: "a", reason: "r" });
     expect(newStyle.status).toBe(422);
     expect(newStyle.json<StatusBody>().message).toContain("reportingComponent: Required value");
+  });
+});
+
+describe("core/v1 and events/v1 Event are one stored resource", () => {
+  const NS = "shared-events";
+  const core = `/api/v1/namespaces/${NS}/events`;
+  let events: string;
+  const newStyle = (name: string, extra: Record<string, unknown> = {}) =>
+    v1Event(name, {
+      metadata: { name, namespace: NS },
+      regarding: { kind: "Pod", namespace: NS, name: "web-1", uid: "u-1", apiVersion: "v1", fieldPath: "spec.containers{web}" },
+      related: { kind: "Node", name: "node-a" },
+      series: { count: 2, lastObservedTime: "2025-03-01T10:01:00.000000Z" },
+      ...extra,
+    });
+  const oldStyle = (name: string) => ({
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { name, namespace: NS },
+    involvedObject: { kind: "Pod", namespace: NS, name: "db-1" },
+    reason: "Pulled",
+    message: "image pulled",
+    source: { component: "node-agent", host: "node-b" },
+    firstTimestamp: "2025-03-01T09:00:00Z",
+    lastTimestamp: "2025-03-01T09:05:00Z",
+    count: 4,
+    type: "Normal",
+  });
+  const names = (list: { items: Array<{ metadata: { name: string } }> }) => list.items.map((i) => i.metadata.name).sort();
+
+  beforeAll(async () => {
+    events = `/apis/${api.profile.group("events")}/v1/namespaces/${NS}/events`;
+    expect((await api.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } })).status).toBe(201);
+  });
+
+  it("an event written through events/v1 is read and watched through core/v1 in the core fields, and stored under the core key", async () => {
+    const start = (await api.admin.get(core)).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
+    const watch = api.admin.watch(`${core}?watch=1&resourceVersion=${start}`);
+    try {
+      const created = await api.admin.post(events, newStyle("from-new"));
+      expect(created.status, created.text).toBe(201);
+      const made = created.json<{ metadata: { uid: string; resourceVersion: string } }>();
+      const expected = {
+        apiVersion: "v1",
+        kind: "Event",
+        metadata: { name: "from-new", namespace: NS, uid: made.metadata.uid, resourceVersion: made.metadata.resourceVersion },
+        involvedObject: { kind: "Pod", namespace: NS, name: "web-1", uid: "u-1", apiVersion: "v1", fieldPath: "spec.containers{web}" },
+        related: { kind: "Node", name: "node-a" },
+        message: "assigned",
+        reportingComponent: "example.com/scheduler",
+        reportingInstance: "scheduler-1",
+        action: "Binding",
+        reason: "Scheduled",
+        type: "Normal",
+        eventTime: T,
+        series: { count: 2, lastObservedTime: "2025-03-01T10:01:00.000000Z" },
+      };
+      const read = (await api.admin.get(`${core}/from-new`)).json<Record<string, unknown>>();
+      expect(read).toMatchObject(expected);
+      for (const field of ["note", "regarding", "reportingController", "deprecatedSource", "deprecatedCount"]) expect(read).not.toHaveProperty(field);
+      const [added] = await watch.waitFor(1);
+      expect(added).toMatchObject({ type: "ADDED", object: expected });
+    } finally {
+      watch.stop();
+    }
+    const stored = await api.kv.range(`/registry/core/events/${NS}/`, { end: `/registry/core/events/${NS}0` });
+    expect(stored.kvs.map((kv) => Buffer.from(kv.key).toString())).toContain(`/registry/core/events/${NS}/from-new`);
+    expect((await api.kv.range("/registry/events/", { end: "/registry/events0" })).kvs).toHaveLength(0);
+  });
+
+  it("an event written through core/v1 is read, listed and watched through events/v1 with the deprecated fields", async () => {
+    const start = (await api.admin.get(events)).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
+    const watch = api.admin.watch(`${events}?watch=1&resourceVersion=${start}`);
+    try {
+      const created = await api.admin.post(core, oldStyle("from-old"));
+      expect(created.status, created.text).toBe(201);
+      const expected = {
+        apiVersion: `${api.profile.group("events")}/v1`,
+        kind: "Event",
+        metadata: { name: "from-old", namespace: NS, resourceVersion: created.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion },
+        regarding: { kind: "Pod", namespace: NS, name: "db-1" },
+        note: "image pulled",
+        reason: "Pulled",
+        type: "Normal",
+        deprecatedSource: { component: "node-agent", host: "node-b" },
+        deprecatedFirstTimestamp: "2025-03-01T09:00:00Z",
+        deprecatedLastTimestamp: "2025-03-01T09:05:00Z",
+        deprecatedCount: 4,
+      };
+      const read = (await api.admin.get(`${events}/from-old`)).json<Record<string, unknown>>();
+      expect(read).toMatchObject(expected);
+      for (const field of ["message", "involvedObject", "source", "count", "firstTimestamp", "lastTimestamp"]) expect(read).not.toHaveProperty(field);
+      const [added] = await watch.waitFor(1);
+      expect(added).toMatchObject({ type: "ADDED", object: expected });
+    } finally {
+      watch.stop();
+    }
+    const viaEvents = (await api.admin.get(events)).json<{ metadata: { resourceVersion: string }; items: Array<{ metadata: { name: string } }> }>();
+    const viaCore = (await api.admin.get(core)).json<{ metadata: { resourceVersion: string }; items: Array<{ metadata: { name: string } }> }>();
+    expect(names(viaEvents)).toEqual(["from-new", "from-old"]);
+    expect(names(viaCore)).toEqual(["from-new", "from-old"]);
+    expect(viaEvents.metadata.resourceVersion).toBe(viaCore.metadata.resourceVersion);
+  });
+
+  it("writes through both versions take one resourceVersion sequence, and an update through one is seen through the other", async () => {
+    const rvs: number[] = [];
+    for (const [path, body] of [
+      [core, oldStyle("seq-1")],
+      [events, newStyle("seq-2")],
+      [core, oldStyle("seq-3")],
+    ] as const) {
+      const res = await api.admin.post(path, body);
+      expect(res.status, res.text).toBe(201);
+      rvs.push(Number(res.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion));
+    }
+    expect(rvs[1]).toBeGreaterThan(rvs[0]);
+    expect(rvs[2]).toBeGreaterThan(rvs[1]);
+    const patched = await api.admin.patch(`${core}/seq-2`, { count: 7, lastTimestamp: "2025-03-01T10:09:00Z" }, "application/merge-patch+json");
+    expect(patched.status, patched.text).toBe(200);
+    const after = (await api.admin.get(`${events}/seq-2`)).json<Record<string, unknown> & { metadata: { resourceVersion: string } }>();
+    expect(after).toMatchObject({ deprecatedCount: 7, deprecatedLastTimestamp: "2025-03-01T10:09:00Z", note: "assigned" });
+    expect(Number(after.metadata.resourceVersion)).toBeGreaterThan(rvs[2]);
+    // events/v1 keeps its own rules on an event written through core/v1: only the series may change.
+    const refused = await api.admin.put(`${events}/seq-2`, { ...after, note: "changed" });
+    expect(refused.status).toBe(422);
+    expect(refused.json<StatusBody>().message).toContain('message: Invalid value: "changed": field is immutable');
+  });
+
+  it("a delete through either version removes the event from both, and the other version's watch sees it go", async () => {
+    const start = (await api.admin.get(core)).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
+    const coreWatch = api.admin.watch(`${core}?watch=1&resourceVersion=${start}&fieldSelector=metadata.name%3Dseq-1`);
+    try {
+      expect((await api.admin.delete(`${events}/seq-1`)).status).toBe(200);
+      expect((await api.admin.get(`${core}/seq-1`)).status).toBe(404);
+      expect((await api.admin.get(`${events}/seq-1`)).status).toBe(404);
+      const [deleted] = await coreWatch.waitFor(1);
+      expect(deleted).toMatchObject({ type: "DELETED", object: { apiVersion: "v1", metadata: { name: "seq-1" }, message: "image pulled" } });
+    } finally {
+      coreWatch.stop();
+    }
+    expect((await api.admin.delete(`${core}/seq-3`)).status).toBe(200);
+    expect((await api.admin.get(`${events}/seq-3`)).status).toBe(404);
+  });
+
+  it.each<[string, "core" | "events", string, string[]]>([
+    ["core involvedObject.name", "core", "involvedObject.name=web-1", ["from-new", "seq-2"]],
+    ["core reportingComponent", "core", "reportingComponent=example.com/scheduler", ["from-new", "seq-2"]],
+    ["core source (the reporting controller when there is no source)", "core", "source=example.com/scheduler", ["from-new", "seq-2"]],
+    ["core source component", "core", "source=node-agent", ["from-old"]],
+    ["events/v1 regarding.name", "events", "regarding.name=db-1", ["from-old"]],
+    ["events/v1 regarding.fieldPath", "events", "regarding.fieldPath=spec.containers{web}", ["from-new", "seq-2"]],
+    ["events/v1 reportingController", "events", "reportingController=example.com/scheduler", ["from-new", "seq-2"]],
+    ["events/v1 source", "events", "source=node-agent", ["from-old"]],
+    ["events/v1 reason and type", "events", "reason=Pulled,type=Normal", ["from-old"]],
+  ])("field selector %s", async (_name, version, selector, want) => {
+    const res = await api.admin.get(`${version === "core" ? core : events}?fieldSelector=${encodeURIComponent(selector)}`);
+    expect(res.status, res.text).toBe(200);
+    expect(names(res.json())).toEqual(want);
+  });
+
+  it("each version refuses the other's field labels with 400", async () => {
+    const a = await api.admin.get(`${events}?fieldSelector=${encodeURIComponent("involvedObject.name=web-1")}`);
+    expect(a.status).toBe(400);
+    expect(a.json<StatusBody>().message).toBe("field label not supported: involvedObject.name");
+    const b = await api.admin.get(`${core}?fieldSelector=${encodeURIComponent("regarding.name=web-1")}`);
+    expect(b.status).toBe(400);
+    expect(b.json<StatusBody>().message).toBe("field label not supported: regarding.name");
+  });
+
+  it("kubectl 1.34 get events and kubectl events show an event written through events/v1", async () => {
+    const home = await mkdtemp(join(tmpdir(), "events-kubectl-"));
+    try {
+      const pki = await ensurePki(api.dir, { profile: api.profile });
+      await writeAdminKubeconfig(join(home, "config"), { server: api.replica.url, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem, user: "admin", clusterName: "t", contextName: "t" });
+      const env = { HOME: home, KUBECONFIG: join(home, "config") };
+      const kubectl = layerClients().kubectl;
+      const [json, table, listed] = await Promise.all([
+        runClient(kubectl, ["get", "events", "-n", NS, "--field-selector", "involvedObject.name=web-1", "-o", "json"], { env }),
+        runClient(kubectl, ["get", "events", "-n", NS], { env }),
+        runClient(kubectl, ["events", "-n", NS, "--for", "pod/web-1"], { env }),
+      ]);
+      expect(json.code, json.stderr).toBe(0);
+      const items = (JSON.parse(json.stdout) as { items: Array<Record<string, unknown>> }).items;
+      expect(items.map((i) => (i.metadata as { name: string }).name).sort()).toEqual(["from-new", "seq-2"]);
+      expect(items.find((i) => (i.metadata as { name: string }).name === "from-new")).toMatchObject({ apiVersion: "v1", kind: "Event", message: "assigned", reportingComponent: "example.com/scheduler" });
+      expect(table.code, table.stderr).toBe(0);
+      expect(table.stdout).toMatch(/Normal\s+Scheduled\s+pod\/web-1\s+assigned/);
+      expect(table.stdout).toMatch(/Normal\s+Pulled\s+pod\/db-1\s+image pulled/);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toMatch(/Normal\s+Scheduled\s+Pod\/web-1\s+assigned/);
+      expect(listed.stdout).not.toContain("db-1");
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });
