@@ -1,6 +1,7 @@
 /**
  * A benchmark's handle on another Node process started with `--inspect=127.0.0.1:0`:
- * a full garbage collection and the JS heap's used size, over the inspector protocol
+ * a full garbage collection and the JS heap's used size, and a CPU profile of a chosen
+ * window (V8's sampling profiler, the `--cpu-prof` format), over the inspector protocol
  * (a WebSocket; the `ws` package the platform's client library brings along).
  */
 interface WsLike {
@@ -51,6 +52,17 @@ export class InspectorClient {
     await this.call("HeapProfiler.collectGarbage");
     await this.call("HeapProfiler.collectGarbage");
     return Number((await this.call("Runtime.getHeapUsage")).usedSize);
+  }
+
+  /** Starts V8's sampling CPU profiler; `stopCpuProfile` ends it and returns the profile. */
+  async startCpuProfile(): Promise<void> {
+    await this.call("Profiler.enable");
+    await this.call("Profiler.start");
+  }
+
+  /** The profile since `startCpuProfile`, as `node --cpu-prof` writes it. */
+  async stopCpuProfile(): Promise<unknown> {
+    return (await this.call("Profiler.stop")).profile;
   }
 
   close(): void {

@@ -56,6 +56,10 @@ const BENCHES: Record<string, Bench> = {
     const { benchAdmission } = await import("./admission.ts");
     return benchAdmission();
   },
+  idle: async () => {
+    const { benchIdle } = await import("./idle.ts");
+    return benchIdle();
+  },
   controllers: async () => {
     const { benchControllers } = await import("./controllers.ts");
     return benchControllers();
