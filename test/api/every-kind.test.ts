@@ -55,8 +55,8 @@ describe("every built-in kind over HTTPS", () => {
   it.each(kinds.map((k) => [`${profile.apiVersion(k.group, k.version)} ${k.kind}`, k] as const))("%s: create (Strict), get, update, delete", async (_label, def) => {
     const path = collectionPath(def);
     const sample = structuredClone(samplesOf(def)[0]);
-    // A CRD's name must be <plural>.<group>, an APIService's <version>.<group>: keep the sample's.
-    const name = def.kind === "CustomResourceDefinition" || def.kind === "APIService" ? String(sample.metadata.name) : `${String(sample.metadata.name ?? "x").slice(0, 40)}-e2e`;
+    // A CRD's name must be <plural>.<group>, an APIService's <version>.<group>, an IPAddress's its IP: keep the sample's.
+    const name = def.kind === "CustomResourceDefinition" || def.kind === "APIService" || def.kind === "IPAddress" ? String(sample.metadata.name) : `${String(sample.metadata.name ?? "x").slice(0, 40)}-e2e`;
     sample.metadata = { ...sample.metadata, name, namespace: def.namespaced ? NS : undefined };
     delete sample.metadata.resourceVersion;
     delete sample.metadata.uid;

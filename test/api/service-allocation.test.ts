@@ -70,7 +70,7 @@ describe("ClusterIP allocation", () => {
     expect(taken.body).toMatchObject({ reason: "Invalid", message: 'Service "fixed-again" is invalid: spec.clusterIPs: Invalid value: []string{"10.0.0.3"}: failed to allocate IP 10.0.0.3: provided IP is already allocated' });
     const outside = await create("outside", { clusterIP: "10.1.0.5" });
     expect(outside.status).toBe(422);
-    expect(outside.body.message).toBe('Service "outside" is invalid: spec.clusterIPs: Invalid value: []string{"10.1.0.5"}: failed to allocate IP 10.1.0.5: the provided IP (10.1.0.5) is not in the valid range. The range of valid IPs is 10.0.0.0/27');
+    expect(outside.body.message).toBe('Service "outside" is invalid: spec.clusterIPs: Invalid value: []string{"10.1.0.5"}: failed to allocate IP 10.1.0.5: the provided network does not match the current range');
     const dual = await create("dual", { ipFamilyPolicy: "RequireDualStack" });
     expect(dual.body.message).toBe('Service "dual" is invalid: spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services');
   });

@@ -2,7 +2,7 @@
  * The few kinds whose registry behaviour is more than the schema says: namespaces
  * (their own finalizers in spec, Terminating phase), pods (initial status, the
  * ephemeralcontainers and resize subresources), services
- * (allocated addresses and ports kept on update) and
+ * (allocated addresses and ports kept on update), ServiceCIDRs (finalizer, Ready) and
  * webhook configurations (CEL match conditions compiled).
  * Everything else uses the generic strategy.
  */
@@ -13,6 +13,7 @@ import { isObject, type JsonObject } from "../storage/object.ts";
 import { genericStrategy, type Strategy } from "./strategy.ts";
 import { csrStrategy } from "./csr-strategy.ts";
 import { keepAllocatedValues } from "./service-update.ts";
+import { serviceCIDRStrategy } from "./service-cidrs.ts";
 import { prepareEphemeralContainers, prepareResize, validateEphemeralContainers, validateResize } from "./pod-subresources.ts";
 import { eventStrategy, isEventKind } from "./event-strategy.ts";
 import { webhookConfigurationStrategy } from "../admission/webhooks/config-strategy.ts";
@@ -109,6 +110,7 @@ export function strategyFor(profile: PlatformProfile): (def: KindDefinition) => 
     if (def.group === "admissionregistration" && def.plural === "validatingadmissionpolicies") return validatingAdmissionPolicyStrategy(def);
     if (def.group === "admissionregistration" && def.plural === "mutatingadmissionpolicies") return mutatingAdmissionPolicyStrategy(def);
     if (def.group === "certificates" && def.plural === "certificatesigningrequests") return csrStrategy(def, profile);
+    if (def.group === "networking" && def.plural === "servicecidrs") return serviceCIDRStrategy(def, profile);
     if (isEventKind(def)) return eventStrategy(def, profile);
     return genericStrategy(def);
   };

@@ -9,15 +9,21 @@
  * (as the platform's BeginCreate) and gives everything back when the write fails; an
  * update allocates what the new object needs and frees what it dropped; a delete frees
  * the Service's values. A dry run takes nothing: it checks requested values and shows
- * free ones without reserving them.
+ * free ones without reserving them. Addresses come from the live ServiceCIDRs (the
+ * default one holds `--service-cluster-ip-range`; the flag's ranges serve while the store
+ * holds none); a requested address in none of them is refused, and freeing addresses
+ * lets a Terminating ServiceCIDR that held them go.
  */
 import { invalid, internalError, type StatusError } from "../../../shared/api/status.ts";
 import type { FieldError } from "../../../shared/schema/types.ts";
 import { StorageError, type ObjectStorage, type TryUpdate, type UpdateOptions } from "../storage/interface.ts";
 import { isObject, meta, type JsonObject } from "../storage/object.ts";
+import { formatCidr } from "../../../shared/api/groups/ip-text.ts";
+import { IP_RECORD_PREFIX, listServiceCidrs, releaseUnusedServiceCidrs, serviceCidrFinalizer } from "./service-cidrs.ts";
 import { candidates, DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDRS, formatIP, inRange, parseCidr, parseIP, parsePortRange, type CidrRange, type IPFamily, type ValueRange } from "./service-ranges.ts";
+import { newUid, timestamp } from "./system-meta.ts";
 
-export const IP_RECORD_PREFIX = "/registry/networking/ipaddresses/";
+export { IP_RECORD_PREFIX };
 export const NODE_PORT_RECORD_PREFIX = "/registry/ranges/servicenodeports/";
 
 export interface ServiceNetwork {
@@ -106,7 +112,18 @@ class AllocationPass {
   ) {}
 
   private record(kind: string, name: string): JsonObject {
-    return { apiVersion: this.recordApiVersion, kind, metadata: { name }, spec: { parentRef: { group: "", resource: "services", namespace: this.parent.namespace, name: this.parent.name } } };
+    const metadata = { name, uid: newUid(), creationTimestamp: timestamp(Date.now()), generation: 1 };
+    return { apiVersion: this.recordApiVersion, kind, metadata, spec: { parentRef: { group: "", resource: "services", namespace: this.parent.namespace, name: this.parent.name } } };
+  }
+
+  /** The ranges addresses come from now: the live ServiceCIDRs, or the flag's while none is stored. */
+  private async ipRanges(): Promise<CidrRange[]> {
+    const stored = await listServiceCidrs(this.storage);
+    if (stored.length === 0) return this.net.cidrs;
+    const texts = stored.filter((c) => !c.closed).flatMap((c) => c.cidrs.map(formatCidr));
+    // The flag's ranges (the default ServiceCIDR) first, then the others in name order.
+    const primary = this.net.cidrs.map((c) => c.cidr).filter((c) => texts.includes(c));
+    return [...new Set([...primary, ...texts])].map(parseCidr);
   }
 
   /** Takes `key` for the Service; false when another owner has it. */
@@ -143,27 +160,29 @@ class AllocationPass {
     const s = spec(svc);
     const requested = (Array.isArray(s.clusterIPs) ? s.clusterIPs : typeof s.clusterIP === "string" && s.clusterIP ? [s.clusterIP] : []).filter((v): v is string => typeof v === "string" && v !== "");
     const policy = typeof s.ipFamilyPolicy === "string" ? s.ipFamilyPolicy : "SingleStack";
+    const ranges = await this.ipRanges();
     const primary = this.net.cidrs[0].family;
+    const dualStack = new Set(ranges.map((r) => r.family)).size === 2;
     let families = (Array.isArray(s.ipFamilies) ? s.ipFamilies : []).filter((f): f is IPFamily => f === "IPv4" || f === "IPv6");
     if (families.length === 0) families = requested.map((ip) => parseIP(ip)?.family ?? primary);
     if (families.length === 0) families = [primary];
-    if (policy !== "SingleStack" && families.length === 1 && this.net.cidrs.length === 2) families.push(this.net.cidrs.find((c) => c.family !== families[0])?.family as IPFamily);
-    if (policy === "RequireDualStack" && this.net.cidrs.length < 2) {
+    if (policy !== "SingleStack" && families.length === 1 && dualStack) families.push(families[0] === "IPv4" ? "IPv6" : "IPv4");
+    if (policy === "RequireDualStack" && !dualStack) {
       this.errors.push(fieldInvalid("spec.ipFamilyPolicy", JSON.stringify(policy), policy, "this cluster is not configured for dual-stack services"));
       return;
     }
     const ips: string[] = [];
     for (const [i, family] of families.entries()) {
-      const range = this.net.cidrs.find((c) => c.family === family);
-      if (!range) {
+      const familyRanges = ranges.filter((c) => c.family === family);
+      if (familyRanges.length === 0) {
         this.errors.push(fieldInvalid(`spec.ipFamilies[${i}]`, JSON.stringify(family), family, "not configured on this cluster"));
         return;
       }
       const want = requested[i];
       if (want) {
         const ip = parseIP(want);
-        if (!ip || ip.family !== family || !inRange(range, ip.value)) {
-          this.errors.push(fieldInvalid("spec.clusterIPs", goStrings(requested), requested, `failed to allocate IP ${want}: the provided IP (${want}) is not in the valid range. The range of valid IPs is ${range.cidr}`));
+        if (!ip || ip.family !== family || !familyRanges.some((r) => inRange(r, ip.value))) {
+          this.errors.push(fieldInvalid("spec.clusterIPs", goStrings(requested), requested, `failed to allocate IP ${want}: the provided network does not match the current range`));
           return;
         }
         if (!(await this.take(`${IP_RECORD_PREFIX}${want}`, "IPAddress", want))) {
@@ -173,7 +192,10 @@ class AllocationPass {
         ips.push(want);
         continue;
       }
-      const got = await this.takeAny(range, (v) => `${IP_RECORD_PREFIX}${formatIP(family, v)}`, "IPAddress", (v) => formatIP(family, v));
+      let got: bigint | undefined;
+      for (const range of familyRanges) {
+        got ??= await this.takeAny(range, (v) => `${IP_RECORD_PREFIX}${formatIP(family, v)}`, "IPAddress", (v) => formatIP(family, v));
+      }
       if (got === undefined) throw internalError(`failed to allocate a serviceIP: range is full`);
       ips.push(formatIP(family, got));
     }
@@ -263,6 +285,7 @@ export class AllocatingServiceStorage implements ObjectStorage {
 
   /** Deletes the records at `keys` that belong to `parent` (a record another Service took meanwhile stays). */
   private async free(keys: readonly string[], parent: ParentRef): Promise<void> {
+    if (keys.length === 0) return;
     for (const key of keys) {
       try {
         const record = await this.inner.get(key);
@@ -273,6 +296,7 @@ export class AllocatingServiceStorage implements ObjectStorage {
         // already gone, or changed meanwhile: nothing of ours to free
       }
     }
+    if (keys.some((k) => k.startsWith(IP_RECORD_PREFIX))) await releaseUnusedServiceCidrs(this.inner, serviceCidrFinalizer(this.recordApiVersion.split("/")[0]));
   }
 
   async create(key: string, obj: JsonObject, options?: { dryRun?: boolean; ttlSeconds?: number }): Promise<JsonObject> {

@@ -7,7 +7,9 @@
  * address and (IPv4) the broadcast address are never handed out.
  */
 
-export type IPFamily = "IPv4" | "IPv6";
+import { formatAddress, parseAddress, type IPFamily } from "../../../shared/api/groups/ip-text.ts";
+
+export type { IPFamily };
 
 export const DEFAULT_SERVICE_CIDRS = ["10.0.0.0/24"];
 export const DEFAULT_NODE_PORT_RANGE = "30000-32767";
@@ -25,51 +27,13 @@ export interface CidrRange extends ValueRange {
   cidr: string;
 }
 
-function parseIPv4(text: string): bigint | undefined {
-  const parts = text.split(".");
-  if (parts.length !== 4 || parts.some((p) => !/^\d{1,3}$/.test(p) || Number(p) > 255)) return undefined;
-  return parts.reduce((acc, p) => (acc << 8n) | BigInt(Number(p)), 0n);
-}
-
-function parseIPv6(text: string): bigint | undefined {
-  if (!/^[0-9a-fA-F:]+$/.test(text) || text.split("::").length > 2) return undefined;
-  const [head, tail] = text.includes("::") ? text.split("::") : [text, undefined];
-  const h = head ? head.split(":") : [];
-  const t = tail ? tail.split(":") : [];
-  const missing = 8 - h.length - t.length;
-  if ((tail === undefined && missing !== 0) || missing < 0) return undefined;
-  const groups = [...h, ...Array<string>(tail === undefined ? 0 : missing).fill("0"), ...t];
-  if (groups.length !== 8 || groups.some((g) => !/^[0-9a-fA-F]{1,4}$/.test(g))) return undefined;
-  return groups.reduce((acc, g) => (acc << 16n) | BigInt(parseInt(g, 16)), 0n);
-}
-
-/** An IP address as a number with its family; undefined when not an address. */
+/** An IP address as a number with its family; undefined when not an address (lenient, as older fields parse). */
 export function parseIP(text: string): { family: IPFamily; value: bigint } | undefined {
-  const v4 = parseIPv4(text);
-  if (v4 !== undefined) return { family: "IPv4", value: v4 };
-  const v6 = text.includes(":") ? parseIPv6(text) : undefined;
-  return v6 === undefined ? undefined : { family: "IPv6", value: v6 };
+  const ip = parseAddress(text);
+  return ip && { family: ip.family, value: ip.value };
 }
 
-export function formatIP(family: IPFamily, value: bigint): string {
-  if (family === "IPv4") return [24n, 16n, 8n, 0n].map((s) => String((value >> s) & 255n)).join(".");
-  const groups: string[] = [];
-  for (let i = 7; i >= 0; i--) groups.push(((value >> BigInt(i * 16)) & 0xffffn).toString(16));
-  // The longest run of zero groups (two or more) becomes "::".
-  let best = -1;
-  let bestLen = 1;
-  for (let i = 0; i < 8; ) {
-    let j = i;
-    while (j < 8 && groups[j] === "0") j++;
-    if (j - i > bestLen) {
-      best = i;
-      bestLen = j - i;
-    }
-    i = j === i ? i + 1 : j;
-  }
-  if (best < 0) return groups.join(":");
-  return `${groups.slice(0, best).join(":")}::${groups.slice(best + bestLen).join(":")}`;
-}
+export const formatIP = formatAddress;
 
 function bandStart(first: bigint, size: bigint, divisor: bigint, min: bigint, max: bigint): bigint {
   let offset = size / divisor;

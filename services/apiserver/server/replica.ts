@@ -4,7 +4,8 @@
  * and the HTTPS server. Returns the bound address and a close function.
  */
 import type { KubeletClientConfig } from "../endpoints/handlers/kubelet-client.ts";
-import type { ServiceNetwork } from "../registry/service-allocation.ts";
+import { serviceNetwork, type ServiceNetwork } from "../registry/service-allocation.ts";
+import { ensureDefaultServiceCIDR } from "../registry/service-cidrs.ts";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { createServer as createHttpsServer, type ServerOptions } from "node:https";
@@ -236,6 +237,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   await crdController?.start();
   await admission.start();
   await ensureDefaultNamespaces(catalog, profile, opts.log);
+  await ensureDefaultServiceCIDR(catalog.lookup(profile.group("networking"), "v1", "servicecidrs")?.registry, profile, (opts.serviceNetwork ?? serviceNetwork()).cidrs.map((c) => c.cidr));
   await security?.attach(catalog, admission.chain, opts.log);
   // APIServices: local ones for the built-in group versions, others proxied to their service.
   const aggregator = new Aggregator(catalog, { ...opts.aggregator, metrics: declareAggregatorMetrics(metricsRegistry), log: (level, msg, fields) => opts.log?.(level, msg, fields) });

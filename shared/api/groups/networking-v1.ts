@@ -1,5 +1,6 @@
 /**
- * networking/v1: Ingress, IngressClass (cluster-scoped) and NetworkPolicy.
+ * networking/v1: Ingress, IngressClass (cluster-scoped) and NetworkPolicy; IPAddress and
+ * ServiceCIDR live in networking-v1-service-cidr.ts.
  * Protobuf field numbers are the platform's (networking/v1 generated.proto).
  * `IngressRule.http` is the inlined `IngressRuleValue` (protobuf field 2 of
  * IngressRule holds a nested message with `http` = 1), so it carries no tag
@@ -11,6 +12,7 @@ import { ageColumn, formatLabelSelector, getPath, listAt } from "../table-cells.
 import { typedLocalObjectReference } from "./core-v1.ts";
 import { labelSelector, objectKind } from "./meta-v1.ts";
 import { defaultNetworkPolicy, validateIngress, validateIngressClass, validateNetworkPolicy } from "./networking-v1-rules.ts";
+import { serviceCIDRKinds } from "./networking-v1-service-cidr.ts";
 
 const N = (name: string, schema: Schema): Schema => named("networking", "v1", name, schema);
 const d = (schema: Schema, description: string): Schema => withOpts(schema, { description });
@@ -336,4 +338,5 @@ export const kinds: KindDefinition[] = [
       ageColumn,
     ],
   },
+  ...serviceCIDRKinds,
 ];
