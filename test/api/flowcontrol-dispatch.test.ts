@@ -7,7 +7,9 @@
  * platform's Status), while alice (same level, another flow and queue), bob (another
  * level) and system:masters (exempt) are all served; both answers carry the matched
  * FlowSchema and priority level UIDs; the apiserver_flowcontrol_* metrics move; open
- * watches hold no seats once set up (more watches than the level's seats, all served); the
+ * watches hold no seats once set up (more watches than the level's seats, all served); a
+ * write that 30 open watches are interested in is estimated with 3 final seats (the
+ * mutating work estimate, seen in the metrics) and succeeds; the
  * three debug dumps list the levels and are authorized like other /debug paths (RBAC:
  * a user without a rule for them gets 403).
  */
@@ -215,6 +217,38 @@ describe("API Priority and Fairness dispatch over HTTPS", () => {
     } finally {
       for (const w of watches) w.stop();
     }
+  });
+
+  it("a write with many watchers is estimated with final seats (watch_count_samples, work_estimated_seats) and succeeds", async () => {
+    const exempt = { priority_level: "exempt", flow_schema: "exempt" };
+    const samples = async () => {
+      const text = (await admin.get("/metrics")).text;
+      const bucket = (name: string, le: string) => metricSum(text, `apiserver_flowcontrol_${name}_bucket`, { ...exempt, le });
+      // buckets are cumulative: estimates of 2 to 4 seats are le="4" minus le="1"
+      return { watchesAtMost10: bucket("watch_count_samples", "10"), watchesAtMost100: bucket("watch_count_samples", "100"), twoToFourSeats: bucket("work_estimated_seats", "4") - bucket("work_estimated_seats", "1") };
+    };
+    const write = (i: number) => admin.post(`/api/v1/namespaces/${NS}/configmaps`, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `watched-${i}` }, data: { k: "v" } });
+    const before = await samples();
+    const watches = Array.from({ length: 30 }, () => admin.watch(`/api/v1/namespaces/${NS}/configmaps?watch=1`));
+    try {
+      await until("the watches answered", async () => (watches.every((w) => w.status === 200) ? true : undefined));
+      const writes = await Promise.all([0, 1, 2].map(write));
+      expect(writes.map((r) => r.status)).toEqual([201, 201, 201]);
+      const during = await samples();
+      // 30 watches of the namespace: 3 final seats for each write, none estimated at one seat
+      expect(during.watchesAtMost100 - before.watchesAtMost100).toBe(3);
+      expect(during.watchesAtMost10 - before.watchesAtMost10).toBe(0);
+      expect(during.twoToFourSeats - before.twoToFourSeats).toBe(3);
+    } finally {
+      for (const w of watches) w.stop();
+    }
+    // once the watches are over, a write is one seat again
+    await until("the watches forgotten", async () => {
+      const last = await samples();
+      expect((await write(10 + Math.floor(Math.random() * 1e6))).status).toBe(201);
+      const after = await samples();
+      return after.twoToFourSeats === last.twoToFourSeats && after.watchesAtMost10 > last.watchesAtMost10 ? true : undefined;
+    });
   });
 
   it("the debug dumps list levels, queues and requests, for authorized users only", async () => {

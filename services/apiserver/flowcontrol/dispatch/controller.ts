@@ -33,6 +33,7 @@ export class PriorityLevelState {
     limits: LevelLimits,
     now: () => number,
     readonly metrics: LevelMetrics | undefined,
+    schedule?: (ms: number, fn: () => void) => void,
   ) {
     this.limits = limits;
     this.currentLimit = limits.initial;
@@ -48,7 +49,7 @@ export class PriorityLevelState {
         metrics?.demand(seats);
       },
     };
-    this.queues = new QueueSet(view.name, modeOf(view), this.currentLimit, now, observer);
+    this.queues = new QueueSet(view.name, modeOf(view), this.currentLimit, now, observer, schedule);
     metrics?.limits(limits);
     metrics?.adjusted(this.currentLimit, this.stats, this.currentLimit);
   }
@@ -71,6 +72,8 @@ export interface FlowControllerOptions {
   serverConcurrencyLimit: number;
   now?: () => number;
   metrics?: FlowMetrics;
+  /** Runs a seat release after a request's additional latency (default: an unref'd timer). */
+  schedule?: (ms: number, fn: () => void) => void;
 }
 
 export class FlowController {
@@ -117,7 +120,7 @@ export class FlowController {
       const existing = this.levels.get(view.name);
       if (!existing) {
         const metrics = this.opts.metrics && new LevelMetrics(this.opts.metrics, view.name, this.opts.serverConcurrencyLimit);
-        this.levels.set(view.name, new PriorityLevelState(view, limits[i], this.now, metrics));
+        this.levels.set(view.name, new PriorityLevelState(view, limits[i], this.now, metrics, this.opts.schedule));
         return;
       }
       if (wanted.has(view.name)) existing.quiescing = false;
@@ -155,7 +158,7 @@ export class FlowController {
   start(levelName: string, spec: SeatRequestSpec): { level: PriorityLevelState; request: SeatRequest } | undefined {
     const level = this.levels.get(levelName);
     if (!level) return undefined;
-    level.metrics?.estimated(spec.flowSchema, spec.seats);
+    level.metrics?.estimated(spec.flowSchema, Math.max(spec.seats, spec.finalSeats ?? 0));
     return { level, request: level.queues.start(spec) };
   }
 

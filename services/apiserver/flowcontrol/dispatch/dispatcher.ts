@@ -9,6 +9,11 @@
  *   (`cancelled`);
  * - or never: the answer is then a rejection with the level's current Retry-After.
  * An admitted request's `release` gives its seats back exactly once.
+ *
+ * It also counts the replica's open watches (`registerWatch`, forgotten when the watch
+ * ends): a write (create, update, patch, delete) that many watches are interested in is
+ * estimated with final seats held for an additional latency after it ends (the
+ * platform's mutating work estimator; `apiserver_flowcontrol_watch_count_samples`).
  */
 import type { Classification, Classifier, FlowControlConfigSource, FlowControlRequest } from "../contract.ts";
 import { DeadlineTimers, type Expirable } from "../../server/filters/deadline-timers.ts";
@@ -19,6 +24,17 @@ import type { Decision, RequestDetails, SeatRequest } from "./queue-set.ts";
 import { RetryAfterTracker } from "./retry-after.ts";
 import { flowHash } from "./shuffle-shard.ts";
 import { MAX_REQUEST_SEATS } from "./concurrency-limits.ts";
+import { estimateMutatingWork } from "./mutating-estimate.ts";
+import { WatchTracker, type WatchScope } from "./watch-tracker.ts";
+
+/** The verbs the mutating work estimate applies to (the platform's; not deletecollection). */
+const ESTIMATED_WRITES = new Set(["create", "update", "patch", "delete"]);
+
+/** What a request touches: its verb and object (a RequestInfo fits). */
+export interface RequestTarget extends WatchScope {
+  verb: string;
+  subresource: string;
+}
 
 /** A queued request may wait at most this long, whatever its deadline. */
 export const MAX_QUEUE_WAIT_MS = 60_000;
@@ -42,6 +58,8 @@ export interface AdmitInput {
   waitLimitMs: number;
   /** Aborted when the client goes away. */
   signal?: AbortSignal;
+  /** The verb and object, for the watch count of writes. */
+  target?: RequestTarget;
   details?: RequestDetails;
 }
 
@@ -68,6 +86,8 @@ export class ApfDispatcher {
   readonly retryAfter = new RetryAfterTracker();
   /** Requests executing, by kind (the `apiserver_current_inflight_requests` gauge). */
   readonly counts = { readOnly: 0, mutating: 0 };
+  /** The replica's open watches, by resource, namespace and name. */
+  readonly watches = new WatchTracker();
   private readonly timers = new DeadlineTimers();
   private readonly hashes = new Map<string, bigint>();
   private readonly now: () => number;
@@ -100,6 +120,19 @@ export class ApfDispatcher {
     return Math.max(0, Math.min(MAX_QUEUE_WAIT_MS, limit));
   }
 
+  /** Counts an open watch; the returned function forgets it once the watch ends. */
+  registerWatch(scope: WatchScope): () => void {
+    return this.watches.register(scope);
+  }
+
+  /** Final seats and their additional latency of a write, from the watches interested in it. */
+  private finalPhase(cls: Classification, target: RequestTarget | undefined): { finalSeats: number; additionalLatencyMs: number } {
+    if (!target || !ESTIMATED_WRITES.has(target.verb)) return { finalSeats: 0, additionalLatencyMs: 0 };
+    const watches = this.watches.interestedCount(target.verb, target);
+    this.controller.level(cls.priorityLevel.name)?.metrics?.watchCount(cls.flowSchema.name, watches);
+    return estimateMutatingWork(watches, this.maxSeats(cls.priorityLevel.name), target);
+  }
+
   admit(input: AdmitInput): Admission | Promise<Admission> {
     const cls = input.classification;
     const holder: { decide?: (d: Decision) => void } = {};
@@ -108,6 +141,7 @@ export class ApfDispatcher {
       distinguisher: cls.flowDistinguisher,
       hash: this.hashOf(cls.flowSchema.name, cls.flowDistinguisher),
       seats: input.seats,
+      ...this.finalPhase(cls, input.target),
       details: input.details,
       onDecision: (d: Decision) => holder.decide?.(d),
     };

@@ -23,6 +23,7 @@ export interface FlowMetrics {
   waitDuration: Histogram<PlFs | "execute">;
   executionSeconds: Histogram<PlFs | "type">;
   workEstimatedSeats: Histogram<PlFs>;
+  watchCountSamples: Histogram<PlFs>;
   nominalLimit: Gauge<"priority_level">;
   lowerLimit: Gauge<"priority_level">;
   upperLimit: Gauge<"priority_level">;
@@ -72,6 +73,13 @@ export function declareFlowMetrics(m: MetricsRegistry): FlowMetrics {
       labelNames: PL_FS,
       stabilityLevel: "ALPHA",
       buckets: [1, 2, 4, 10],
+    }),
+    watchCountSamples: m.histogram({
+      name: fc("watch_count_samples"),
+      help: "count of watchers for mutating requests in API Priority and Fairness",
+      labelNames: PL_FS,
+      stabilityLevel: "ALPHA",
+      buckets: [0, 1, 10, 100, 1000, 10000],
     }),
     nominalLimit: perLevel("nominal_limit_seats", "Nominal number of execution seats configured for each priority level", "BETA"),
     lowerLimit: perLevel("lower_limit_seats", "Configured lower bound on number of execution seats available to each priority level"),
@@ -169,6 +177,10 @@ export class LevelMetrics implements QueueSetObserver {
 
   estimated(flowSchema: string, seats: number): void {
     this.m.workEstimatedSeats.observe(this.labels(flowSchema).plain, seats);
+  }
+
+  watchCount(flowSchema: string, watches: number): void {
+    this.m.watchCountSamples.observe(this.labels(flowSchema).plain, watches);
   }
 
   limits(limits: LevelLimits): void {

@@ -171,3 +171,44 @@ describe("retry after", () => {
     expect(t.retryAfter("other")).toBe(1);
   });
 });
+
+describe("queue set: a request's final seats after it ends", () => {
+  it("occupies max(initial, final) seats, keeps them for the additional latency, then dispatches the next", () => {
+    const clock = new Clock();
+    const scheduled: Array<{ at: number; fn: () => void }> = [];
+    const schedule = (ms: number, fn: () => void) => scheduled.push({ at: clock.t + ms, fn });
+    const qs = new QueueSet("pl", { type: "Queue", queues: 1, handSize: 1, queueLengthLimit: 4 }, 4, clock.now, undefined, schedule);
+    const write = qs.start({ ...spec("fs", "writer", 1), finalSeats: 3, additionalLatencyMs: 5 });
+    expect(write.state).toBe("executing");
+    expect(qs.seatsInUse).toBe(3);
+    expect(write.work).toBeCloseTo(0.003 + 3 * 0.005, 9);
+    const decisions: Decision[] = [];
+    const wide = qs.start(spec("fs", "reader", 2, decisions));
+    expect(wide.state).toBe("waiting");
+    clock.t = 10;
+    qs.finish(write);
+    // execution over, the seats stay taken for 5 ms
+    expect(write.state).toBe("releasing");
+    expect(qs.executingRequests).toBe(0);
+    expect(qs.seatsInUse).toBe(3);
+    expect(qs.isIdle).toBe(false);
+    expect(wide.state).toBe("waiting");
+    expect(scheduled.map((s) => s.at)).toEqual([15]);
+    clock.t = 15;
+    scheduled[0].fn();
+    expect(write.state).toBe("finished");
+    expect(decisions).toEqual(["execute"]);
+    expect(qs.seatsInUse).toBe(2);
+    qs.finish(wide);
+    expect(qs.isIdle).toBe(true);
+  });
+
+  it("without final seats the latency is ignored and seats come back at once", () => {
+    const scheduled: Array<() => void> = [];
+    const qs = new QueueSet("pl", { type: "Reject" }, 2, new Clock().now, undefined, (_ms, fn) => scheduled.push(fn));
+    const r = qs.start({ ...spec("fs", "u", 1), finalSeats: 0, additionalLatencyMs: 5 });
+    qs.finish(r);
+    expect(scheduled).toHaveLength(0);
+    expect(qs.isIdle).toBe(true);
+  });
+});

@@ -20,9 +20,18 @@
  *   dispatch waits while that request's seats do not fit (a request wider than the whole
  *   limit runs alone). A waiting request leaves its queue on `cancel` (`time-out` when its
  *   wait limit passed, `cancelled` when the client went away).
- * Seat demand (seats executing plus seats waiting) is reported on every change.
+ * A request may have a second phase after it ends (a write's watch events): it occupies
+ * max(initial, final) seats from dispatch on, its work is initial seats x 3 ms plus final
+ * seats x its additional latency, and at `finish` it stops executing but keeps its seats
+ * for the additional latency (scheduled through the injected `schedule`), as the platform's.
+ * Seat demand (seats occupied plus seats waiting) is reported on every change.
  */
 import { dealHand } from "./shuffle-shard.ts";
+
+/** Runs `fn` after `ms` on an unref'd timer (the default scheduler of seat releases). */
+function scheduleUnref(ms: number, fn: () => void): void {
+  setTimeout(fn, ms).unref();
+}
 
 export type RejectReason = "queue-full" | "concurrency-limit" | "time-out" | "cancelled";
 export type Decision = "execute" | RejectReason;
@@ -49,14 +58,18 @@ export interface SeatRequestSpec {
   distinguisher: string;
   /** 64-bit shuffle-sharding hash of the flow (ignored without queues). */
   hash: bigint;
+  /** Seats while it executes. */
   seats: number;
+  /** Seats it keeps for `additionalLatencyMs` after it ends (0 or absent: none). */
+  finalSeats?: number;
+  additionalLatencyMs?: number;
   details?: RequestDetails;
   /** Called when a waiting request is dispatched or leaves its queue. */
   onDecision?: (decision: Decision) => void;
 }
 
 export class SeatRequest {
-  state: "waiting" | "executing" | "finished" | "rejected" = "waiting";
+  state: "waiting" | "executing" | "releasing" | "finished" | "rejected" = "waiting";
   decision: Decision | undefined;
   startedAt = 0;
   /** Index of its queue while it waits or executes from one; -1 without queues. */
@@ -68,12 +81,18 @@ export class SeatRequest {
     readonly arrivedAt: number,
   ) {}
 
+  /** The seats it occupies from dispatch until released: max(initial, final). */
   get seats(): number {
-    return this.spec.seats;
+    return Math.max(this.spec.seats, this.spec.finalSeats ?? 0);
   }
 
+  get additionalLatencyMs(): number {
+    return (this.spec.finalSeats ?? 0) > 0 ? (this.spec.additionalLatencyMs ?? 0) : 0;
+  }
+
+  /** Estimated seat-seconds: the execution at G a seat, then the final seats for the additional latency. */
   get work(): number {
-    return this.spec.seats * ESTIMATED_SERVICE_SECONDS;
+    return this.spec.seats * ESTIMATED_SERVICE_SECONDS + (this.spec.finalSeats ?? 0) * (this.additionalLatencyMs / 1000);
   }
 }
 
@@ -92,6 +111,8 @@ class Queue {
   seatsInUse = 0;
   nextDispatchR = 0;
   readonly executingRequests = new Set<SeatRequest>();
+  /** Ended requests that keep their seats for their additional latency. */
+  readonly releasingRequests = new Set<SeatRequest>();
 
   constructor(public index: number) {}
 
@@ -152,6 +173,7 @@ export class QueueSet {
     private limit: number,
     private readonly now: () => number,
     private readonly observer?: QueueSetObserver,
+    private readonly schedule: (ms: number, fn: () => void) => void = scheduleUnref,
   ) {
     this.lastRealTime = now();
     this.growQueues();
@@ -162,7 +184,7 @@ export class QueueSet {
   }
 
   get isIdle(): boolean {
-    return this.totWaiting === 0 && this.totExecuting === 0;
+    return this.totWaiting === 0 && this.totExecuting === 0 && this.totSeatsInUse === 0;
   }
 
   get seatsInUse(): number {
@@ -235,25 +257,48 @@ export class QueueSet {
     return req;
   }
 
-  /** The request's execution ended: its seats come back and waiting requests may start. */
+  /**
+   * The request's execution ended: its seats come back and waiting requests may start, at
+   * once or, for a request with an additional latency, when that has passed.
+   */
   finish(req: SeatRequest): void {
     if (req.state !== "executing") return;
     this.syncTime();
-    req.state = "finished";
     this.totExecuting--;
-    this.totSeatsInUse -= req.seats;
-    this.observer?.executing(req.spec.flowSchema, -1, -req.seats);
+    const latency = req.additionalLatencyMs;
     const queue = req.queueIndex >= 0 ? this.queues[req.queueIndex] : undefined;
     if (queue) {
       queue.executing--;
-      queue.seatsInUse -= req.seats;
       queue.executingRequests.delete(req);
       const servedSeconds = (this.now() - req.startedAt) / 1000;
-      queue.nextDispatchR -= req.seats * (ESTIMATED_SERVICE_SECONDS - servedSeconds);
+      queue.nextDispatchR -= req.spec.seats * (ESTIMATED_SERVICE_SECONDS - servedSeconds);
       this.boundNextDispatch(queue);
-      this.dropEmptySurplusQueues();
     } else {
       this.queueless.delete(req);
+    }
+    if (latency <= 0) {
+      this.observer?.executing(req.spec.flowSchema, -1, -req.seats);
+      this.releaseSeats(req, queue);
+      return;
+    }
+    req.state = "releasing";
+    queue?.releasingRequests.add(req);
+    this.observer?.executing(req.spec.flowSchema, -1, 0);
+    this.schedule(latency, () => {
+      this.syncTime();
+      const holder = req.queueIndex >= 0 ? this.queues[req.queueIndex] : undefined;
+      holder?.releasingRequests.delete(req);
+      this.observer?.executing(req.spec.flowSchema, 0, -req.seats);
+      this.releaseSeats(req, holder);
+    });
+  }
+
+  private releaseSeats(req: SeatRequest, queue: Queue | undefined): void {
+    req.state = "finished";
+    this.totSeatsInUse -= req.seats;
+    if (queue) {
+      queue.seatsInUse -= req.seats;
+      this.dropEmptySurplusQueues();
     }
     this.dispatchAsMuchAsPossible();
     this.reportDemand();
@@ -305,13 +350,14 @@ export class QueueSet {
     const want = this.mode.type === "Queue" ? this.mode.queues : 0;
     for (let i = this.queues.length - 1; i >= 0 && this.queues.length > want; i--) {
       const q = this.queues[i];
-      if (q.requests.length > 0 || q.executing > 0) continue;
+      if (q.requests.length > 0 || q.executing > 0 || q.seatsInUse > 0) continue;
       this.queues.splice(i, 1);
       for (let j = i; j < this.queues.length; j++) {
         const moved = this.queues[j];
         moved.index = j;
         for (const r of moved.requests) r.queueIndex = j;
         for (const r of moved.executingRequests) r.queueIndex = j;
+        for (const r of moved.releasingRequests) r.queueIndex = j;
       }
       if (this.robinIndex >= i) this.robinIndex--;
     }

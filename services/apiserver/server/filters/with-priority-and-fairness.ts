@@ -173,6 +173,7 @@ function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: nu
       mutating: MUTATING.has(info.verb),
       waitLimitMs: dispatcher.waitLimitMs(ctx.receivedAt, ctx.deadline.expiresAt),
       signal: ctx.request.signal,
+      target: info,
       details: {
         userName: user.username,
         verb: info.verb,
@@ -191,9 +192,16 @@ function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: nu
     }
     const release = admission.release;
     if (watch) {
-      // The seats cover setting the watch up (its initial events), not the stream after.
+      // The seats cover setting the watch up (its initial events), not the stream after;
+      // the watch counts for the work estimate of writes until its response is over.
+      const forgetWatch = dispatcher.registerWatch(info);
       try {
-        return withClassification(ctx, names, cls, await next(ctx));
+        const response = await next(ctx);
+        releaseWhenResponseIsOver(ctx, forgetWatch, 0, timers);
+        return withClassification(ctx, names, cls, response);
+      } catch (err) {
+        forgetWatch();
+        throw err;
       } finally {
         release(true);
       }
