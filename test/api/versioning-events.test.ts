@@ -106,6 +106,15 @@ describe("core/v1 events keep the legacy rules", () => {
     expect(res.status, res.text).toBe(201);
   });
 
+  it("a name need only be a path segment through core/v1, a DNS subdomain through events/v1", async () => {
+    const res = await api.admin.post(corePath, { apiVersion: "v1", kind: "Event", metadata: { name: "Web_1:x" }, involvedObject: { kind: "Pod", namespace: "default", name: "p" } });
+    expect(res.status, res.text).toBe(201);
+    expect((await api.admin.get(`${eventsPath}/Web_1:x`)).json()).toMatchObject({ metadata: { name: "Web_1:x" }, regarding: { name: "p" } });
+    const strict = await api.admin.post(eventsPath, v1Event("Web_1"));
+    expect(strict.status).toBe(422);
+    expect(strict.json<StatusBody>().message).toContain('metadata.name: Invalid value: "Web_1": a lowercase RFC 1123 subdomain must consist of');
+  });
+
   it("refuses an involved object of another namespace and a new-style event without reportingComponent", async () => {
     const other = await api.admin.post(corePath, { apiVersion: "v1", kind: "Event", metadata: { name: "other" }, involvedObject: { kind: "Pod", namespace: "kube", name: "p" } });
     expect(other.status).toBe(422);
