@@ -7,7 +7,9 @@
  * `create` on pods/exec: 403, over the WebSocket GET too), a validating webhook that
  * sees the CONNECT operation with the PodExecOptions and denies it, and the Status
  * answers of requests that cannot stream (not an upgrade, a pod without a node).
- * Also `kubectl attach -i` to a container's main process.
+ * Also `kubectl attach -i` to a container's main process, and the SPDY/3.1 fallback
+ * (kubectl with KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false: `Upgrade: SPDY/3.1` through the
+ * apiserver and the agent to the runtime's streaming server) for exec and attach.
  */
 import { createServer, type Server } from "node:https";
 import { request as httpsRequest } from "node:https";
@@ -52,6 +54,8 @@ beforeAll(async () => {
     { name: "duo", containers: ["main", "side"] },
     // The main process attach joins: it upper-cases what it reads.
     { name: "attached", containers: ["app"], mainProcesses: { app: ["tr", "a-z", "A-Z"] } },
+    // The same for the SPDY attach (an attach that ends its input ends such a process).
+    { name: "attached-spdy", containers: ["app"], mainProcesses: { app: ["tr", "a-z", "A-Z"] } },
   ]);
   await c.admin.post(`/api/v1/namespaces/${NS}/pods`, { apiVersion: "v1", kind: "Pod", metadata: { name: "unbound" }, spec: { containers: [{ name: "app", image: "busybox:1.36" }] } });
   // A webhook that denies exec of any command that mentions "forbidden-word".
@@ -116,6 +120,19 @@ describe("kubectl exec", () => {
     const kubectl = layerClients().kubectl;
     const res = await runClient(kubectl, ["--kubeconfig", c.kubeconfig, "-n", NS, "attach", "-i", "attached", "-c", "app"], { input: "attached input\n" });
     expect(res.stdout, res.stderr).toContain("ATTACHED INPUT\n");
+  });
+
+  it("falls back to SPDY/3.1 when kubectl does not use WebSocket: exec output, -i stdin, exit code, attach", async () => {
+    const kubectl = layerClients().kubectl;
+    const env = { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: "false" };
+    const base = ["--kubeconfig", c.kubeconfig, "-n", NS, "-v=6", "exec"];
+    const piped = await runClient(kubectl, [...base, "-i", "shell", "--", "sh", "-c", "tr a-z A-Z; echo err >&2; exit 4"], { input: "over spdy\n", env });
+    expect(piped.stdout, piped.stderr).toBe("OVER SPDY\n");
+    expect(piped.stderr).toMatch(/verb="POST" url="https:[^"]+\/exec\?[^"]*" status="101 Switching Protocols"/);
+    expect(piped.stderr).toContain("err\n");
+    expect(piped.code).toBe(4);
+    const attached = await runClient(kubectl, ["--kubeconfig", c.kubeconfig, "-n", NS, "attach", "-i", "attached-spdy", "-c", "app"], { input: "spdy attach\n", env });
+    expect(attached.stdout, attached.stderr).toContain("SPDY ATTACH\n");
   });
 
   it("needs create on pods/exec: 403 without it, for kubectl and for a WebSocket GET", async () => {

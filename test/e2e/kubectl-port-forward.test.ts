@@ -4,8 +4,10 @@
  * test runtime's streaming server, which dials the pod's port on loopback (mapped to a
  * TCP echo server the test opens). Covered: two connections through one forward echo
  * their bytes both ways (a 200 kB payload included), a port with nothing listening
- * reports the forwarding error on the error stream (kubectl prints it), and a user
- * without `create` on pods/portforward is refused.
+ * reports the forwarding error on the error stream (kubectl prints it), a user
+ * without `create` on pods/portforward is refused, and the SPDY/3.1 fallback
+ * (KUBECTL_PORT_FORWARD_WEBSOCKETS=false: `Upgrade: SPDY/3.1` with the port-forward
+ * protocol end to end) forwards as well.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { connect, createServer, type AddressInfo, type Server } from "node:net";
@@ -33,8 +35,8 @@ function roundTrip(port: number, text: string): Promise<string> {
 }
 
 /** Starts `kubectl port-forward` and resolves once it listens; its output is collected. */
-async function portForward(kubeconfig: string, ports: string): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(layerClients().kubectl, ["--kubeconfig", kubeconfig, "-n", NS, "port-forward", "pod/shell", ports], { stdio: ["ignore", "pipe", "pipe"] });
+async function portForward(kubeconfig: string, ports: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(layerClients().kubectl, ["--kubeconfig", kubeconfig, "-n", NS, "-v=6", "port-forward", "pod/shell", ports], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   children.push(child);
   let out = "";
   child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
@@ -87,6 +89,16 @@ describe("kubectl port-forward", () => {
     expect(await roundTrip(local, "anyone?")).toBe("");
     await new Promise((r) => setTimeout(r, 300));
     expect(output()).toMatch(/error forwarding port 9090 to pod/);
+    child.kill("SIGTERM");
+  });
+
+  it("falls back to SPDY/3.1 when kubectl does not use WebSocket", async () => {
+    const local = await freePort();
+    const { child, output } = await portForward(c.kubeconfig, `${local}:8080`, { KUBECTL_PORT_FORWARD_WEBSOCKETS: "false" });
+    expect(await roundTrip(local, "hello over spdy\n")).toBe("hello over spdy\n");
+    const big = "y".repeat(100_000);
+    expect(await roundTrip(local, big)).toBe(big);
+    expect(output()).toMatch(/verb="POST" url="https:[^"]+\/portforward" status="101 Switching Protocols"/);
     child.kill("SIGTERM");
   });
 

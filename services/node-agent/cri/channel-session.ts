@@ -10,7 +10,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { WebSocket } from "ws";
-import { channelFrame, ERROR, exitStatus, parseChannelMessage, STDERR, STDIN, STDOUT } from "../../../shared/stream/channel-protocol.ts";
+import { channelFrame, ERROR, exitStatus, parseChannelMessage, STDERR, STDIN, STDOUT, type TerminalSize } from "../../../shared/stream/channel-protocol.ts";
 
 export type ProcessOutcome = { exitCode: number } | { error: string };
 
@@ -23,6 +23,8 @@ export interface StreamProcess {
   done: Promise<ProcessOutcome>;
   /** Ends the process when the session owns it (exec). */
   kill?(): void;
+  /** Sets the size of the process's terminal (a tty process only). */
+  resize?(size: TerminalSize): void;
 }
 
 export interface ChannelOptions {
@@ -32,7 +34,8 @@ export interface ChannelOptions {
   tty: boolean;
 }
 
-function ended(stream: Readable | null): Promise<void> {
+/** Resolves once a readable stream has ended, closed or failed. */
+export function ended(stream: Readable | null): Promise<void> {
   if (!stream || stream.readableEnded || stream.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     stream.once("end", resolve);

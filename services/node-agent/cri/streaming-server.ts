@@ -4,14 +4,20 @@
  * valid for one minute (the runtime's request cache). A URL is used by an upgrade
  * request:
  * - `/exec/<token>`, `/attach/<token>`: WebSocket with the channel protocol v5 or v4
- *   (shared/stream/channel-protocol.ts, channel-session.ts); exec runs the command as a real child
- *   process (so stdin, output and exit codes are real), attach joins the container's
- *   main process;
+ *   (shared/stream/channel-protocol.ts, channel-session.ts), or `Upgrade: SPDY/3.1` with
+ *   the same protocol names in `X-Stream-Protocol-Version` (spdy-remote-command.ts); exec
+ *   runs the command as a real child process (so stdin, output and exit codes are
+ *   real), attach joins the container's main process;
  * - `/portforward/<token>`: WebSocket with the port-forward tunnel protocol, SPDY/3.1
- *   carried in binary messages (port-forward-session.ts).
- * Protocol names are those of the group domain the server is started with.
+ *   carried in binary messages, or `Upgrade: SPDY/3.1` with `portforward.<domain>` in
+ *   `X-Stream-Protocol-Version` (port-forward-session.ts).
+ * Protocol names are those of the group domain the server is started with. A SPDY
+ * upgrade is negotiated as the platform's streaming servers do: the first of the
+ * client's versions that is served here is answered in `X-Stream-Protocol-Version`
+ * with the 101; none offered is a 400 and none served a 403 listing the served ones in
+ * `X-Accepted-Stream-Protocol-Versions`.
  * Anything else answers plain text: 404 for an unknown or used URL, 400 for a request
- * that is not an upgrade or offers no protocol spoken here (a raw SPDY upgrade included).
+ * that is not an upgrade or offers no WebSocket subprotocol spoken here.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -23,6 +29,12 @@ import { chooseChannelProtocol, streamProtocols, type StreamProtocols } from "..
 import { writeRawResponse } from "../../../shared/stream/upgrade-proxy.ts";
 import { runChannelSession, type ChannelOptions, type ProcessOutcome, type StreamProcess } from "./channel-session.ts";
 import { PortForwardSession, type PortTarget } from "./port-forward-session.ts";
+import type { ByteTransport } from "./spdy-connection.ts";
+import { SpdyRemoteCommandSession } from "./spdy-remote-command.ts";
+
+const SPDY_UPGRADE = "spdy/3.1";
+const PROTOCOL_VERSION_HEADER = "X-Stream-Protocol-Version";
+const TEXT = { "content-type": "text/plain; charset=utf-8" };
 
 const TOKEN_TTL_MS = 60_000;
 
@@ -63,6 +75,8 @@ export class StreamingServer {
    */
   private readonly chosen = new WeakMap<IncomingMessage, string>();
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 16 * 1024 * 1024 });
+  /** Sockets of SPDY sessions (detached from the HTTP server once upgraded). */
+  private readonly spdySockets = new Set<Duplex>();
 
   private constructor(
     private readonly server: Server,
@@ -105,6 +119,7 @@ export class StreamingServer {
 
   async close(): Promise<void> {
     for (const ws of this.wss.clients) ws.terminate();
+    for (const socket of this.spdySockets) socket.destroy();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
@@ -133,19 +148,50 @@ export class StreamingServer {
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on("error", () => undefined);
     const request = this.peek(req.url ?? "");
-    if (!request) return writeRawResponse(socket, 404, { "content-type": "text/plain; charset=utf-8" }, Buffer.from("404 page not found"));
+    if (!request) return writeRawResponse(socket, 404, TEXT, Buffer.from("404 page not found"));
+    if ((req.headers.upgrade ?? "").toLowerCase() === SPDY_UPGRADE) return this.upgradeSpdy(req, socket, head, request);
     const offered = (req.headers["sec-websocket-protocol"] ?? "").split(",").map((p) => p.trim());
     const websocket = (req.headers.upgrade ?? "").toLowerCase() === "websocket";
     const tunnel = this.protocols.portForwardTunnel;
     const protocol = request.kind === "portforward" ? (offered.includes(tunnel) ? tunnel : undefined) : chooseChannelProtocol(offered, this.protocols.channel);
     if (!websocket || !protocol) {
-      const text = websocket ? `none of the offered subprotocols [${offered.join(" ")}] is supported` : `unsupported upgrade ${JSON.stringify(req.headers.upgrade ?? "")}: only WebSocket streams are served`;
-      return writeRawResponse(socket, 400, { "content-type": "text/plain; charset=utf-8" }, Buffer.from(text));
+      const text = websocket ? `none of the offered subprotocols [${offered.join(" ")}] is supported` : `unsupported upgrade ${JSON.stringify(req.headers.upgrade ?? "")}: only WebSocket and SPDY/3.1 streams are served`;
+      return writeRawResponse(socket, 400, TEXT, Buffer.from(text));
     }
     this.pending.delete(this.parse(req.url ?? "")?.token ?? "");
     this.chosen.set(req, protocol);
     delete req.headers["sec-websocket-protocol"];
     this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, protocol, request));
+  }
+
+  /** A `Upgrade: SPDY/3.1` request: version negotiation, the 101, then the session on the raw socket. */
+  private upgradeSpdy(req: IncomingMessage, socket: Duplex, head: Buffer, request: Pending): void {
+    const raw = req.headers[PROTOCOL_VERSION_HEADER.toLowerCase()];
+    const offered = (Array.isArray(raw) ? raw : [raw ?? ""]).flatMap((v) => v.split(",")).map((p) => p.trim()).filter((p) => p !== "");
+    const served = request.kind === "portforward" ? [this.protocols.portForward] : [...this.protocols.channel];
+    if (offered.length === 0) return writeRawResponse(socket, 400, TEXT, Buffer.from(`unable to upgrade: ${PROTOCOL_VERSION_HEADER} is required`));
+    const protocol = offered.find((p) => served.includes(p));
+    if (!protocol) {
+      const text = `unable to upgrade: unable to negotiate protocol: client supports [${offered.join(" ")}], server accepts [${served.join(" ")}]`;
+      return writeRawResponse(socket, 403, { ...TEXT, "X-Accepted-Stream-Protocol-Versions": served.join(", ") }, Buffer.from(text));
+    }
+    this.pending.delete(this.parse(req.url ?? "")?.token ?? "");
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n${PROTOCOL_VERSION_HEADER}: ${protocol}\r\n\r\n`);
+    this.spdySockets.add(socket);
+    const transport: ByteTransport = { send: (bytes) => void (socket.writable && socket.write(bytes)), close: () => socket.end() };
+    const session = this.spdySession(transport, request);
+    socket.on("data", (chunk: Buffer) => session.receive(chunk));
+    socket.on("close", () => {
+      this.spdySockets.delete(socket);
+      session.close();
+    });
+    if (head.length > 0) session.receive(head);
+  }
+
+  private spdySession(transport: ByteTransport, request: Pending): { receive(chunk: Buffer): void; close(): void } {
+    if (request.kind === "exec") return new SpdyRemoteCommandSession(transport, request.spec, () => spawnProcess(request.spec.cmd));
+    if (request.kind === "attach") return new SpdyRemoteCommandSession(transport, request.spec, () => ({ ...request.spec.process, kill: undefined }));
+    return new PortForwardSession(transport, request.spec.target, request.spec.podName);
   }
 
   private serve(ws: WebSocket, protocol: string, request: Pending): void {
