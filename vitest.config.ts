@@ -31,11 +31,32 @@ const LONG_ONLY = process.env.LONG === "1" ? [] : ["**/*.long.test.ts"];
 /** Folders of cross-service tests that drive in-process replicas and short-lived clients (flat folders of test files). */
 const IN_PROCESS_TEST_DIRS = ["test/api", "test/cli", "test/fuzz", "test/lint"];
 
-const inProcessTests = IN_PROCESS_TEST_DIRS.flatMap((dir) =>
-  readdirSync(dir)
-    .filter((f) => f.endsWith(".test.ts"))
-    .map((f) => `${dir}/${f}`),
-).filter((f) => !PROCESS_CLUSTER_TESTS.includes(f));
+/** Files elsewhere under test/ that start no cluster: pure checks, chart rendering and linting with short-lived helm processes. */
+const IN_PROCESS_TEST_FILES = [
+  "test/chaos/checks.test.ts",
+  "test/chaos/cluster-checks.test.ts",
+  "test/deploy/docker-files.test.ts",
+  "test/deploy/helm-lint.test.ts",
+  "test/deploy/helm-template.test.ts",
+  "test/deploy/helm-tls.test.ts",
+  "test/deploy/k6-scripts.test.ts",
+  "test/loadtest/k6-thresholds.test.ts",
+  "test/storage/status-mapping.test.ts",
+  "test/storage/update-from-cache.test.ts",
+  "test/storage/watch-cache-key-index.test.ts",
+  "test/storage/write-outcome.test.ts",
+  "test/support/linearizability/kv-model.test.ts",
+  "test/support/linearizability/random-histories.test.ts",
+];
+
+const inProcessTests = [
+  ...IN_PROCESS_TEST_DIRS.flatMap((dir) =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith(".test.ts"))
+      .map((f) => `${dir}/${f}`),
+  ),
+  ...IN_PROCESS_TEST_FILES,
+].filter((f) => !PROCESS_CLUSTER_TESTS.includes(f));
 
 export default defineConfig({
   test: {
