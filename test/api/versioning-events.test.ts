@@ -194,8 +194,10 @@ describe("core/v1 and events/v1 Event are one stored resource", () => {
 
   it("an event written through core/v1 is read, listed and watched through events/v1 with the deprecated fields", async () => {
     const start = (await api.admin.get(events)).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
-    const watch = api.admin.watch(`${events}?watch=1&resourceVersion=${start}`);
+    // The watch's field selector speaks events/v1 (regarding.name): only this event passes it.
+    const watch = api.admin.watch(`${events}?watch=1&resourceVersion=${start}&fieldSelector=${encodeURIComponent("regarding.name=db-1")}`);
     try {
+      expect((await api.admin.post(core, { ...oldStyle("other-object"), involvedObject: { kind: "Pod", namespace: NS, name: "db-2" } })).status).toBe(201);
       const created = await api.admin.post(core, oldStyle("from-old"));
       expect(created.status, created.text).toBe(201);
       const expected = {
@@ -219,6 +221,7 @@ describe("core/v1 and events/v1 Event are one stored resource", () => {
     } finally {
       watch.stop();
     }
+    expect((await api.admin.delete(`${core}/other-object`)).status).toBe(200);
     const viaEvents = (await api.admin.get(events)).json<{ metadata: { resourceVersion: string }; items: Array<{ metadata: { name: string } }> }>();
     const viaCore = (await api.admin.get(core)).json<{ metadata: { resourceVersion: string }; items: Array<{ metadata: { name: string } }> }>();
     expect(names(viaEvents)).toEqual(["from-new", "from-old"]);
@@ -291,15 +294,16 @@ describe("core/v1 and events/v1 Event are one stored resource", () => {
     expect(b.json<StatusBody>().message).toBe("field label not supported: regarding.name");
   });
 
-  it("kubectl 1.34 get events and kubectl events show an event written through events/v1", async () => {
+  it("kubectl 1.34: get events and kubectl events show an event written through events/v1, get events.v1.<events group> one written through core/v1", async () => {
     const home = await mkdtemp(join(tmpdir(), "events-kubectl-"));
     try {
       const pki = await ensurePki(api.dir, { profile: api.profile });
       await writeAdminKubeconfig(join(home, "config"), { server: api.replica.url, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem, user: "admin", clusterName: "t", contextName: "t" });
       const env = { HOME: home, KUBECONFIG: join(home, "config") };
       const kubectl = layerClients().kubectl;
-      const [json, table, listed] = await Promise.all([
+      const [json, newer, table, listed] = await Promise.all([
         runClient(kubectl, ["get", "events", "-n", NS, "--field-selector", "involvedObject.name=web-1", "-o", "json"], { env }),
+        runClient(kubectl, ["get", `events.v1.${api.profile.group("events")}`, "-n", NS, "--field-selector", "regarding.name=db-1", "-o", "json"], { env }),
         runClient(kubectl, ["get", "events", "-n", NS], { env }),
         runClient(kubectl, ["events", "-n", NS, "--for", "pod/web-1"], { env }),
       ]);
@@ -313,6 +317,8 @@ describe("core/v1 and events/v1 Event are one stored resource", () => {
       expect(listed.code, listed.stderr).toBe(0);
       expect(listed.stdout).toMatch(/Normal\s+Scheduled\s+Pod\/web-1\s+assigned/);
       expect(listed.stdout).not.toContain("db-1");
+      expect(newer.code, newer.stderr).toBe(0);
+      expect(JSON.parse(newer.stdout)).toMatchObject({ items: [{ apiVersion: `${api.profile.group("events")}/v1`, metadata: { name: "from-old" }, note: "image pulled", deprecatedCount: 4 }] });
     } finally {
       await rm(home, { recursive: true, force: true });
     }
