@@ -8,7 +8,9 @@
  *  - a handler that throws gives a Panic event (500, InternalError, "APIServer panic'd")
  *    instead of ResponseComplete, the client a 500 Status, and the replica keeps serving;
  *  - a second replica's log in batch mode with a one-event buffer drops and counts
- *    what does not fit.
+ *    what does not fit (`apiserver_audit_error_total{plugin="buffered"}`);
+ *  - a third replica's batch-mode webhook gets EventLists of the configured max size,
+ *    a partial one after the configured max wait, and batches spaced by the throttle.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -41,6 +43,10 @@ const received: Event[] = [];
 let logPath: string;
 let second: { replica: Replica; admin: HttpsClient } | undefined;
 let secondLog: string;
+/** The third replica: a batch-mode webhook (4 events a batch, 400 ms wait, 4 batches a second, burst 1) posting to BATCHED_PATH. */
+let batched: { replica: Replica; admin: HttpsClient } | undefined;
+const BATCHED_PATH = "/batched";
+const batches: Array<{ at: number; size: number }> = [];
 
 async function events(path: string): Promise<Event[]> {
   const text = await readFile(path, "utf8").catch(() => "");
@@ -63,7 +69,12 @@ const metric = (text: string, re: RegExp): number => Number(re.exec(text)?.[1] ?
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "audit-modes-"));
-  receiver = await startLocalHttps((_req, res, body) => {
+  receiver = await startLocalHttps((req, res, body) => {
+    if (req.url === BATCHED_PATH) {
+      batches.push({ at: Date.now(), size: (JSON.parse(body) as { items: Event[] }).items.length });
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      return;
+    }
     if (webhookFails) {
       res.writeHead(500).end();
       return;
@@ -88,9 +99,17 @@ beforeAll(async () => {
   expect((await api.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "big" } })).status).toBe(201);
   secondLog = join(dir, "second.log");
   second = await startSecondReplica(api, { auditOptions: { policyFile: policy, log: { path: secondLog, format: "json", maxAgeDays: 0, maxBackups: 0, maxSizeMB: 0, mode: "batch", batch: { bufferSize: 1, maxBatchSize: 1 } } } });
+  const batchedPolicy = join(dir, "batched-policy.yaml");
+  await writeFile(batchedPolicy, [`apiVersion: audit.${getProfile("plat").groupDomain}/v1`, "kind: Policy", "rules:", "- level: Metadata", "  namespaces: [batched]", "- level: None", ""].join("\n"));
+  const batchedConfig = join(dir, "batched.kubeconfig");
+  await writeFile(batchedConfig, auditKubeconfig(new URL(BATCHED_PATH, receiver.url).href, receiver.ca.certPem));
+  const batchedWebhook = { configFile: batchedConfig, mode: "batch" as const, bufferSize: 100, maxBatchSize: 4, maxBatchWaitMs: 400, throttleEnable: true, throttleQps: 4, throttleBurst: 1, initialBackoffMs: 5 };
+  batched = await startSecondReplica(api, { auditOptions: { policyFile: batchedPolicy, webhook: batchedWebhook } });
 }, 30_000);
 
 afterAll(async () => {
+  batched?.admin.close();
+  await batched?.replica.close();
   second?.admin.close();
   await second?.replica.close();
   await api?.close();
@@ -155,6 +174,35 @@ describe("audit modes", () => {
     const written = await eventsFor(secondLog, (e) => e.auditID.startsWith("batch-"));
     expect(written.length).toBeGreaterThan(0);
     expect(written.length).toBeLessThan(40);
-    expect(metric((await client.get("/metrics")).text, /^apiserver_audit_error_total\{plugin="log"\} (\d+)/m)).toBeGreaterThan(0);
+    expect(metric((await client.get("/metrics")).text, /^apiserver_audit_error_total\{plugin="buffered"\} (\d+)/m)).toBeGreaterThan(0);
+  });
+
+  it("batch webhook: a batch leaves at --audit-webhook-batch-max-size events or after -max-wait, and the throttle spaces batches", async () => {
+    const client = batched?.admin as HttpsClient;
+    const list = "/api/v1/namespaces/batched/configmaps";
+    const arrived = async (events: number, from: number): Promise<Array<{ at: number; size: number }>> => {
+      const deadline = Date.now() + 5000;
+      while (batches.slice(from).reduce((n, b) => n + b.size, 0) < events && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      return batches.slice(from);
+    };
+    // Three requests, six events: a full batch of four at once, the rest once 400 ms have passed.
+    await Promise.all([0, 1, 2].map(() => client.get(list).then((r) => expect(r.status).toBe(200))));
+    const first = await arrived(6, 0);
+    expect(first.reduce((n, b) => n + b.size, 0)).toBe(6);
+    expect(first[0].size).toBe(4);
+    for (let i = 1; i < first.length; i++) {
+      if (first[i].size < 4) expect(first[i].at - first[i - 1].at).toBeGreaterThanOrEqual(300);
+      expect(first[i].at - first[i - 1].at).toBeLessThan(2000);
+    }
+    // Eight requests, sixteen events: full batches, at most four a second with no burst to spend.
+    await new Promise((r) => setTimeout(r, 300));
+    const from = batches.length;
+    await Promise.all(Array.from({ length: 8 }, () => client.get(list).then((r) => expect(r.status).toBe(200))));
+    const second = await arrived(16, from);
+    expect(second.reduce((n, b) => n + b.size, 0)).toBe(16);
+    expect(second.every((b) => b.size <= 4)).toBe(true);
+    expect(second.length).toBeGreaterThanOrEqual(4);
+    // Sends start at least 250 ms apart; arrival adds each send's own latency, hence the margin.
+    expect(second[second.length - 1].at - second[0].at, JSON.stringify(second)).toBeGreaterThanOrEqual((second.length - 1) * 250 - 150);
   });
 });

@@ -3,12 +3,15 @@
  * event, JSON of the Event object (`--audit-log-format=json`, the default) or the
  * platform's legacy one-line text. A failed write is counted, never thrown.
  * `--audit-log-mode`: `blocking` (the default) writes in the request; `blocking-strict`
- * too, and a failed write of a RequestReceived event fails the request; `batch` queues
- * lines (`--audit-log-batch-buffer-size`; a full queue drops and counts) and writes
- * them after the request, `--audit-log-batch-max-size` lines at a time.
+ * too, and a failed write of a RequestReceived event fails the request; `batch` writes
+ * after the request through the batching of batching-backend.ts with
+ * `--audit-log-batch-*` (the platform's log defaults: one line a batch, no wait, no
+ * throttle), a batch's lines in one write.
  */
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { AuditEvent } from "../server/filters/with-audit.ts";
+import { DEFAULT_LOG_BATCH_CONFIG, type AuditBatchConfig } from "./batch-buffer.ts";
+import { BatchingBackend } from "./batching-backend.ts";
 import { eventObject } from "./event.ts";
 import type { AuditMetrics } from "./metrics.ts";
 import { RotatingFile, type RotationOptions } from "./rotating-file.ts";
@@ -18,13 +21,8 @@ export type AuditLogFormat = "json" | "legacy";
 export type AuditMode = "batch" | "blocking" | "blocking-strict";
 export const AUDIT_MODES: readonly AuditMode[] = ["batch", "blocking", "blocking-strict"];
 
-export interface AuditLogBatchOptions {
-  bufferSize: number;
-  maxBatchSize: number;
-}
-
-/** The platform's log batch defaults. */
-export const DEFAULT_LOG_BATCH: AuditLogBatchOptions = { bufferSize: 10_000, maxBatchSize: 1 };
+/** The batch settings of the log; unset ones take the platform's log defaults. */
+export type AuditLogBatchOptions = Partial<AuditBatchConfig>;
 
 export interface AuditLogOptions extends RotationOptions {
   path: string;
@@ -66,6 +64,7 @@ export function legacyLine(e: Readonly<AuditEvent>): string {
 
 export class AuditLogBackend implements AuditBackend {
   private readonly file: RotatingFile | undefined;
+  private readonly batching: BatchingBackend<string> | undefined;
 
   constructor(
     private readonly profile: PlatformProfile,
@@ -74,17 +73,20 @@ export class AuditLogBackend implements AuditBackend {
     private readonly stdout: (text: string) => void = (text) => void process.stdout.write(text),
   ) {
     this.file = opts.path === "-" ? undefined : new RotatingFile(opts.path, opts);
+    if (opts.mode === "batch") {
+      const config = { ...DEFAULT_LOG_BATCH_CONFIG, ...opts.batch };
+      this.batching = new BatchingBackend(config, { toItem: (e) => this.line(e), deliver: (lines) => void this.write(lines.join(""), lines.length) }, metrics);
+    }
   }
 
-  private queue: string[] = [];
-  private draining = false;
+  private line(event: Readonly<AuditEvent>): string {
+    return this.opts.format === "legacy" ? legacyLine(event) : `${JSON.stringify(eventObject(this.profile, event))}\n`;
+  }
 
   process(event: Readonly<AuditEvent>): void | Promise<boolean> {
-    const line = this.opts.format === "legacy" ? legacyLine(event) : `${JSON.stringify(eventObject(this.profile, event))}\n`;
-    const mode = this.opts.mode ?? "blocking";
-    if (mode === "batch") return this.enqueue(line);
-    const ok = this.write(line, 1);
-    return mode === "blocking-strict" ? Promise.resolve(ok) : undefined;
+    if (this.batching) return this.batching.process(event);
+    const ok = this.write(this.line(event), 1);
+    return this.opts.mode === "blocking-strict" ? Promise.resolve(ok) : undefined;
   }
 
   /** Writes now; false (and counted) when the write failed. */
@@ -99,30 +101,8 @@ export class AuditLogBackend implements AuditBackend {
     }
   }
 
-  private enqueue(line: string): void {
-    const batch = this.opts.batch ?? DEFAULT_LOG_BATCH;
-    if (this.queue.length >= batch.bufferSize) {
-      this.metrics.observeErrors("log", 1);
-      return;
-    }
-    this.queue.push(line);
-    if (!this.draining) {
-      this.draining = true;
-      setImmediate(() => this.drain());
-    }
-  }
-
-  private drain(): void {
-    const size = Math.max(1, (this.opts.batch ?? DEFAULT_LOG_BATCH).maxBatchSize);
-    while (this.queue.length > 0) {
-      const lines = this.queue.splice(0, size);
-      this.write(lines.join(""), lines.length);
-    }
-    this.draining = false;
-  }
-
   async close(): Promise<void> {
-    this.drain();
+    await this.batching?.close();
     this.file?.close();
   }
 }

@@ -28,13 +28,13 @@ describe("audit flags", () => {
       maxBackups: 3,
       maxSizeMB: 50,
       mode: "blocking",
-      batch: { bufferSize: 10_000, maxBatchSize: 1 },
+      batch: { bufferSize: 10_000, maxBatchSize: 1, maxBatchWaitMs: 0, throttleEnable: false, throttleQps: 0, throttleBurst: 0 },
     });
   });
 
   it("read the modes, the log's batch flags and truncation (off unless enabled; the platform's 100 KiB / 10 MiB defaults)", () => {
     const o = audit("--audit-log-path=x", "--audit-log-mode=batch", "--audit-log-batch-buffer-size=7", "--audit-log-batch-max-size=3", "--audit-log-truncate-enabled", "--audit-webhook-config-file=w", "--audit-webhook-mode=blocking-strict");
-    expect(o.log).toMatchObject({ mode: "batch", batch: { bufferSize: 7, maxBatchSize: 3 }, truncate: { maxEventSize: 102_400, maxBatchSize: 10_485_760 } });
+    expect(o.log).toMatchObject({ mode: "batch", batch: { bufferSize: 7, maxBatchSize: 3, maxBatchWaitMs: 0, throttleEnable: false }, truncate: { maxEventSize: 102_400, maxBatchSize: 10_485_760 } });
     expect(o.webhook).toMatchObject({ mode: "blocking-strict" });
     expect(o.webhook?.truncate).toBeUndefined();
     expect(audit("--audit-webhook-config-file=w", "--audit-webhook-truncate-enabled", "--audit-webhook-truncate-max-event-size=10", "--audit-webhook-truncate-max-batch-size=20").webhook?.truncate).toEqual({ maxEventSize: 10, maxBatchSize: 20 });
@@ -63,6 +63,8 @@ describe("audit flags", () => {
       maxBatchSize: 5,
       maxBatchWaitMs: 2000,
       throttleEnable: false,
+      throttleQps: 10,
+      throttleBurst: 15,
       initialBackoffMs: 250,
     });
   });
@@ -74,10 +76,27 @@ describe("audit flags", () => {
     [["--audit-log-path=x", "--audit-log-truncate-enabled", "--audit-log-truncate-max-event-size=0"], /invalid audit truncate log max event size 0, must be a positive number/],
     [["--audit-webhook-config-file=w", "--audit-webhook-truncate-enabled", "--audit-webhook-truncate-max-batch-size=10"], /invalid audit truncate webhook max batch size 10, must be greater than max event size \(102400\)/],
     [["--audit-log-path=x", "--audit-log-maxage=-1"], /--audit-log-maxage must be a non-negative number/],
-    [["--audit-webhook-config-file=w", "--audit-webhook-batch-max-size=0"], /at least 1/],
-    [["--audit-webhook-config-file=w", "--audit-webhook-batch-buffer-size=10", "--audit-webhook-batch-max-size=20"], /buffer-size must be at least/],
+    [["--audit-webhook-config-file=w", "--audit-webhook-batch-max-size=0"], "invalid audit batch webhook max batch size 0, must be a positive number"],
+    [["--audit-webhook-config-file=w", "--audit-webhook-batch-buffer-size=-1"], "invalid audit batch webhook buffer size -1, must be a positive number"],
+    [["--audit-webhook-config-file=w", "--audit-webhook-batch-throttle-qps=0"], "invalid audit batch webhook throttle QPS 0, must be a positive number"],
+    [["--audit-webhook-config-file=w", "--audit-webhook-batch-throttle-burst=0"], "invalid audit batch webhook throttle burst 0, must be a positive number"],
+    [["--audit-log-path=x", "--audit-log-mode=batch", "--audit-log-batch-max-size=0"], "invalid audit batch log max batch size 0, must be a positive number"],
+    [["--audit-log-path=x", "--audit-log-mode=batch", "--audit-log-batch-throttle-enable"], "invalid audit batch log throttle QPS 0, must be a positive number"],
+    [["--audit-log-path=x", "--audit-log-mode=batch", "--audit-log-batch-throttle-enable", "--audit-log-batch-throttle-qps=1.5"], "invalid audit batch log throttle burst 0, must be a positive number"],
   ])("refuse %j", (argv, message) => {
     expect(() => audit(...argv)).toThrow(message);
+  });
+
+  it.each([
+    ["--audit-log-path=x", "--audit-log-batch-max-size=0", "--audit-log-batch-throttle-enable"],
+    ["--audit-webhook-config-file=w", "--audit-webhook-mode=blocking", "--audit-webhook-batch-max-size=0", "--audit-webhook-batch-throttle-qps=0"],
+  ])("check the batch flags only in batch mode: %j", (...argv) => {
+    expect(() => audit(...argv)).not.toThrow();
+  });
+
+  it("read the log's batch flags, throttle included", () => {
+    const o = audit("--audit-log-path=x", "--audit-log-mode=batch", "--audit-log-batch-max-size=50", "--audit-log-batch-max-wait=1.5s", "--audit-log-batch-throttle-enable", "--audit-log-batch-throttle-qps=2.5", "--audit-log-batch-throttle-burst=4");
+    expect(o.log?.batch).toEqual({ bufferSize: 10_000, maxBatchSize: 50, maxBatchWaitMs: 1500, throttleEnable: true, throttleQps: 2.5, throttleBurst: 4 });
   });
 });
 

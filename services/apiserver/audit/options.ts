@@ -2,14 +2,16 @@
  * The audit flags (the platform's names and defaults) and the auditor they make: the
  * policy of `--audit-policy-file` (without it nothing is audited, as on the platform)
  * and the log and webhook backends it feeds, each in its mode (batch, blocking,
- * blocking-strict) and behind truncation when `--audit-*-truncate-enabled`.
+ * blocking-strict; batch with `--audit-{log,webhook}-batch-*`, the platform's
+ * defaults differing by backend) and behind truncation when `--audit-*-truncate-enabled`.
  */
 import type { FlagSpec, FlagValues } from "../../../shared/cli/flags.ts";
 import type { MetricsRegistry } from "../../../shared/observability/metrics.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import { loadWebhookClientConfig } from "../authz/webhook.ts";
 import type { Auditor, AuditEvent } from "../server/filters/with-audit.ts";
-import { AUDIT_MODES, AuditLogBackend, DEFAULT_LOG_BATCH, type AuditBackend, type AuditLogBatchOptions, type AuditLogFormat, type AuditMode } from "./log-backend.ts";
+import { DEFAULT_LOG_BATCH_CONFIG, DEFAULT_WEBHOOK_BATCH_CONFIG, type AuditBatchConfig } from "./batch-buffer.ts";
+import { AUDIT_MODES, AuditLogBackend, type AuditBackend, type AuditLogBatchOptions, type AuditLogFormat, type AuditMode } from "./log-backend.ts";
 import { declareAuditMetrics } from "./metrics.ts";
 import { loadPolicyFile } from "./policy.ts";
 import { evaluatePolicy } from "./policy-evaluator.ts";
@@ -18,6 +20,19 @@ import { DEFAULT_TRUNCATE, TruncatingBackend, type TruncateOptions } from "./tru
 import { AuditWebhookBackend, BlockingWebhookBackend, DEFAULT_WEBHOOK_BATCH, type AuditWebhookBatchOptions } from "./webhook-backend.ts";
 
 const MODE_HELP = "Strategy for sending audit events. Blocking indicates sending events should block server responses. Batch causes the backend to buffer and write events asynchronously. Known modes are batch,blocking,blocking-strict.";
+
+/** `--audit-<plugin>-batch-*`, the platform's names, help and defaults (zero values shown as none, as the platform's help does). */
+function batchFlags(plugin: "log" | "webhook", d: AuditBatchConfig): Record<string, FlagSpec> {
+  const shown = <V extends number | boolean>(v: V): V | undefined => (v === 0 || v === false ? undefined : v);
+  return {
+    [`audit-${plugin}-batch-buffer-size`]: { kind: "number", default: shown(d.bufferSize), help: "The size of the buffer to store events before batching and writing. Only used in batch mode." },
+    [`audit-${plugin}-batch-max-size`]: { kind: "number", default: shown(d.maxBatchSize), help: "The maximum size of a batch. Only used in batch mode." },
+    [`audit-${plugin}-batch-max-wait`]: { kind: "duration", default: shown(d.maxBatchWaitMs), help: "The amount of time to wait before force writing the batch that hadn't reached the max size. Only used in batch mode." },
+    [`audit-${plugin}-batch-throttle-enable`]: { kind: "boolean", default: shown(d.throttleEnable), help: "Whether batching throttling is enabled. Only used in batch mode." },
+    [`audit-${plugin}-batch-throttle-qps`]: { kind: "number", default: shown(d.throttleQps), help: "Maximum average number of batches per second. Only used in batch mode." },
+    [`audit-${plugin}-batch-throttle-burst`]: { kind: "number", default: shown(d.throttleBurst), help: "Maximum number of requests sent at the same moment if ThrottleQPS was not utilized before. Only used in batch mode." },
+  };
+}
 
 /** `--audit-<plugin>-truncate-*`, the platform's names and defaults. */
 function truncateFlags(plugin: "log" | "webhook"): Record<string, FlagSpec> {
@@ -45,17 +60,11 @@ export const AUDIT_FLAGS: Record<string, FlagSpec> = {
   "audit-log-maxsize": { kind: "number", default: 0, help: "The maximum size in megabytes of the audit log file before it gets rotated (0: 100)." },
   "audit-log-format": { kind: "string", default: "json", help: "Format of saved audits. \"legacy\" indicates 1-line text format for each event. \"json\" indicates structured json format. Known formats are legacy,json." },
   "audit-log-mode": { kind: "string", default: "blocking", help: MODE_HELP },
-  "audit-log-batch-buffer-size": { kind: "number", default: DEFAULT_LOG_BATCH.bufferSize, help: "The size of the buffer to store events before batching and writing. Only used in batch mode." },
-  "audit-log-batch-max-size": { kind: "number", default: DEFAULT_LOG_BATCH.maxBatchSize, help: "The maximum size of a batch. Only used in batch mode." },
+  ...batchFlags("log", DEFAULT_LOG_BATCH_CONFIG),
   ...truncateFlags("log"),
   "audit-webhook-config-file": { kind: "string", help: "Path to a kubeconfig formatted file that defines the audit webhook configuration." },
   "audit-webhook-mode": { kind: "string", default: "batch", help: MODE_HELP },
-  "audit-webhook-batch-buffer-size": { kind: "number", default: DEFAULT_WEBHOOK_BATCH.bufferSize, help: "The size of the buffer to store events before batching and writing. Only used in batch mode." },
-  "audit-webhook-batch-max-size": { kind: "number", default: DEFAULT_WEBHOOK_BATCH.maxBatchSize, help: "The maximum size of a batch. Only used in batch mode." },
-  "audit-webhook-batch-max-wait": { kind: "duration", default: DEFAULT_WEBHOOK_BATCH.maxBatchWaitMs, help: "The amount of time to wait before force writing the batch that hadn't reached the max size. Only used in batch mode." },
-  "audit-webhook-batch-throttle-enable": { kind: "boolean", default: true, help: "Whether batching throttling is enabled. Only used in batch mode." },
-  "audit-webhook-batch-throttle-qps": { kind: "number", default: DEFAULT_WEBHOOK_BATCH.throttleQps, help: "Maximum average number of batches per second. Only used in batch mode." },
-  "audit-webhook-batch-throttle-burst": { kind: "number", default: DEFAULT_WEBHOOK_BATCH.throttleBurst, help: "Maximum number of requests sent at the same moment if ThrottleQPS was not utilized before. Only used in batch mode." },
+  ...batchFlags("webhook", DEFAULT_WEBHOOK_BATCH_CONFIG),
   "audit-webhook-initial-backoff": { kind: "duration", default: DEFAULT_WEBHOOK_BATCH.initialBackoffMs, help: "The amount of time to wait before retrying the first failed request." },
   ...truncateFlags("webhook"),
 };
@@ -84,6 +93,34 @@ function nonNegative(flags: FlagValues, name: string): number {
   return v;
 }
 
+/** The batch settings of `--audit-<plugin>-batch-*`; in batch mode, bad ones throw the platform's errors. */
+function batchFrom(flags: FlagValues, plugin: "log" | "webhook", d: AuditBatchConfig, batchMode: boolean): AuditBatchConfig {
+  const num = (name: string, dflt: number): number => {
+    const v = flags[`audit-${plugin}-batch-${name}`];
+    return v === undefined ? dflt : Number(v);
+  };
+  const enable = flags[`audit-${plugin}-batch-throttle-enable`];
+  const c: AuditBatchConfig = {
+    bufferSize: num("buffer-size", d.bufferSize),
+    maxBatchSize: num("max-size", d.maxBatchSize),
+    maxBatchWaitMs: num("max-wait", d.maxBatchWaitMs),
+    throttleEnable: enable === undefined ? d.throttleEnable : enable === true,
+    throttleQps: num("throttle-qps", d.throttleQps),
+    throttleBurst: num("throttle-burst", d.throttleBurst),
+  };
+  if (!batchMode) return c;
+  const positive = (v: number, what: string): void => {
+    if (!(v > 0)) throw new Error(`invalid audit batch ${plugin} ${what} ${v}, must be a positive number`);
+  };
+  positive(c.bufferSize, "buffer size");
+  positive(c.maxBatchSize, "max batch size");
+  if (c.throttleEnable) {
+    positive(c.throttleQps, "throttle QPS");
+    positive(c.throttleBurst, "throttle burst");
+  }
+  return c;
+}
+
 /** The audit options of the flags; a bad value throws a start-up error naming the flag. */
 export function auditOptionsFrom(flags: FlagValues): AuditOptions {
   const opts: AuditOptions = {};
@@ -94,34 +131,26 @@ export function auditOptionsFrom(flags: FlagValues): AuditOptions {
     if (flags[f] !== undefined && !MODES.has(String(flags[f]))) throw new Error(`--${f}: invalid audit mode ${JSON.stringify(flags[f])}, allowed modes are "batch,blocking,blocking-strict"`);
   }
   if (flags["audit-log-path"]) {
-    const batch = { bufferSize: nonNegative(flags, "audit-log-batch-buffer-size"), maxBatchSize: nonNegative(flags, "audit-log-batch-max-size") };
+    const mode = (flags["audit-log-mode"] as AuditMode | undefined) ?? "blocking";
     opts.log = {
       path: String(flags["audit-log-path"]),
       format,
       maxAgeDays: nonNegative(flags, "audit-log-maxage"),
       maxBackups: nonNegative(flags, "audit-log-maxbackup"),
       maxSizeMB: nonNegative(flags, "audit-log-maxsize"),
-      mode: (flags["audit-log-mode"] as AuditMode | undefined) ?? "blocking",
-      batch,
+      mode,
+      batch: batchFrom(flags, "log", DEFAULT_LOG_BATCH_CONFIG, mode === "batch"),
       truncate: truncateFrom(flags, "log"),
     };
     if (flags["audit-log-version"]) opts.log.version = String(flags["audit-log-version"]);
   }
   if (flags["audit-webhook-config-file"]) {
-    const bufferSize = nonNegative(flags, "audit-webhook-batch-buffer-size");
-    const maxBatchSize = nonNegative(flags, "audit-webhook-batch-max-size");
-    if (maxBatchSize < 1) throw new Error("--audit-webhook-batch-max-size must be at least 1");
-    if (bufferSize < maxBatchSize) throw new Error("--audit-webhook-batch-buffer-size must be at least --audit-webhook-batch-max-size");
+    const mode = (flags["audit-webhook-mode"] as AuditMode | undefined) ?? "batch";
     opts.webhook = {
       configFile: String(flags["audit-webhook-config-file"]),
-      bufferSize,
-      maxBatchSize,
-      maxBatchWaitMs: nonNegative(flags, "audit-webhook-batch-max-wait"),
-      throttleEnable: flags["audit-webhook-batch-throttle-enable"] !== false,
-      throttleQps: nonNegative(flags, "audit-webhook-batch-throttle-qps"),
-      throttleBurst: nonNegative(flags, "audit-webhook-batch-throttle-burst"),
+      ...batchFrom(flags, "webhook", DEFAULT_WEBHOOK_BATCH_CONFIG, mode === "batch"),
       initialBackoffMs: nonNegative(flags, "audit-webhook-initial-backoff"),
-      mode: (flags["audit-webhook-mode"] as AuditMode | undefined) ?? "batch",
+      mode,
       truncate: truncateFrom(flags, "webhook"),
     };
     if (flags["audit-webhook-version"]) opts.webhook.version = String(flags["audit-webhook-version"]);
