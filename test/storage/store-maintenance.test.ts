@@ -2,14 +2,16 @@
  * The store's Maintenance API driven by the real etcdctl 3.4 against a 3-member store
  * cluster of real processes: snapshot save/status/restore (etcd's own restore accepts
  * our file), HashKV equal on every member, MoveLeader, Defragment shrinking dbSize to
- * dbSizeInUse after a compaction, and the space quota (NOSPACE raised, writes refused
+ * dbSizeInUse after a compaction and each member's data dir on disk to one snapshot
+ * file of the compacted state and an empty log segment (a restarted member serves the
+ * data), and the space quota (NOSPACE raised, writes refused
  * with etcd's message, deletes and compaction allowed, disarm after compaction and
  * defragmentation), and the periodic corruption check raising CORRUPT for a member
  * whose data on disk was altered behind its checksums. One cluster for the file; the
  * quota is small so it is reached fast.
  */
 import { createHash } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EtcdClient } from "../../shared/etcd/client.ts";
@@ -20,6 +22,15 @@ import { restoreDataDir, restoreOptions } from "../../services/store/maintenance
 import { endpointStatus, etcdctl, etcdctlOk, startStoreCluster, storeRestore, type StoreCluster } from "./store-maintenance-support.ts";
 
 const QUOTA = 512 * 1024;
+
+/** Bytes of every file under `dir`, and the names of its WAL segments and snapshot files. */
+async function diskUse(dir: string): Promise<{ bytes: number; wal: string[]; snap: string[] }> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const files = entries.filter((e) => e.isFile());
+  const sizes = await Promise.all(files.map(async (e) => (await stat(join(e.parentPath, e.name))).size));
+  const names = (ext: string) => files.filter((e) => e.name.endsWith(ext)).map((e) => e.name);
+  return { bytes: sizes.reduce((a, b) => a + b, 0), wal: names(".wal"), snap: names(".snap") };
+}
 
 describe("store maintenance with etcdctl against 3 member processes", () => {
   let c: StoreCluster;
@@ -135,7 +146,7 @@ describe("store maintenance with etcdctl against 3 member processes", () => {
     expect(bad.stderr).toContain("bad leader transferee");
   }, 30_000);
 
-  it("defrag after a compaction brings dbSize down to dbSizeInUse", async () => {
+  it("defrag after a compaction brings dbSize down to dbSizeInUse and the data dir to the compacted state", async () => {
     const value = "x".repeat(8 * 1024);
     let rev = 0;
     for (let i = 0; i < 20; i++) rev = await put("defrag/big", `${i}${value}`);
@@ -143,6 +154,9 @@ describe("store maintenance with etcdctl against 3 member processes", () => {
     // The compaction keeps the value at rev and the one before it (the prevKv of rev's event): 18 of 20 go.
     const before = await endpointStatus(ep);
     for (const s of before) expect(s.Status.dbSize - s.Status.dbSizeInUse).toBeGreaterThan(17 * 8 * 1024);
+    const diskBefore = await Promise.all(c.members.slice(0, 3).map((m) => diskUse(m.dataDir)));
+    // The 20 puts are in each member's log on disk.
+    for (const d of diskBefore) expect(d.bytes).toBeGreaterThan(20 * 8 * 1024);
     const out = await etcdctlOk(ep, ["defrag"]);
     expect(out.match(/Finished defragmenting etcd member/g)).toHaveLength(3);
     const after = await endpointStatus(ep);
@@ -150,7 +164,23 @@ describe("store maintenance with etcdctl against 3 member processes", () => {
       expect(s.Status.dbSize).toBe(s.Status.dbSizeInUse);
       expect(s.Status.dbSize).toBeLessThan(before[i].Status.dbSize - 17 * 8 * 1024);
     });
-  }, 30_000);
+    // On disk: one snapshot file of the compacted state and a fresh log segment; the log holding the puts is gone.
+    const diskAfter = await Promise.all(c.members.slice(0, 3).map((m) => diskUse(m.dataDir)));
+    diskAfter.forEach((d, i) => {
+      expect(d.snap, `member ${i + 1}`).toHaveLength(1);
+      expect(d.wal, `member ${i + 1}`).toHaveLength(1);
+      expect(d.bytes, `member ${i + 1}`).toBeLessThan(diskBefore[i].bytes - 17 * 8 * 1024);
+      expect(d.bytes, `member ${i + 1}`).toBeLessThan(after[i].Status.dbSizeInUse + 16 * 1024);
+    });
+    // A member restarted from that directory serves the data and the cluster's revision. A follower, so
+    // that no election follows (the quota test's alarm proposal needs a leader).
+    const follower = after.findIndex((s, i) => i > 0 && s.Status.header.member_id !== s.Status.leader);
+    await c.stop(follower);
+    await c.start(follower);
+    const restarted = c.members[follower].endpoint;
+    expect(await etcdctlOk([restarted], ["get", "defrag/big", "--print-value-only", "--consistency=s"])).toBe(`19${value}\n`);
+    expect((await endpointStatus([restarted]))[0].Status.header.revision).toBeGreaterThanOrEqual(rev);
+  }, 40_000);
 
   it("the quota raises NOSPACE, refuses puts with etcd's error, allows deletes, and is cleared by compaction, defrag and disarm", async () => {
     const value = "q".repeat(32 * 1024);

@@ -5,8 +5,9 @@
  * - alarm(): GET lists the raised alarms (by type, NONE: all); ACTIVATE and DEACTIVATE
  *   go through the log and answer with the alarm they changed;
  * - defragment(): allocated shrinks to in use, and a backend that persists snapshots
- *   writes one now without the compacted history (the log segments it covers entirely
- *   and the older snapshot files are released; the segment being written stays);
+ *   writes one now without the compacted history, cuts its log to a new segment and
+ *   deletes the segments and older snapshot files the new snapshot covers, so the data
+ *   dir holds only what the compacted state needs (node/snapshots.ts);
  * - moveLeader(): on the leader, hands leadership to a voting member and waits until
  *   it leads (etcd's errors: not leader, bad leader transferee, transfer too long);
  * - the periodic corruption check (corrupt-check.ts) when configured.

@@ -7,7 +7,9 @@
 // follower that lags a little still gets entries, not a snapshot. Then, in
 // the background: the snapshot file is written (atomically), the WAL's
 // snapshot marker saved, and WAL segments entirely below the snapshot
-// released. At most one snapshot is in flight; the node waits for it before
+// released. A forced snapshot (defragment) also cuts the WAL and releases the
+// segment that was current and the older snapshot files when the snapshot
+// covers them. At most one snapshot is in flight; the node waits for it before
 // installing a snapshot received from the leader, so WAL markers never go
 // backwards.
 
@@ -48,7 +50,18 @@ export class SnapshotScheduler {
 
   /** Takes a snapshot when `snapshotThreshold` entries were applied since the last one, or now when `force` (and one is due). */
   maybeSnapshot(applied: number, capture: () => Capture, force = false): void {
-    if (this.inFlight || applied <= this.snapshotIndex) return;
+    if (this.inFlight) return;
+    if (applied <= this.snapshotIndex) {
+      // Nothing new to capture; a defragment still drops the log the snapshot covers.
+      const index = this.snapshotIndex;
+      if (force) {
+        this.track(async () => {
+          await this.disk.wal.cut();
+          await this.disk.wal.releaseBefore(index + 1);
+        });
+      }
+      return;
+    }
     if (!force && applied - this.snapshotIndex < this.timers.snapshotThreshold) return;
     const c = capture();
     const storage = this.disk.storage;
@@ -57,11 +70,21 @@ export class SnapshotScheduler {
     this.taken++;
     const compactTo = applied - this.timers.snapshotCatchUpEntries;
     if (compactTo > storage.firstIndex()) storage.compact(compactTo);
-    this.inFlight = (async () => {
+    this.track(async () => {
       await this.disk.snapshotter.save(snap);
       await this.disk.wal.saveSnapshotMarker(snap.metadata);
-      await this.disk.wal.releaseBefore(applied);
-    })()
+      if (force) {
+        // Defragment: the data dir keeps only this snapshot and the log after it.
+        await this.disk.wal.cut();
+        await this.disk.snapshotter.pruneBefore(applied);
+        await this.disk.wal.releaseBefore(applied + 1);
+      } else await this.disk.wal.releaseBefore(applied);
+    });
+  }
+
+  /** Runs background disk work as the one in flight; a failure stops the node (`fail`). */
+  private track(work: () => Promise<void>): void {
+    this.inFlight = work()
       .catch((e: unknown) => this.fail(e))
       .finally(() => {
         this.inFlight = undefined;

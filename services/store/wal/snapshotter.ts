@@ -135,6 +135,15 @@ export class Snapshotter {
     return undefined;
   }
 
+  /**
+   * Deletes the snapshot files older than `index` (after a defragmentation: once
+   * the WAL marks the snapshot at `index`, an older file can no longer be opened
+   * with the log, so it only holds space). Returns how many were deleted.
+   */
+  async pruneBefore(index: number): Promise<number> {
+    return this.remove((await this.list()).filter((f) => f.index < index));
+  }
+
   private async removeLeftovers(): Promise<void> {
     let names: string[];
     try {
@@ -151,9 +160,13 @@ export class Snapshotter {
   }
 
   private async prune(): Promise<void> {
-    const old = (await this.list()).slice(this.keep);
-    for (const f of old) await unlink(join(this.dir, f.name));
-    if (old.length > 0) await fsyncDir(this.dir);
+    await this.remove((await this.list()).slice(this.keep));
+  }
+
+  private async remove(files: readonly SnapshotFile[]): Promise<number> {
+    for (const f of files) await unlink(join(this.dir, f.name));
+    if (files.length > 0) await fsyncDir(this.dir);
+    return files.length;
   }
 }
 

@@ -238,8 +238,8 @@ describe("Wal", () => {
       // nothing is released beyond the latest snapshot marker
       expect(await wal.releaseBefore(40)).toBe(0);
       await wal.saveSnapshotMarker(meta(30, 7));
-      const released = await wal.releaseBefore(40); // clamped to 30
-      const expected = firstIndexes.filter((_, i) => i + 1 < firstIndexes.length && firstIndexes[i + 1] <= 30);
+      const released = await wal.releaseBefore(40); // clamped to 31: entries up to the marker's 30 may go
+      const expected = firstIndexes.filter((_, i) => i + 1 < firstIndexes.length && firstIndexes[i + 1] <= 31);
       expect(released).toBe(expected.length);
       expect(released).toBeGreaterThan(0);
       const after = await segmentFiles();
@@ -253,6 +253,30 @@ describe("Wal", () => {
       expect(state.hardState).toEqual(hs(7, 3, 1));
       expect(state.snapshotMeta).toEqual(meta(30, 7));
       expect(state.entries.map((e) => e.index)).toEqual(range(31, 51, 7).map((e) => e.index));
+    });
+
+    it("cut starts a new segment after the queued saves, so the one holding a snapshot's entries can be released", async () => {
+      const { wal } = await Wal.open(dir());
+      await wal.save(hs(2, 1, 20), range(1, 20, 2, 1000));
+      await wal.saveSnapshotMarker(meta(20, 2));
+      // Without a cut the current segment stays, however far the snapshot reaches.
+      expect(await wal.releaseBefore(21)).toBe(0);
+      const cut = wal.cut();
+      const saved = wal.save(hs(2, 1, 20), []);
+      await Promise.all([cut, saved]);
+      expect(await segmentFiles()).toEqual([segmentName(1, 1), segmentName(2, 21)]);
+      // A cut of a segment nothing was written to keeps it.
+      await wal.cut();
+      expect(await segmentFiles()).toHaveLength(2);
+      expect(await wal.releaseBefore(21)).toBe(1);
+      expect(await segmentFiles()).toEqual([segmentName(2, 21)]);
+      await wal.save(hs(3, 1, 21), [entry(21, 3)]);
+      await wal.close();
+
+      const state = await reopen();
+      expect(state.snapshotMeta).toEqual(meta(20, 2));
+      expect(state.hardState).toEqual(hs(3, 1, 21));
+      expect(state.entries.map((e) => e.index)).toEqual([21]);
     });
 
     it("refuses to start when a middle segment is missing", async () => {

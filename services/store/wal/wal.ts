@@ -106,6 +106,8 @@ interface Pending {
   lastIndexAfter: number;
   hardState?: HardState;
   marker?: SnapshotMetadata;
+  /** A cut: resolved once the segment after everything before it is in place. */
+  cut?: boolean;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -116,6 +118,8 @@ interface OpenSegment {
   seed: number;
   size: number;
   nextBatch: number;
+  /** Whether a batch was written since the segment was created (a cut of an unwritten segment does nothing). */
+  written: boolean;
 }
 
 const SEGMENT_RE = /^([0-9a-f]{16})-([0-9a-f]{16})\.wal$/;
@@ -310,7 +314,7 @@ export class Wal {
         await fh.sync();
         counters.fsyncs++;
       }
-      current = { ref, fh, seed: scan.header.seed, size: scan.goodEnd, nextBatch: scan.lastBatch + 1 };
+      current = { ref, fh, seed: scan.header.seed, size: scan.goodEnd, nextBatch: scan.lastBatch + 1, written: true };
     }
     if (current === undefined) throw new Error("unreachable: no last segment");
 
@@ -375,12 +379,27 @@ export class Wal {
   }
 
   /**
+   * Starts a new segment once everything queued before it is written (etcd's
+   * cut), so that releaseBefore() can delete the segment that was current
+   * when its entries are all covered by a snapshot: what a defragmentation
+   * needs to leave only the compacted state on disk. The new segment starts
+   * with copies of the hard state and snapshot marker, like any new segment.
+   * A segment nothing was written to since it was started is kept.
+   */
+  cut(): Promise<void> {
+    const refused = this.refuseNew();
+    if (refused) return Promise.reject(refused);
+    return this.enqueue([], undefined, undefined, true);
+  }
+
+  /**
    * Deletes whole segments whose entries are all below `index` (never the
-   * current segment, never beyond the latest written snapshot marker).
+   * current segment, never an entry above the latest written snapshot
+   * marker, which the marker's snapshot does not cover).
    * Returns the number of segments deleted.
    */
   async releaseBefore(index: number): Promise<number> {
-    const limit = Math.min(index, this.writtenMarker?.index ?? 0);
+    const limit = Math.min(index, (this.writtenMarker?.index ?? -1) + 1);
     let n = 0;
     while (n < this.segments.length - 1 && this.segments[n + 1].firstIndex <= limit) n++;
     const removed = this.segments.splice(0, n);
@@ -418,9 +437,9 @@ export class Wal {
     return undefined;
   }
 
-  private enqueue(records: PendingRecord[], hardState: HardState | undefined, marker: SnapshotMetadata | undefined) {
+  private enqueue(records: PendingRecord[], hardState: HardState | undefined, marker: SnapshotMetadata | undefined, cut = false) {
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ records, lastIndexAfter: this.shape.lastIndex(), hardState, marker, resolve, reject });
+      this.pending.push({ records, lastIndexAfter: this.shape.lastIndex(), hardState, marker, cut, resolve, reject });
       if (!this.writing) {
         // Start on the next microtask: saves issued in the same tick (for
         // example by every writer whose previous save just resolved) then
@@ -448,6 +467,7 @@ export class Wal {
             writeFullySync(cur.fh.fd, buf, cur.size);
             cur.size += buf.length;
             cur.nextBatch++;
+            cur.written = true;
             this.counters.records += records.length;
             this.counters.bytes += buf.length;
             await cur.fh.datasync();
@@ -459,8 +479,10 @@ export class Wal {
             }
             this.writtenLastIndex = batch[batch.length - 1].lastIndexAfter;
           }
-          for (const p of batch) p.resolve();
-          if (this.current.size >= this.segmentBytes) await this.roll();
+          for (const p of batch) if (p.cut !== true) p.resolve();
+          const cut = batch.some((p) => p.cut === true) && this.current.written;
+          if (cut || this.current.size >= this.segmentBytes) await this.roll();
+          for (const p of batch) if (p.cut === true) p.resolve();
         } catch (err) {
           // After a failed write or fsync the file state is unknown: refuse
           // everything from now on; reopening repairs the tail.
@@ -540,5 +562,5 @@ async function createSegment(
   counters.fsyncs += 2;
   counters.records += 1 + copies.length;
   counters.bytes += buf.length;
-  return { ref, fh, seed, size: buf.length, nextBatch: copies.length > 0 ? 2 : 1 };
+  return { ref, fh, seed, size: buf.length, nextBatch: copies.length > 0 ? 2 : 1, written: false };
 }
