@@ -1,188 +1,62 @@
 /**
- * Typed clients for the common built-in kinds, written by hand over the ObjectClient:
- * each kind has its object type (the fields programs use most, the rest still there
- * as unknown) and a client whose verbs take and return that type, with `apiVersion`
- * and `kind` filled in on writes and the group named through the profile.
+ * Typed clients for every built-in kind the apiserver serves, built from one table
+ * (typed/kinds.generated.ts, generated from the apiserver's own `builtinKinds`): object
+ * types derived from the same schemas the server validates with, and one KindClient
+ * per entry (typed/client.ts) that offers exactly the verbs and subresources it serves.
  *   const c = typedClients(objectClient, profile);
- *   const cm = await c.configMaps.create({ metadata: { name: "a", namespace: "default" }, data: { k: "v" } });
- * Namespaced kinds take the namespace from the object or the options; a list of a
- * namespaced kind without one lists every namespace.
+ *   await c.apps.v1.deployments.create({ metadata: { name: "a", namespace: "default" }, spec: { … } });
+ *   await c.pods.evict("p", { namespace: "default" });   // accessors naming one kind also sit at the top
+ * Groups are the profile-independent group keys (`core`, `apps`, `rbac` …); the wire names
+ * come from the profile. Namespaced kinds take the namespace from the object or the
+ * options; a list or watch without one spans every namespace. Eviction, binding, token,
+ * log and proxy need the raw transport, taken from `client.transport` when it has one.
  */
-import type { Status } from "../api/status.ts";
-import type { GroupKey, PlatformProfile } from "../platform/index.ts";
-import type { ApiObject, DeleteOptions, ListOptions, ObjectClient, ObjectMeta, PatchType, ResourceRef, SelectorOptions, WatchOptions, WatchStream, WriteOptions } from "./object-client.ts";
+import type { PlatformProfile } from "../platform/index.ts";
+import type { ObjectClient } from "./object-client.ts";
+import { KindClient, servedClient, type ClientFor, type KindDescriptor, type RawSender } from "./typed/client.ts";
+import { BUILTIN_KIND_TABLE, UNIQUE_ACCESSORS, type BuiltinKindTypes } from "./typed/kinds.generated.ts";
 
-/** An object of a kind: its metadata plus `T`'s fields; `apiVersion` and `kind` are optional on input. */
-export type Typed<T> = { apiVersion?: string; kind?: string; metadata: ObjectMeta } & T & { [field: string]: unknown };
+export { KindClient, SUBRESOURCE_METHODS, VERB_METHODS, type ApplyOptions, type ClientFor, type KindDescriptor, type LogOptions, type RawSender, type TypedList, type TypedWatch, type TypedWatchEvent } from "./typed/client.ts";
+export { BUILTIN_KIND_TABLE, SUBRESOURCE_BODY_KINDS, UNIQUE_ACCESSORS, type BuiltinKindTypes, type SubresourceBodyTypes } from "./typed/kinds.generated.ts";
 
-export interface TypedList<T> {
-  apiVersion?: string;
-  kind?: string;
-  metadata: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
-  items: Array<Typed<T>>;
-}
+type Table = typeof BUILTIN_KIND_TABLE;
+type At<T, K> = K extends keyof T ? T[K] : never;
+type ObjectAt<G, V, N> = At<At<At<BuiltinKindTypes, G>, V>, N> extends infer O extends object ? O : never;
+type DescriptorAt<G, V, N> = At<At<At<Table, G>, V>, N> extends infer D extends KindDescriptor ? D : never;
 
-export interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
-}
+/** `clients.<group>.<version>.<accessor>`, each typed by its table entry. */
+export type BuiltinClients = {
+  [G in keyof Table]: { [V in keyof Table[G]]: { [N in keyof Table[G][V]]: ClientFor<DescriptorAt<G, V, N>, ObjectAt<G, V, N>> } };
+};
 
-export interface Container {
-  name: string;
-  image?: string;
-  command?: string[];
-  args?: string[];
-  env?: Array<{ name: string; value?: string }>;
-  ports?: Array<{ containerPort: number; name?: string; protocol?: string }>;
-}
+type Unique = typeof UNIQUE_ACCESSORS;
 
-export interface PodSpec {
-  containers: Container[];
-  initContainers?: Container[];
-  nodeName?: string;
-  serviceAccountName?: string;
-  restartPolicy?: string;
+/** The accessors that name one kind in the whole table, also at the top level (`clients.pods`). */
+export type UniqueClients = { [N in keyof Unique]: ClientFor<DescriptorAt<Unique[N][0], Unique[N][1], N>, ObjectAt<Unique[N][0], Unique[N][1], N>> };
+
+export type TypedClients = BuiltinClients & UniqueClients;
+
+/** The object type of a table entry: `ObjectOf<"apps", "v1", "deployments">`. */
+export type ObjectOf<G extends keyof Table, V extends keyof Table[G], N extends keyof Table[G][V]> = ObjectAt<G, V, N>;
+
+function rawSenderOf(client: ObjectClient): RawSender | undefined {
+  const transport = (client as { transport?: unknown }).transport;
+  return transport && typeof (transport as RawSender).send === "function" ? (transport as RawSender) : undefined;
 }
 
-export interface ConfigMapFields {
-  data?: Record<string, string>;
-  binaryData?: Record<string, string>;
-  immutable?: boolean;
-}
-export interface SecretFields {
-  type?: string;
-  /** base64 values. */
-  data?: Record<string, string>;
-  stringData?: Record<string, string>;
-  immutable?: boolean;
-}
-export interface PodFields {
-  spec?: PodSpec;
-  status?: { phase?: string; podIP?: string; conditions?: Array<{ type: string; status: string }> };
-}
-export interface NamespaceFields {
-  spec?: { finalizers?: string[] };
-  status?: { phase?: string };
-}
-export interface ServiceFields {
-  spec?: { type?: string; selector?: Record<string, string>; ports?: Array<{ name?: string; port: number; targetPort?: number | string; protocol?: string }>; clusterIP?: string };
-}
-export interface DeploymentFields {
-  spec?: { replicas?: number; selector: LabelSelector; template: { metadata?: ObjectMeta; spec: PodSpec }; strategy?: { type?: string } };
-  status?: { replicas?: number; readyReplicas?: number; updatedReplicas?: number; availableReplicas?: number; observedGeneration?: number };
-}
-export interface ServiceAccountFields {
-  automountServiceAccountToken?: boolean;
-  secrets?: Array<{ name?: string }>;
-}
-export interface JobFields {
-  spec?: { template: { metadata?: ObjectMeta; spec: PodSpec }; completions?: number; parallelism?: number; backoffLimit?: number };
-  status?: { succeeded?: number; failed?: number; active?: number };
-}
-
-export type ConfigMap = Typed<ConfigMapFields>;
-export type Secret = Typed<SecretFields>;
-export type Pod = Typed<PodFields>;
-export type Namespace = Typed<NamespaceFields>;
-export type Service = Typed<ServiceFields>;
-export type Deployment = Typed<DeploymentFields>;
-export type ServiceAccount = Typed<ServiceAccountFields>;
-export type Job = Typed<JobFields>;
-
-/** What identifies a kind on the wire. */
-export interface KindRef {
-  group: GroupKey;
-  version: string;
-  kind: string;
-  resource: string;
-}
-
-export class TypedClient<T> {
-  readonly ref: ResourceRef;
-  readonly apiVersion: string;
-
-  constructor(
-    private readonly client: ObjectClient,
-    profile: PlatformProfile,
-    readonly kindRef: KindRef,
-  ) {
-    this.ref = { group: profile.group(kindRef.group), version: kindRef.version, resource: kindRef.resource };
-    this.apiVersion = profile.apiVersion(kindRef.group, kindRef.version);
+/** The typed clients of every built-in kind over one object client. */
+export function typedClients(client: ObjectClient, profile: PlatformProfile, raw: RawSender | undefined = rawSenderOf(client)): TypedClients {
+  const groups: Record<string, Record<string, Record<string, unknown>>> = {};
+  for (const [group, versions] of Object.entries(BUILTIN_KIND_TABLE)) {
+    const byVersion: Record<string, Record<string, unknown>> = (groups[group] = {});
+    for (const [version, entries] of Object.entries(versions)) {
+      const byName: Record<string, unknown> = (byVersion[version] = {});
+      for (const [name, descriptor] of Object.entries(entries as Record<string, KindDescriptor>)) {
+        byName[name] = servedClient(new KindClient<object>(client, profile, group as keyof Table, version, descriptor, raw));
+      }
+    }
   }
-
-  private typed(obj: Typed<T>): ApiObject {
-    return { ...obj, apiVersion: this.apiVersion, kind: this.kindRef.kind } as ApiObject;
-  }
-
-  async get(name: string, namespace?: string): Promise<Typed<T>> {
-    return (await this.client.get(this.ref, name, { namespace })) as Typed<T>;
-  }
-
-  async list(opts: ListOptions = {}): Promise<TypedList<T>> {
-    return (await this.client.list(this.ref, opts)) as unknown as TypedList<T>;
-  }
-
-  watch(opts: WatchOptions = {}): WatchStream {
-    return this.client.watch(this.ref, opts);
-  }
-
-  async create(obj: Typed<T>, opts: WriteOptions = {}): Promise<Typed<T>> {
-    return (await this.client.create(this.ref, this.typed(obj), opts)) as Typed<T>;
-  }
-
-  async update(obj: Typed<T>, opts: WriteOptions = {}): Promise<Typed<T>> {
-    return (await this.client.update(this.ref, this.typed(obj), { namespace: obj.metadata.namespace, ...opts })) as Typed<T>;
-  }
-
-  async updateStatus(obj: Typed<T>, opts: WriteOptions = {}): Promise<Typed<T>> {
-    return this.update(obj, { ...opts, subresource: "status" });
-  }
-
-  async patch(name: string, type: PatchType, patch: unknown, opts: WriteOptions = {}): Promise<Typed<T>> {
-    return (await this.client.patch(this.ref, name, type, patch, opts)) as Typed<T>;
-  }
-
-  delete(name: string, opts: DeleteOptions = {}): Promise<ApiObject | Status> {
-    return this.client.delete(this.ref, name, opts);
-  }
-
-  deleteCollection(opts: DeleteOptions & SelectorOptions = {}): Promise<unknown> {
-    return this.client.deleteCollection(this.ref, opts);
-  }
-}
-
-export const KINDS = {
-  configMaps: { group: "core", version: "v1", kind: "ConfigMap", resource: "configmaps" },
-  secrets: { group: "core", version: "v1", kind: "Secret", resource: "secrets" },
-  pods: { group: "core", version: "v1", kind: "Pod", resource: "pods" },
-  namespaces: { group: "core", version: "v1", kind: "Namespace", resource: "namespaces" },
-  services: { group: "core", version: "v1", kind: "Service", resource: "services" },
-  serviceAccounts: { group: "core", version: "v1", kind: "ServiceAccount", resource: "serviceaccounts" },
-  deployments: { group: "apps", version: "v1", kind: "Deployment", resource: "deployments" },
-  jobs: { group: "batch", version: "v1", kind: "Job", resource: "jobs" },
-} as const satisfies Record<string, KindRef>;
-
-export interface TypedClients {
-  configMaps: TypedClient<ConfigMapFields>;
-  secrets: TypedClient<SecretFields>;
-  pods: TypedClient<PodFields>;
-  namespaces: TypedClient<NamespaceFields>;
-  services: TypedClient<ServiceFields>;
-  serviceAccounts: TypedClient<ServiceAccountFields>;
-  deployments: TypedClient<DeploymentFields>;
-  jobs: TypedClient<JobFields>;
-}
-
-/** The typed clients of the common kinds over one object client. */
-export function typedClients(client: ObjectClient, profile: PlatformProfile): TypedClients {
-  return {
-    configMaps: new TypedClient<ConfigMapFields>(client, profile, KINDS.configMaps),
-    secrets: new TypedClient<SecretFields>(client, profile, KINDS.secrets),
-    pods: new TypedClient<PodFields>(client, profile, KINDS.pods),
-    namespaces: new TypedClient<NamespaceFields>(client, profile, KINDS.namespaces),
-    services: new TypedClient<ServiceFields>(client, profile, KINDS.services),
-    serviceAccounts: new TypedClient<ServiceAccountFields>(client, profile, KINDS.serviceAccounts),
-    deployments: new TypedClient<DeploymentFields>(client, profile, KINDS.deployments),
-    jobs: new TypedClient<JobFields>(client, profile, KINDS.jobs),
-  };
+  const top: Record<string, unknown> = {};
+  for (const [name, [group, version]] of Object.entries(UNIQUE_ACCESSORS)) top[name] = groups[group][version][name];
+  return { ...groups, ...top } as unknown as TypedClients;
 }
