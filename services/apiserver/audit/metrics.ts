@@ -1,7 +1,8 @@
 /**
  * The audit metrics with the platform's names: `apiserver_audit_event_total` (events
- * generated and sent to the backends), `apiserver_audit_error_total{plugin}` (events a
- * backend failed to write or dropped), `apiserver_audit_level_total{level}` (requests
+ * generated and sent to the backends), `apiserver_audit_error_total{plugin}` (events
+ * lost: `log` and `webhook` failed writes and sends, `buffered` a full batch buffer,
+ * `truncate` events too large), `apiserver_audit_level_total{level}` (requests
  * by the policy's level) and `apiserver_audit_requests_rejected_total`.
  */
 import type { MetricsRegistry } from "../../../shared/observability/metrics.ts";
@@ -10,7 +11,7 @@ import type { AuditLevel } from "./policy.ts";
 export interface AuditMetrics {
   observeEvent(): void;
   observeLevel(level: AuditLevel): void;
-  /** `count` events of `plugin` (log, webhook) were lost. */
+  /** `count` events of `plugin` (log, webhook, buffered, truncate) were lost. */
   observeErrors(plugin: string, count: number): void;
   /** A request failed because its audit event could not be stored (blocking-strict). */
   observeRejected(): void;
