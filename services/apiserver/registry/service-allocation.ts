@@ -19,6 +19,7 @@ import type { FieldError } from "../../../shared/schema/types.ts";
 import { StorageError, type ObjectStorage, type TryUpdate, type UpdateOptions } from "../storage/interface.ts";
 import { isObject, meta, type JsonObject } from "../storage/object.ts";
 import { formatCidr } from "../../../shared/api/groups/ip-text.ts";
+import { ForwardingStorage } from "./forwarding-storage.ts";
 import { IP_RECORD_PREFIX, listServiceCidrs, releaseUnusedServiceCidrs, serviceCidrFinalizer } from "./service-cidrs.ts";
 import { candidates, DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDRS, formatIP, inRange, parseCidr, parseIP, parsePortRange, type CidrRange, type IPFamily, type ValueRange } from "./service-ranges.ts";
 import { newUid, timestamp } from "./system-meta.ts";
@@ -252,18 +253,14 @@ class AllocationPass {
 }
 
 /** The services storage with allocation; every other resource keeps the plain storage. */
-export class AllocatingServiceStorage implements ObjectStorage {
+export class AllocatingServiceStorage extends ForwardingStorage {
   constructor(
-    private readonly inner: ObjectStorage,
+    inner: ObjectStorage,
     private readonly net: ServiceNetwork,
     private readonly recordApiVersion: string,
-  ) {}
-
-  get: ObjectStorage["get"] = (key, options) => this.inner.get(key, options);
-  list: ObjectStorage["list"] = (prefix, options) => this.inner.list(prefix, options);
-  watch: ObjectStorage["watch"] = (prefix, options) => this.inner.watch(prefix, options);
-  count: ObjectStorage["count"] = (prefix) => this.inner.count(prefix);
-  currentRevision: ObjectStorage["currentRevision"] = () => this.inner.currentRevision();
+  ) {
+    super(inner);
+  }
 
   /** Allocates what `svc` needs (keeping what `old` held); returns the pass with what it took. */
   private async allocate(svc: JsonObject, old: JsonObject | undefined, dryRun: boolean): Promise<AllocationPass> {
@@ -299,7 +296,7 @@ export class AllocatingServiceStorage implements ObjectStorage {
     if (keys.some((k) => k.startsWith(IP_RECORD_PREFIX))) await releaseUnusedServiceCidrs(this.inner, serviceCidrFinalizer(this.recordApiVersion.split("/")[0]));
   }
 
-  async create(key: string, obj: JsonObject, options?: { dryRun?: boolean; ttlSeconds?: number }): Promise<JsonObject> {
+  override async create(key: string, obj: JsonObject, options?: { dryRun?: boolean; ttlSeconds?: number }): Promise<JsonObject> {
     const svc = structuredClone(obj);
     const pass = await this.allocate(svc, undefined, !!options?.dryRun);
     try {
@@ -310,7 +307,7 @@ export class AllocatingServiceStorage implements ObjectStorage {
     }
   }
 
-  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, options?: UpdateOptions): Promise<JsonObject> {
+  override async guaranteedUpdate(key: string, tryUpdate: TryUpdate, options?: UpdateOptions): Promise<JsonObject> {
     const dryRun = !!options?.dryRun;
     const passes: AllocationPass[] = [];
     let last: { old: JsonObject; pass: AllocationPass | undefined } | undefined;
@@ -348,7 +345,7 @@ export class AllocatingServiceStorage implements ObjectStorage {
     }
   }
 
-  async delete(key: string, options?: Parameters<ObjectStorage["delete"]>[1]): Promise<JsonObject> {
+  override async delete(key: string, options?: Parameters<ObjectStorage["delete"]>[1]): Promise<JsonObject> {
     const deleted = await this.inner.delete(key, options);
     if (!options?.dryRun) await this.free(heldRecords(deleted), parentOf(deleted));
     return deleted;

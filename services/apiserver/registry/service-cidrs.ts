@@ -16,6 +16,7 @@ import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
 import { StorageError, type ObjectStorage, type TryUpdate, type UpdateOptions } from "../storage/interface.ts";
 import { isObject, meta, type JsonObject } from "../storage/object.ts";
+import { ForwardingStorage } from "./forwarding-storage.ts";
 import type { Registry } from "./registry.ts";
 import { genericStrategy, type Strategy } from "./strategy.ts";
 import { timestamp } from "./system-meta.ts";
@@ -144,21 +145,15 @@ export async function releaseUnusedServiceCidrs(storage: ObjectStorage, finalize
 }
 
 /** The servicecidrs storage: a write that leaves a ServiceCIDR Terminating checks at once whether it can go. */
-export class ServiceCidrStorage implements ObjectStorage {
+export class ServiceCidrStorage extends ForwardingStorage {
   constructor(
-    private readonly inner: ObjectStorage,
+    inner: ObjectStorage,
     private readonly finalizer: string,
-  ) {}
+  ) {
+    super(inner);
+  }
 
-  get: ObjectStorage["get"] = (key, options) => this.inner.get(key, options);
-  list: ObjectStorage["list"] = (prefix, options) => this.inner.list(prefix, options);
-  watch: ObjectStorage["watch"] = (prefix, options) => this.inner.watch(prefix, options);
-  count: ObjectStorage["count"] = (prefix) => this.inner.count(prefix);
-  currentRevision: ObjectStorage["currentRevision"] = () => this.inner.currentRevision();
-  create: ObjectStorage["create"] = (key, obj, options) => this.inner.create(key, obj, options);
-  delete: ObjectStorage["delete"] = (key, options) => this.inner.delete(key, options);
-
-  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, options?: UpdateOptions): Promise<JsonObject> {
+  override async guaranteedUpdate(key: string, tryUpdate: TryUpdate, options?: UpdateOptions): Promise<JsonObject> {
     const result = await this.inner.guaranteedUpdate(key, tryUpdate, options);
     if (!options?.dryRun && meta(result).deletionTimestamp && (meta(result).finalizers ?? []).includes(this.finalizer)) {
       await releaseUnusedServiceCidrs(this.inner, this.finalizer);
