@@ -97,7 +97,7 @@ export class ApfDispatcher {
   constructor(private readonly opts: ApfDispatcherOptions) {
     this.now = opts.now ?? Date.now;
     this.controller = new FlowController(
-      { serverConcurrencyLimit: opts.serverConcurrencyLimit, now: this.now, metrics: opts.metrics && declareFlowMetrics(opts.metrics) },
+      { serverConcurrencyLimit: opts.serverConcurrencyLimit, now: this.now, metrics: opts.metrics && declareFlowMetrics(opts.metrics, this.now) },
       opts.source.current(),
     );
     this.unsubscribe = opts.source.subscribe((config) => this.controller.apply(config));

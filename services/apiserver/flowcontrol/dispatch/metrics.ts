@@ -2,14 +2,27 @@
  * The platform's `apiserver_flowcontrol_*` metrics (names, labels, buckets and stability
  * classes of release 1.35), declared on the replica's registry, and the observer that
  * keeps them for one priority level. Label objects are made once per (level, schema) and
- * reused on the request path.
+ * reused on the request path. The metrics of a variable over time (`demand_seats`,
+ * `priority_level_seat_utilization`) are timing ratio histograms, as the platform's: each
+ * nanosecond the ratio holds is one observation (timing-histogram.ts), not each change.
  */
 import type { Counter, Gauge, Histogram } from "prom-client";
 import type { MetricsRegistry } from "../../../../shared/observability/metrics.ts";
 import type { DemandStats, LevelLimits } from "./concurrency-limits.ts";
 import type { QueueSetObserver, RejectReason } from "./queue-set.ts";
+import { exposeTimingHistogram } from "./timing-export.ts";
+import { TimingRatioHistogram } from "./timing-histogram.ts";
 
 const DURATION_BUCKETS = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
+const DEMAND_BUCKETS = [0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6];
+/** Both 0.99 and 1 so that quantiles show saturation. */
+const UTILIZATION_BUCKETS = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1];
+
+/** The timing ratio histograms of every level, by metric, exposed at each scrape. */
+interface TimingFamilies {
+  demand: Map<string, TimingRatioHistogram>;
+  seatUtilization: Map<string, TimingRatioHistogram>;
+}
 
 type PlFs = "priority_level" | "flow_schema";
 
@@ -29,18 +42,27 @@ export interface FlowMetrics {
   upperLimit: Gauge<"priority_level">;
   currentLimit: Gauge<"priority_level">;
   demandSeats: Histogram<"priority_level">;
+  seatUtilization: Histogram<"priority_level">;
   demandHighWatermark: Gauge<"priority_level">;
   demandAverage: Gauge<"priority_level">;
   demandStdev: Gauge<"priority_level">;
   demandSmoothed: Gauge<"priority_level">;
   targetSeats: Gauge<"priority_level">;
   fairFrac: Gauge<string>;
+  timing: TimingFamilies;
+  now: () => number;
 }
 
 const PL_FS: PlFs[] = ["priority_level", "flow_schema"];
 
-export function declareFlowMetrics(m: MetricsRegistry): FlowMetrics {
+export function declareFlowMetrics(m: MetricsRegistry, now: () => number = Date.now): FlowMetrics {
   const fc = (name: string) => `apiserver_flowcontrol_${name}`;
+  const timing: TimingFamilies = { demand: new Map(), seatUtilization: new Map() };
+  const timed = (name: string, help: string, buckets: number[], family: Map<string, TimingRatioHistogram>, constLabels: Record<string, string> = {}) => {
+    const h = m.histogram({ name: fc(name), help, labelNames: ["priority_level"], stabilityLevel: "ALPHA", buckets });
+    exposeTimingHistogram(h, fc(name), () => [...family].map(([level, t]) => ({ labels: { ...constLabels, priority_level: level }, snapshot: t.snapshot(now()) })));
+    return h;
+  };
   const perLevel = (name: string, help: string, stabilityLevel: "ALPHA" | "BETA" = "ALPHA") => m.gauge({ name: fc(name), help, labelNames: ["priority_level"], stabilityLevel });
   return {
     rejected: m.counter({ name: fc("rejected_requests_total"), help: "Number of requests rejected by API Priority and Fairness subsystem", labelNames: [...PL_FS, "reason"], stabilityLevel: "BETA" }),
@@ -85,19 +107,27 @@ export function declareFlowMetrics(m: MetricsRegistry): FlowMetrics {
     lowerLimit: perLevel("lower_limit_seats", "Configured lower bound on number of execution seats available to each priority level"),
     upperLimit: perLevel("upper_limit_seats", "Configured upper bound on number of execution seats available to each priority level"),
     currentLimit: perLevel("current_limit_seats", "current derived number of execution seats available to each priority level"),
-    demandSeats: m.histogram({
-      name: fc("demand_seats"),
-      help: "Observations, at the end of every nanosecond, of (the number of seats each priority level could use) / (current seat limit for that level if that is not zero otherwise max(1, round(server seat limit/10.0)))",
-      labelNames: ["priority_level"],
-      stabilityLevel: "ALPHA",
-      buckets: [0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6],
-    }),
+    demandSeats: timed(
+      "demand_seats",
+      "Observations, at the end of every nanosecond, of (the number of seats each priority level could use) / (current seat limit for that level if that is not zero otherwise max(1, round(server seat limit/10.0)))",
+      DEMAND_BUCKETS,
+      timing.demand,
+    ),
+    seatUtilization: timed(
+      "priority_level_seat_utilization",
+      "Observations, at the end of every nanosecond, of utilization of seats for any stage of execution (but only initial stage for WATCHes); denominator is current seat limit or max(1, round(server seat limit/10))",
+      UTILIZATION_BUCKETS,
+      timing.seatUtilization,
+      { phase: "executing" },
+    ),
     demandHighWatermark: perLevel("demand_seats_high_watermark", "High watermark, over last adjustment period, of demand_seats"),
     demandAverage: perLevel("demand_seats_average", "Time-weighted average, over last adjustment period, of demand_seats"),
     demandStdev: perLevel("demand_seats_stdev", "Time-weighted standard deviation, over last adjustment period, of demand_seats"),
     demandSmoothed: perLevel("demand_seats_smoothed", "Smoothed seat demands"),
     targetSeats: perLevel("target_seats", "Seat allocation targets"),
     fairFrac: m.gauge({ name: fc("seat_fair_frac"), help: "Fair fraction of server's concurrency to allocate to each priority level that can use it", stabilityLevel: "ALPHA" }),
+    timing,
+    now,
   };
 }
 
@@ -115,8 +145,11 @@ const MAX_FLOW_LABELS = 1024;
 export class LevelMetrics implements QueueSetObserver {
   private readonly byFlow = new Map<string, FlowLabels>();
   private readonly level: Readonly<Record<"priority_level", string>>;
-  /** Denominator of demand_seats: the current limit, or max(1, round(server limit / 10)) when it is 0. */
-  private denominator = 1;
+  /** Seats demanded (occupied plus waiting) over the denominator, in time. */
+  private readonly demandRatio: TimingRatioHistogram;
+  /** Seats occupied over the denominator, in time. */
+  private readonly seatRatio: TimingRatioHistogram;
+  private seatsInUse = 0;
 
   constructor(
     private readonly m: FlowMetrics,
@@ -124,6 +157,11 @@ export class LevelMetrics implements QueueSetObserver {
     private readonly serverLimit: number,
   ) {
     this.level = { priority_level: priorityLevel };
+    // the denominator: the current limit, or max(1, round(server limit / 10)) when it is 0 (set by `adjusted`)
+    this.demandRatio = new TimingRatioHistogram(DEMAND_BUCKETS, m.now());
+    this.seatRatio = new TimingRatioHistogram(UTILIZATION_BUCKETS, m.now());
+    m.timing.demand.set(priorityLevel, this.demandRatio);
+    m.timing.seatUtilization.set(priorityLevel, this.seatRatio);
   }
 
   labels(flowSchema: string): FlowLabels {
@@ -152,6 +190,10 @@ export class LevelMetrics implements QueueSetObserver {
     const l = this.labels(flowSchema).plain;
     this.m.executingRequests.inc(l, deltaRequests);
     this.m.executingSeats.inc(l, deltaSeats);
+    if (deltaSeats !== 0) {
+      this.seatsInUse += deltaSeats;
+      this.seatRatio.setNumerator(this.m.now(), this.seatsInUse);
+    }
   }
 
   dispatched(flowSchema: string, waitedMs: number): void {
@@ -167,7 +209,7 @@ export class LevelMetrics implements QueueSetObserver {
   }
 
   demand(seats: number): void {
-    this.m.demandSeats.observe(this.level, seats / this.denominator);
+    this.demandRatio.setNumerator(this.m.now(), seats);
   }
 
   executed(flowSchema: string, seconds: number, watch: boolean): void {
@@ -190,7 +232,9 @@ export class LevelMetrics implements QueueSetObserver {
   }
 
   adjusted(currentLimit: number, stats: DemandStats, target: number): void {
-    this.denominator = currentLimit > 0 ? currentLimit : Math.max(1, Math.round(this.serverLimit / 10));
+    const denominator = currentLimit > 0 ? currentLimit : Math.max(1, Math.round(this.serverLimit / 10));
+    this.demandRatio.setDenominator(this.m.now(), denominator);
+    this.seatRatio.setDenominator(this.m.now(), denominator);
     this.m.currentLimit.set(this.level, currentLimit);
     this.m.demandHighWatermark.set(this.level, stats.highWatermark);
     this.m.demandAverage.set(this.level, stats.average);
