@@ -1,25 +1,24 @@
 /**
  * `npm run bench -- apf`: does API Priority and Fairness keep one tenant's GETs fast while
- * another tenant floods lists? Two replicas over one store (token users, RBAC), the same
+ * another tenant floods lists? Two replica processes over one store process (token users,
+ * RBAC, one PKI; apf-servers.ts), the same
  * seats (`APF_INFLIGHT` read-only + half as many mutating, default 20 + 10): A with APF,
  * B with `--enable-priority-and-fairness=false` (the per-pool in-flight limit). The noisy
  * tenant (its own process, apf-load.ts) keeps `APF_FLOOD` lists of `APF_OBJECTS`
  * ConfigMaps in flight; meanwhile the other tenant sends `APF_GETS` GETs one after the
  * other and its p99 latency is taken. Rounds alternate A and B (`BENCH_ROUNDS`, at least
  * 3). The goal: the tenant's p99 under the flood with APF at most 2x its p99 without load.
+ * This process only times the tenant's GETs; every server and the flood run elsewhere.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { defaultAuthenticationOptions } from "../../services/apiserver/authn/options.ts";
-import { startSecondReplica, startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
+import type { PlatformProfile } from "../../shared/platform/index.ts";
 import { HttpsClient } from "../support/https-client.ts";
 import type { ApfLoadReply, ApfLoadRequest } from "./apf-load.ts";
+import { startApfServers, type TokenUser } from "./apf-servers.ts";
 import { ChildChannel } from "./child-channel.ts";
-import { interleave, machineLoad, median, MIN_ROUNDS, RatioTable } from "./harness.ts";
+import { cpuSeconds, interleave, machineLoad, median, MIN_ROUNDS, RatioTable } from "./harness.ts";
 
 const NS = "apf-bench";
-const USERS: Array<[string, string, string]> = [
+const USERS: TokenUser[] = [
   ["token-admin", "admin", "system:masters"],
   ["token-noisy", "noisy", "tenants"],
   ["token-tenant", "tenant", "tenants"],
@@ -41,25 +40,6 @@ async function tenantP99(client: HttpsClient, gets: number): Promise<number> {
   return p99(ms);
 }
 
-async function setUp(dir: string, inflight: number): Promise<{ api: TestApiserver; urls: { on: string; off: string }; close(): Promise<void> }> {
-  const authentication = defaultAuthenticationOptions();
-  authentication.tokenAuthFile = join(dir, "tokens.csv");
-  await writeFile(authentication.tokenAuthFile, USERS.map(([token, user, group], i) => `${token},${user},${i},${group}\n`).join(""));
-  const security = { authentication, authorization: { modes: ["RBAC" as const] } };
-  const limits = { maxRequestsInFlight: inflight, maxMutatingRequestsInFlight: Math.ceil(inflight / 2) };
-  const api = await startTestApiserver({ security, ...limits });
-  const off = await startSecondReplica(api, { security, ...limits, enablePriorityAndFairness: false });
-  return {
-    api,
-    urls: { on: api.replica.url, off: off.replica.url },
-    async close() {
-      off.admin.close();
-      await off.replica.close();
-      await api.close();
-    },
-  };
-}
-
 async function fill(admin: HttpsClient, objects: number): Promise<void> {
   const value = "x".repeat(1024);
   const post = (path: string, body: unknown) => admin.post(path, body).then((r) => {
@@ -71,8 +51,8 @@ async function fill(admin: HttpsClient, objects: number): Promise<void> {
   }
 }
 
-async function grantReads(api: TestApiserver, admin: HttpsClient): Promise<void> {
-  const rbac = api.profile.group("rbac");
+async function grantReads(profile: PlatformProfile, admin: HttpsClient): Promise<void> {
+  const rbac = profile.group("rbac");
   for (const [path, body] of [
     [`/apis/${rbac}/v1/clusterroles`, { apiVersion: `${rbac}/v1`, kind: "ClusterRole", metadata: { name: "bench-read" }, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list"] }] }],
     [
@@ -91,25 +71,29 @@ export async function benchApf(): Promise<Record<string, number>> {
   const flood = Number(process.env.APF_FLOOD ?? 16);
   const gets = Number(process.env.APF_GETS ?? 300);
   const inflight = Number(process.env.APF_INFLIGHT ?? 20);
-  const dir = await mkdtemp(join(tmpdir(), "bench-apf-"));
-  const env = await setUp(dir, inflight);
+  const env = await startApfServers({ users: USERS, inflight });
   const noisy = new ChildChannel<ApfLoadRequest, ApfLoadReply>(new URL("./apf-load.ts", import.meta.url));
   const clients = {
-    on: new HttpsClient(env.urls.on, { ca: env.api.ca, token: "token-tenant" }),
-    off: new HttpsClient(env.urls.off, { ca: env.api.ca, token: "token-tenant" }),
+    on: new HttpsClient(env.urls.on, { ca: env.ca, token: "token-tenant" }),
+    off: new HttpsClient(env.urls.off, { ca: env.ca, token: "token-tenant" }),
   };
-  const admin = new HttpsClient(env.urls.on, { ca: env.api.ca, token: "token-admin" });
+  const admin = new HttpsClient(env.urls.on, { ca: env.ca, token: "token-admin" });
   try {
-    await grantReads(env.api, admin);
+    await grantReads(env.profile, admin);
     await fill(admin, objects);
     const unloaded = { on: [] as number[], off: [] as number[] };
     const loadedRound = async (side: "on" | "off"): Promise<number> => {
       unloaded[side].push(await tenantP99(clients[side], gets));
-      await noisy.ask({ type: "flood", url: env.urls[side], ca: env.api.ca, token: "token-noisy", path: `/api/v1/namespaces/${NS}/configmaps`, concurrency: flood }, "flooding");
+      await noisy.ask({ type: "flood", url: env.urls[side], ca: env.ca, token: "token-noisy", path: `/api/v1/namespaces/${NS}/configmaps`, concurrency: flood }, "flooding");
       await new Promise((r) => setTimeout(r, 500));
+      const cpuBefore = cpuSeconds(env.pids[side]);
+      const t0 = performance.now();
       const loaded = await tenantP99(clients[side], gets);
+      const serverCpu = (cpuSeconds(env.pids[side]) - cpuBefore) / ((performance.now() - t0) / 1000);
       const stopped = await noisy.ask({ type: "stop" }, "stopped");
-      process.stdout.write(`  ${side === "on" ? "APF on " : "APF off"}: tenant p99 ${unloaded[side].at(-1)?.toFixed(1)} ms unloaded, ${loaded.toFixed(1)} ms under the flood (noisy lists: ${stopped.ok} served, ${stopped.rejected} refused, ${stopped.other} other)\n`);
+      process.stdout.write(
+        `  ${side === "on" ? "APF on " : "APF off"}: tenant p99 ${unloaded[side].at(-1)?.toFixed(1)} ms unloaded, ${loaded.toFixed(1)} ms under the flood (noisy lists: ${stopped.ok} served, ${stopped.rejected} refused, ${stopped.other} other; server process ${(serverCpu * 100).toFixed(0)}% CPU, ${machineLoad()})\n`,
+      );
       return loaded;
     };
     const loaded = await interleave(rounds, () => loadedRound("on"), () => loadedRound("off"));
@@ -126,6 +110,5 @@ export async function benchApf(): Promise<Record<string, number>> {
     clients.on.close();
     clients.off.close();
     await env.close();
-    await rm(dir, { recursive: true, force: true });
   }
 }
