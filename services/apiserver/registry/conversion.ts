@@ -12,7 +12,8 @@ import type { JsonObject } from "../storage/object.ts";
 /**
  * One served version of a kind. Both functions are pure: they return a new object
  * and never mutate their input. The storage version's own converter normalizes
- * (drops what only other versions carry).
+ * (drops what only other versions carry); when there is nothing to normalize it may
+ * return its input itself, as a registry without conversion hands objects on.
  */
 export interface VersionConverter {
   toStorage(obj: JsonObject): JsonObject;

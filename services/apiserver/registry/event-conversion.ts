@@ -40,8 +40,9 @@ export function eventConversions(profile: PlatformProfile): Array<[string, KindC
     storageVersion: "v1",
     versions: {
       v1: {
-        toStorage: (o) => withApiVersion(structuredClone(o), coreVersion),
-        fromStorage: (o) => withApiVersion(structuredClone(o), coreVersion),
+        // The storage form itself: no copy, so core/v1 reads share the watch cache's objects as before.
+        toStorage: (o) => o,
+        fromStorage: (o) => o,
         fieldSelectorView: (stored) => ({ ...stored, source: eventSourceLabel(stored) }),
       },
     },
