@@ -115,7 +115,7 @@ describe("audit batch buffer", () => {
 
   it("groups the webhook defaults' 400 events a batch and throttles past the burst of 15", () => {
     const b = new BatchBuffer<number>(DEFAULT_WEBHOOK_BATCH_CONFIG, 0);
-    for (let i = 0; i < 400 * 17; i++) expect(b.offer(i, 0)).toBe(true);
+    expect(Array.from({ length: 400 * 17 }, (_, i) => b.offer(i, 0)).every(Boolean)).toBe(true);
     const first = b.due(0);
     expect(first.batches.map((x) => x.length)).toEqual(Array.from({ length: 15 }, () => 400));
     expect(first.nextAt).toBe(100);
