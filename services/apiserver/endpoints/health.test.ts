@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { evaluateHealth, evaluateSingleCheck, healthRoutes, HealthRegistry, type CheckResult, type EvaluateOptions, type HealthResponse } from "./health.ts";
+import { evaluateHealth, evaluateSingleCheck, healthRoutes, HealthRegistry, rateLimitedCheck, type CheckResult, type EvaluateOptions, type HealthResponse } from "./health.ts";
 
 const base: EvaluateOptions = { endpoint: "readyz", verbose: false, exclude: [], now: 100_000, startedAt: 0, livezGracePeriodMs: 0 };
 const ok = (name: string): CheckResult => ({ name });
@@ -155,6 +155,27 @@ describe("HealthRegistry", () => {
     const r = HealthRegistry.withDefaults();
     expect(await r.respondSingle("livez", "nope")).toBeUndefined();
     expect(await r.respondSingle("livez", "shutdown")).toBeUndefined();
+  });
+});
+
+describe("rateLimitedCheck", () => {
+  it.each([
+    { name: "a call within the interval answers the last success without a run", calls: [0, 500, 999], outcomes: ["ok"], runs: 1, answers: ["ok", "ok", "ok"] },
+    { name: "a call at the interval runs again", calls: [0, 1000, 1500], outcomes: ["ok", "down"], runs: 2, answers: ["ok", "down", "down"] },
+    { name: "a failure is kept until the next run", calls: [0, 200, 1200], outcomes: ["down", "ok"], runs: 2, answers: ["down", "down", "ok"] },
+  ])("$name", async ({ calls, outcomes, runs, answers }) => {
+    let now = 0;
+    let ran = 0;
+    const check = rateLimitedCheck(async () => {
+      if (outcomes[ran++] === "down") throw new Error("store down");
+    }, 1000, () => now);
+    const got: string[] = [];
+    for (const at of calls) {
+      now = at;
+      got.push(await Promise.resolve(check()).then(() => "ok", () => "down"));
+    }
+    expect(got).toEqual(answers);
+    expect(ran).toBe(runs);
   });
 });
 

@@ -123,6 +123,30 @@ export function evaluateSingleCheck(check: CheckResult, opts: Pick<EvaluateOptio
 /** A check passes by returning (or resolving); it fails by throwing (the message is the reason). */
 export type HealthCheckFn = () => void | Promise<void>;
 
+/**
+ * `fn` run at most once per `intervalMs`; in between, the last outcome answers. The
+ * platform's storage check is limited the same way (once per half its healthcheck
+ * timeout, i.e. a second), so a load balancer probing /readyz every 250 ms does not cost
+ * a quorum read of the store each time. Concurrent callers share one run.
+ */
+export function rateLimitedCheck(fn: () => Promise<unknown>, intervalMs: number, clock: () => number = Date.now): HealthCheckFn {
+  let last: { at: number; failed: boolean; error: unknown } | undefined;
+  let running: Promise<void> | undefined;
+  return async () => {
+    if (last === undefined || clock() - last.at >= intervalMs) {
+      const at = clock();
+      running ??= fn()
+        .then(
+          () => void (last = { at, failed: false, error: undefined }),
+          (error: unknown) => void (last = { at, failed: true, error }),
+        )
+        .finally(() => (running = undefined));
+      await running;
+    }
+    if (last?.failed) throw last.error;
+  };
+}
+
 interface RegisteredCheck {
   name: string;
   fn: HealthCheckFn;

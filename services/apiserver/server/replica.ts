@@ -28,7 +28,7 @@ import { StoreStorage } from "../storage/store-storage.ts";
 import { openEncryption, type EncryptionOptions } from "../storage/encryption/encryption.ts";
 import { WatchCache } from "../storage/watch-cache.ts";
 import { Hono } from "hono";
-import { HealthRegistry, healthRoutes } from "../endpoints/health.ts";
+import { HealthRegistry, healthRoutes, rateLimitedCheck } from "../endpoints/health.ts";
 import { openapiRoutes } from "../endpoints/openapi-routes.ts";
 import { buildApp, DEFAULT_MAX_MUTATING_REQUESTS_IN_FLIGHT, DEFAULT_MAX_REQUESTS_IN_FLIGHT, DEFAULT_REQUEST_TIMEOUT_MS, type Authenticate, type Authorize, type LogFn } from "./app.ts";
 import type { Classifier, FlowControlConfigSource } from "../flowcontrol/contract.ts";
@@ -249,9 +249,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const gates = opts.gates ?? new FeatureGates();
   gates.recordMetric(metricsRegistry, profile.id);
   const health = HealthRegistry.withDefaults({ livezGracePeriodMs: opts.livezGracePeriodMs ?? 0, shutdownDelayMs: opts.shutdownDelayMs ?? 0 });
-  health.add("etcd", async () => {
-    await opts.kv.currentRevision();
-  });
+  health.add("etcd", rateLimitedCheck(() => opts.kv.currentRevision(), 1000));
   for (const [name, check] of encryption?.healthChecks() ?? []) health.add(name, check);
   health.add("informer-sync", () => {
     if (cache.revision === 0) throw new Error("watch cache not synced");
