@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { pkiPaths } from "../../services/apiserver/server/certs.ts";
 import { EtcdKv } from "../../services/apiserver/storage/etcd-kv.ts";
 import { grpcMembers } from "../../services/apiserver/storage/etcd-kv-pool.ts";
+import { StoreUnavailableError, type TxnOp } from "../../services/apiserver/storage/kv.ts";
 import { REPO_ROOT } from "../../services/store/server/node-process.ts";
 import { grpcChannelCredentials } from "../../shared/tls/grpc-credentials.ts";
 import { readState, type ProcessRecord } from "../../deploy/local/state.ts";
@@ -91,6 +92,19 @@ function storeClient(cluster: BenchCluster): EtcdKv {
   return new EtcdKv(grpcMembers(o.storeEndpoints as string[], tls.credentials), { callTimeoutMs: 60_000 });
 }
 
+/** A Txn of puts, sent again while the store is unavailable (a repeated put stores the same value). */
+async function putRetrying(kv: EtcdKv, ops: TxnOp[]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await kv.txn([], ops, []);
+      return;
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError) || attempt >= 10) throw err;
+      await new Promise((r) => setTimeout(r, 500 * attempt));
+    }
+  }
+}
+
 /**
  * Creates namespaces `<prefix>-0 … <prefix>-<namespaces-1>` through the API and stores
  * `count` ConfigMaps `cm-<i>` in namespace `<prefix>-<i % namespaces>`.
@@ -123,11 +137,11 @@ export async function seedConfigMaps(cluster: BenchCluster, prefix: string, name
       });
     let next = 0;
     await Promise.all(
-      Array.from({ length: 4 }, async () => {
+      Array.from({ length: 2 }, async () => {
         while (next < count) {
           const from = next;
           next += TXN_OPS;
-          await kv.txn([], batch(from), []);
+          await putRetrying(kv, batch(from));
         }
       }),
     );
