@@ -9,6 +9,9 @@
  *         restarts the same cluster with its data; `--fresh` wipes data, logs and layout first.
  * down:   stops every recorded process (reverse order) and removes the state file; data and layout stay.
  * status: prints Maintenance Status of each store node and liveness of the rest.
+ * member-add:            adds a store member to the running cluster (MemberAdd, then the member
+ *                        started with --initial-cluster-state existing) and records it (store-members.ts).
+ * member-remove <id|name>: removes a store member (MemberRemove), stops it and drops its data and records.
  */
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
@@ -20,6 +23,7 @@ import { DEFAULT_APISERVER_REPLICAS } from "./apiserver-components.ts";
 import { PROFILE_IDS } from "../../shared/platform/profile.ts";
 import { COMPONENTS, freePort, type ClusterOptions, type ComponentContext } from "./components.ts";
 import { ownedAndAlive, readState, removeState, writeState, type ClusterState, type ProcessRecord } from "./state.ts";
+import { memberAdd, memberRemove, type MemberCommandOptions } from "./store-members.ts";
 
 const FLAGS: Record<string, FlagSpec> = {
   dir: { kind: "string", default: ".plat/cluster", help: "directory of data, logs and the state file" },
@@ -100,6 +104,7 @@ async function up(requested: ClusterOptions & { fresh: boolean }): Promise<void>
   const state: ClusterState = { dir: opts.dir, startedAt: new Date().toISOString(), processes: [], outputs: {} };
   const ctx: ComponentContext = {
     opts,
+    layout,
     outputs: state.outputs,
     port: (offset) => (opts.basePort > 0 ? Promise.resolve(opts.basePort + offset) : layoutPort(opts.dir, layout, offset, () => freePort(opts.host))),
     log: print,
@@ -160,11 +165,15 @@ async function status(opts: ClusterOptions): Promise<void> {
   }
 }
 
+const COMMANDS = ["up", "down", "status", "member-add", "member-remove"];
+
 async function main(): Promise<void> {
-  const [command, ...rest] = process.argv.slice(2);
-  const flags = parseFlags(rest, FLAGS);
-  if (flags.help || command === undefined || !["up", "down", "status"].includes(command)) {
-    print(`usage: npm run cluster -- up|down|status [flags]\n\nflags:\n${usage(FLAGS)}`);
+  const [command, ...args] = process.argv.slice(2);
+  // member-remove takes the member (hex id or name) before the flags.
+  const target = command === "member-remove" && args[0] !== undefined && !args[0].startsWith("--") ? args[0] : undefined;
+  const flags = parseFlags(target === undefined ? args : args.slice(1), FLAGS);
+  if (flags.help || command === undefined || !COMMANDS.includes(command) || (command === "member-remove" && target === undefined)) {
+    print(`usage: npm run cluster -- up|down|status|member-add|member-remove <id|name> [flags]\n\nflags:\n${usage(FLAGS)}`);
     if (!flags.help) process.exitCode = 2;
     return;
   }
@@ -186,8 +195,11 @@ async function main(): Promise<void> {
     nodeAgents: Number(flags["node-agents"]),
   };
   if (!Number.isInteger(opts.nodeAgents) || (opts.nodeAgents ?? 0) < 0) throw new FlagError("--node-agents must be a non-negative integer");
+  const members: MemberCommandOptions = { dir: opts.dir, host: opts.host, stream: opts.stream, print, stop: stopRecord };
   if (command === "up") await up(opts);
   else if (command === "down") await down(opts);
+  else if (command === "member-add") await memberAdd(members);
+  else if (command === "member-remove") await memberRemove(members, target ?? "");
   else await status(opts);
 }
 

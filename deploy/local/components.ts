@@ -15,7 +15,8 @@ import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { spawnStoreNode, waitForMembers, waitForStore } from "../../services/store/server/node-process.ts";
 import { grpcChannelCredentials } from "../../shared/tls/grpc-credentials.ts";
-import { ensureStorePki, redisTlsArgs } from "./store-pki.ts";
+import { writeLayout, type ClusterLayout, type StoreMemberLayout } from "./layout.ts";
+import { ensureStorePki, redisTlsArgs, type StorePki } from "./store-pki.ts";
 import type { ProcessRecord } from "./state.ts";
 import { apiserverComponent, haproxyComponent } from "./apiserver-components.ts";
 import { controllerManagerComponent } from "./controller-manager-component.ts";
@@ -39,6 +40,8 @@ export interface ClusterOptions {
 
 export interface ComponentContext {
   opts: ClusterOptions;
+  /** The cluster's layout (layout.ts); a component that changes it writes it with writeLayout. */
+  layout: ClusterLayout;
   outputs: Record<string, string | string[]>;
   port(offset: number): Promise<number>;
   log(line: string): void;
@@ -76,7 +79,7 @@ async function waitForPort(host: string, port: number, timeoutMs: number): Promi
   throw new Error(`nothing listens on ${host}:${port} after ${timeoutMs} ms`);
 }
 
-function logFd(dir: string, name: string): { fd: number; path: string } {
+export function logFd(dir: string, name: string): { fd: number; path: string } {
   const path = join(dir, "logs", `${name}.log`);
   mkdirSync(join(dir, "logs"), { recursive: true });
   return { fd: openSync(path, "a"), path };
@@ -111,31 +114,64 @@ export const redisComponent: ClusterComponent = {
   },
 };
 
+export function peerUrl(host: string, m: StoreMemberLayout): string {
+  return `https://${host}:${m.peerPort}`;
+}
+
+/** name=peerURL,... of the members, for --initial-cluster. */
+export function initialClusterOf(host: string, members: readonly StoreMemberLayout[]): string {
+  return members.map((m) => `${m.name}=${peerUrl(host, m)}`).join(",");
+}
+
+export interface StoreMemberLaunch {
+  dir: string;
+  host: string;
+  stream: string;
+  redisUrl: string | undefined;
+  pki: StorePki;
+}
+
+/**
+ * Starts one store member as a detached process with the cluster's mTLS and Redis
+ * flags; `state` "existing" for a member joining a running cluster (after MemberAdd).
+ */
+export function spawnStoreMember(l: StoreMemberLaunch, m: StoreMemberLayout, initialCluster: string, state: "new" | "existing"): ProcessRecord {
+  const tls = { caFile: l.pki.caFile, certFile: l.pki.memberCertFile, keyFile: l.pki.memberKeyFile };
+  const out = logFd(l.dir, m.name);
+  const child = spawnStoreNode(
+    { name: m.name, host: l.host, clientPort: m.clientPort, peerPort: m.peerPort, dataDir: join(l.dir, m.name), initialCluster, initialClusterState: state, redisUrl: l.redisUrl, revisionStream: l.stream, tls, extraArgs: redisTlsArgs(l.pki) },
+    { stdio: ["ignore", out.fd, out.fd], detached: true },
+  );
+  child.unref();
+  if (child.pid === undefined) throw new Error(`${m.name} did not start`);
+  return { role: "store", name: m.name, pid: child.pid, endpoint: `${l.host}:${m.clientPort}`, log: out.path, match: join(l.dir, m.name) };
+}
+
+/**
+ * The store members: those of the layout when it records them (the membership as
+ * member-add and member-remove left it; `--nodes` then only places the other
+ * components' ports), else `--nodes` members store-1..n on the first port offsets,
+ * recorded in the layout.
+ */
 export const storeComponent: ClusterComponent = {
   name: "store",
   async up(ctx) {
     const { dir, host, nodes, stream } = ctx.opts;
-    const names = Array.from({ length: nodes }, (_, i) => `store-${i + 1}`);
-    const ports: Array<{ client: number; peer: number }> = [];
-    for (let i = 0; i < nodes; i++) ports.push({ client: await ctx.port(2 * i), peer: await ctx.port(2 * i + 1) });
-    const initialCluster = names.map((n, i) => `${n}=https://${host}:${ports[i].peer}`).join(",");
-    const pki = await ensureStorePki(dir, host);
-    const tls = { caFile: pki.caFile, certFile: pki.memberCertFile, keyFile: pki.memberKeyFile };
-    const records: ProcessRecord[] = [];
-    for (const [i, name] of names.entries()) {
-      const out = logFd(dir, name);
-      const child = spawnStoreNode(
-        { name, host, clientPort: ports[i].client, peerPort: ports[i].peer, dataDir: join(dir, name), initialCluster, redisUrl: ctx.outputs.redisUrl as string | undefined, revisionStream: stream, tls, extraArgs: redisTlsArgs(pki) },
-        { stdio: ["ignore", out.fd, out.fd], detached: true },
-      );
-      child.unref();
-      if (child.pid === undefined) throw new Error(`${name} did not start`);
-      records.push({ role: "store", name, pid: child.pid, endpoint: `${host}:${ports[i].client}`, log: out.path, match: join(dir, name) });
+    let members = ctx.layout.storeMembers;
+    if (members === undefined || members.length === 0) {
+      members = [];
+      for (let i = 0; i < nodes; i++) members.push({ name: `store-${i + 1}`, clientPort: await ctx.port(2 * i), peerPort: await ctx.port(2 * i + 1) });
+      ctx.layout.storeMembers = members;
+      writeLayout(dir, ctx.layout);
     }
+    const initialCluster = initialClusterOf(host, members);
+    const pki = await ensureStorePki(dir, host);
+    const launch: StoreMemberLaunch = { dir, host, stream, redisUrl: ctx.outputs.redisUrl as string | undefined, pki };
+    const records = members.map((m) => spawnStoreMember(launch, m, initialCluster, "new"));
     const client = grpcChannelCredentials({ caFile: pki.caFile, certFile: pki.clientCertFile, keyFile: pki.clientKeyFile });
     try {
       await Promise.all(records.map((r) => waitForStore(r.endpoint, 60_000, undefined, client.credentials)));
-      await Promise.all(records.map((r) => waitForMembers(r.endpoint, nodes, 30_000, client.credentials)));
+      await Promise.all(records.map((r) => waitForMembers(r.endpoint, records.length, 30_000, client.credentials)));
     } catch (err) {
       // Hand the started processes back so `up` can record and stop them.
       throw Object.assign(err instanceof Error ? err : new Error(String(err)), { records });

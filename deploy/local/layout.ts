@@ -4,15 +4,26 @@
  * kept by `down`, so that the next `up` on the same directory starts every member
  * at the address its persisted data knows (store member ids hash their peer
  * URLs; a member on a new port is a stranger to the recorded membership).
+ * The store's membership is kept too (storeMembers), so members added or removed
+ * with `member-add`/`member-remove` stay so across `down` and `up`.
  * `up --fresh` removes the layout with the data (wipeClusterData).
  */
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
+/** One store member of the cluster: its name (and data dir under the cluster dir) and ports. */
+export interface StoreMemberLayout {
+  name: string;
+  clientPort: number;
+  peerPort: number;
+}
+
 export interface ClusterLayout {
   /** Port by offset (the argument of ComponentContext.port). */
   ports: Record<string, number>;
   profile?: string;
+  /** The store's members as `up`, member-add and member-remove left them. */
+  storeMembers?: StoreMemberLayout[];
 }
 
 export function layoutPath(dir: string): string {
@@ -23,7 +34,7 @@ export function readLayout(dir: string): ClusterLayout {
   const path = layoutPath(dir);
   if (!existsSync(path)) return { ports: {} };
   const parsed = JSON.parse(readFileSync(path, "utf8")) as Partial<ClusterLayout>;
-  return { ports: parsed.ports ?? {}, profile: parsed.profile };
+  return { ports: parsed.ports ?? {}, profile: parsed.profile, storeMembers: parsed.storeMembers };
 }
 
 export function writeLayout(dir: string, layout: ClusterLayout): void {

@@ -1,8 +1,9 @@
 /**
  * The local cluster tool (deploy/local/cluster.ts) end to end: up starts redis-server
  * and the store nodes as processes, status reports them, the leader publishes to the
- * revision stream (and its successor continues after it is killed), down stops every
- * process and removes the state file.
+ * revision stream (and its successor continues after it is killed), member-add grows
+ * the store by a member that serves the data and member-remove shrinks it (state and
+ * layout follow), down stops every process and removes the state file.
  */
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import { promisify } from "node:util";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { grpcChannelCredentials } from "../../../shared/tls/grpc-credentials.ts";
+import { readLayout } from "../../../deploy/local/layout.ts";
 import { REPO_ROOT, stopPid, storeStatus as plainStoreStatus } from "./node-process.ts";
 
 const run = promisify(execFile);
@@ -24,7 +26,7 @@ async function cluster(...args: string[]): Promise<string> {
 }
 
 interface State {
-  processes: Array<{ role: string; pid: number; endpoint: string }>;
+  processes: Array<{ role: string; name: string; pid: number; endpoint: string }>;
   outputs: { storeEndpoints: string[]; redisUrl: string; storeCaFile: string; storeCertFile: string; storeKeyFile: string };
 }
 
@@ -71,12 +73,12 @@ describe("local cluster tool", () => {
     const o = state.outputs;
     const tls = grpcChannelCredentials({ caFile: o.storeCaFile, certFile: o.storeCertFile, keyFile: o.storeKeyFile });
     const storeStatus = (endpoint: string) => plainStoreStatus(endpoint, 2000, tls.credentials);
-    const endpoints = o.storeEndpoints;
-    const put = async (key: string) => {
-      const args = [`--endpoints=${endpoints.map((e) => `https://${e}`).join(",")}`, `--cacert=${o.storeCaFile}`, `--cert=${o.storeCertFile}`, `--key=${o.storeKeyFile}`, "--command-timeout=15s", "put", key, "v"];
-      const { stdout } = await run("/usr/bin/etcdctl", args, { env: { ...process.env, ETCDCTL_API: "3" } });
-      expect(stdout).toBe("OK\n");
+    let endpoints = o.storeEndpoints;
+    const etcdctl = async (on: readonly string[], ...args: string[]) => {
+      const flags = [`--endpoints=${on.map((e) => `https://${e}`).join(",")}`, `--cacert=${o.storeCaFile}`, `--cert=${o.storeCertFile}`, `--key=${o.storeKeyFile}`, "--command-timeout=15s"];
+      return (await run("/usr/bin/etcdctl", [...flags, ...args], { env: { ...process.env, ETCDCTL_API: "3" } })).stdout;
     };
+    const put = async (key: string) => expect(await etcdctl(endpoints, "put", key, "v")).toBe("OK\n");
     expect(o.redisUrl).toMatch(/^rediss:\/\/:[0-9a-f]+@/);
     const redis = new Redis(o.redisUrl, { lazyConnect: true, tls: { ca: readFileSync(o.storeCaFile), cert: readFileSync(o.storeCertFile), key: readFileSync(o.storeKeyFile) } });
     redis.on("error", () => {});
@@ -97,8 +99,36 @@ describe("local cluster tool", () => {
     const afterK1 = Number((await storeStatus(endpoints[0])).header.revision);
     expect(contiguous(await streamIds(afterK1), afterK1)).toBe(true);
 
+    // Grow by one member, then shrink by removing an original one, with the tool.
+    const added = await cluster("member-add", "--dir", dir);
+    expect(added).toMatch(/^Member [0-9a-f]+ added to cluster as store-4 \(https:\/\//m);
+    const reload = () => JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as State;
+    state = reload();
+    const storeNames = () => (state?.processes ?? []).filter((p) => p.role === "store").map((p) => p.name);
+    expect(storeNames()).toEqual(["store-1", "store-2", "store-3", "store-4"]);
+    expect(readLayout(dir).storeMembers?.map((m) => m.name)).toEqual(storeNames());
+    const joined = state.processes.find((p) => p.name === "store-4");
+    // A linearizable read on the new member alone: it has the data written before it joined.
+    expect(await etcdctl([joined?.endpoint ?? ""], "get", "k1", "--print-value-only")).toBe("v\n");
+    const first = state.processes.find((p) => p.name === "store-1");
+    const removed = await cluster("member-remove", "store-1", "--dir", dir);
+    expect(removed).toMatch(/^Member [0-9a-f]+ removed from cluster \(store-1\)$/m);
+    state = reload();
+    expect(storeNames()).toEqual(["store-2", "store-3", "store-4"]);
+    expect(readLayout(dir).storeMembers?.map((m) => m.name)).toEqual(storeNames());
+    expect(state.outputs.storeEndpoints).toEqual(state.processes.filter((p) => p.role === "store").map((p) => p.endpoint));
+    expect(stopped(first?.pid ?? 0)).toBe(true);
+    expect(existsSync(join(dir, "store-1"))).toBe(false);
+    expect(await etcdctl(state.outputs.storeEndpoints, "member", "list")).not.toContain("store-1");
+    endpoints = state.outputs.storeEndpoints;
+
     // The leader dies: the new leader resumes publishing after the stream's last id.
-    const statuses = await Promise.all(endpoints.map((e) => storeStatus(e)));
+    // When store-1 led, the others elect a leader after its removal first.
+    let statuses = await Promise.all(endpoints.map((e) => storeStatus(e)));
+    for (let i = 0; i < 100 && !statuses.some((s) => s.leader === s.header.member_id); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      statuses = await Promise.all(endpoints.map((e) => storeStatus(e)));
+    }
     const leaderAt = statuses.findIndex((s) => s.leader === s.header.member_id);
     const leaderPid = state.processes.filter((p) => p.role === "store")[leaderAt].pid;
     process.kill(leaderPid, "SIGKILL");
@@ -120,6 +150,6 @@ describe("local cluster tool", () => {
     expect(await cluster("down", "--dir", dir)).toMatch(/stopped redis/);
     expect(existsSync(join(dir, "state.json"))).toBe(false);
     for (const p of state.processes) expect(stopped(p.pid), `pid ${p.pid} (${p.role})`).toBe(true);
-    // Eight processes up, a leader failover and down: over a minute on a loaded 2-core machine.
-  }, 180_000);
+    // Eight processes up, a member added and one removed, a leader failover and down: over a minute on a loaded 2-core machine.
+  }, 240_000);
 });
