@@ -163,7 +163,9 @@ class AllocationPass {
     const policy = typeof s.ipFamilyPolicy === "string" ? s.ipFamilyPolicy : "SingleStack";
     const ranges = await this.ipRanges();
     const primary = this.net.cidrs[0].family;
-    const dualStack = new Set(ranges.map((r) => r.family)).size === 2;
+    // A family is configured by the flag or by a live ServiceCIDR; one whose ServiceCIDRs are all closed is full.
+    const configured = new Set([...this.net.cidrs, ...ranges].map((r) => r.family));
+    const dualStack = configured.size === 2;
     let families = (Array.isArray(s.ipFamilies) ? s.ipFamilies : []).filter((f): f is IPFamily => f === "IPv4" || f === "IPv6");
     if (families.length === 0) families = requested.map((ip) => parseIP(ip)?.family ?? primary);
     if (families.length === 0) families = [primary];
@@ -175,7 +177,7 @@ class AllocationPass {
     const ips: string[] = [];
     for (const [i, family] of families.entries()) {
       const familyRanges = ranges.filter((c) => c.family === family);
-      if (familyRanges.length === 0) {
+      if (!configured.has(family)) {
         this.errors.push(fieldInvalid(`spec.ipFamilies[${i}]`, JSON.stringify(family), family, "not configured on this cluster"));
         return;
       }
