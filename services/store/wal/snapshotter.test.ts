@@ -57,6 +57,15 @@ describe("Snapshotter", () => {
     expect((await keep3.list()).map((f) => f.index)).toEqual([60, 50, 40]);
   });
 
+  it("pruneBefore deletes only the files older than an index", async () => {
+    const s = new Snapshotter(dir(), { keep: 3 });
+    for (const [index, term] of [[10, 1], [20, 1], [30, 2]]) await s.save(snap(index, term));
+    expect(await s.pruneBefore(30)).toBe(2);
+    expect(await snapFiles()).toEqual([snapshotName(2, 30)]);
+    expect(await s.pruneBefore(30)).toBe(0);
+    expect((await s.load())?.metadata.index).toBe(30);
+  });
+
   it("ignores and removes a leftover temporary file", async () => {
     const { log, lines } = collectingLogger();
     const s = new Snapshotter(dir(), { log });
