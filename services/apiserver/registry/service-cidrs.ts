@@ -165,13 +165,15 @@ export class ServiceCidrStorage extends ForwardingStorage {
 /**
  * Creates the default ServiceCIDR (named as the platform's API Service) with the
  * `--service-cluster-ip-range` CIDRs; an existing one is kept. Replicas may race.
+ * One refused by admission (AlwaysDeny) is reported, not fatal: the flag's ranges then serve.
  */
-export async function ensureDefaultServiceCIDR(registry: Registry | undefined, profile: PlatformProfile, cidrs: readonly string[]): Promise<void> {
+export async function ensureDefaultServiceCIDR(registry: Registry | undefined, profile: PlatformProfile, cidrs: readonly string[], onRefused?: (message: string) => void): Promise<void> {
   if (!registry) return;
   const body = { apiVersion: profile.apiVersion("networking", "v1"), kind: "ServiceCIDR", metadata: { name: profile.apiServiceName }, spec: { cidrs: [...cidrs] } };
   try {
     await registry.create(body, { dryRun: false });
   } catch (err) {
-    if (!isStatusError(err, "AlreadyExists")) throw err;
+    if (isStatusError(err, "Forbidden")) onRefused?.(err.message);
+    else if (!isStatusError(err, "AlreadyExists")) throw err;
   }
 }

@@ -237,7 +237,9 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   await crdController?.start();
   await admission.start();
   await ensureDefaultNamespaces(catalog, profile, opts.log);
-  await ensureDefaultServiceCIDR(catalog.lookup(profile.group("networking"), "v1", "servicecidrs")?.registry, profile, (opts.serviceNetwork ?? serviceNetwork()).cidrs.map((c) => c.cidr));
+  await ensureDefaultServiceCIDR(catalog.lookup(profile.group("networking"), "v1", "servicecidrs")?.registry, profile, (opts.serviceNetwork ?? serviceNetwork()).cidrs.map((c) => c.cidr), (error) =>
+    opts.log?.("warn", "default ServiceCIDR refused by admission", { error }),
+  );
   await security?.attach(catalog, admission.chain, opts.log);
   // APIServices: local ones for the built-in group versions, others proxied to their service.
   const aggregator = new Aggregator(catalog, { ...opts.aggregator, metrics: declareAggregatorMetrics(metricsRegistry), log: (level, msg, fields) => opts.log?.(level, msg, fields) });
