@@ -4,7 +4,7 @@
  * with the store client under the replica) and plain through the API; configmaps are
  * not named and stay plain; serviceaccounts go through a KMS v2 test plugin (one
  * wrapped seed, a key derived per write, the older AES_GCM_KEY form still read and
- * rewritten as stale); the configuration is reloaded automatically when the
+ * rewritten as stale, a new seed when the plugin's key id changes); the configuration is reloaded automatically when the
  * file changes, a rewrite moves an object to the new first key even when nothing in
  * it changed, and a value no provider can read is the corrupted-object 500. The
  * metrics count the transformations.
@@ -140,6 +140,25 @@ describe("encryption at rest", () => {
     expect(again.status, again.text).toBe(200);
     expect(envelopeOf(await stored(key)).encryptedDEKSourceType).toBe(HKDF_SHA256_XNONCE_AES_GCM_SEED);
     expect((await api.admin.get(`${SERVICE_ACCOUNTS}/robot-a`)).json<{ metadata: { labels: Record<string, string> } }>().metadata.labels.marker).toBe(KMS_MARKER);
+  });
+
+  it("wraps a new seed when the plugin's key id changes; a value under the old key id is rewritten by an update", async () => {
+    const old = envelopeOf(await stored("/registry/core/serviceaccounts/default/robot-b"));
+    const before = kms.calls.Encrypt;
+    const rotated = kms.rotate();
+    // The health check asks the plugin's Status, which reports the new key id.
+    expect((await api.admin.get("/healthz/kms-providers")).status).toBe(200);
+    for (const name of ["robot-e", "robot-f"]) expect((await api.admin.post(SERVICE_ACCOUNTS, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, labels: { marker: KMS_MARKER } } })).status).toBe(201);
+    expect(kms.calls.Encrypt - before).toBe(1);
+    const [e, f] = [envelopeOf(await stored("/registry/core/serviceaccounts/default/robot-e")), envelopeOf(await stored("/registry/core/serviceaccounts/default/robot-f"))];
+    expect([e.keyID, f.keyID]).toEqual([rotated, rotated]);
+    expect(Buffer.from(e.encryptedDEKSource).equals(Buffer.from(f.encryptedDEKSource))).toBe(true);
+    expect(Buffer.from(e.encryptedDEKSource).equals(Buffer.from(old.encryptedDEKSource))).toBe(false);
+    // robot-b still reads under its old key id, and an update that changes nothing moves it to the new one.
+    const got = await api.admin.get(`${SERVICE_ACCOUNTS}/robot-b`);
+    expect(got.json<{ metadata: { labels: Record<string, string> } }>().metadata.labels.marker).toBe(KMS_MARKER);
+    expect((await api.admin.put(`${SERVICE_ACCOUNTS}/robot-b`, got.json())).status).toBe(200);
+    expect(envelopeOf(await stored("/registry/core/serviceaccounts/default/robot-b")).keyID).toBe(rotated);
   });
 
   it("reports the KMS plugin's health under /healthz/kms-providers", async () => {

@@ -5,7 +5,9 @@
  * each write derives its own AES-256-GCM key from the seed (HKDF-SHA256 with a random
  * info, envelope.ts), so the plugin is called once per seed, not once per write. The
  * stored value is an EncryptedObject holding the ciphertext, the key id, the encrypted
- * seed and its type HKDF_SHA256_XNONCE_AES_GCM_SEED. Reads also accept the older
+ * seed and its type HKDF_SHA256_XNONCE_AES_GCM_SEED. Status is asked every 20 s and
+ * by each health check; a changed key id makes the next write wrap a new seed, and
+ * values under another key id read as stale. Reads also accept the older
  * AES_GCM_KEY form (the encrypted source is the data key itself). Each decrypted
  * source is asked of the plugin once and kept (cache keyed by type, key id and
  * encrypted source).
@@ -25,7 +27,7 @@ export interface KmsV2Config {
 
 export interface KmsV2Provider extends Provider {
   readonly name: string;
-  /** The plugin's Status (healthz "ok" and a key id), within the timeout. */
+  /** The plugin's Status (healthz "ok" and a key id), within the timeout; a changed key id rotates the write seed. */
   status(): Promise<StatusResponse>;
   close(): void;
 }
@@ -95,24 +97,24 @@ export function kmsV2Provider(prefix: string, cfg: KmsV2Config, observe: KmsCall
     return current;
   }
 
-  /** A new key id reported by Status makes the next write use a new seed. */
-  const poll = setInterval(() => {
-    status()
-      .then((s) => {
-        if (currentKeyId !== undefined && s.key_id !== currentKeyId) {
-          current = undefined;
-          currentKeyId = s.key_id;
-        }
-      })
-      .catch(() => {});
-  }, 20_000);
+  /** As the platform's health probe: a new key id reported by Status makes the next write use a new seed. */
+  async function probe(): Promise<StatusResponse> {
+    const s = await status();
+    if (currentKeyId !== undefined && s.key_id !== currentKeyId) {
+      current = undefined;
+      currentKeyId = s.key_id;
+    }
+    return s;
+  }
+
+  const poll = setInterval(() => void probe().catch(() => {}), 20_000);
   poll.unref();
 
   return {
     kind: "kms",
     name: cfg.name,
     prefix: new TextEncoder().encode(prefix),
-    status,
+    status: probe,
     async encrypt(plain, ctx) {
       const w = await seedForWrite();
       return encodeEncryptedObject(sealWithSeed(w.seed, plain, ctx, w));
