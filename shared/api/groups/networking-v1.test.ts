@@ -73,6 +73,8 @@ describe("networking/v1", () => {
       ["Ingress", "ingresses", true, ["ing"], ["status"]],
       ["IngressClass", "ingressclasses", false, [], []],
       ["NetworkPolicy", "networkpolicies", true, ["netpol"], []],
+      ["IPAddress", "ipaddresses", false, [], []],
+      ["ServiceCIDR", "servicecidrs", false, [], ["status"]],
     ]);
   });
 
