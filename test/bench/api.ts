@@ -14,7 +14,12 @@
  *   open loop, achieved rate printed): delivery delay p50/p99 vs the bare fan-out;
  * - unless BENCH_CLUSTER=0: GET and create on one replica of a process cluster (3 store
  *   nodes over gRPC, Redis revision stream; no load balancer) vs the embedded server,
- *   req/s and server CPU ms per request (from /proc).
+ *   req/s and server CPU ms per request (from /proc);
+ * - unless BENCH_SCALE_OBJECTS=0: create at scale (issue 27): two local clusters as
+ *   `npm run cluster` starts them (idle-cluster.ts; 1 store node, 1 replica, the
+ *   controller managers), one holding BENCH_SCALE_OBJECTS (100,000) ConfigMaps and one
+ *   holding none; creates on each replica in interleaved rounds, p99 and req/s
+ *   (BENCH_ONLY=scale runs only this part).
  * Absolute figures depend on the machine's load (printed before and after): compare
  * the ratios.
  */
@@ -27,6 +32,7 @@ import type { CeilingReply, CeilingRequest, CeilingRoute } from "./ceiling.ts";
 import { ChildChannel } from "./child-channel.ts";
 import { MIN_ROUNDS, RatioTable, cpuSeconds, interleave, machineLoad } from "./harness.ts";
 import type { CallTemplate, ClosedResult, LoadReply, LoadRequest, LoadTarget, OpenResult } from "./load-clients.ts";
+import { startBenchCluster, seedConfigMaps, type BenchCluster } from "./idle-cluster.ts";
 import { WatchClientsProcess } from "./watch-process.ts";
 
 export interface ApiBenchOptions {
@@ -43,8 +49,10 @@ export interface ApiBenchOptions {
   watchWritesPerRound: number;
   /** Also compare a replica of a process cluster (3 store nodes, Redis) with the embedded server. */
   cluster: boolean;
-  /** Only the LIST or watch part (BENCH_ONLY=list|watch), e.g. for a before/after of the list path. */
-  only?: "list" | "watch";
+  /** Stored objects of the create-at-scale comparison; 0 or unset: not run. */
+  scaleObjects?: number;
+  /** Only the LIST, watch or scale part (BENCH_ONLY=list|watch|scale), e.g. for a before/after of the list path. */
+  only?: "list" | "watch" | "scale";
   write: (text: string) => void;
 }
 
@@ -61,7 +69,8 @@ export function defaultApiBenchOptions(): ApiBenchOptions {
     watchRatePerSec: 10,
     watchWritesPerRound: 50,
     cluster: process.env.BENCH_CLUSTER !== "0",
-    only: process.env.BENCH_ONLY === "list" || process.env.BENCH_ONLY === "watch" ? process.env.BENCH_ONLY : undefined,
+    scaleObjects: Number(process.env.BENCH_SCALE_OBJECTS ?? 100_000),
+    only: process.env.BENCH_ONLY === "list" || process.env.BENCH_ONLY === "watch" || process.env.BENCH_ONLY === "scale" ? process.env.BENCH_ONLY : undefined,
     write: (t) => void process.stdout.write(t),
   };
 }
@@ -196,12 +205,14 @@ export async function benchApi(opts: ApiBenchOptions = defaultApiBenchOptions())
     }
 
     // LIST: JSON vs bytes from memory; protobuf vs JSON.
-    if (opts.only !== "watch") await listBench(opts, rounds, ours, ceiling, bare, load, table, extra, pidWithArg(server.dir));
+    if (all || opts.only === "list") await listBench(opts, rounds, ours, ceiling, bare, load, table, extra, pidWithArg(server.dir));
 
     // Watch at a fixed offered rate vs the bare fan-out.
-    if (opts.only !== "list") await watchBench(opts, rounds, ours, bare, load, table, extra);
+    if (all || opts.only === "watch") await watchBench(opts, rounds, ours, bare, load, table, extra);
 
     if (all && opts.cluster) await clusterBench(opts, rounds, ours, pidWithArg(server.dir), load, table);
+
+    if ((all || opts.only === "scale") && (opts.scaleObjects ?? 0) > 0) await scaleBench(opts, rounds, load, table);
   } finally {
     load.kill();
     ceiling.kill();
@@ -341,5 +352,44 @@ async function clusterBench(opts: ApiBenchOptions, rounds: number, embedded: Loa
     await compare("cluster_create", "create ConfigMap", { method: "POST", path: CM_PATH, body: configMap("k-{n}"), headers: json, expect: 201 }, opts.writeClients);
   } finally {
     await cluster.stop();
+  }
+}
+
+/** Create p99 and req/s on a replica holding `opts.scaleObjects` ConfigMaps vs one holding none, interleaved. */
+async function scaleBench(opts: ApiBenchOptions, rounds: number, load: Load, table: RatioTable): Promise<void> {
+  const write = opts.write;
+  const objects = opts.scaleObjects ?? 0;
+  const namespaces = 100;
+  const empty = await startBenchCluster({ nodes: 1, replicas: 1 });
+  try {
+    const full = await startBenchCluster({ nodes: 1, replicas: 1 });
+    try {
+      await seedConfigMaps(empty, "scale", namespaces, 0);
+      const t0 = Date.now();
+      await seedConfigMaps(full, "scale", namespaces, objects);
+      write(`scale: stored ${objects} ConfigMaps in ${((Date.now() - t0) / 1000).toFixed(1)} s; machine: ${machineLoad()}\n`);
+      // The replica's watch cache and the controllers take in the seeded objects first.
+      await load.closed(full.replica(0), { method: "GET", path: `/api/v1/namespaces/scale-0/configmaps?limit=1`, headers: { accept: "application/json" } }, 60_000, 1, 1);
+      const call: CallTemplate = {
+        method: "POST",
+        path: "/api/v1/namespaces/scale-{m}/configmaps",
+        body: configMap("s-{n}", undefined, { n: "{n}" }),
+        headers: { "content-type": "application/json", accept: "application/json" },
+        expect: 201,
+        modulo: namespaces,
+      };
+      const side = async (c: BenchCluster, label: string): Promise<ClosedResult> => {
+        const r = await load.closed(c.replica(0), call, opts.roundMs, opts.writeClients);
+        checkClosed(label, r, write);
+        return r;
+      };
+      const res = await interleave(rounds, () => side(full, `create at ${objects}`), () => side(empty, "create at 0"));
+      table.add({ key: "scale_create_p99", label: `create ConfigMap p99, ${opts.writeClients} clients`, aName: `${objects} stored`, bName: "0 stored", a: res.a.map((x) => x.p99), b: res.b.map((x) => x.p99), unit: "ms", better: "lower" });
+      table.add({ key: "scale_create_rps", label: `create ConfigMap req/s, ${opts.writeClients} clients`, aName: `${objects} stored`, bName: "0 stored", a: res.a.map((x) => x.rps), b: res.b.map((x) => x.rps), unit: "req/s", better: "higher" });
+    } finally {
+      await full.stop();
+    }
+  } finally {
+    await empty.stop();
   }
 }
