@@ -9,7 +9,10 @@
  * answers of requests that cannot stream (not an upgrade, a pod without a node).
  * Also `kubectl attach -i` to a container's main process, and the SPDY/3.1 fallback
  * (kubectl with KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false: `Upgrade: SPDY/3.1` through the
- * apiserver and the agent to the runtime's streaming server) for exec and attach.
+ * apiserver and the agent to the runtime's streaming server) for exec and attach, and
+ * `kubectl exec -it` (kubectl itself on a terminal made by util-linux `script`): the
+ * command runs on a terminal of kubectl's size, sent on the resize channel (WebSocket)
+ * or stream (SPDY).
  */
 import { createServer, type Server } from "node:https";
 import { request as httpsRequest } from "node:https";
@@ -17,6 +20,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCA, createServingCert } from "../../services/apiserver/server/certs.ts";
 import { streamProtocols } from "../../shared/stream/channel-protocol.ts";
+import { shellQuote } from "../../services/node-agent/cri/tty-process.ts";
 import { layerClients, runClient } from "../support/clients.ts";
 import { startStreamingCluster, type StreamingCluster } from "./kubectl-exec-cluster.ts";
 
@@ -133,6 +137,18 @@ describe("kubectl exec", () => {
     expect(piped.code).toBe(4);
     const attached = await runClient(kubectl, ["--kubeconfig", c.kubeconfig, "-n", NS, "attach", "-i", "attached-spdy", "-c", "app"], { input: "spdy attach\n", env });
     expect(attached.stdout, attached.stderr).toContain("SPDY ATTACH\n");
+  });
+
+  it("kubectl exec -it runs the command on a terminal of kubectl's size, over WebSocket and SPDY", async () => {
+    const exec = [layerClients().kubectl, "--kubeconfig", c.kubeconfig, "-n", NS, "exec", "-it", "shell", "--", "sh", "-c", "stty size; test -t 0 && echo on-a-terminal"];
+    // kubectl's own terminal, 77 columns by 19 rows.
+    const onTerminal = ["script", "-q", "-e", "-c", `stty cols 77 rows 19; exec ${exec.map(shellQuote).join(" ")}`, "/dev/null"];
+    const variants: Array<Record<string, string>> = [{}, { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: "false" }];
+    for (const env of variants) {
+      const res = await runClient(onTerminal[0], onTerminal.slice(1), { env });
+      expect(res.stdout, JSON.stringify(env)).toContain("19 77\r\non-a-terminal");
+      expect(res.code, res.stdout).toBe(0);
+    }
   });
 
   it("needs create on pods/exec: 403 without it, for kubectl and for a WebSocket GET", async () => {

@@ -5,12 +5,12 @@
  * terminal would) go back on their channels, and when the process has ended and its
  * output is drained the error channel carries the outcome's Status and the socket is
  * closed normally. Under v5 the client's close signal for stdin ends the process's
- * input. Resize messages are accepted and ignored (no terminal is allocated). A client
+ * input. Resize messages go to the process's `resize` (a tty exec, tty-process.ts). A client
  * that goes away ends an exec'd process (it is the session's own) but not an attached one.
  */
 import type { Readable, Writable } from "node:stream";
 import type { WebSocket } from "ws";
-import { channelFrame, ERROR, exitStatus, parseChannelMessage, STDERR, STDIN, STDOUT, type TerminalSize } from "../../../shared/stream/channel-protocol.ts";
+import { channelFrame, ERROR, exitStatus, parseChannelMessage, parseTerminalSize, RESIZE, STDERR, STDIN, STDOUT, type TerminalSize } from "../../../shared/stream/channel-protocol.ts";
 
 export type ProcessOutcome = { exitCode: number } | { error: string };
 
@@ -23,8 +23,8 @@ export interface StreamProcess {
   done: Promise<ProcessOutcome>;
   /** Ends the process when the session owns it (exec). */
   kill?(): void;
-  /** Sets the size of the process's terminal (a tty process only). */
-  resize?(size: TerminalSize): void;
+  /** Sets the size of the process's terminal (a tty process only); resolves once it is set. */
+  resize?(size: TerminalSize): Promise<void> | void;
 }
 
 export interface ChannelOptions {
@@ -64,6 +64,11 @@ export function runChannelSession(ws: WebSocket, protocol: string, proc: StreamP
   ws.on("message", (raw: Buffer, isBinary: boolean) => {
     if (!isBinary) return;
     const msg = parseChannelMessage(raw, protocol);
+    if (msg?.kind === "data" && msg.channel === RESIZE) {
+      const size = parseTerminalSize(msg.data);
+      if (size) void proc.resize?.(size);
+      return;
+    }
     if (!msg || msg.channel !== STDIN || !stdin) return;
     if (msg.kind === "close") stdin.end();
     else if (msg.data.length > 0) stdin.write(msg.data);

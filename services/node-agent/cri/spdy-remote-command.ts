@@ -107,7 +107,7 @@ export class SpdyRemoteCommandSession {
         pending = rest.slice(0, 4096);
         for (const o of objects) {
           const size = parseTerminalSize(Buffer.from(o));
-          if (size) proc.resize?.(size);
+          if (size) void proc.resize?.(size);
         }
       };
     }

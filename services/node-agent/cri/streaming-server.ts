@@ -7,7 +7,8 @@
  *   (shared/stream/channel-protocol.ts, channel-session.ts), or `Upgrade: SPDY/3.1` with
  *   the same protocol names in `X-Stream-Protocol-Version` (spdy-remote-command.ts); exec
  *   runs the command as a real child process (so stdin, output and exit codes are
- *   real), attach joins the container's main process;
+ *   real; on a pseudo-terminal that follows the client's resizes for a tty exec,
+ *   tty-process.ts), attach joins the container's main process;
  * - `/portforward/<token>`: WebSocket with the port-forward tunnel protocol, SPDY/3.1
  *   carried in binary messages, or `Upgrade: SPDY/3.1` with `portforward.<domain>` in
  *   `X-Stream-Protocol-Version` (port-forward-session.ts).
@@ -31,6 +32,7 @@ import { runChannelSession, type ChannelOptions, type ProcessOutcome, type Strea
 import { PortForwardSession, type PortTarget } from "./port-forward-session.ts";
 import type { ByteTransport } from "./spdy-connection.ts";
 import { SpdyRemoteCommandSession } from "./spdy-remote-command.ts";
+import { spawnTtyProcess } from "./tty-process.ts";
 
 const SPDY_UPGRADE = "spdy/3.1";
 const PROTOCOL_VERSION_HEADER = "X-Stream-Protocol-Version";
@@ -64,6 +66,11 @@ export function spawnProcess(cmd: string[]): StreamProcess {
     child.once("close", (code, signal) => resolve({ exitCode: code ?? (signal ? 128 + 9 : 1) }));
   });
   return { stdin: child.stdin, stdout: child.stdout, stderr: child.stderr, done, kill: () => child.exitCode === null && child.kill("SIGKILL") };
+}
+
+/** The process of an exec: on a pseudo-terminal for a tty exec. */
+function execProcess(spec: ExecSpec): StreamProcess {
+  return spec.tty ? spawnTtyProcess(spec.cmd) : spawnProcess(spec.cmd);
 }
 
 export class StreamingServer {
@@ -189,13 +196,13 @@ export class StreamingServer {
   }
 
   private spdySession(transport: ByteTransport, request: Pending): { receive(chunk: Buffer): void; close(): void } {
-    if (request.kind === "exec") return new SpdyRemoteCommandSession(transport, request.spec, () => spawnProcess(request.spec.cmd));
+    if (request.kind === "exec") return new SpdyRemoteCommandSession(transport, request.spec, () => execProcess(request.spec));
     if (request.kind === "attach") return new SpdyRemoteCommandSession(transport, request.spec, () => ({ ...request.spec.process, kill: undefined }));
     return new PortForwardSession(transport, request.spec.target, request.spec.podName);
   }
 
   private serve(ws: WebSocket, protocol: string, request: Pending): void {
-    if (request.kind === "exec") return runChannelSession(ws, protocol, spawnProcess(request.spec.cmd), request.spec);
+    if (request.kind === "exec") return runChannelSession(ws, protocol, execProcess(request.spec), request.spec);
     if (request.kind === "attach") return runChannelSession(ws, protocol, { ...request.spec.process, kill: undefined }, request.spec);
     const session = new PortForwardSession({ send: (bytes) => ws.readyState === ws.OPEN && ws.send(bytes), close: () => ws.close(1000) }, request.spec.target, request.spec.podName);
     ws.on("message", (data: Buffer, isBinary: boolean) => (isBinary ? session.receive(data) : undefined));
