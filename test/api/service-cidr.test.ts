@@ -3,7 +3,7 @@
  * replica in the kubernetes profile with `--service-cluster-ip-range 10.0.0.0/28`:
  * the default ServiceCIDR (the API Service's name) with its finalizer and Ready
  * condition; every allocated ClusterIP has its IPAddress with parentRef to the Service,
- * freed on delete; an address outside every ServiceCIDR is refused; a new ServiceCIDR
+ * freed on delete, none for a dry run; an address outside every ServiceCIDR is refused; a new ServiceCIDR
  * widens the pool; a deleted ServiceCIDR that still holds an address stays Terminating
  * until the address goes; the platform's validation messages, table columns and protobuf.
  */
@@ -94,6 +94,11 @@ describe("ClusterIP allocation and IPAddress objects", () => {
 
     expect((await api.admin.delete(`${services}/web`)).status).toBe(200);
     expect((await api.admin.get(`${ips}/${ip}`)).status).toBe(404);
+
+    // A dry run shows an address but creates no IPAddress.
+    const dry = await api.admin.post(`${services}?dryRun=All`, service("dry"));
+    expect(dry.status, dry.text).toBe(201);
+    expect((await api.admin.get(`${ips}/${dry.json<Body>().spec.clusterIP}`)).status).toBe(404);
   });
 
   it("refuses an address outside every ServiceCIDR; a new ServiceCIDR makes it allocatable", async () => {
