@@ -4,6 +4,8 @@
  * them that differ only in `--enable-priority-and-fairness`. Both replicas serve the same
  * certificates (one PKI in one data dir) and read the same token file; RBAC is on. The
  * process that times requests runs none of them. `close()` stops every child it started.
+ * With `profileDir`, each replica runs with `--cpu-prof` and writes its profile into
+ * `<profileDir>/on` or `/off` when it stops.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -34,6 +36,7 @@ export interface ApfServersOptions {
   users: readonly TokenUser[];
   /** `--max-requests-inflight`; the mutating limit is half of it. */
   inflight: number;
+  profileDir?: string;
 }
 
 async function waitForReady(url: string, ca: string, token: string, child: ChildProcess, output: string[]): Promise<void> {
@@ -78,7 +81,9 @@ export async function startApfServers(opts: ApfServersOptions): Promise<ApfServe
     const adminToken = opts.users[0][0];
     const replica = async (apf: boolean): Promise<{ url: string; child: ChildProcess }> => {
       const port = await freePort();
+      const profiling = opts.profileDir ? ["--cpu-prof", "--cpu-prof-dir", join(opts.profileDir, apf ? "on" : "off")] : [];
       const args = [
+        ...profiling,
         "--import", "tsx", APISERVER_MAIN,
         "--data-dir", pkiDir,
         "--secure-port", String(port),

@@ -9,12 +9,16 @@
  * other and its p99 latency is taken. Rounds alternate A and B (`BENCH_ROUNDS`, at least
  * 3). The goal: the tenant's p99 under the flood with APF at most 2x its p99 without load.
  * This process only times the tenant's GETs; every server and the flood run elsewhere.
+ * `BENCH_CPU_PROF=<dir>` profiles both replicas and prints where their CPU time went.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { PlatformProfile } from "../../shared/platform/index.ts";
 import { HttpsClient } from "../support/https-client.ts";
 import type { ApfLoadReply, ApfLoadRequest } from "./apf-load.ts";
 import { startApfServers, type TokenUser } from "./apf-servers.ts";
 import { ChildChannel } from "./child-channel.ts";
+import { renderSummary, summarizeProfile } from "./cpu-profile-summary.ts";
 import { cpuSeconds, interleave, machineLoad, median, MIN_ROUNDS, RatioTable } from "./harness.ts";
 
 const NS = "apf-bench";
@@ -65,13 +69,21 @@ async function grantReads(profile: PlatformProfile, admin: HttpsClient): Promise
   }
 }
 
+function printProfiles(dir: string, title: string): void {
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))) {
+    const profile = JSON.parse(readFileSync(join(dir, file), "utf8")) as Parameters<typeof summarizeProfile>[0];
+    process.stdout.write(renderSummary(title, summarizeProfile(profile, 25)));
+  }
+}
+
 export async function benchApf(): Promise<Record<string, number>> {
   const rounds = Math.max(MIN_ROUNDS, Number(process.env.BENCH_ROUNDS ?? MIN_ROUNDS));
   const objects = Number(process.env.APF_OBJECTS ?? 1000);
   const flood = Number(process.env.APF_FLOOD ?? 16);
   const gets = Number(process.env.APF_GETS ?? 300);
   const inflight = Number(process.env.APF_INFLIGHT ?? 20);
-  const env = await startApfServers({ users: USERS, inflight });
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const env = await startApfServers({ users: USERS, inflight, profileDir });
   const noisy = new ChildChannel<ApfLoadRequest, ApfLoadReply>(new URL("./apf-load.ts", import.meta.url));
   const clients = {
     on: new HttpsClient(env.urls.on, { ca: env.ca, token: "token-tenant" }),
@@ -110,5 +122,6 @@ export async function benchApf(): Promise<Record<string, number>> {
     clients.on.close();
     clients.off.close();
     await env.close();
+    if (profileDir) for (const side of ["on", "off"]) printProfiles(join(profileDir, side), `APF ${side}: replica CPU profile`);
   }
 }
