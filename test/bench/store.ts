@@ -14,7 +14,9 @@
  * default, BENCH_ROUNDS; BENCH_ROUND_MS a side and round), so both see the same
  * machine load; the table gives min/median/max of the per-round ratios ours/etcd.
  * Both use the default fsync, election timeout 1000 ms and heartbeat 100 ms; ours runs
- * without a revision stream (no Redis). This process is the load generator: the
+ * without a revision stream (no Redis). Both run mTLS on their client and peer ports
+ * with the same certificates and etcd's flags, as `npm run cluster` and the chart do
+ * (BENCH_TLS=0: plaintext on both). This process is the load generator: the
  * members are processes of their own.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -23,9 +25,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import type { ChannelCredentials } from "@grpc/grpc-js";
 import { EtcdClient } from "../../shared/etcd/client.ts";
-import { spawnStoreNode, stopChild, storeStatus, waitForMembers, waitForStore } from "../../services/store/server/node-process.ts";
+import { grpcChannelCredentials } from "../../shared/tls/grpc-credentials.ts";
+import { spawnStoreNode, stopChild, storeStatus, storeTlsArgs, waitForMembers, waitForStore, type StoreNodeTls } from "../../services/store/server/node-process.ts";
 import { freePort } from "../support/ports.ts";
+import { writeTlsFiles } from "../support/tls-files.ts";
 import { MIN_ROUNDS, RatioTable, cpuSeconds, interleave, machineLoad, median } from "./harness.ts";
 
 const ETCD_BIN = process.env.ETCD_BIN ?? "/usr/bin/etcd";
@@ -39,6 +44,10 @@ const PUT_KEYS = 10_000;
 const VALUE = Buffer.alloc(1024, "v");
 
 type Kind = "ours" | "etcd";
+
+/** The members' TLS files and the clients' credentials; unset: plaintext. */
+const security: { node?: StoreNodeTls; credentials?: ChannelCredentials } = {};
+const scheme = (): string => (security.node === undefined ? "http" : "https");
 
 interface Member {
   name: string;
@@ -94,8 +103,8 @@ function keepTail(member: Member, child: ChildProcess): void {
 // ---------- clusters ----------
 
 function etcdArgs(m: Member, initialCluster: string): string[] {
-  const client = `http://127.0.0.1:${m.clientPort}`;
-  const peer = `http://127.0.0.1:${m.peerPort}`;
+  const client = `${scheme()}://127.0.0.1:${m.clientPort}`;
+  const peer = `${scheme()}://127.0.0.1:${m.peerPort}`;
   return [
     `--name=${m.name}`,
     `--data-dir=${m.dataDir}`,
@@ -108,12 +117,14 @@ function etcdArgs(m: Member, initialCluster: string): string[] {
     "--initial-cluster-token=bench-etcd",
     "--logger=zap",
     "--log-outputs=stderr",
+    // etcd's flag names are the store's: the same set on both.
+    ...(security.node === undefined ? [] : storeTlsArgs(security.node)),
   ];
 }
 
 function spawnMember(cluster: Cluster, m: Member): ChildProcess {
   if (cluster.kind === "etcd") return spawn(ETCD_BIN, etcdArgs(m, cluster.initialCluster), { stdio: ["ignore", "pipe", "pipe"] });
-  const spec = { name: m.name, clientPort: m.clientPort, peerPort: m.peerPort, dataDir: m.dataDir, initialCluster: cluster.initialCluster, electionTimeoutMs: 1000, heartbeatIntervalMs: 100 };
+  const spec = { name: m.name, clientPort: m.clientPort, peerPort: m.peerPort, dataDir: m.dataDir, initialCluster: cluster.initialCluster, electionTimeoutMs: 1000, heartbeatIntervalMs: 100, tls: security.node };
   return spawnStoreNode(spec, { stdio: ["ignore", "pipe", "pipe"] });
 }
 
@@ -126,7 +137,7 @@ async function startMember(cluster: Cluster, m: Member): Promise<void> {
   m.child = child;
   keepTail(m, child);
   try {
-    await waitForStore(endpointOf(m), 30_000, child);
+    await waitForStore(endpointOf(m), 30_000, child, security.credentials);
   } catch (err) {
     throw new Error(`${cluster.kind} ${m.name}: ${String(err)}\n${m.output.join("").slice(-3000)}`, { cause: err });
   }
@@ -137,10 +148,10 @@ async function startCluster(kind: Kind): Promise<Cluster> {
   liveDirs.add(dir);
   const members: Member[] = [];
   for (let i = 0; i < MEMBERS; i++) members.push({ name: `${kind}${i}`, clientPort: await freePort(), peerPort: await freePort(), dataDir: join(dir, `m${i}`), output: [] });
-  const initialCluster = members.map((m) => `${m.name}=http://127.0.0.1:${m.peerPort}`).join(",");
+  const initialCluster = members.map((m) => `${m.name}=${scheme()}://127.0.0.1:${m.peerPort}`).join(",");
   const cluster: Cluster = { kind, dir, members, initialCluster };
   await Promise.all(members.map((m) => startMember(cluster, m)));
-  await waitForMembers(endpointOf(members[0]), MEMBERS);
+  await waitForMembers(endpointOf(members[0]), MEMBERS, 30_000, security.credentials);
   return cluster;
 }
 
@@ -164,7 +175,7 @@ async function killMember(m: Member): Promise<void> {
 /** Index of the member that every live member names as leader, or -1. */
 async function leaderIndex(cluster: Cluster): Promise<number> {
   const live = cluster.members.filter((m) => m.child !== undefined);
-  const replies = await Promise.all(live.map((m) => storeStatus(endpointOf(m), 1000).catch(() => undefined)));
+  const replies = await Promise.all(live.map((m) => storeStatus(endpointOf(m), 1000, security.credentials).catch(() => undefined)));
   if (replies.some((r) => r === undefined)) return -1;
   const leaders = new Set(replies.map((r) => r?.leader));
   const leader = replies[0]?.leader;
@@ -186,7 +197,7 @@ async function waitForLeader(cluster: Cluster, timeoutMs = 30_000): Promise<numb
 // ---------- client ----------
 
 function kvClient(endpoint: string): KvClient {
-  return new EtcdClient(endpoint, { "grpc.use_local_subchannel_pool": 1, "grpc.initial_reconnect_backoff_ms": 100, "grpc.max_reconnect_backoff_ms": 500 });
+  return new EtcdClient(endpoint, { "grpc.use_local_subchannel_pool": 1, "grpc.initial_reconnect_backoff_ms": 100, "grpc.max_reconnect_backoff_ms": 500 }, security.credentials);
 }
 
 function configMapKey(i: number): Buffer {
@@ -377,8 +388,18 @@ export async function benchStore(): Promise<Record<string, number>> {
   const table = new RatioTable("store (ours vs etcd)");
   const out: Record<string, number> = {};
   const sides: Partial<Record<Kind, Side>> = {};
+  let closeTls = (): void => undefined;
   try {
-    process.stdout.write(`machine before: ${machineLoad()}\nstarting a ${MEMBERS}-node cluster of ours and one of etcd\n`);
+    if (process.env.BENCH_TLS !== "0") {
+      const pki = await mkdtemp(join(tmpdir(), "bench-store-pki-"));
+      liveDirs.add(pki);
+      const files = await writeTlsFiles(pki);
+      security.node = { caFile: files.caFile, certFile: files.member.certFile, keyFile: files.member.keyFile };
+      const client = grpcChannelCredentials({ caFile: files.caFile, certFile: files.client.certFile, keyFile: files.client.keyFile });
+      security.credentials = client.credentials;
+      closeTls = () => client.close();
+    }
+    process.stdout.write(`machine before: ${machineLoad()}\nstarting a ${MEMBERS}-node cluster of ours and one of etcd (${security.node === undefined ? "plaintext" : "mTLS on client and peer ports"})\n`);
     const clusters = { ours: await startCluster("ours"), etcd: await startCluster("etcd") };
     sides.ours = await prepareSide(clusters.ours);
     sides.etcd = await prepareSide(clusters.etcd);
@@ -393,6 +414,7 @@ export async function benchStore(): Promise<Record<string, number>> {
   } finally {
     if (sides.ours) closeSide(sides.ours);
     if (sides.etcd) closeSide(sides.etcd);
+    closeTls();
     killEverythingNow();
     process.off("exit", killEverythingNow);
     process.off("SIGINT", onSignal);
