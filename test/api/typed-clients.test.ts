@@ -253,6 +253,21 @@ describe("subresources through the typed clients", () => {
     await expect(t.pods.get("p", NS)).rejects.toMatchObject({ code: 404 });
   });
 
+  it("a CSR's approval, a namespace's finalize, and the log of a pod on no node", async () => {
+    const sample = parse(readFileSync(join(import.meta.dirname, "..", "..", "shared", "api", "samples", "certificates-v1", "certificatesigningrequest.yaml"), "utf8")) as { spec: { request: string } };
+    const csr = await t.certificateSigningRequests.create({ metadata: { name: "approve-me" }, spec: { request: sample.spec.request, signerName: "example.com/signer", usages: ["client auth"] } });
+    const approved = await t.certificateSigningRequests.updateApproval({ ...csr, status: { conditions: [{ type: "Approved", status: "True", reason: "Typed", message: "approved by the typed client" }] } });
+    expect(approved.status?.conditions?.map((c) => [c.type, c.status])).toEqual([["Approved", "True"]]);
+    const ns = await t.namespaces.create({ metadata: { name: "typed-finalize" } });
+    expect(ns.spec?.finalizers?.length).toBeGreaterThan(0);
+    const finalized = await t.namespaces.finalize({ ...ns, spec: { finalizers: [] } });
+    expect(finalized.spec?.finalizers ?? []).toEqual([]);
+    await t.pods.create({ metadata: { name: "unscheduled", namespace: NS }, spec: { containers: [{ name: "c", image: "busybox" }] } });
+    // A pod on no node has an empty log (as on the platform); the options reach the server: an unknown container is a 400.
+    expect(await t.pods.log("unscheduled", { namespace: NS, container: "c", tailLines: 10 })).toBe("");
+    await expect(t.pods.log("unscheduled", { namespace: NS, container: "nope" })).rejects.toMatchObject({ code: 400, message: expect.stringContaining("nope") });
+  });
+
   it("a client offers only what its kind serves", () => {
     const methods = (c: object) => Object.keys(c).filter((k) => typeof (c as Record<string, unknown>)[k] === "function").sort();
     expect(methods(t.componentStatuses)).toEqual(["get", "list"]);
