@@ -97,6 +97,10 @@ function fieldInvalid(field: string, shown: string, value: unknown, detail: stri
   return { type: "FieldValueInvalid", field, value, message: `Invalid value: ${shown}: ${detail}` };
 }
 
+function notInServiceCidrs(requested: readonly string[], ip: string): FieldError {
+  return fieldInvalid("spec.clusterIPs", goStrings(requested), requested, `failed to allocate IP ${ip}: the provided network does not match the current range`);
+}
+
 /** One allocation pass over a Service; records what it took so a failure can give it back. */
 class AllocationPass {
   readonly taken: string[] = [];
@@ -125,6 +129,24 @@ class AllocationPass {
     // The flag's ranges (the default ServiceCIDR) first, then the others in name order.
     const primary = this.net.cidrs.map((c) => c.cidr).filter((c) => texts.includes(c));
     return [...new Set([...primary, ...texts])].map(parseCidr);
+  }
+
+  /**
+   * Addresses taken by this pass still lie in a live ServiceCIDR: one deleted meanwhile
+   * saw no address of ours when it was released, so it must not end up holding them.
+   */
+  private async stillCovered(ips: readonly string[], requested: readonly string[]): Promise<boolean> {
+    const fresh = ips.filter((ip) => this.taken.includes(`${IP_RECORD_PREFIX}${ip}`));
+    if (fresh.length === 0) return true;
+    const live = await this.ipRanges();
+    for (const ip of fresh) {
+      const parsed = parseIP(ip);
+      if (parsed && live.some((r) => r.family === parsed.family && inRange(r, parsed.value))) continue;
+      if (!requested.includes(ip)) throw internalError("failed to allocate a serviceIP: range is full");
+      this.errors.push(notInServiceCidrs(requested, ip));
+      return false;
+    }
+    return true;
   }
 
   /** Takes `key` for the Service; false when another owner has it. */
@@ -185,7 +207,7 @@ class AllocationPass {
       if (want) {
         const ip = parseIP(want);
         if (!ip || ip.family !== family || !familyRanges.some((r) => inRange(r, ip.value))) {
-          this.errors.push(fieldInvalid("spec.clusterIPs", goStrings(requested), requested, `failed to allocate IP ${want}: the provided network does not match the current range`));
+          this.errors.push(notInServiceCidrs(requested, want));
           return;
         }
         if (!(await this.take(`${IP_RECORD_PREFIX}${want}`, "IPAddress", want))) {
@@ -202,6 +224,7 @@ class AllocationPass {
       if (got === undefined) throw internalError(`failed to allocate a serviceIP: range is full`);
       ips.push(formatIP(family, got));
     }
+    if (!(await this.stillCovered(ips, requested))) return;
     s.clusterIP = ips[0];
     s.clusterIPs = ips;
     s.ipFamilies = families;
