@@ -17,7 +17,7 @@ import { KubeconfigError } from "../../shared/client/kubeconfig.ts";
 import { LeaderElector } from "../../shared/client/leader-election.ts";
 import { createLogger, logTo } from "../../shared/observability/logger.ts";
 import { getProfile } from "../../shared/platform/index.ts";
-import { ControllerSelectionError, runControllers, selectControllers, type RunningControllers } from "./controllers.ts";
+import { ControllerSelectionError, runControllersInBackground, selectControllers } from "./controllers.ts";
 import { ServiceAccountCredentials } from "./credentials.ts";
 import { ControllerManagerMetrics } from "./metrics.ts";
 import { CONTROLLER_MANAGER_FLAGS, controllerSettings, defaultLeaseName, leaderElectionSettings, servingSettings, validateFlags } from "./options.ts";
@@ -78,7 +78,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   const client = HttpsObjectClient.fromKubeconfig(String(flags.kubeconfig));
   // Without --root-ca-file the root CA is the one this process trusts for the API server.
   settings.rootCaPem ??= client.config.ca;
-  let running: RunningControllers | undefined;
+  let running: { stop(): void } | undefined;
 
   const leaseName = election.name;
   const elector = !election.enabled
@@ -96,7 +96,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
         onStartedLeading: async () => {
           metrics.leaderStatus.set({ name: leaseName }, 1);
           process.stdout.write(`controller manager ${identity} is the leader of ${election.namespace}/${leaseName}\n`);
-          await startControllers();
+          startControllers();
         },
         onStoppedLeading: () => {
           metrics.leaderStatus.set({ name: leaseName }, 0);
@@ -130,8 +130,11 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   }
 
   const credentials = flags["use-service-account-credentials"] ? new ServiceAccountCredentials(client, profile, logFn) : undefined;
-  const startControllers = async () => {
-    running = await runControllers(client, {
+  // In the background, as the platform's OnStartedLeading runs beside the renewals: a start that waits on
+  // the API (the first lists of a large cluster, a failed discovery retried with backoff) neither holds up
+  // the lease renewals nor, failing, ends the process.
+  const startControllers = () => {
+    const background = runControllersInBackground(client, {
       clientFor: credentials?.clientFor,
       controllers: flags.controllers as string[],
       namespaceFinalizer: profile.namespaceFinalizer,
@@ -143,8 +146,12 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       concurrentNamespaceSyncs: flags["concurrent-namespace-syncs"] as number,
       log: logFn,
     });
-    log.info({ controllers: running.names, server: client.config.server, identity }, "controllers started");
-    process.stdout.write(`controller manager running ${running.names.join(", ") || "no controllers"} against ${client.config.server}\n`);
+    running = background;
+    void background.started.then((started) => {
+      if (!started) return;
+      log.info({ controllers: started.names, server: client.config.server, identity }, "controllers started");
+      process.stdout.write(`controller manager running ${started.names.join(", ") || "no controllers"} against ${client.config.server}\n`);
+    });
   };
 
   let stopping = false;
@@ -166,7 +173,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
 
   await waitForServer(client, (msg, fields) => log.warn(fields, msg));
   if (!elector) {
-    await startControllers();
+    startControllers();
     return;
   }
   metrics.leaderStatus.set({ name: election.name }, 0);
