@@ -69,6 +69,14 @@ async function grantReads(profile: PlatformProfile, admin: HttpsClient): Promise
   }
 }
 
+/** The flooded level's seat limit and executing requests at the end of the loaded round (APF on). */
+async function floodedLevel(admin: HttpsClient): Promise<string> {
+  const text = (await admin.get("/metrics")).text;
+  const value = (series: string) => text.split("\n").find((l) => l.startsWith(series))?.split(" ")[1] ?? "?";
+  const level = 'priority_level="global-default"';
+  return `; global-default: limit ${value(`apiserver_flowcontrol_current_limit_seats{${level}}`)} seats, ${value(`apiserver_flowcontrol_current_executing_requests{${level},flow_schema="global-default"}`)} executing`;
+}
+
 function printProfiles(dir: string, title: string): void {
   for (const file of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))) {
     const profile = JSON.parse(readFileSync(join(dir, file), "utf8")) as Parameters<typeof summarizeProfile>[0];
@@ -102,9 +110,10 @@ export async function benchApf(): Promise<Record<string, number>> {
       const t0 = performance.now();
       const loaded = await tenantP99(clients[side], gets);
       const serverCpu = (cpuSeconds(env.pids[side]) - cpuBefore) / ((performance.now() - t0) / 1000);
+      const seats = side === "on" ? await floodedLevel(admin) : "";
       const stopped = await noisy.ask({ type: "stop" }, "stopped");
       process.stdout.write(
-        `  ${side === "on" ? "APF on " : "APF off"}: tenant p99 ${unloaded[side].at(-1)?.toFixed(1)} ms unloaded, ${loaded.toFixed(1)} ms under the flood (noisy lists: ${stopped.ok} served, ${stopped.rejected} refused, ${stopped.other} other; server process ${(serverCpu * 100).toFixed(0)}% CPU, ${machineLoad()})\n`,
+        `  ${side === "on" ? "APF on " : "APF off"}: tenant p99 ${unloaded[side].at(-1)?.toFixed(1)} ms unloaded, ${loaded.toFixed(1)} ms under the flood (noisy lists: ${stopped.ok} served, ${stopped.rejected} refused, ${stopped.other} other; server process ${(serverCpu * 100).toFixed(0)}% CPU${seats}, ${machineLoad()})\n`,
       );
       return loaded;
     };
