@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { benchApi } from "./api.ts";
 import { interleave, machineLoad, median, ratioStats } from "./harness.ts";
+import { cpuShares, settled } from "./idle-cpu.ts";
 
 describe("bench harness: ratios and interleaving", () => {
   it.each([
@@ -42,6 +43,30 @@ describe("bench harness: ratios and interleaving", () => {
 
   it("machineLoad names the load averages and the cores", () => {
     expect(machineLoad()).toMatch(/^load \d+\.\d\d \d+\.\d\d \d+\.\d\d \(\d+ cores\)$/);
+  });
+});
+
+describe("bench -- idle: CPU shares of one core", () => {
+  it.each([
+    { a: { cpu: { s: 10, r: 5 }, atMs: 0 }, b: { cpu: { s: 10.6, r: 5 }, atMs: 60_000 }, want: { s: 0.01, r: 0 } },
+    { a: { cpu: { s: 1 }, atMs: 1000 }, b: { cpu: { s: 3 }, atMs: 3000 }, want: { s: 1 } },
+    { a: { cpu: { s: 1, gone: 4 }, atMs: 0 }, b: { cpu: { s: 1.5 }, atMs: 10_000 }, want: { s: 0.05 } },
+  ])("cpuShares($a → $b)", ({ a, b, want }) => {
+    const got = cpuShares(a, b);
+    expect(Object.keys(got).sort()).toEqual(Object.keys(want).sort());
+    for (const [name, share] of Object.entries(want)) expect(got[name]).toBeCloseTo(share, 9);
+  });
+
+  it("cpuShares refuses samples that span no time", () => {
+    expect(() => cpuShares({ cpu: {}, atMs: 5 }, { cpu: {}, atMs: 5 })).toThrow();
+  });
+
+  it.each([
+    { shares: { a: 0.01, b: 0.02 }, want: true },
+    { shares: { a: 0.01, b: 0.021 }, want: false },
+    { shares: {}, want: true },
+  ])("settled($shares, 2 %) = $want", ({ shares, want }) => {
+    expect(settled(shares, 0.02)).toBe(want);
   });
 });
 
