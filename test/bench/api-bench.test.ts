@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { benchApi } from "./api.ts";
 import { interleave, machineLoad, median, ratioStats } from "./harness.ts";
-import { cpuShares, settled } from "./idle-cpu.ts";
+import { cpuShares, settled, type CpuSample } from "./idle-cpu.ts";
 
 describe("bench harness: ratios and interleaving", () => {
   it.each([
@@ -47,7 +47,7 @@ describe("bench harness: ratios and interleaving", () => {
 });
 
 describe("bench -- idle: CPU shares of one core", () => {
-  it.each([
+  it.each<{ a: CpuSample; b: CpuSample; want: Record<string, number> }>([
     { a: { cpu: { s: 10, r: 5 }, atMs: 0 }, b: { cpu: { s: 10.6, r: 5 }, atMs: 60_000 }, want: { s: 0.01, r: 0 } },
     { a: { cpu: { s: 1 }, atMs: 1000 }, b: { cpu: { s: 3 }, atMs: 3000 }, want: { s: 1 } },
     { a: { cpu: { s: 1, gone: 4 }, atMs: 0 }, b: { cpu: { s: 1.5 }, atMs: 10_000 }, want: { s: 0.05 } },
@@ -61,7 +61,7 @@ describe("bench -- idle: CPU shares of one core", () => {
     expect(() => cpuShares({ cpu: {}, atMs: 5 }, { cpu: {}, atMs: 5 })).toThrow();
   });
 
-  it.each([
+  it.each<{ shares: Record<string, number>; want: boolean }>([
     { shares: { a: 0.01, b: 0.02 }, want: true },
     { shares: { a: 0.01, b: 0.021 }, want: false },
     { shares: {}, want: true },
