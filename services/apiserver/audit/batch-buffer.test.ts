@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BatchBuffer, DEFAULT_LOG_BATCH_CONFIG, DEFAULT_WEBHOOK_BATCH_CONFIG, TokenBucket, type AuditBatchConfig } from "./batch-buffer.ts";
+import { BatchBuffer, DEFAULT_LOG_BATCH_CONFIG, DEFAULT_WEBHOOK_BATCH_CONFIG, type AuditBatchConfig } from "./batch-buffer.ts";
 
 /** A step at time `at`: offer items (expect which were taken), or ask what is due. */
 type Step = { at: number; offer: string[]; taken?: boolean[] } | { at: number; due: string[][]; nextAt?: number } | { at: number; drain: string[][] };
@@ -120,16 +120,5 @@ describe("audit batch buffer", () => {
     expect(first.batches.map((x) => x.length)).toEqual(Array.from({ length: 15 }, () => 400));
     expect(first.nextAt).toBe(100);
     expect(b.due(100).batches.map((x) => x[0])).toEqual([400 * 15]);
-  });
-});
-
-describe("token bucket", () => {
-  it.each([
-    { qps: 10, burst: 1, takes: [0, 0, 50, 100, 100], waits: [0, 100, 50, 0, 100] },
-    { qps: 1, burst: 3, takes: [0, 0, 0, 0, 999, 1000], waits: [0, 0, 0, 1000, 1, 0] },
-    { qps: 0.5, burst: 1, takes: [0, 0], waits: [0, 2000] },
-  ])("qps $qps, burst $burst: waits $waits", ({ qps, burst, takes, waits }) => {
-    const t = new TokenBucket(qps, burst, 0);
-    expect(takes.map((at) => t.tryTake(at))).toEqual(waits);
   });
 });

@@ -12,6 +12,7 @@
  *  - `drain()` empties the buffer in batches, throttle aside (shutting down).
  * No clock, no timers: times are the caller's milliseconds.
  */
+import { TokenBucket } from "../../../shared/ratelimit/token-bucket.ts";
 
 export interface AuditBatchConfig {
   bufferSize: number;
@@ -27,39 +28,6 @@ export const DEFAULT_WEBHOOK_BATCH_CONFIG: AuditBatchConfig = { bufferSize: 10_0
 
 /** The platform's log batch defaults: one event a batch, written as soon as it comes, no throttle. */
 export const DEFAULT_LOG_BATCH_CONFIG: AuditBatchConfig = { bufferSize: 10_000, maxBatchSize: 1, maxBatchWaitMs: 0, throttleEnable: false, throttleQps: 0, throttleBurst: 0 };
-
-/** A token bucket at `qps` tokens a second holding at most `burst`, full at `start`. */
-export class TokenBucket {
-  private tokens: number;
-  private last: number;
-
-  constructor(
-    private readonly qps: number,
-    private readonly burst: number,
-    start: number,
-  ) {
-    this.tokens = burst;
-    this.last = start;
-  }
-
-  private refill(now: number): void {
-    if (now > this.last) {
-      this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
-      this.last = now;
-    }
-  }
-
-  /** Takes a token and answers 0, or answers the milliseconds until one is there (nothing taken). */
-  tryTake(now: number): number {
-    this.refill(now);
-    if (this.tokens >= 1) {
-      this.tokens -= 1;
-      return 0;
-    }
-    // The small allowance keeps float noise (1.0000000000000009 ms) from adding a millisecond.
-    return Math.max(1, Math.ceil(((1 - this.tokens) / this.qps) * 1000 - 1e-9));
-  }
-}
 
 export interface DueBatches<T> {
   batches: T[][];

@@ -10,35 +10,12 @@ import { statusError } from "../../../../shared/api/status.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
 import type { AdmissionPlugin, Attributes, PluginFactory } from "../interfaces.ts";
 import { arr, isResource, obj, str } from "./util.ts";
+import { TokenBucket } from "../../../../shared/ratelimit/token-bucket.ts";
 
 export const EVENT_RATE_LIMIT_PLUGIN = "EventRateLimit";
 const LIMIT_TYPES = ["Server", "Namespace", "User", "SourceAndObject"] as const;
 type LimitType = (typeof LIMIT_TYPES)[number];
 const DEFAULT_CACHE_SIZE = 4096;
-
-/** A token bucket of `burst` tokens refilled at `qps` per second; starts full. */
-export class TokenBucket {
-  private tokens: number;
-  private last: number;
-
-  constructor(
-    private readonly qps: number,
-    private readonly burst: number,
-    private readonly now: () => number,
-  ) {
-    this.tokens = burst;
-    this.last = now();
-  }
-
-  tryAccept(): boolean {
-    const t = this.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.qps);
-    this.last = t;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
-  }
-}
 
 export interface Limit {
   type: LimitType;
@@ -94,10 +71,10 @@ export class LimitEnforcer {
   accept(key: string): boolean {
     let b = this.buckets.get(key);
     if (b) this.buckets.delete(key);
-    else b = new TokenBucket(this.limit.qps, this.limit.burst, this.now);
+    else b = new TokenBucket(this.limit.qps, this.limit.burst, this.now());
     this.buckets.set(key, b);
     if (this.buckets.size > this.limit.cacheSize) this.buckets.delete(this.buckets.keys().next().value as string);
-    return b.tryAccept();
+    return b.tryAccept(this.now());
   }
 }
 
