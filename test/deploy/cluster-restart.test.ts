@@ -32,14 +32,15 @@ describe("npm run cluster up after down", () => {
     expect(groups).toContain(kubernetes.group("coordination"));
     const created = await client.request("POST", configMaps, { body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "kept" }, data: { k: "v" } } });
     expect(created.status).toBe(201);
-    const portsBefore = readLayout(dir).ports;
+    const layoutBefore = readLayout(dir);
+    expect(layoutBefore.storeMembers?.map((m) => m.name)).toEqual(["store-1"]);
 
     await cluster("down");
     expect(first.processes.some((p) => ownedAndAlive(p))).toBe(false);
 
     await cluster("up", "--nodes", "1", "--replicas", "1");
     const second = local.state();
-    expect(readLayout(dir)).toEqual({ ports: portsBefore, profile: "kubernetes" });
+    expect(readLayout(dir)).toEqual({ ports: layoutBefore.ports, profile: "kubernetes", storeMembers: layoutBefore.storeMembers });
     expect(second.processes.map((p) => p.endpoint)).toEqual(first.processes.map((p) => p.endpoint));
     const again = local.admin();
     const read = await again.request("GET", `${configMaps}/kept`);
