@@ -327,7 +327,11 @@ async function sendRetrying(send: () => Promise<Answer>, retried: { count: numbe
   }
 }
 
-/** LONG=1 restarts every replica in turn, twice over; the default run restarts the first one (a replica start costs seconds). */
+/**
+ * Every replica is restarted in turn (LONG=1: twice over): the watch sits on
+ * whichever replica haproxy's round robin gave it, and it must end cleanly and
+ * resume at least once.
+ */
 const LONG = process.env.LONG === "1";
 
 describe("rolling restart behind haproxy", () => {
@@ -373,7 +377,7 @@ describe("rolling restart behind haproxy", () => {
 
       await sleep(500);
       for (let round = 0; round < (LONG ? 2 : 1); round++) {
-        for (const [i, replica] of (LONG ? replicas : replicas.slice(0, 1)).entries()) {
+        for (const [i, replica] of replicas.entries()) {
           replica.child.kill("SIGTERM");
           expect(await replica.exit).toBe(0);
           replicas[i] = await startReplica(replica.port, ROLLING_FLAGS);
