@@ -3,8 +3,10 @@
  * watch, create, update, patch and delete for any group/version/resource. Objects are
  * plain JSON; failures are `StatusError`s (shared/api/status.ts) carrying the server's
  * Status, or a synthesized one (code 0 `InternalError` style) for transport failures.
+ * `ObjectMeta` and `OwnerReference` are the generated meta/v1 types (typed/types/meta-v1.ts).
  */
 import type { Status } from "../api/status.ts";
+import type { MetaV1ObjectMeta, MetaV1OwnerReference } from "./typed/types/meta-v1.ts";
 
 /** A resource in one group version; `group` is "" for the core group. */
 export interface ResourceRef {
@@ -14,26 +16,14 @@ export interface ResourceRef {
   resource: string;
 }
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+/** An owner reference, as the generated meta/v1 types declare it. */
+export type OwnerReference = MetaV1OwnerReference;
 
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  deletionTimestamp?: string;
-  finalizers?: string[];
-  ownerReferences?: OwnerReference[];
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
+/**
+ * Object metadata: the generated meta/v1 ObjectMeta (one definition on the client side),
+ * open to fields a newer server may send.
+ */
+export interface ObjectMeta extends MetaV1ObjectMeta {
   [field: string]: unknown;
 }
 
