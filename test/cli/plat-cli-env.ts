@@ -53,8 +53,12 @@ export interface CliEnv {
   plat(args: string[], opts?: RunOptions): Promise<RunResult>;
   /** Starts a long-running `plat` (`get -w`) and collects `count` stdout lines. */
   platLines(args: string[], opts: RunOptions & { count: number; onFirstLine?: () => Promise<void> | void }): Promise<{ lines: string[]; stderr: string }>;
+  /** Runs `plat` on a pseudo-terminal (util-linux `script`): its standard input is a terminal; stdout carries both streams. */
+  platOnTerminal(args: string[], opts?: RunOptions): Promise<RunResult>;
   close(): Promise<void>;
 }
+
+const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 export async function cliEnv(profileId: "plat" | "kubernetes"): Promise<CliEnv> {
   const dir = mkdtempSync(join(tmpdir(), `plat-cli-${profileId}-`));
@@ -108,6 +112,8 @@ export async function cliEnv(profileId: "plat" | "kubernetes"): Promise<CliEnv> 
     env,
     plat: (args, opts = {}) => runClient(process.execPath, [bundle, "--profile", profileId, ...args], { cwd: ROOT, timeoutMs: 60_000, ...opts, env: { ...env, ...opts.env } }),
     platLines: (args, opts) => spawnLines(process.execPath, [bundle, "--profile", profileId, ...args], { cwd: ROOT, ...opts, env: { ...env, ...opts.env } }),
+    platOnTerminal: (args, opts = {}) =>
+      runClient("script", ["-q", "-e", "-c", [process.execPath, bundle, "--profile", profileId, ...args].map(shellQuote).join(" "), "/dev/null"], { cwd: ROOT, timeoutMs: 60_000, ...opts, env: { ...env, ...opts.env } }),
     async close() {
       adminClient.close();
       await api.close();

@@ -32,6 +32,33 @@ function file(name: string, text: string): string {
   return p;
 }
 
+/** Writes an executable plugin script; `body` sees `info` (the ExecCredential) and `out(status)`. */
+function plugin(name: string, body: string): void {
+  const p = join(e.dir, name);
+  const lines = [
+    "#!/usr/bin/env node",
+    `const info = JSON.parse(process.env.${e.api.profile.execInfoEnv});`,
+    `const out = (status) => process.stdout.write(JSON.stringify({ apiVersion: info.apiVersion, kind: "ExecCredential", status }));`,
+    body,
+  ];
+  writeFileSync(p, `${lines.join("\n")}\n`);
+  chmodSync(p, 0o755);
+}
+
+/** A client configuration whose user runs `./<cmd>` (v1beta1 without interactiveMode unless given). */
+function execConfig(cmd: string, apiVersion = `${e.api.profile.groups.clientAuthentication}/v1beta1`, interactiveMode?: string): string {
+  const mode = interactiveMode ? `, interactiveMode: ${interactiveMode}` : "";
+  return file(
+    `exec-${cmd}-${interactiveMode ?? "default"}`,
+    [
+      "current-context: x",
+      `clusters: [{name: c, cluster: {server: "${e.api.replica.url}", certificate-authority: ca.crt}}]`,
+      `users: [{name: u, user: {exec: {apiVersion: ${apiVersion}, command: ./${cmd}${mode}}}}]`,
+      "contexts: [{name: x, context: {cluster: c, user: u}}]",
+    ].join("\n"),
+  );
+}
+
 async function ok(args: string[], input?: string): Promise<string> {
   const r = await e.plat(args, { input });
   if (r.code !== 0) throw new Error(`plat ${args.join(" ")} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
@@ -258,32 +285,63 @@ describe("plat CLI (plat profile)", () => {
     });
   });
 
-  it("authenticates through an exec credential plugin; a failing plugin is one line", async () => {
-    const plugin = (name: string, body: string) => {
-      const p = join(e.dir, name);
-      writeFileSync(p, `#!/usr/bin/env node\nconst info = JSON.parse(process.env.${e.api.profile.execInfoEnv});\n${body}\n`);
-      chmodSync(p, 0o755);
-    };
-    plugin("good-plugin.js", `process.stdout.write(JSON.stringify({ apiVersion: info.apiVersion, kind: "ExecCredential", status: { token: ${JSON.stringify("cli-admin-token-0123456789")} } }));`);
+  it("authenticates through an exec credential plugin; a hanging, garbage-printing, failing or expired plugin is one line and exit code 1", async () => {
+    plugin("good-plugin.js", `out({ token: ${JSON.stringify(ADMIN_TOKEN)} });`);
     plugin("bad-plugin.js", `process.stderr.write("login required\\n"); process.exit(2);`);
-    const group = e.api.profile.groups.clientAuthentication;
-    const execConfig = (cmd: string) =>
-      file(
-        `exec-${cmd}`,
-        [
-          "current-context: x",
-          `clusters: [{name: c, cluster: {server: "${e.api.replica.url}", certificate-authority: ca.crt}}]`,
-          `users: [{name: u, user: {exec: {apiVersion: ${group}/v1beta1, command: ./${cmd}}}}]`,
-          "contexts: [{name: x, context: {cluster: c, user: u}}]",
-        ].join("\n"),
-      );
-    const [good, bad] = await Promise.all([
-      e.plat(["auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"], { env: { [e.api.profile.clientConfigEnv]: execConfig("good-plugin.js") } }),
-      e.plat(["get", "cm"], { env: { [e.api.profile.clientConfigEnv]: execConfig("bad-plugin.js") } }),
+    plugin("hang-plugin.js", "setTimeout(() => {}, 60000);");
+    plugin("garbage-plugin.js", `process.stdout.write("hello, not json");`);
+    plugin("expired-plugin.js", `out({ token: "x", expirationTimestamp: "2001-01-01T00:00:00Z" });`);
+    const run = (cmd: string, args: string[]) => e.plat(args, { env: { [e.api.profile.clientConfigEnv]: execConfig(cmd) } });
+    const [good, bad, hang, garbage, expired] = await Promise.all([
+      run("good-plugin.js", ["auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"]),
+      run("bad-plugin.js", ["get", "cm"]),
+      run("hang-plugin.js", ["--request-timeout=1s", "get", "cm"]),
+      run("garbage-plugin.js", ["get", "cm"]),
+      run("expired-plugin.js", ["get", "cm"]),
     ]);
     expect(good.stdout, good.stderr).toBe("token-admin");
     expect(bad.code).toBe(1);
     expect(bad.stderr).toBe("Unable to connect to the server: getting credentials: exec: executable ./bad-plugin.js failed with exit code 2: login required\n");
+    const failures: Array<[typeof hang, RegExp]> = [
+      [hang, /^Unable to connect to the server: getting credentials: exec: executable \.\/hang-plugin\.js did not finish within 1s and was killed$/],
+      [garbage, /^Unable to connect to the server: getting credentials: exec plugin: decoding stdout: not an ExecCredential .*hello, not json/],
+      [expired, /^Unable to connect to the server: getting credentials: exec plugin returned an expired credential \(expirationTimestamp 2001-01-01T00:00:00Z\)$/],
+    ];
+    for (const [r, message] of failures) {
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr.trim().split("\n"), r.stderr).toHaveLength(1);
+      expect(r.stderr.trim()).toMatch(message);
+    }
+  });
+
+  it("on a terminal, interactiveMode Always and IfAvailable hand standard input to the plugin (spec.interactive true); Never does not", async () => {
+    plugin("tty-plugin.js", `out({ token: JSON.stringify({ interactive: info.spec.interactive, tty: process.stdin.isTTY === true }) === process.env.EXPECT ? ${JSON.stringify(ADMIN_TOKEN)} : "wrong" });`);
+    const group = e.api.profile.groups.clientAuthentication;
+    const config = (mode: string) => execConfig("tty-plugin.js", `${group}/v1`, mode);
+    const whoami = ["auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"];
+    const interactive = JSON.stringify({ interactive: true, tty: true });
+    const [always, ifAvailable, never, alwaysWithoutTerminal] = await Promise.all([
+      e.platOnTerminal(whoami, { env: { [e.api.profile.clientConfigEnv]: config("Always"), EXPECT: interactive } }),
+      e.platOnTerminal(whoami, { env: { [e.api.profile.clientConfigEnv]: config("IfAvailable"), EXPECT: interactive } }),
+      e.platOnTerminal(whoami, { env: { [e.api.profile.clientConfigEnv]: config("Never"), EXPECT: JSON.stringify({ interactive: false, tty: false }) } }),
+      e.plat(whoami, { env: { [e.api.profile.clientConfigEnv]: config("Always") } }),
+    ]);
+    for (const r of [always, ifAvailable, never]) expect(r.stdout.trim(), r.stdout).toBe("token-admin");
+    expect(alwaysWithoutTerminal.code).toBe(1);
+    expect(alwaysWithoutTerminal.stderr).toBe("Unable to connect to the server: getting credentials: exec plugin cannot support interactive mode: standard input is not a terminal\n");
+  });
+
+  it("prints the server's Warning headers on standard error", async () => {
+    const r = await e.plat(["get", "endpoints", "-n", NS]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split("\n")[0]).toBe(`Warning: v1 Endpoints is deprecated in v1.33+; use ${e.api.profile.group("discovery")}/v1 EndpointSlice`);
+  });
+
+  it("uses the namespace of the current context when -n is not given", async () => {
+    const f = file("config-in-ns", readFileSync(e.config, "utf8").replace("context: {cluster: local, user: admin, namespace: default}", `context: {cluster: local, user: admin, namespace: ${NS}}`));
+    const r = await e.plat(["get", "cm", "-o", "name", "-l", "tier"], { env: { [e.api.profile.clientConfigEnv]: f } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split("\n").sort()).toEqual(["configmap/one", "configmap/two"]);
   });
 });
 

@@ -50,6 +50,18 @@ function runLog(name: string): unknown[] {
   }
 }
 
+/**
+ * Lifetime of the expiring credentials: long enough for two requests on a loaded machine;
+ * the tests wait for the expiry the plugin logged rather than a fixed time.
+ */
+const LIFETIME_MS = 3000;
+
+/** Waits until just past the expirationTimestamp the plugin logged on its last run. */
+async function untilExpired(name: string): Promise<void> {
+  const expires = Number(runLog(name).at(-1));
+  await new Promise((r) => setTimeout(r, Math.max(0, expires - Date.now()) + 100));
+}
+
 const group = () => api.profile.groups.clientAuthentication;
 
 function execConfig(command: string, extra: Partial<ExecConfig> = {}): ExecConfig {
@@ -150,12 +162,12 @@ describe.each(["plat", "kubernetes"] as const)("exec credential plugin (%s profi
   });
 
   it("a credential is cached until its expirationTimestamp", async () => {
-    plugin("expiring.js", `log(1); out({ token: ${JSON.stringify(GOOD)}, expirationTimestamp: new Date(Date.now() + 1200).toISOString() });`);
+    plugin("expiring.js", `const expires = Date.now() + ${LIFETIME_MS}; log(expires); out({ token: ${JSON.stringify(GOOD)}, expirationTimestamp: new Date(expires).toISOString() });`);
     const { client, provider } = clientWith(execConfig("./plugins/expiring.js"));
     await whoami(client);
     await whoami(client);
     expect(provider.runs).toBe(1);
-    await new Promise((r) => setTimeout(r, 1300));
+    await untilExpired("expiring.js");
     await whoami(client);
     expect(provider.runs).toBe(2);
   });
@@ -166,14 +178,14 @@ describe.each(["plat", "kubernetes"] as const)("exec credential plugin (%s profi
       "cert.js",
       [
         `const [a, b] = JSON.parse(fs.readFileSync(${JSON.stringify(join(dir, "certs.json"))}, "utf8"));`,
-        "const c = runs() === 0 ? a : b; log(1);",
-        "out({ clientCertificateData: c.certPem, clientKeyData: c.keyPem, expirationTimestamp: new Date(Date.now() + 1500).toISOString() });",
+        `const c = runs() === 0 ? a : b; const expires = Date.now() + ${LIFETIME_MS}; log(expires);`,
+        "out({ clientCertificateData: c.certPem, clientKeyData: c.keyPem, expirationTimestamp: new Date(expires).toISOString() });",
       ].join("\n"),
     );
     const { client } = clientWith(execConfig("./plugins/cert.js"));
     expect(await whoami(client)).toBe("cert-a");
     expect(await whoami(client)).toBe("cert-a");
-    await new Promise((r) => setTimeout(r, 1600));
+    await untilExpired("cert.js");
     // A kept-alive connection would still present cert-a: the new identity needs a new handshake.
     expect(await whoami(client)).toBe("cert-b");
   });
