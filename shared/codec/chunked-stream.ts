@@ -1,17 +1,22 @@
 /**
- * A response body produced piece by piece: a pull-based ReadableStream over a
- * generator of pieces (bytes or text), so that a large body is never held whole.
+ * A response body produced piece by piece from a generator of pieces (bytes or text),
+ * so that a large body is never held whole and never holds the thread for long.
  *
- * Contract: the generator is advanced only when the consumer asks for data
- * (backpressure); one pull gathers pieces until `chunkBytes` are collected or
- * `sliceMs` of work have passed, and consecutive pulls are separated by a turn of
- * the event loop (setImmediate), so other requests run between chunks. All streams
- * of the process share one budget of work per event-loop turn (`TURN_BUDGET_MS`):
- * twenty large lists together delay other requests by about one budget per turn,
- * not twenty slices. A piece
- * `PAUSE` produces no bytes; it only lets the stream end a slice during long
- * work that emits nothing (a size pass). An exception from the generator errors
- * the stream; cancelling the stream returns the generator (its `finally` runs).
+ * The slicing core is `ChunkProducer`: each `next()` gathers pieces into one chunk
+ * until `chunkBytes` are collected or `sliceMs` of work have passed; consecutive
+ * chunks are separated by a turn of the event loop (the scheduler's `nextTurn`,
+ * setImmediate by default), so other requests run between chunks. All producers of
+ * the process share one budget of work per event-loop turn (`TurnBudget`,
+ * `TURN_BUDGET_MS`): twenty large lists together delay other requests by about one
+ * budget per turn, not twenty slices. A piece `PAUSE` produces no bytes; it only lets
+ * a slice end during long work that emits nothing (a size pass). `stop()` returns the
+ * generator (its `finally` runs) and no piece is produced after it, even by a slice
+ * that was waiting for its turn.
+ *
+ * `chunkedStream` is one reader over a producer: a pull-based ReadableStream
+ * (backpressure: the producer advances only when the consumer asks for data); an
+ * exception from the generator errors the stream; cancelling the stream stops the
+ * producer.
  */
 export const PAUSE: unique symbol = Symbol("pause");
 
@@ -20,79 +25,163 @@ export type Piece = Uint8Array | string | typeof PAUSE;
 export interface ChunkedStreamOptions {
   /** Bytes gathered into one chunk before it is handed on (default 64 KiB). */
   chunkBytes?: number;
-  /** Work time of one pull before it yields (default 4 ms). */
+  /** Work time of one slice before it yields (default `SLICE_MS`). */
   sliceMs?: number;
 }
 
-const utf8 = new TextEncoder();
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** Time and turns of the event loop, injectable so the slicing core is tested without either. */
+export interface TurnScheduler {
+  now(): number;
+  /** Resolves on a later turn of the event loop, after I/O had its chance. */
+  nextTurn(): Promise<void>;
+}
 
-/** Work (ms) all chunked streams together may do in one turn of the event loop. */
-export const TURN_BUDGET_MS = 4;
-let budgetLeft = TURN_BUDGET_MS;
-let refillScheduled = false;
+export const eventLoopScheduler: TurnScheduler = {
+  now: () => performance.now(),
+  nextTurn: () => new Promise((resolve) => setImmediate(resolve)),
+};
 
-/** Takes work time from this turn's budget; the budget refills on the next turn. */
-function spend(ms: number): void {
-  budgetLeft -= ms;
-  if (!refillScheduled) {
-    refillScheduled = true;
-    setImmediate(() => {
-      budgetLeft = TURN_BUDGET_MS;
-      refillScheduled = false;
+/** Work (ms) of one slice before it yields. */
+export const SLICE_MS = 2;
+/** Work (ms) all chunk producers together may do in one turn of the event loop. */
+export const TURN_BUDGET_MS = 2;
+
+/** One turn's work budget shared by producers; it refills on the next turn after it was spent from. */
+export class TurnBudget {
+  private left: number;
+  private refillScheduled = false;
+
+  constructor(
+    readonly scheduler: TurnScheduler = eventLoopScheduler,
+    readonly perTurnMs: number = TURN_BUDGET_MS,
+  ) {
+    this.left = perTurnMs;
+  }
+
+  get available(): number {
+    return this.left;
+  }
+
+  spend(ms: number): void {
+    this.left -= ms;
+    if (this.refillScheduled) return;
+    this.refillScheduled = true;
+    void this.scheduler.nextTurn().then(() => {
+      this.left = this.perTurnMs;
+      this.refillScheduled = false;
     });
   }
 }
 
-export function chunkedStream(pieces: Iterator<Piece>, opts: ChunkedStreamOptions = {}): ReadableStream<Uint8Array> {
-  const chunkBytes = opts.chunkBytes ?? 64 * 1024;
-  const sliceMs = opts.sliceMs ?? 4;
-  let started = false;
+/** The process's budget, shared by every streamed body. */
+export const processTurnBudget = new TurnBudget();
+
+const utf8 = new TextEncoder();
+
+export class ChunkProducer {
+  private readonly chunkBytes: number;
+  private readonly sliceMs: number;
+  private started = false;
+  private ended = false;
+
+  constructor(
+    private readonly pieces: Iterator<Piece>,
+    private readonly budget: TurnBudget = processTurnBudget,
+    opts: ChunkedStreamOptions = {},
+  ) {
+    this.chunkBytes = opts.chunkBytes ?? 64 * 1024;
+    this.sliceMs = opts.sliceMs ?? SLICE_MS;
+  }
+
+  /** No more chunks: the generator ended, failed or was stopped. */
+  get finished(): boolean {
+    return this.ended;
+  }
+
+  /**
+   * The next chunk, or undefined once the generator is done or stopped. The first
+   * call starts at once, even when the turn's budget is spent (a body of one slice
+   * costs no extra turn); later calls wait for the next turn and for budget first.
+   * Calls must not overlap.
+   */
+  async next(): Promise<Uint8Array | undefined> {
+    if (this.ended) return undefined;
+    const { scheduler } = this.budget;
+    if (this.started) await scheduler.nextTurn();
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    // The first slice runs at once whatever the budget: a body of one slice (a small
+    // list) is never held back behind large ones.
+    let first = !this.started;
+    this.started = true;
+    for (;;) {
+      while (!first && this.budget.available <= 0 && !this.ended) await scheduler.nextTurn();
+      if (this.ended) return undefined; // stopped while waiting for its turn
+      const sliceStart = scheduler.now();
+      const deadline = sliceStart + (first ? this.sliceMs : Math.min(this.sliceMs, this.budget.available));
+      first = false;
+      let done = false;
+      try {
+        for (;;) {
+          const r = this.pieces.next();
+          if (r.done) {
+            done = true;
+            break;
+          }
+          if (r.value !== PAUSE) {
+            const bytes = typeof r.value === "string" ? utf8.encode(r.value) : r.value;
+            if (bytes.length > 0) {
+              parts.push(bytes);
+              size += bytes.length;
+            }
+          }
+          if (size >= this.chunkBytes || scheduler.now() >= deadline) break;
+        }
+      } catch (err) {
+        this.ended = true;
+        throw err;
+      } finally {
+        this.budget.spend(scheduler.now() - sliceStart);
+      }
+      if (done) this.ended = true;
+      if (size > 0) return concat(parts, size);
+      if (done) return undefined;
+      await scheduler.nextTurn(); // a slice of work that produced nothing yet
+    }
+  }
+
+  /** Ends the generator now; pending and later `next()` calls produce nothing. */
+  stop(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.pieces.return?.();
+  }
+}
+
+/** A pull-based stream of a producer's chunks; `first`, when given, is handed on before any further chunk. */
+export function producerStream(producer: ChunkProducer, first?: Uint8Array): ReadableStream<Uint8Array> {
+  let pending = first;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        if (started) await nextTurn();
-        started = true;
-        const parts: Uint8Array[] = [];
-        let size = 0;
-        for (;;) {
-          while (budgetLeft <= 0) await nextTurn();
-          const sliceStart = performance.now();
-          const deadline = sliceStart + Math.min(sliceMs, budgetLeft);
-          for (;;) {
-            const r = pieces.next();
-            if (r.done) {
-              spend(performance.now() - sliceStart);
-              if (size > 0) controller.enqueue(concat(parts, size));
-              controller.close();
-              return;
-            }
-            if (r.value !== PAUSE) {
-              const bytes = typeof r.value === "string" ? utf8.encode(r.value) : r.value;
-              if (bytes.length > 0) {
-                parts.push(bytes);
-                size += bytes.length;
-              }
-            }
-            if (size >= chunkBytes || performance.now() >= deadline) break;
-          }
-          spend(performance.now() - sliceStart);
-          if (size > 0) {
-            controller.enqueue(concat(parts, size));
-            return;
-          }
-          await nextTurn(); // a slice of work that produced nothing yet
-        }
+        const chunk = pending ?? (await producer.next());
+        pending = undefined;
+        if (chunk) controller.enqueue(chunk);
+        else controller.close();
       },
       cancel() {
-        pieces.return?.();
+        producer.stop();
       },
     },
     { highWaterMark: 0 },
   );
 }
 
-function concat(parts: Uint8Array[], size: number): Uint8Array {
+export function chunkedStream(pieces: Iterator<Piece>, opts: ChunkedStreamOptions = {}): ReadableStream<Uint8Array> {
+  return producerStream(new ChunkProducer(pieces, processTurnBudget, opts));
+}
+
+export function concat(parts: readonly Uint8Array[], size: number): Uint8Array {
   if (parts.length === 1) return parts[0];
   const out = new Uint8Array(size);
   let at = 0;

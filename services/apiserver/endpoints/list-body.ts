@@ -1,13 +1,22 @@
 /**
  * A list response streamed item by item in the negotiated encoding and form (the
  * list itself, a Table, PartialObjectMetadataList): the envelope, then each item
- * rendered and encoded when the client is ready for it (chunked-stream.ts), so a
- * list's memory is its item references plus about one chunk, whatever its size.
+ * rendered and encoded when the client is ready for it, in slices of bounded work
+ * that yield to other requests between them (chunked-stream.ts), so a list's memory
+ * is its item references plus about one chunk, whatever its size, and a large list
+ * never holds the thread for more than a slice.
  * The bytes equal those of rendering and encoding the whole list (render.ts,
  * encode.ts). Items keep their bytes from the encoded cache where a GET already
  * made them; a list never adds to that cache.
+ *
+ * A list that fits in its first slice is answered as one buffer at once (no stream,
+ * no extra turn). A larger list of whole objects is shared: lists in flight at the
+ * same time with the same variant, list metadata and the very same item objects
+ * (the watch cache's, unchanged) read one encoding (shared-chunks.ts) instead of
+ * each encoding it again; the shared body lives while one of them still reads it.
  */
-import { chunkedStream, type Piece } from "../../../shared/codec/chunked-stream.ts";
+import { ChunkProducer, processTurnBudget, producerStream, type Piece } from "../../../shared/codec/chunked-stream.ts";
+import { SharedChunks } from "../../../shared/codec/shared-chunks.ts";
 import { cborCollection, jsonCollection, yamlCollection, type CollectionParts } from "../../../shared/codec/collection-stream.ts";
 import { protobufListBody } from "../../../shared/codec/protobuf/list-stream.ts";
 import { jsonListPieces } from "../../../shared/stream/json-list.ts";
@@ -32,10 +41,51 @@ export interface ListMeta {
  */
 export const LIST_CHUNK_BYTES = 256 * 1024;
 
+/** Kept bytes of one shared list body past which later lists encode their own (memory stays bounded). */
+export const MAX_SHARED_LIST_BYTES = 64 * 1024 * 1024;
+
+interface SharedList {
+  items: ReadonlyArray<Readonly<JsonObject>>;
+  body: SharedChunks;
+}
+
+/** The shared bodies of lists in flight, by sharing key; an entry goes when its last reader ends. */
+const sharedLists = new Map<string, SharedList>();
+
 /** Items are the objects as stored or cached (no apiVersion/kind); they are not mutated. */
-export function listResponse(s: RequestScope, metadata: ListMeta, items: ReadonlyArray<Readonly<JsonObject>>): Response {
-  const body = chunkedStream(listPieces(s, metadata, items), { chunkBytes: LIST_CHUNK_BYTES });
-  return bodyResponse(s, body, bodyContentType(s, "list"), 200);
+export async function listResponse(s: RequestScope, metadata: ListMeta, items: ReadonlyArray<Readonly<JsonObject>>): Promise<Response> {
+  const contentType = bodyContentType(s, "list");
+  const key = s.target ? undefined : `${objectVariant(s)}|${contentType}|${JSON.stringify(metadata)}`;
+  const joined = key === undefined ? undefined : joinSharedList(key, items);
+  if (joined) return bodyResponse(s, joined, contentType, 200);
+  const producer = new ChunkProducer(listPieces(s, metadata, items), processTurnBudget, { chunkBytes: LIST_CHUNK_BYTES });
+  const first = await producer.next();
+  if (producer.finished) return bodyResponse(s, first ?? new Uint8Array(0), contentType, 200);
+  if (key === undefined) return bodyResponse(s, producerStream(producer, first), contentType, 200);
+  const entry: SharedList = {
+    items,
+    body: new SharedChunks(producer, {
+      maxKeptBytes: MAX_SHARED_LIST_BYTES,
+      onIdle: () => {
+        if (sharedLists.get(key) === entry) sharedLists.delete(key);
+      },
+    }, first),
+  };
+  sharedLists.set(key, entry);
+  return bodyResponse(s, entry.body.reader(), contentType, 200);
+}
+
+/** A reader of a list in flight with the same key and the very same items, if there is one. */
+function joinSharedList(key: string, items: ReadonlyArray<Readonly<JsonObject>>): ReadableStream<Uint8Array> | undefined {
+  const entry = sharedLists.get(key);
+  if (!entry || !entry.body.joinable || entry.items.length !== items.length) return undefined;
+  for (let i = 0; i < items.length; i++) if (entry.items[i] !== items[i]) return undefined;
+  return entry.body.reader();
+}
+
+/** Lists in flight whose body others may still join (tests and metrics). */
+export function sharedListsInFlight(): number {
+  return sharedLists.size;
 }
 
 function withTypeMeta(s: RequestScope, obj: Readonly<JsonObject>): JsonObject {
