@@ -18,9 +18,14 @@
  * with the same certificates and etcd's flags, as `npm run cluster` and the chart do
  * (BENCH_TLS=0: plaintext on both). This process is the load generator: the
  * members are processes of their own.
+ * BENCH_ONLY=put1,put64,get64,failover (any of them, comma-separated) runs only those parts.
+ * BENCH_CPU_PROF=<dir>: our members start with `--inspect=127.0.0.1:0`; over our first
+ * round of each load part, the leader and one follower are profiled (written as
+ * <dir>/<part>-leader.cpuprofile and -follower.cpuprofile, summarized on stdout). The
+ * profiler's own cost is then in our figures.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,7 +36,9 @@ import { grpcChannelCredentials } from "../../shared/tls/grpc-credentials.ts";
 import { spawnStoreNode, stopChild, storeStatus, storeTlsArgs, waitForMembers, waitForStore, type StoreNodeTls } from "../../services/store/server/node-process.ts";
 import { freePort } from "../support/ports.ts";
 import { writeTlsFiles } from "../support/tls-files.ts";
+import { renderSummary, summarizeProfile } from "./cpu-profile-summary.ts";
 import { MIN_ROUNDS, RatioTable, cpuSeconds, interleave, machineLoad, median } from "./harness.ts";
+import { InspectorClient, inspectorUrl } from "./inspector-client.ts";
 
 const ETCD_BIN = process.env.ETCD_BIN ?? "/usr/bin/etcd";
 const MEMBERS = 3;
@@ -42,6 +49,9 @@ const CHANNELS = 4;
 const PRELOAD_KEYS = 1000;
 const PUT_KEYS = 10_000;
 const VALUE = Buffer.alloc(1024, "v");
+const PROFILE_DIR = process.env.BENCH_CPU_PROF || undefined;
+const ONLY = new Set((process.env.BENCH_ONLY ?? "").split(",").filter((x) => x !== ""));
+const runs = (part: string): boolean => ONLY.size === 0 || ONLY.has(part);
 
 type Kind = "ours" | "etcd";
 
@@ -56,6 +66,8 @@ interface Member {
   dataDir: string;
   child?: ChildProcess;
   output: string[];
+  /** The inspector's URL, when the member runs with one (PROFILE_DIR). */
+  inspector?: string;
 }
 
 interface Cluster {
@@ -93,6 +105,7 @@ function track(child: ChildProcess): ChildProcess {
 function keepTail(member: Member, child: ChildProcess): void {
   const push = (chunk: Buffer): void => {
     member.output.push(chunk.toString());
+    member.inspector ??= inspectorUrl(chunk.toString());
     if (member.output.length > 40) member.output.shift();
   };
   child.stdout?.on("data", push);
@@ -125,7 +138,7 @@ function etcdArgs(m: Member, initialCluster: string): string[] {
 function spawnMember(cluster: Cluster, m: Member): ChildProcess {
   if (cluster.kind === "etcd") return spawn(ETCD_BIN, etcdArgs(m, cluster.initialCluster), { stdio: ["ignore", "pipe", "pipe"] });
   const spec = { name: m.name, clientPort: m.clientPort, peerPort: m.peerPort, dataDir: m.dataDir, initialCluster: cluster.initialCluster, electionTimeoutMs: 1000, heartbeatIntervalMs: 100, tls: security.node };
-  return spawnStoreNode(spec, { stdio: ["ignore", "pipe", "pipe"] });
+  return spawnStoreNode(spec, { stdio: ["ignore", "pipe", "pipe"], nodeArgs: PROFILE_DIR === undefined ? [] : ["--inspect=127.0.0.1:0"] });
 }
 
 function endpointOf(m: Member): string {
@@ -133,6 +146,7 @@ function endpointOf(m: Member): string {
 }
 
 async function startMember(cluster: Cluster, m: Member): Promise<void> {
+  m.inspector = undefined;
   const child = track(spawnMember(cluster, m));
   m.child = child;
   keepTail(m, child);
@@ -341,11 +355,44 @@ const PHASES: Phase[] = [
   { key: "get64", concurrency: CONCURRENCY, op: (c, n) => get(c, n % PRELOAD_KEYS) },
 ];
 
+/** Inspector sessions on our leader and one follower (PROFILE_DIR), keyed by role. */
+async function profilers(side: Side): Promise<Map<string, InspectorClient>> {
+  const out = new Map<string, InspectorClient>();
+  const follower = side.cluster.members.find((m) => m !== side.leader);
+  for (const [role, m] of [["leader", side.leader], ["follower", follower]] as const) {
+    const url = m?.inspector;
+    if (url !== undefined) out.set(role, await InspectorClient.connect(url));
+  }
+  return out;
+}
+
+/** Runs `fn` with our leader and a follower profiled when PROFILE_DIR is set; writes and summarizes the profiles. */
+async function profiled<T>(side: Side, part: string, fn: () => Promise<T>): Promise<T> {
+  if (PROFILE_DIR === undefined) return fn();
+  const sessions = await profilers(side);
+  try {
+    for (const s of sessions.values()) await s.startCpuProfile();
+    const res = await fn();
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    for (const [role, s] of sessions) {
+      const profile = await s.stopCpuProfile();
+      const file = join(PROFILE_DIR, `${part}-${role}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+      process.stdout.write(renderSummary(file, summarizeProfile(profile as Parameters<typeof summarizeProfile>[0], 25)));
+    }
+    return res;
+  } finally {
+    for (const s of sessions.values()) s.close();
+  }
+}
+
 /** Each phase in interleaved rounds: ours, etcd, ours, etcd, … */
 async function measureLoad(sides: Record<Kind, Side>, rounds: number, roundMs: number, table: RatioTable, out: Record<string, number>): Promise<void> {
-  for (const phase of PHASES) {
+  for (const phase of PHASES.filter((p) => runs(p.key))) {
     const run = (side: Side) => withCpu(side.cluster, side.leader, () => runLoad(side.clients, phase.concurrency, roundMs, phase.op));
-    const res = await interleave<Measured>(rounds, () => run(sides.ours), () => run(sides.etcd));
+    // With PROFILE_DIR, our first round of the phase is profiled.
+    const ours = (round: number): Promise<Measured> => (round === 0 ? profiled(sides.ours, phase.key, () => run(sides.ours)) : run(sides.ours));
+    const res = await interleave<Measured>(rounds, ours, () => run(sides.etcd));
     const add = (figure: string, label: string, pick: (m: Measured) => number, unit: string, better: "higher" | "lower") => {
       table.add({ key: `${phase.key}_${figure}`, label: `${label}, ${phase.concurrency} client${phase.concurrency > 1 ? "s" : ""}`, aName: "ours", bName: "etcd", a: res.a.map(pick), b: res.b.map(pick), unit, better });
     };
@@ -407,7 +454,7 @@ export async function benchStore(): Promise<Record<string, number>> {
     closeSide(sides.ours);
     closeSide(sides.etcd);
     sides.ours = sides.etcd = undefined;
-    await measureFailover(clusters, rounds, table);
+    if (runs("failover")) await measureFailover(clusters, rounds, table);
     await Promise.all([stopCluster(clusters.ours), stopCluster(clusters.etcd)]);
     process.stdout.write(`${table.render()}machine after: ${machineLoad()}\n`);
     return { ...table.figures(), ...out };

@@ -75,9 +75,9 @@ export function storeNodeArgs(s: StoreNodeSpec): string[] {
   return [...args, ...(s.extraArgs ?? [])];
 }
 
-/** Spawns a store node; `stdio` defaults to ignoring input and piping output. */
-export function spawnStoreNode(s: StoreNodeSpec, opts: { stdio?: StdioOptions; detached?: boolean } = {}): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", STORE_MAIN, ...storeNodeArgs(s)], {
+/** Spawns a store node; `stdio` defaults to ignoring input and piping output; `nodeArgs` go to Node itself (e.g. `--inspect=127.0.0.1:0`). */
+export function spawnStoreNode(s: StoreNodeSpec, opts: { stdio?: StdioOptions; detached?: boolean; nodeArgs?: string[] } = {}): ChildProcess {
+  return spawn(process.execPath, [...(opts.nodeArgs ?? []), "--import", "tsx", STORE_MAIN, ...storeNodeArgs(s)], {
     cwd: REPO_ROOT,
     stdio: opts.stdio ?? ["ignore", "pipe", "pipe"],
     detached: opts.detached ?? false,
