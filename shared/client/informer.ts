@@ -12,7 +12,10 @@
  * - `InformerFactory.informer(resource)` hands every caller the same informer for a
  *   resource, so several controllers share one watch; `start()` resolves when every
  *   informer made so far holds its first complete list.
+ * - The cache is indexed (indexer.ts): `addIndexers` at any time, `byIndex` reads an
+ *   index; every informer has the platform's `namespace` index.
  */
+import { Indexer, NAMESPACE_INDEX, namespaceIndexFunc, type IndexFunc } from "./indexer.ts";
 import type { ApiObject, ObjectClient, ResourceRef } from "./object-client.ts";
 import { Reflector } from "./reflector.ts";
 
@@ -34,7 +37,7 @@ export function splitKey(key: string): { namespace: string; name: string } {
 }
 
 export class Informer {
-  private readonly cache = new Map<string, ApiObject>();
+  private readonly cache = new Indexer();
   private readonly handlers: InformerHandler[] = [];
   private readonly reflector: Reflector;
   private started: Promise<void> | undefined;
@@ -45,6 +48,7 @@ export class Informer {
     readonly resource: ResourceRef,
     opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; backoffMs?: number; log?: (msg: string, fields: Record<string, unknown>) => void } = {},
   ) {
+    this.cache.addIndexers({ [NAMESPACE_INDEX]: namespaceIndexFunc });
     this.reflector = new Reflector(client, resource, { replace: (items) => this.replace(items), event: (type, obj) => this.event(type, obj) }, opts);
   }
 
@@ -73,8 +77,22 @@ export class Informer {
   }
 
   list(namespace?: string): ApiObject[] {
-    const all = [...this.cache.values()];
-    return namespace === undefined ? all : all.filter((o) => (o.metadata.namespace ?? "") === namespace);
+    return namespace === undefined ? [...this.cache.values()] : this.cache.byIndex(NAMESPACE_INDEX, namespace);
+  }
+
+  /** Adds named indexes over the cache (the objects already held are indexed at once); a name in use is refused. */
+  addIndexers(indexers: Record<string, IndexFunc>): void {
+    this.cache.addIndexers(indexers);
+  }
+
+  /** The cached objects an index holds under `value`, in key order. */
+  byIndex(name: string, value: string): ApiObject[] {
+    return this.cache.byIndex(name, value);
+  }
+
+  /** Keys of the cached objects an index holds under `value`, sorted. */
+  indexKeys(name: string, value: string): string[] {
+    return this.cache.indexKeys(name, value);
   }
 
   start(): Promise<void> {
@@ -98,7 +116,7 @@ export class Informer {
       if (!old) for (const h of this.handlers) h.add?.(obj);
       else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) for (const h of this.handlers) h.update?.(old, obj);
     }
-    for (const [key, old] of this.cache) {
+    for (const [key, old] of [...this.cache.entries()]) {
       if (seen.has(key)) continue;
       this.cache.delete(key);
       for (const h of this.handlers) h.delete?.(old);

@@ -2,7 +2,8 @@
  * shared/client against a real replica over HTTPS: client configuration files in their
  * variants (inline data, relative file paths, contexts, token, token file, skipped
  * verification) and their bad forms, typed Status errors, keep-alive connections,
- * watches with bookmarks, and the reflector's resume and relist on 410.
+ * watches with bookmarks, the reflector's resume and relist on 410, and an informer's
+ * indexes and handlers following the server's changes.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isStatusError } from "../../shared/api/status.ts";
 import { discoverResources, KindIndex } from "../../shared/client/discovery.ts";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
+import { NAMESPACE_INDEX } from "../../shared/client/indexer.ts";
+import { Informer, objectKey } from "../../shared/client/informer.ts";
 import { KubeconfigError, loadKubeconfig } from "../../shared/client/kubeconfig.ts";
 import type { ApiObject, WatchEvent } from "../../shared/client/object-client.ts";
 import { Reflector } from "../../shared/client/reflector.ts";
@@ -272,5 +275,51 @@ describe("reflector", () => {
     expect(names.size).toBe(10);
     expect(reflector.lists).toBe(1);
     reflector.stop();
+  });
+});
+
+describe("informer", () => {
+  it("keeps indexes over its cache through adds, updates and deletes, and calls its handlers", async () => {
+    const c = open(kubeconfig("informer.yaml", { "certificate-authority-data": b64(pki.ca.certPem) }, { "client-certificate-data": b64(pki.admin.certPem), "client-key-data": b64(pki.admin.keyPem) }));
+    for (const ns of ["idx-a", "idx-b"]) await c.create({ group: "", version: "v1", resource: "namespaces" }, { metadata: { name: ns } });
+    await c.create(CM, { metadata: { name: "one", namespace: "idx-a", labels: { app: "web" } } });
+    await c.create(CM, { metadata: { name: "two", namespace: "idx-b", labels: { app: "web" } } });
+    await c.create(CM, { metadata: { name: "three", namespace: "idx-b", labels: { app: "db" } } });
+    const informer = new Informer(c, CM, { labelSelector: "app", backoffMs: 50 });
+    informer.addIndexers({ byApp: (o) => [o.metadata.labels?.app ?? ""] });
+    const calls: string[] = [];
+    let notify: () => void = () => {};
+    const changed = () => new Promise<void>((r) => (notify = r));
+    informer.addHandler({
+      add: (o) => (calls.push(`add ${objectKey(o)}`), notify()),
+      update: (_old, o) => (calls.push(`update ${objectKey(o)}`), notify()),
+      delete: (o) => (calls.push(`delete ${objectKey(o)}`), notify()),
+    });
+    await informer.start();
+    try {
+      expect(informer.indexKeys("byApp", "web")).toEqual(["idx-a/one", "idx-b/two"]);
+      expect(informer.byIndex("byApp", "db").map((o) => o.metadata.name)).toEqual(["three"]);
+      expect(informer.list("idx-b").map((o) => o.metadata.name)).toEqual(["three", "two"]);
+      expect(informer.byIndex(NAMESPACE_INDEX, "idx-a").map((o) => o.metadata.name)).toEqual(["one"]);
+      // An index added after the start covers what is cached already.
+      informer.addIndexers({ byName: (o) => [o.metadata.name ?? ""] });
+      expect(informer.indexKeys("byName", "two")).toEqual(["idx-b/two"]);
+      expect(() => informer.addIndexers({ byApp: () => [] })).toThrow("indexer conflict: byApp");
+      expect(() => informer.byIndex("absent", "x")).toThrow("Index with name absent does not exist");
+      let next = changed();
+      await c.patch(CM, "two", "merge", { metadata: { labels: { app: "db" } } }, { namespace: "idx-b" });
+      await next;
+      expect(informer.indexKeys("byApp", "web")).toEqual(["idx-a/one"]);
+      expect(informer.indexKeys("byApp", "db")).toEqual(["idx-b/three", "idx-b/two"]);
+      next = changed();
+      await c.delete(CM, "three", { namespace: "idx-b" });
+      await next;
+      expect(informer.indexKeys("byApp", "db")).toEqual(["idx-b/two"]);
+      expect(informer.indexKeys("byName", "three")).toEqual([]);
+      expect(informer.list("idx-b").map((o) => o.metadata.name)).toEqual(["two"]);
+      expect(calls).toEqual(["add idx-a/one", "add idx-b/three", "add idx-b/two", "update idx-b/two", "delete idx-b/three"]);
+    } finally {
+      informer.stop();
+    }
   });
 });
