@@ -28,6 +28,8 @@ export interface ControllerSettings {
   nodeEviction?: { evictionRate: number; secondaryEvictionRate: number; unhealthyZoneThreshold: number; largeClusterSizeThreshold: number };
   /** `--resource-quota-sync-period` (default 5m). */
   resourceQuotaSyncPeriodMs?: number;
+  /** How old a ServiceCIDR's deletion must be before its finalizer goes (no flag; the platform's 10 s). */
+  serviceCidrDeletionGracePeriodMs?: number;
 }
 
 export interface ControllerContext {

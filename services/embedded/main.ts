@@ -29,7 +29,7 @@ import { runControllersUnderLease } from "../controller-manager/embedded-lease.t
 import { connectEmbeddedOrRemote } from "./store.ts";
 
 /** The controllers of the single-process default: deletion, garbage collection, ClusterRole aggregation and the CSR flow of node TLS bootstrap. */
-const EMBEDDED_CONTROLLERS = ["garbagecollector", "namespace", "clusterrole-aggregation", "csrapproving", "csrsigning", "csrcleaner"];
+const EMBEDDED_CONTROLLERS = ["garbagecollector", "namespace", "clusterrole-aggregation", "csrapproving", "csrsigning", "csrcleaner", "service-cidr-controller"];
 
 runApiserver({
   connect: connectEmbeddedOrRemote,

@@ -1,11 +1,13 @@
 /**
  * IPAddress and ServiceCIDR (networking/v1) over HTTPS and with kubectl 1.34, on one
- * replica in the kubernetes profile with `--service-cluster-ip-range 10.0.0.0/28`:
- * the default ServiceCIDR (the API Service's name) with its finalizer and Ready
- * condition; every allocated ClusterIP has its IPAddress with parentRef to the Service,
- * freed on delete, none for a dry run; an address outside every ServiceCIDR is refused; a new ServiceCIDR
- * widens the pool; a deleted ServiceCIDR that still holds an address stays Terminating
- * until the address goes; the platform's validation messages, table columns and protobuf.
+ * replica in the kubernetes profile with `--service-cluster-ip-range 10.0.0.0/28` and
+ * the controller manager's `service-cidr-controller` (grace period cut to 200 ms):
+ * the default ServiceCIDR (the API Service's name), which the controller gives its
+ * finalizer and Ready condition; every allocated ClusterIP has its IPAddress with
+ * parentRef to the Service, freed on delete, none for a dry run; an address outside
+ * every ServiceCIDR is refused; a new ServiceCIDR widens the pool; a deleted ServiceCIDR
+ * that still holds an address stays Terminating until the address goes; the platform's
+ * validation messages, table columns and protobuf.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,6 +15,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensurePki, writeAdminKubeconfig } from "../../services/apiserver/server/certs.ts";
 import { serviceNetwork } from "../../services/apiserver/registry/service-allocation.ts";
+import { runControllers, type RunningControllers } from "../../services/controller-manager/controllers.ts";
+import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { layerClients, runClient, type RunResult } from "../support/clients.ts";
 
@@ -32,6 +36,8 @@ interface Body {
 }
 
 let api: TestApiserver;
+let controllerClient: HttpsObjectClient | undefined;
+let controllers: RunningControllers | undefined;
 let home = "";
 let cidrs = "";
 let ips = "";
@@ -44,8 +50,12 @@ beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), "service-cidr-kubectl-"));
   const pki = await ensurePki(api.dir, { profile: api.profile });
   await writeAdminKubeconfig(join(home, "config"), { server: api.replica.url, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem, user: "admin", clusterName: "t", contextName: "t" });
+  controllerClient = new HttpsObjectClient({ server: api.replica.url, ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem, insecureSkipTlsVerify: false });
+  controllers = await runControllers(controllerClient, { controllers: ["service-cidr-controller"], namespaceFinalizer: api.profile.namespaceFinalizer, settings: { serviceCidrDeletionGracePeriodMs: 200 } });
 });
 afterAll(async () => {
+  controllers?.stop();
+  controllerClient?.close();
   await api?.close();
   if (home) await rm(home, { recursive: true, force: true });
 });
@@ -56,19 +66,39 @@ const serviceCidr = (name: string, list: string[]): Obj => ({ apiVersion: api.pr
 const ipAddress = (name: string, parentRef: Obj): Obj => ({ apiVersion: api.profile.apiVersion("networking", "v1"), kind: "IPAddress", metadata: { name }, spec: { parentRef } });
 const service = (name: string, spec: Obj = {}): Obj => ({ apiVersion: "v1", kind: "Service", metadata: { name }, spec: { ports: [{ port: 80 }], ...spec } });
 
+/** Polls `read` until `done` holds (10 s at most); answers the last value read. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    value = await read();
+  }
+  return value;
+}
+
+const readCidr = async (name: string) => {
+  const res = await api.admin.get(`${cidrs}/${name}`);
+  return { status: res.status, body: res.json<Body>() };
+};
+const readyOf = (body: Body) => body.status?.conditions?.find((c) => c.type === "Ready");
+
 async function createService(name: string, spec: Obj = {}): Promise<{ status: number; body: Body }> {
   const res = await api.admin.post(services, service(name, spec));
   return { status: res.status, body: res.json<Body>() };
 }
 
 describe("the default ServiceCIDR", () => {
-  it("holds --service-cluster-ip-range, with the finalizer and Ready=True; kubectl lists it", async () => {
-    const res = await api.admin.get(`${cidrs}/${api.profile.apiServiceName}`);
-    expect(res.status, res.text).toBe(200);
-    const body = res.json<Body>();
+  it("holds --service-cluster-ip-range; the controller adds the finalizer and Ready=True; kubectl lists it", async () => {
+    const message = `${api.profile.displayName} Service CIDR is ready`;
+    const { status, body } = await until(
+      () => readCidr(api.profile.apiServiceName),
+      (r) => readyOf(r.body)?.message === message && !!r.body.metadata.finalizers,
+    );
+    expect(status).toBe(200);
     expect(body.spec.cidrs).toEqual(["10.0.0.0/28"]);
     expect(body.metadata.finalizers).toEqual([finalizer()]);
-    expect(body.status?.conditions).toMatchObject([{ type: "Ready", status: "True", reason: "", message: `${api.profile.displayName} Service CIDR is ready` }]);
+    expect(body.status?.conditions).toMatchObject([{ type: "Ready", status: "True", reason: "", message }]);
     const out = await kubectl("get", "servicecidrs");
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toMatch(/^NAME\s+CIDRS\s+AGE\n/);
@@ -113,23 +143,41 @@ describe("ClusterIP allocation and IPAddress objects", () => {
   });
 
   it("a deleted ServiceCIDR holding an address stays Terminating (Ready=False) until the Service goes", async () => {
+    // The controller protects it before it is deleted.
+    expect((await until(() => readCidr("extra"), (r) => !!r.body.metadata.finalizers)).body.metadata.finalizers).toEqual([finalizer()]);
     const del = await kubectl("delete", "servicecidr", "extra", "--wait=false");
     expect(del.code, del.stderr).toBe(0);
-    const kept = (await api.admin.get(`${cidrs}/extra`)).json<Body>();
+    const kept = (await until(() => readCidr("extra"), (r) => readyOf(r.body)?.status === "False")).body;
     expect(kept.metadata.deletionTimestamp).toBeDefined();
     expect(kept.metadata.finalizers).toEqual([finalizer()]);
-    expect(kept.status?.conditions).toMatchObject([{ type: "Ready", status: "False", reason: "Terminating" }]);
+    expect(kept.status?.conditions).toMatchObject([{ type: "Ready", status: "False", reason: "Terminating", message: "There are still IPAddresses referencing the ServiceCIDR, please remove them or create a new ServiceCIDR" }]);
     // Nothing new comes from a Terminating ServiceCIDR.
     expect((await createService("late", { clusterIP: "10.0.1.6" })).status).toBe(422);
+    // It stays while the address is held (well past the grace period).
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await readCidr("extra")).status).toBe(200);
 
     expect((await api.admin.delete(`${services}/far`)).status).toBe(200);
-    expect((await api.admin.get(`${cidrs}/extra`)).status).toBe(404);
+    expect((await until(() => readCidr("extra"), (r) => r.status === 404)).status).toBe(404);
   });
 
-  it("an unused ServiceCIDR is removed at once by delete", async () => {
+  it("a deleted ServiceCIDR holding an address goes once a wider ServiceCIDR holds the address", async () => {
+    expect((await api.admin.post(cidrs, serviceCidr("inner", ["10.0.4.0/28"]))).status).toBe(201);
+    expect((await createService("inside", { clusterIP: "10.0.4.3" })).status).toBe(201);
+    await until(() => readCidr("inner"), (r) => !!r.body.metadata.finalizers);
+    expect((await api.admin.delete(`${cidrs}/inner`)).status).toBe(200);
+    expect(readyOf((await until(() => readCidr("inner"), (r) => readyOf(r.body)?.status === "False")).body)?.reason).toBe("Terminating");
+    expect((await api.admin.post(cidrs, serviceCidr("outer", ["10.0.4.0/24"]))).status).toBe(201);
+    expect((await until(() => readCidr("inner"), (r) => r.status === 404)).status).toBe(404);
+    expect((await api.admin.get(`${ips}/10.0.4.3`)).status).toBe(200);
+    expect((await api.admin.delete(`${services}/inside`)).status).toBe(200);
+  });
+
+  it("an unused ServiceCIDR goes after delete once the controller drops its finalizer", async () => {
     expect((await api.admin.post(cidrs, serviceCidr("spare", ["10.0.2.0/28"]))).status).toBe(201);
+    await until(() => readCidr("spare"), (r) => !!r.body.metadata.finalizers);
     expect((await api.admin.delete(`${cidrs}/spare`)).status).toBe(200);
-    expect((await api.admin.get(`${cidrs}/spare`)).status).toBe(404);
+    expect((await until(() => readCidr("spare"), (r) => r.status === 404)).status).toBe(404);
   });
 });
 
@@ -176,12 +224,15 @@ describe("validation", () => {
   });
 
   it("ServiceCIDR: cidrs are immutable, but a single-family one may add the other family", async () => {
-    const created = (await api.admin.post(cidrs, serviceCidr("grow", ["10.3.0.0/28"]))).json<Body>();
+    expect((await api.admin.post(cidrs, serviceCidr("grow", ["10.3.0.0/28"]))).status).toBe(201);
+    // The controller's writes settle first, so the updates below carry the latest resourceVersion.
+    const created = (await until(() => readCidr("grow"), (r) => !!r.body.metadata.finalizers && readyOf(r.body)?.status === "True")).body;
     const changed = await api.admin.put(`${cidrs}/grow`, { ...created, spec: { cidrs: ["10.4.0.0/28"] } });
     expect(changed.json<Body>().message).toContain('spec.cidrs[0]: Invalid value: "10.4.0.0/28": field is immutable');
     const dual = await api.admin.put(`${cidrs}/grow`, { ...created, spec: { cidrs: ["10.3.0.0/28", "fd00:10::/120"] } });
     expect(dual.status, dual.text).toBe(200);
     expect(dual.json<Body>().spec.cidrs).toEqual(["10.3.0.0/28", "fd00:10::/120"]);
     expect((await api.admin.delete(`${cidrs}/grow`)).status).toBe(200);
+    expect((await until(() => readCidr("grow"), (r) => r.status === 404)).status).toBe(404);
   });
 });

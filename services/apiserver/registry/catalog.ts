@@ -11,7 +11,6 @@ import { Registry, type RegistryConversion, type RegistryOptions } from "./regis
 import { resourceInfo, type ResourceInfo } from "./resource.ts";
 import { genericStrategy, type Strategy } from "./strategy.ts";
 import { AllocatingServiceStorage, serviceNetwork } from "./service-allocation.ts";
-import { ServiceCidrStorage, serviceCidrFinalizer } from "./service-cidrs.ts";
 
 export interface ServedResource {
   resource: ResourceInfo;
@@ -56,9 +55,8 @@ function conversionOf(
   return { storageDef, storageStrategy: strategyFor(storageDef), registry: { view: new VersionView(converter), requestStrategy: storageDef === def ? undefined : strategyFor(def) } };
 }
 
-/** The storage of a kind: Services allocate their addresses and ports through theirs; a deleted ServiceCIDR goes once unused. */
+/** The storage of a kind: Services allocate their addresses and ports through theirs. */
 function storageFor(def: KindDefinition, storage: ObjectStorage, profile: PlatformProfile, options: RegistryOptions): ObjectStorage {
-  if (def.group === "networking" && def.plural === "servicecidrs") return new ServiceCidrStorage(storage, serviceCidrFinalizer(profile.group("networking")));
   if (def.group !== "core" || def.plural !== "services") return storage;
   return new AllocatingServiceStorage(storage, options.serviceNetwork ?? serviceNetwork(), profile.apiVersion("networking", "v1"));
 }

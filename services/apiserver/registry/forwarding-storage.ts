@@ -1,6 +1,6 @@
 /**
  * A storage that hands every call to an inner storage; kinds whose writes do more
- * (Service allocation, ServiceCIDR release) extend it and override only those writes.
+ * (Service allocation) extend it and override only those writes.
  * Unsafe deletion stays available exactly when the inner storage offers it.
  */
 import type { DeleteOptions, GetOptions, ListOptions, ListResult, ObjectStorage, TryUpdate, UpdateOptions, WatchOptions, Watcher } from "../storage/interface.ts";

@@ -2,7 +2,7 @@
  * The few kinds whose registry behaviour is more than the schema says: namespaces
  * (their own finalizers in spec, Terminating phase), pods (initial status, the
  * ephemeralcontainers and resize subresources), services
- * (allocated addresses and ports kept on update), ServiceCIDRs (finalizer, Ready) and
+ * (allocated addresses and ports kept on update), ServiceCIDRs (status kept out of validation) and
  * webhook configurations (CEL match conditions compiled).
  * Everything else uses the generic strategy.
  */
@@ -110,7 +110,7 @@ export function strategyFor(profile: PlatformProfile): (def: KindDefinition) => 
     if (def.group === "admissionregistration" && def.plural === "validatingadmissionpolicies") return validatingAdmissionPolicyStrategy(def);
     if (def.group === "admissionregistration" && def.plural === "mutatingadmissionpolicies") return mutatingAdmissionPolicyStrategy(def);
     if (def.group === "certificates" && def.plural === "certificatesigningrequests") return csrStrategy(def, profile);
-    if (def.group === "networking" && def.plural === "servicecidrs") return serviceCIDRStrategy(def, profile);
+    if (def.group === "networking" && def.plural === "servicecidrs") return serviceCIDRStrategy(def);
     if (isEventKind(def)) return eventStrategy(def, profile);
     return genericStrategy(def);
   };

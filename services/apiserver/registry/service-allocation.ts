@@ -11,8 +11,8 @@
  * the Service's values. A dry run takes nothing: it checks requested values and shows
  * free ones without reserving them. Addresses come from the live ServiceCIDRs (the
  * default one holds `--service-cluster-ip-range`; the flag's ranges serve while the store
- * holds none); a requested address in none of them is refused, and freeing addresses
- * lets a Terminating ServiceCIDR that held them go.
+ * holds none); a requested address in none of them is refused. Ending a Terminating
+ * ServiceCIDR once its addresses are freed is the ServiceCIDR controller's work.
  */
 import { invalid, internalError, type StatusError } from "../../../shared/api/status.ts";
 import type { FieldError } from "../../../shared/schema/types.ts";
@@ -20,7 +20,7 @@ import { StorageError, type ObjectStorage, type TryUpdate, type UpdateOptions } 
 import { isObject, meta, type JsonObject } from "../storage/object.ts";
 import { formatCidr } from "../../../shared/api/groups/ip-text.ts";
 import { ForwardingStorage } from "./forwarding-storage.ts";
-import { IP_RECORD_PREFIX, listServiceCidrs, releaseUnusedServiceCidrs, serviceCidrFinalizer } from "./service-cidrs.ts";
+import { IP_RECORD_PREFIX, listServiceCidrs } from "./service-cidrs.ts";
 import { candidates, DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDRS, formatIP, inRange, parseCidr, parseIP, parsePortRange, type CidrRange, type IPFamily, type ValueRange } from "./service-ranges.ts";
 import { newUid, timestamp } from "./system-meta.ts";
 
@@ -318,7 +318,6 @@ export class AllocatingServiceStorage extends ForwardingStorage {
         // already gone, or changed meanwhile: nothing of ours to free
       }
     }
-    if (keys.some((k) => k.startsWith(IP_RECORD_PREFIX))) await releaseUnusedServiceCidrs(this.inner, serviceCidrFinalizer(this.recordApiVersion.split("/")[0]));
   }
 
   override async create(key: string, obj: JsonObject, options?: { dryRun?: boolean; ttlSeconds?: number }): Promise<JsonObject> {

@@ -208,6 +208,15 @@ export function controllerRoleSpecs(profile: PlatformProfile): RoleSpec[] {
     ["route-controller", [rule(["list", "watch"], [g.core], ["nodes"]), rule(["patch"], [g.core], ["nodes/status"]), ev]],
     ["service-account-controller", [rule(["create"], [g.core], ["serviceaccounts"]), ev]],
     [
+      "service-cidrs-controller",
+      [
+        rule(["get", "list", "watch", "patch", "update"], [g.networking], ["servicecidrs"]),
+        rule(["patch", "update"], [g.networking], ["servicecidrs/finalizers", "servicecidrs/status"]),
+        rule(["get", "list", "watch"], [g.networking], ["ipaddresses"]),
+        ev,
+      ],
+    ],
+    [
       "service-controller",
       [rule(["get", "list", "watch"], [g.core], ["services"]), rule(["patch", "update"], [g.core], ["services/status"]), rule(["list", "watch"], [g.core], ["nodes"]), ev],
     ],
