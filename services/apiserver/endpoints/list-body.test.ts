@@ -1,0 +1,145 @@
+/**
+ * List bodies: the bytes of the sliced, streamed (or shared) body equal the one-shot
+ * encoding of the whole list for each encoding, kind and size; concurrent identical
+ * lists encode once; a list whose reader goes away stops encoding.
+ */
+import { describe, expect, it } from "vitest";
+import { readAll } from "../../../shared/codec/chunked-stream.ts";
+import { builtinKinds } from "../../../shared/api/groups/index.ts";
+import { getProfile } from "../../../shared/platform/index.ts";
+import type { KindDefinition } from "../../../shared/schema/types.ts";
+import { resourceInfo } from "../registry/resource.ts";
+import type { JsonObject } from "../storage/object.ts";
+import { encodeBody } from "./encode.ts";
+import { listResponse, sharedListsInFlight, type ListMeta } from "./list-body.ts";
+import type { Encoding } from "./negotiation.ts";
+import type { RequestScope } from "./scope.ts";
+
+const profile = getProfile("kubernetes");
+const kinds = builtinKinds(profile);
+const kindOf = (kind: string): KindDefinition => kinds.find((k) => k.kind === kind && k.group === "core") as KindDefinition;
+
+type ScopeParts = Pick<RequestScope, "profile" | "resource" | "encoding" | "mediaType" | "pretty" | "warnings" | "query" | "target">;
+
+function scope(def: KindDefinition, encoding: Encoding, mediaType: string, pretty = false): RequestScope {
+  const parts: ScopeParts = { profile, resource: resourceInfo(def, profile), encoding, mediaType, pretty, warnings: [], query: new URLSearchParams() };
+  return parts as RequestScope;
+}
+
+function configMaps(n: number): JsonObject[] {
+  return Array.from({ length: n }, (_, i) => ({
+    metadata: { name: `cm-${i}`, namespace: "ns", resourceVersion: String(100 + i), uid: `u-${i}` },
+    data: { key: `value ${i} ü "quoted" ${"z".repeat(i % 300)}` },
+  }));
+}
+
+function pods(n: number): JsonObject[] {
+  return Array.from({ length: n }, (_, i) => ({
+    metadata: { name: `pod-${i}`, namespace: "ns", labels: { app: `a${i % 7}` } },
+    spec: { containers: [{ name: "c", image: `img:${i}`, args: ["--n", String(i)] }], nodeName: `node-${i % 3}` },
+    status: { phase: "Running" },
+  }));
+}
+
+function oneShot(s: RequestScope, metadata: ListMeta, items: JsonObject[]): Uint8Array {
+  const list = { kind: `${s.resource.kind}List`, apiVersion: s.resource.apiVersion, metadata: { ...metadata }, items: items.map((o) => ({ apiVersion: s.resource.apiVersion, kind: s.resource.kind, ...o })) };
+  const body = encodeBody(s, list, "list");
+  return typeof body === "string" ? Buffer.from(body, "utf8") : body;
+}
+
+async function bodyOf(res: Response): Promise<Buffer> {
+  return Buffer.from(await readAll(res.body as ReadableStream<Uint8Array>));
+}
+
+describe("list bodies equal the one-shot encoding", () => {
+  const encodings: Array<[string, Encoding, string, boolean]> = [
+    ["JSON", "json", "application/json", false],
+    ["pretty JSON", "json", "application/json", true],
+    ["YAML", "yaml", "application/yaml", false],
+    ["protobuf", "protobuf", profile.protobufMediaType, false],
+    ["CBOR", "cbor", "application/cbor", false],
+  ];
+  const lists: Array<[string, (n: number) => JsonObject[]]> = [
+    ["ConfigMap", configMaps],
+    ["Pod", pods],
+  ];
+  for (const [name, encoding, mediaType, pretty] of encodings) {
+    for (const [kind, make] of lists) {
+      // YAML is slow to make: 600 items already take many slices.
+      const sizes = encoding === "yaml" ? [0, 1, 40, 600] : [0, 1, 40, 4000];
+      it(`${name}, ${kind}: ${sizes.join(", ")} items (the largest in many slices)`, async () => {
+        for (const n of sizes) {
+          const s = scope(kindOf(kind), encoding, mediaType, pretty);
+          const items = make(n);
+          const metadata: ListMeta = n === 40 ? { resourceVersion: "77", continue: "abc", remainingItemCount: 3 } : { resourceVersion: "77" };
+          const got = await bodyOf(await listResponse(s, metadata, items));
+          expect(got.equals(Buffer.from(oneShot(s, metadata, items))), `${n} items`).toBe(true);
+        }
+      });
+    }
+  }
+});
+
+/** ConfigMaps whose `data` counts how often it is read (each read is one encoding of the item). */
+function watchedConfigMaps(n: number): { items: JsonObject[]; reads: () => number } {
+  let reads = 0;
+  const items = configMaps(n).map((o) => {
+    const data = o.data;
+    const item: JsonObject = { metadata: o.metadata };
+    Object.defineProperty(item, "data", {
+      enumerable: true,
+      get: () => {
+        reads++;
+        return data;
+      },
+    });
+    return item;
+  });
+  return { items, reads: () => reads };
+}
+
+describe("lists in flight together", () => {
+  const s = scope(kindOf("ConfigMap"), "json", "application/json");
+
+  it("with the same item objects and metadata read one encoding; other items encode their own", async () => {
+    const { items, reads } = watchedConfigMaps(4000);
+    const meta = { resourceVersion: "5" };
+    const [a, b] = [await listResponse(s, meta, items), await listResponse(s, meta, items)];
+    expect(sharedListsInFlight()).toBe(1);
+    const [bodyA, bodyB] = await Promise.all([bodyOf(a), bodyOf(b)]);
+    expect(bodyA.equals(bodyB)).toBe(true);
+    expect(bodyA.equals(Buffer.from(oneShot(s, meta, items)))).toBe(true);
+    const once = reads();
+    expect(once).toBe(4000 + 4000); // both lists' streams, plus the one-shot reference
+    expect(sharedListsInFlight()).toBe(0);
+
+    const copies = items.map((o) => ({ ...o }));
+    const c = await listResponse(s, meta, items);
+    const d = await listResponse(s, meta, copies); // equal content, other objects: not shared
+    await Promise.all([bodyOf(c), bodyOf(d)]);
+    expect(reads()).toBe(once + 4000 + 4000);
+  });
+
+  it("a different resourceVersion is a different body", async () => {
+    const { items, reads } = watchedConfigMaps(4000);
+    const [a, b] = [await listResponse(s, { resourceVersion: "5" }, items), await listResponse(s, { resourceVersion: "6" }, items)];
+    const [bodyA, bodyB] = await Promise.all([bodyOf(a), bodyOf(b)]);
+    expect(bodyA.equals(bodyB)).toBe(false);
+    expect(reads()).toBe(8000);
+  });
+
+  it("stops encoding when its reader goes away", async () => {
+    const { items, reads } = watchedConfigMaps(20_000);
+    const res = await listResponse(s, { resourceVersion: "9" }, items);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    await reader.read();
+    await reader.cancel();
+    const atCancel = reads();
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    expect(reads()).toBe(atCancel);
+    expect(atCancel).toBeLessThan(20_000);
+    expect(sharedListsInFlight()).toBe(0);
+  });
+
+});
