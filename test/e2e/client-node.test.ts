@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServerProcess, type ServerProcess } from "../support/server-process.ts";
 
 const NS = "node-client";
+const LONG = process.env.LONG === "1";
 
 let server: ServerProcess;
 let kc: k8s.KubeConfig;
@@ -203,4 +204,31 @@ describe("@kubernetes/client-node", () => {
     const bookmark = events.find((e) => e.type === "BOOKMARK");
     expect(Number(bookmark?.rv)).toBeGreaterThanOrEqual(Number(events[0].rv));
   }, 30_000);
+
+  it("the embedded default runs the ServiceCIDR controller: finalizer, Ready=True, and a deleted unused ServiceCIDR held for the grace period (LONG=1: then gone)", async () => {
+    const net = kc.makeApiClient(k8s.NetworkingV1Api);
+    const finalizer = "networking.k8s.io/service-cidr-finalizer";
+    await net.createServiceCIDR({ body: { metadata: { name: "embedded-extra" }, spec: { cidrs: ["10.200.0.0/24"] } } });
+    let cidr = await net.readServiceCIDR({ name: "embedded-extra" });
+    const deadline = Date.now() + 20_000;
+    while (!(cidr.metadata?.finalizers?.includes(finalizer) && cidr.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")) && Date.now() < deadline) {
+      await sleep(100);
+      cidr = await net.readServiceCIDR({ name: "embedded-extra" });
+    }
+    expect(cidr.metadata?.finalizers).toEqual([finalizer]);
+    expect(cidr.status?.conditions?.find((c) => c.type === "Ready")).toMatchObject({ status: "True", message: "Kubernetes Service CIDR is ready" });
+    await net.deleteServiceCIDR({ name: "embedded-extra" });
+    // The platform's 10 s grace period: Terminating, still protected, right after the delete.
+    const held = await net.readServiceCIDR({ name: "embedded-extra" });
+    expect(held.metadata?.deletionTimestamp).toBeTruthy();
+    expect(held.metadata?.finalizers).toEqual([finalizer]);
+    if (!LONG) return;
+    let gone = false;
+    const end = Date.now() + 30_000;
+    while (!gone && Date.now() < end) {
+      await sleep(250);
+      gone = await net.readServiceCIDR({ name: "embedded-extra" }).then(() => false, (err: unknown) => apiCode(err) === 404);
+    }
+    expect(gone).toBe(true);
+  }, 60_000);
 });
