@@ -51,11 +51,15 @@ export const MIGRATIONS: readonly Migration[] = [
   { removedIn: "1.22", kinds: ["PriorityClass"], from: [["scheduling", "v1beta1"]], to: [["scheduling", "v1"]] },
   { removedIn: "1.22", kinds: ["CSIDriver", "CSINode", "StorageClass", "VolumeAttachment"], from: [["storage", "v1beta1"]], to: [["storage", "v1"]] },
   { removedIn: "1.16", kinds: ["NetworkPolicy"], from: [[EXT, "v1beta1"]], to: [["networking", "v1"]] },
-  { removedIn: "1.16", kinds: WORKLOADS, from: [[EXT, "v1beta1"], ["apps", "v1beta1"], ["apps", "v1beta2"]], to: [["apps", "v1"]], transform: workload },
+  // Each old version served only some of the four workloads (extensions: no StatefulSet; apps/v1beta1: Deployment and StatefulSet).
+  { removedIn: "1.16", kinds: ["DaemonSet", "Deployment", "ReplicaSet"], from: [[EXT, "v1beta1"]], to: [["apps", "v1"]], transform: workload },
+  { removedIn: "1.16", kinds: ["Deployment", "StatefulSet"], from: [["apps", "v1beta1"]], to: [["apps", "v1"]], transform: workload },
+  { removedIn: "1.16", kinds: WORKLOADS, from: [["apps", "v1beta2"]], to: [["apps", "v1"]], transform: workload },
   { removedIn: "1.16", kinds: ["PodSecurityPolicy"], from: [[EXT, "v1beta1"]], to: [], transform: podSecurityPolicy },
 ];
 
-function apiVersionOf(profile: PlatformProfile, g: GroupRef, version: string): string {
+/** The apiVersion a table group and version is written as in the profile. */
+export function apiVersionOf(profile: PlatformProfile, g: GroupRef, version: string): string {
   return typeof g === "string" ? profile.apiVersion(g, version) : `${g.legacy}/${version}`;
 }
 
