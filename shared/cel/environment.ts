@@ -9,6 +9,7 @@
 import { Environment } from "@marcbachmann/cel-js";
 import { PER_CALL_LIMIT } from "./cost-model.ts";
 import { CelCompileError, CelCostLimitError, CelEvaluationError, compileError, evaluationError } from "./errors.ts";
+import { referencedVariables } from "./ast-walk.ts";
 import { estimateAstCost, type CostSizes } from "./estimate.ts";
 import { visit } from "./instrument.ts";
 import { registerLibrary } from "./library.ts";
@@ -54,6 +55,8 @@ export interface CelProgram {
   readonly source: string;
   /** The checked result type ("bool", "string", "list", "map", "dyn", ...). */
   readonly resultType: string;
+  /** The declared variables the expression names (an activation needs no others). */
+  readonly references: ReadonlySet<string>;
   /** The static worst-case cost for inputs of the given sizes (estimate.ts). */
   estimateCost(sizes: CostSizes): number;
   /** Evaluates over JSON values (or CelValues) of the declared variables (others are ignored). */
@@ -67,11 +70,21 @@ export interface CelEnvironment {
 
 type Parsed = ReturnType<Environment["parse"]>;
 
-function program(parsed: Parsed, source: string, resultType: string, names: readonly string[], defaultBudget: number): CelProgram {
+/** One metered evaluation of a parsed expression over a prepared context. */
+function evaluateParsed(parsed: Parsed, root: EvalNode, ctx: Record<string, unknown>, meter: CostMeter): unknown {
+  visit(root, meter);
+  return parsed(ctx) as unknown;
+}
+
+function program(parsed: Parsed, source: string, resultType: string, declared: readonly string[], defaultBudget: number): CelProgram {
   const root = parsed.ast as unknown as EvalNode;
+  const references = referencedVariables(parsed.ast, declared);
+  // Only the variables the expression names are converted and passed.
+  const names = declared.filter((n) => references.has(n));
   return {
     source,
     resultType,
+    references,
     estimateCost: (sizes) => estimateAstCost(parsed.ast, sizes),
     evaluate(activation, opts) {
       const meter = new CostMeter(opts?.costBudget ?? defaultBudget);
@@ -79,10 +92,7 @@ function program(parsed: Parsed, source: string, resultType: string, names: read
       for (const name of names) if (activation[name] !== undefined) ctx[name] = celValueOf(activation[name]);
       let value: unknown;
       try {
-        value = runMetered(meter, visit, () => {
-          visit(root, meter);
-          return parsed(ctx) as unknown;
-        });
+        value = runMetered(meter, visit, evaluateParsed, parsed, root, ctx, meter);
       } catch (err) {
         throw meter.exceeded ? new CelCostLimitError() : evaluationError(err, source);
       }

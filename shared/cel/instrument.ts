@@ -14,8 +14,12 @@ type Handle = (...operands: unknown[]) => unknown;
 
 const BINARY = new Set(["==", "!=", "<", "<=", ">", ">=", "in", "+", "-", "*", "/", "%"]);
 
-/** Fixed cost per prepared node; steps of comprehensions also pay per iteration. */
-const fixedCost = new WeakMap<EvalNode, number>();
+/**
+ * Cost charged per visit of a prepared node: its fixed cost, plus the iteration
+ * cost for the step of a comprehension (one lookup per visit). A comprehension's
+ * macro node is always visited, and so prepared, before its step.
+ */
+const visitCost = new WeakMap<EvalNode, number>();
 const iterationSteps = new WeakSet<EvalNode>();
 
 function wrapOperator(node: EvalNode, handle: Handle): Handle {
@@ -36,8 +40,7 @@ function wrapCall(node: EvalNode, handle: Handle): Handle {
     const operands = Array.isArray(values) ? values : [];
     const meter = currentMeter();
     if (meter && !byResult) meter.charge(callCost(name, operands));
-    const builtin = (): unknown => handle.call(this, values, ...rest);
-    const result = override ? override(operands, builtin) : builtin();
+    const result = override ? override(operands, () => handle.call(this, values, ...rest)) : handle.call(this, values, ...rest);
     if (meter && byResult) meter.charge(callCost(name, operands, result));
     return result;
   };
@@ -55,12 +58,12 @@ function prepare(node: EvalNode): number {
     if (BINARY.has(node.op)) node.handle = wrapOperator(node, node.handle);
     else if (node.op === "call" || node.op === "rcall") node.handle = wrapCall(node, node.handle);
   }
-  fixedCost.set(node, cost);
+  if (iterationSteps.has(node)) cost += ITERATION_COST;
+  visitCost.set(node, cost);
   return cost;
 }
 
 /** Charges `node` to `meter`, preparing it on first sight. */
 export function visit(node: EvalNode, meter: CostMeter): void {
-  const cost = fixedCost.get(node) ?? prepare(node);
-  meter.charge(iterationSteps.has(node) ? cost + ITERATION_COST : cost);
+  meter.charge(visitCost.get(node) ?? prepare(node));
 }

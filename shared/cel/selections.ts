@@ -7,6 +7,7 @@
  * expression that does not parse has none (compilation reports it). Pure.
  */
 import { Environment, type ASTNode } from "@marcbachmann/cel-js";
+import { astNodes } from "./ast-walk.ts";
 
 export interface FieldSelection {
   root: string;
@@ -17,13 +18,6 @@ export interface FieldSelection {
 }
 
 const parser = new Environment({ enableOptionalTypes: true, unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false });
-
-const isNode = (v: unknown): v is ASTNode => typeof v === "object" && v !== null && "op" in v && "args" in v;
-
-function* children(v: unknown): Generator<ASTNode> {
-  if (isNode(v)) yield v;
-  else if (Array.isArray(v)) for (const x of v) yield* children(x);
-}
 
 /** The root and field names of a pure select chain, or undefined. */
 function chain(node: ASTNode, roots: ReadonlySet<string>): { root: string; path: string[] } | undefined {
@@ -46,9 +40,7 @@ export function fieldSelections(source: string, roots: readonly string[]): Field
   }
   const names = new Set(roots);
   const out: FieldSelection[] = [];
-  const stack: ASTNode[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop() as ASTNode;
+  for (const node of astNodes(root)) {
     if (node.op === "." || node.op === ".?") {
       const c = chain(node, names);
       if (c) {
@@ -56,7 +48,6 @@ export function fieldSelections(source: string, roots: readonly string[]): Field
         out.push({ ...c, offset: node.end - field.length - (node.op === ".?" ? 2 : 1) });
       }
     }
-    if (node.op !== "value" && node.op !== "id") stack.push(...children(node.args));
   }
   return out.sort((a, b) => a.offset - b.offset);
 }

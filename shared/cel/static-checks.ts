@@ -5,12 +5,11 @@
  * failure of every evaluation.
  */
 import type { ASTNode } from "@marcbachmann/cel-js";
+import { astNodes } from "./ast-walk.ts";
 import { CelCompileError, position } from "./errors.ts";
 import { compileRegex } from "./regex.ts";
 
 const REGEX_FUNCTIONS = new Set(["matches", "find", "findAll"]);
-
-const isNode = (v: unknown): v is ASTNode => typeof v === "object" && v !== null && "op" in v && "args" in v;
 
 /** The pattern argument of a regex call, when the call is one. */
 function patternArg(node: ASTNode): ASTNode | undefined {
@@ -19,17 +18,9 @@ function patternArg(node: ASTNode): ASTNode | undefined {
   return undefined;
 }
 
-/** Every AST node below `v` (operands may sit in arrays and map entries). */
-function* children(v: unknown): Generator<ASTNode> {
-  if (isNode(v)) yield v;
-  else if (Array.isArray(v)) for (const x of v) yield* children(x);
-}
-
 /** Throws CelCompileError for the first invalid literal regex in the expression. */
 export function checkLiteralRegexes(root: ASTNode, source: string): void {
-  const stack: ASTNode[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop() as ASTNode;
+  for (const node of astNodes(root)) {
     const pattern = patternArg(node);
     if (pattern?.op === "value" && typeof pattern.args === "string") {
       try {
@@ -38,6 +29,5 @@ export function checkLiteralRegexes(root: ASTNode, source: string): void {
         throw new CelCompileError(`invalid regular expression ${JSON.stringify(pattern.args)} at ${position(source, pattern.start)}`);
       }
     }
-    if (node.op !== "value" && node.op !== "id") stack.push(...children(node.args));
   }
 }

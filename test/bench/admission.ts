@@ -11,12 +11,19 @@
  *   match, against a namespace they do not match, on the same server in interleaved
  *   rounds (issue 18's proof: ≥ 0.8×).
  * Tables give min/median/max of the per-round ratios.
+ * BENCH_CPU_PROF=<dir>: the policed rounds and the webhook rounds are each profiled
+ * (V8's sampler in this process, which holds servers and clients) into <dir>, and
+ * where their CPU time went is printed.
  */
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { DEFAULT_ON_PLUGINS } from "../../services/apiserver/admission/order.ts";
 import { BUILTIN_PLUGIN_FACTORIES, registerBuiltinPlugins } from "../../services/apiserver/admission/plugins/index.ts";
 import { jsonPatch, startWebhookServer } from "../../services/apiserver/admission/testing/webhook-server.ts";
-import { RatioTable, interleave } from "./harness.ts";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { join } from "node:path";
+import { renderSummary, summarizeProfile } from "./cpu-profile-summary.ts";
+import { RatioTable, interleave, machineLoad } from "./harness.ts";
 
 const OWN = ["NamespaceLifecycle", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ValidatingAdmissionPolicy"];
 const POLICIES = 10;
@@ -101,6 +108,26 @@ async function latencies(api: TestApiserver, prefix: string, count: number, hook
   return { p50: ms[Math.floor(ms.length * 0.5)], p95: ms[Math.floor(ms.length * 0.95)] };
 }
 
+/** `fn` under this process's CPU profiler when BENCH_CPU_PROF names a directory; the summary is printed. */
+async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const dir = process.env.BENCH_CPU_PROF;
+  if (!dir) return fn();
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  try {
+    return await fn();
+  } finally {
+    const { profile } = await session.post("Profiler.stop");
+    session.disconnect();
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `admission-${name}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    process.stdout.write(renderSummary(`${file} (${machineLoad()})`, summarizeProfile(profile, 25)));
+  }
+}
+
 export async function benchAdmission(): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   const registered = new Set([...OWN, ...BUILTIN_PLUGIN_FACTORIES.map(([n]) => n)]);
@@ -121,10 +148,12 @@ export async function benchAdmission(): Promise<Record<string, number>> {
     table.add({ key: "create_chain_vs_disabled", label: "creates/s, 16 clients", aName: "default chain", bName: "admission disabled", a: rates.a, b: rates.b, unit: "req/s", better: "higher" });
     await installPolicies(on);
     await rate(on, "pw", 1000, 16, "policed");
-    const policed = await interleave(
-      3,
-      (round) => rateAndCpu(on, `p${round}`, 3000, 16, "policed"),
-      (round) => rateAndCpu(on, `u${round}`, 3000, 16),
+    const policed = await profiled("policies", () =>
+      interleave(
+        3,
+        (round) => rateAndCpu(on, `p${round}`, 3000, 16, "policed"),
+        (round) => rateAndCpu(on, `u${round}`, 3000, 16),
+      ),
     );
     const policies = `${POLICIES} policies x ${EXPRESSIONS_PER_POLICY} expressions`;
     table.add({ key: "create_policies_vs_none", label: "creates/s, 16 clients", aName: policies, bName: "no policy matching", a: policed.a.map((x) => x.rate), b: policed.b.map((x) => x.rate), unit: "req/s", better: "higher" });
@@ -149,10 +178,12 @@ export async function benchAdmission(): Promise<Record<string, number>> {
     await new Promise((r) => setTimeout(r, 500));
     await latencies(on, "hw", 100, true);
     // Interleaved on one server: labelled objects go through both webhooks, others are skipped by the object selector.
-    const lat = await interleave(
-      3,
-      (round) => latencies(on, `hp${round}`, 300, true),
-      (round) => latencies(on, `lp${round}`, 300, false),
+    const lat = await profiled("webhooks", () =>
+      interleave(
+        3,
+        (round) => latencies(on, `hp${round}`, 300, true),
+        (round) => latencies(on, `lp${round}`, 300, false),
+      ),
     );
     if (!wh.reviews.some((r) => r.path === "/validate")) throw new Error("the webhooks were not called");
     table.add({ key: "create_p50_webhooks", label: "sequential create p50", aName: "two webhooks", bName: "no webhook", a: lat.a.map((x) => x.p50), b: lat.b.map((x) => x.p50), unit: "ms", better: "lower" });

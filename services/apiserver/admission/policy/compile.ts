@@ -36,6 +36,8 @@ export interface CompiledPolicy {
   auditAnnotations: Array<{ key: string; program: CelProgram }>;
   /** Whether any expression names the `authorizer` variable (else no checks are prepared). */
   usesAuthorizer: boolean;
+  /** The variables the compiled expressions name (an evaluation prepares only those). */
+  references: ReadonlySet<string>;
   /** The first compile problem; the failure policy decides what a matched request gets. */
   problem?: string;
 }
@@ -109,6 +111,7 @@ export function compilePolicy(obj: JsonObject): CompiledPolicy {
     validations: [],
     auditAnnotations: [],
     usesAuthorizer: expressions(spec).some((e) => /\bauthorizer\b/.test(e.source)),
+    references: new Set(),
   };
   if (isObject(spec.paramKind)) policy.paramKind = { apiVersion: str(spec.paramKind.apiVersion), kind: str(spec.paramKind.kind) };
   try {
@@ -125,5 +128,12 @@ export function compilePolicy(obj: JsonObject): CompiledPolicy {
   } catch (err) {
     policy.problem = err instanceof Error ? err.message : String(err);
   }
+  const programs = [
+    ...policy.matchConditions.map((c) => c.program),
+    ...policy.variables.map((v) => v.program),
+    ...policy.validations.flatMap((v) => (v.messageExpression ? [v.program, v.messageExpression] : [v.program])),
+    ...policy.auditAnnotations.map((x) => x.program),
+  ];
+  policy.references = new Set(programs.flatMap((p) => [...p.references]));
   return policy;
 }

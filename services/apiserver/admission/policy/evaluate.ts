@@ -59,19 +59,32 @@ export function evaluatePolicy(policy: CompiledPolicy, input: Activation): Polic
   return { denials, annotations };
 }
 
+/** The CEL value null, for variables an activation leaves out. */
+const NULL_VALUE = celValue(null);
+
+/** An input as a CEL value: converted now unless it already is; absent is null. */
+function asCel(v: unknown): unknown {
+  return v === undefined ? NULL_VALUE : celValue(v);
+}
+
+/** Under failurePolicy Ignore an evaluation error decides nothing; under Fail it denies. */
+function onError(policy: CompiledPolicy, message: string, index?: number): Decision[] {
+  if (policy.failurePolicy === "Ignore") return [];
+  return index === undefined ? [{ message, reason: "" }] : [{ message, reason: "", index }];
+}
+
 function validate(policy: CompiledPolicy, input: Activation, annotations: Record<string, string>): Decision[] {
   const variables: Record<string, unknown> = {};
-  // Converted to CEL values once for all the policy's expressions.
+  // CelValues are taken as they are; JSON values are converted once for all the policy's expressions.
   const activation: Record<string, unknown> = {
     authorizer: input.authorizer,
-    request: celValue(input.request),
-    object: celValue(input.object ?? null),
-    oldObject: celValue(input.oldObject ?? null),
-    params: celValue(input.params ?? null),
-    namespaceObject: celValue(input.namespaceObject ?? null),
+    request: asCel(input.request),
+    object: asCel(input.object),
+    oldObject: asCel(input.oldObject),
+    params: asCel(input.params),
+    namespaceObject: asCel(input.namespaceObject),
     variables,
   };
-  const onError = (message: string): Decision[] => (policy.failurePolicy === "Ignore" ? [] : [{ message, reason: "" }]);
   const conditionErrors: string[] = [];
   for (const c of policy.matchConditions) {
     const r = run(c.program, activation);
@@ -79,24 +92,23 @@ function validate(policy: CompiledPolicy, input: Activation, annotations: Record
     if (r.error !== undefined) conditionErrors.push(r.error);
     else if (r.value !== true) conditionErrors.push(`expression '${c.program.source}' resulted in error: no such overload`);
   }
-  if (conditionErrors.length > 0) return onError(conditionErrors.join("; "));
+  if (conditionErrors.length > 0) return onError(policy, conditionErrors.join("; "));
   for (const v of policy.variables) {
     const r = run(v.program, activation);
     // A failed variable stays unset: an expression that reads it fails (no such key).
     if (r.error === undefined) variables[v.name] = r.value;
   }
   const out: Decision[] = [];
-  policy.validations.forEach((v, index) => {
+  for (let index = 0; index < policy.validations.length; index++) {
+    const v = policy.validations[index];
     const r = run(v.program, activation);
-    if (r.error !== undefined) out.push(...onError(r.error).map((d) => ({ ...d, index })));
-    else if (r.value !== true) {
-      if (r.value === false) out.push({ message: failureMessage(v, activation), reason: v.reason ?? "Invalid", index });
-      else out.push(...onError(`expression '${v.program.source}' resulted in error: no such overload`).map((d) => ({ ...d, index })));
-    }
-  });
+    if (r.error !== undefined) out.push(...onError(policy, r.error, index));
+    else if (r.value === false) out.push({ message: failureMessage(v, activation), reason: v.reason ?? "Invalid", index });
+    else if (r.value !== true) out.push(...onError(policy, `expression '${v.program.source}' resulted in error: no such overload`, index));
+  }
   for (const x of policy.auditAnnotations) {
     const r = run(x.program, activation);
-    if (r.error !== undefined) out.push(...onError(r.error));
+    if (r.error !== undefined) out.push(...onError(policy, r.error));
     else if (typeof r.value === "string") annotations[x.key] = r.value;
   }
   return out;

@@ -5,7 +5,7 @@
  * are the webhooks' (../webhooks/rules.ts, ../webhooks/matching.ts). Under
  * matchPolicy Equivalent (the default) a rule for another served version of the
  * same group and resource matches too, and the policy then sees the object in
- * that version. `matchResources` throws MatchError when the namespace cannot be read.
+ * that version. Rules are matched here (pure); the selectors by dispatch.ts.
  */
 import { labelSelectorFromObject, ParsedLabelSelector } from "../../../../shared/api/label-selector.ts";
 import type { LabelSelector } from "../../../../shared/api/selector-types.ts";
@@ -13,7 +13,7 @@ import type { PlatformProfile } from "../../../../shared/platform/index.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
 import type { Attributes } from "../interfaces.ts";
 import type { HookRule } from "../webhooks/hook.ts";
-import { matchSelectors, type MatchDeps } from "../webhooks/matching.ts";
+import type { Equivalence } from "../webhooks/matching.ts";
 import { ruleMatches, type RuleTarget } from "../webhooks/rules.ts";
 
 export interface PolicyRule extends HookRule {
@@ -62,7 +62,8 @@ export function compiledMatch(m: JsonObject): CompiledMatch {
   return { rules: rules(m.resourceRules), exclude: rules(m.excludeResourceRules), namespaceSelector: selector(m.namespaceSelector), objectSelector: selector(m.objectSelector), matchPolicy: m.matchPolicy === "Exact" ? "Exact" : "Equivalent" };
 }
 
-function target(profile: PlatformProfile, a: Attributes): RuleTarget {
+/** The rule target of a request (what rules are matched against). */
+export function ruleTarget(profile: PlatformProfile, a: Attributes): RuleTarget {
   return {
     operation: a.operation,
     group: a.resource.group,
@@ -78,18 +79,24 @@ function ruleHits(list: readonly PolicyRule[], t: RuleTarget, name: string): boo
   return list.some((r) => ruleMatches(r, t) && (r.resourceNames.length === 0 || r.resourceNames.includes(name)));
 }
 
-/** Whether the request is in scope; `requireRules` false lets a binding without resourceRules match every resource. */
-export async function matchResources(m: CompiledMatch, a: Attributes, deps: MatchDeps, requireRules: boolean): Promise<Matched | undefined> {
-  const t = target(deps.profile, a);
+/** Whether any rule is limited to names (its outcome then depends on the request's name). */
+export function namesMatter(m: CompiledMatch): boolean {
+  return m.rules.some((r) => r.resourceNames.length > 0) || m.exclude.some((r) => r.resourceNames.length > 0);
+}
+
+/**
+ * resourceRules and excludeResourceRules only (no lookups); `requireRules` false
+ * lets a binding without resourceRules match every resource.
+ */
+export function rulesMatch(m: CompiledMatch, t: RuleTarget, name: string, equivalence: Equivalence | undefined, requireRules: boolean): Matched | undefined {
   let matched: Matched | undefined = {};
   if (requireRules || m.rules.length > 0) {
-    matched = ruleHits(m.rules, t, a.name) ? {} : undefined;
-    if (!matched && m.matchPolicy === "Equivalent" && deps.equivalence) {
-      const version = deps.equivalence.versions(t.group, t.resource).find((v) => v !== t.version && ruleHits(m.rules, { ...t, version: v }, a.name));
+    matched = ruleHits(m.rules, t, name) ? {} : undefined;
+    if (!matched && m.matchPolicy === "Equivalent" && equivalence) {
+      const version = equivalence.versions(t.group, t.resource).find((v) => v !== t.version && ruleHits(m.rules, { ...t, version: v }, name));
       if (version) matched = { version };
     }
   }
-  if (!matched) return undefined;
-  if (ruleHits(m.exclude, t, a.name)) return undefined;
-  return (await matchSelectors(m, a, deps)) ? matched : undefined;
+  if (!matched || ruleHits(m.exclude, t, name)) return undefined;
+  return matched;
 }

@@ -25,7 +25,7 @@ import type { AdmissionPlugin, Attributes, PluginContext } from "../interfaces.t
 import { conditionRequest, isExempt, type Equivalence, type MatchDeps } from "../webhooks/matching.ts";
 import { compileMutatingPolicy, type CompiledMutatingPolicy } from "./mutating-compile.ts";
 import { mutate } from "./mutating-evaluate.ts";
-import { matchResources } from "./match.ts";
+import { PolicyDispatch, selectorsMatch, type Candidate } from "./dispatch.ts";
 import { resolveParams } from "./params.ts";
 import { bindingBase, watchPolicies, type BindingBase } from "./sources.ts";
 
@@ -41,17 +41,16 @@ function rejection(a: Attributes, policy: string, binding: string, message: stri
 export function mutatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?: Equivalence): AdmissionPlugin {
   const sources = watchPolicies(ctx, { policies: "mutatingadmissionpolicies", bindings: "mutatingadmissionpolicybindings" }, compileMutatingPolicy, bindingBase);
   const deps: MatchDeps = { profile: ctx.profile, objects: ctx.objects, equivalence };
+  const dispatch = new PolicyDispatch(sources, ctx.profile, equivalence);
   const schemas = new Map(builtinKinds(ctx.profile).map((d) => [`${ctx.profile.group(d.group)}/${d.version}/${d.kind}`, d.schema] as const));
   const authorize = celAuthorizer(ctx);
 
   /** The object after one binding and the errors met (the failure policy decides about them). */
-  async function apply(policy: CompiledMutatingPolicy, b: BindingBase, a: Attributes, object: JsonObject): Promise<{ object: JsonObject; errors: string[] }> {
-    let version: string | undefined;
+  async function apply(c: Candidate<CompiledMutatingPolicy, BindingBase>, a: Attributes, object: JsonObject): Promise<{ object: JsonObject; errors: string[] }> {
+    const { policy, binding: b } = c;
+    const version = equivalence ? c.version : undefined;
     try {
-      const matched = await matchResources(policy.match, a, deps, true);
-      if (!matched) return { object, errors: [] };
-      if (b.match && !(await matchResources(b.match, a, deps, false))) return { object, errors: [] };
-      version = equivalence ? matched.version : undefined;
+      if (!(await selectorsMatch(c, a, deps))) return { object, errors: [] };
     } catch (err) {
       return { object, errors: [err instanceof Error ? err.message : String(err)] };
     }
@@ -96,10 +95,10 @@ export function mutatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?: 
       const round = a.reinvocation?.round ?? 0;
       let object = a.object;
       let changed = false;
-      for (const b of bindings) {
-        const policy = policies.get(b.policyName);
-        if (!policy || (round > 0 && policy.reinvocationPolicy !== "IfNeeded")) continue;
-        const result = await apply(policy, b, a, object);
+      for (const c of dispatch.byRules(a)) {
+        const { policy, binding: b } = c;
+        if (round > 0 && policy.reinvocationPolicy !== "IfNeeded") continue;
+        const result = await apply(c, a, object);
         if (result.errors.length > 0 && policy.failurePolicy === "Fail") throw rejection(a, policy.name, b.name, result.errors[0]);
         if (result.object !== object) {
           changed = changed || JSON.stringify(result.object) !== JSON.stringify(object);

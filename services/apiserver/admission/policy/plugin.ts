@@ -21,8 +21,8 @@ import { celAuthorizer } from "../cel-authorizer.ts";
 import type { AdmissionPlugin, Attributes, PluginContext } from "../interfaces.ts";
 import { conditionRequest, isExempt, type Equivalence, type MatchDeps } from "../webhooks/matching.ts";
 import { compilePolicy, type CompiledPolicy } from "./compile.ts";
-import { evaluatePolicy, type Decision, type PolicyResult } from "./evaluate.ts";
-import { matchResources } from "./match.ts";
+import { PolicyDispatch, selectorsMatch, type Candidate } from "./dispatch.ts";
+import { evaluatePolicy, type Activation, type Decision, type PolicyResult } from "./evaluate.ts";
 import { resolveParams } from "./params.ts";
 import { bindingBase, watchPolicies, type BindingBase } from "./sources.ts";
 import { recordObserved } from "./status.ts";
@@ -58,82 +58,112 @@ function rejection(a: Attributes, d: Denied): Error {
   });
 }
 
+/** Parameters of a policy without paramKind: one evaluation, without params. */
+const NO_PARAMS: ReadonlyArray<JsonObject | undefined> = [undefined];
+
+const NO_RESULT: PolicyResult = { denials: [], annotations: {} };
+
+/** A configuration problem of a binding: a denial under failurePolicy Fail, nothing under Ignore. */
+function configError(policy: CompiledPolicy, err: unknown): PolicyResult {
+  if (policy.failurePolicy === "Ignore") return NO_RESULT;
+  return { denials: [{ message: `failed to configure binding: ${err instanceof Error ? err.message : String(err)}`, reason: "" }], annotations: {} };
+}
+
+/**
+ * What the bindings of one request read, each prepared at most once and only
+ * when an expression names it: the namespace (watch cache), and the CEL values
+ * of the request and of the object in each version a policy sees it in.
+ */
+class RequestInputs {
+  private namespaceRead: Promise<JsonObject | undefined> | undefined;
+  private namespaceValue: CelValue | undefined;
+  private requestValue: CelValue | undefined;
+  private readonly views = new Map<string, { object: CelValue; oldObject: CelValue }>();
+  readonly deps: MatchDeps;
+
+  constructor(
+    private readonly ctx: PluginContext,
+    private readonly a: Attributes,
+    private readonly equivalence: Equivalence | undefined,
+    deps: MatchDeps,
+  ) {
+    this.deps = { ...deps, requestNamespace: () => this.namespace() };
+  }
+
+  namespace(): Promise<JsonObject | undefined> {
+    if (this.a.namespace === "") return Promise.resolve(undefined);
+    this.namespaceRead ??= this.ctx.objects.get({ group: this.ctx.profile.group("core"), resource: "namespaces", name: this.a.namespace }, { cached: true });
+    return this.namespaceRead;
+  }
+
+  async namespaceObject(): Promise<CelValue> {
+    this.namespaceValue ??= celValue((await this.namespace()) ?? null);
+    return this.namespaceValue;
+  }
+
+  request(): CelValue {
+    this.requestValue ??= celValue(conditionRequest(this.a));
+    return this.requestValue;
+  }
+
+  view(version: string | undefined): { object: CelValue; oldObject: CelValue } {
+    const key = version ?? "";
+    let v = this.views.get(key);
+    if (!v) {
+      v = { object: celValue(this.converted(this.a.object, version) ?? null), oldObject: celValue(this.converted(this.a.oldObject, version) ?? null) };
+      this.views.set(key, v);
+    }
+    return v;
+  }
+
+  private converted(obj: JsonObject | undefined, version: string | undefined): JsonObject | undefined {
+    const r = this.a.resource;
+    return obj && version && this.equivalence ? this.equivalence.convert(obj, r.group, r.resource, r.version, version) : obj;
+  }
+}
+
 /** `equivalence` serves matchPolicy Equivalent (none: exact matches only). */
 export function validatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?: Equivalence): AdmissionPlugin {
   const group = ctx.profile.group("admissionregistration");
   const sources = watchPolicies(ctx, { policies: "validatingadmissionpolicies", bindings: "validatingadmissionpolicybindings" }, compilePolicy, bindingOf, (items) =>
     recordObserved(ctx, group, items),
   );
+  let synced = false;
+  void sources.synced.then(() => (synced = true));
+  const dispatch = new PolicyDispatch(sources, ctx.profile, equivalence);
   const deps: MatchDeps = { profile: ctx.profile, objects: ctx.objects, equivalence };
   const authorize = celAuthorizer(ctx);
 
-  /**
-   * What every binding of one request reads, computed at most once: the
-   * namespace, and the CEL values of the request and of the object in each
-   * version a policy sees it in.
-   */
-  function requestInputs(a: Attributes) {
-    let namespaceObject: Promise<JsonObject | undefined> | undefined;
-    const views = new Map<string, { object: CelValue; oldObject: CelValue }>();
-    const request = celValue(conditionRequest(a));
-    const readNamespace = (): Promise<JsonObject | undefined> => {
-      if (a.namespace === "") return Promise.resolve(undefined);
-      namespaceObject ??= ctx.objects.get({ group: ctx.profile.group("core"), resource: "namespaces", name: a.namespace }, { cached: true });
-      return namespaceObject;
-    };
-    return {
-      request,
-      namespaceObject: readNamespace,
-      deps: { ...deps, requestNamespace: readNamespace } satisfies MatchDeps,
-      view(version: string | undefined): { object: CelValue; oldObject: CelValue } {
-        const key = version ?? "";
-        let v = views.get(key);
-        if (!v) {
-          const convert = (obj: JsonObject | undefined) => (obj && version && equivalence ? equivalence.convert(obj, a.resource.group, a.resource.resource, a.resource.version, version) : obj);
-          v = { object: celValue(convert(a.object) ?? null), oldObject: celValue(convert(a.oldObject) ?? null) };
-          views.set(key, v);
-        }
-        return v;
-      },
-    };
-  }
-
-  /** The denials of one binding; configuration errors become denials under failurePolicy Fail. */
-  async function evaluateBinding(policy: CompiledPolicy, b: Binding, a: Attributes, inputs: ReturnType<typeof requestInputs>): Promise<PolicyResult> {
-    const configError = (err: unknown): PolicyResult => ({
-      denials: policy.failurePolicy === "Ignore" ? [] : [{ message: `failed to configure binding: ${err instanceof Error ? err.message : String(err)}`, reason: "" }],
-      annotations: {},
-    });
-    const none: PolicyResult = { denials: [], annotations: {} };
-    let version: string | undefined;
+  /** The denials of one binding whose rules matched; configuration errors become denials under failurePolicy Fail. */
+  async function evaluateBinding(c: Candidate<CompiledPolicy, Binding>, a: Attributes, inputs: RequestInputs): Promise<PolicyResult> {
+    const { policy, binding: b } = c;
     try {
-      const matched = await matchResources(policy.match, a, inputs.deps, true);
-      if (!matched) return none;
-      if (b.match && !(await matchResources(b.match, a, inputs.deps, false))) return none;
-      version = matched.version;
+      const selected = selectorsMatch(c, a, inputs.deps);
+      if (!(typeof selected === "boolean" ? selected : await selected)) return NO_RESULT;
     } catch (err) {
-      return configError(err);
+      return configError(policy, err);
     }
-    if (policy.problem) return configError(new Error(policy.problem));
-    let params: Array<JsonObject | undefined>;
-    let namespaceObject: JsonObject | undefined;
+    if (policy.problem) return configError(policy, new Error(policy.problem));
+    let params = NO_PARAMS;
+    let namespaceObject: CelValue | undefined;
     try {
-      params = await resolveParams(ctx.profile, ctx.objects, policy.paramKind, b.paramRef, a);
-      namespaceObject = await inputs.namespaceObject();
+      if (policy.paramKind) params = await resolveParams(ctx.profile, ctx.objects, policy.paramKind, b.paramRef, a);
+      if (policy.references.has("namespaceObject")) namespaceObject = await inputs.namespaceObject();
     } catch (err) {
-      return configError(err);
+      return configError(policy, err);
     }
-    const { object, oldObject } = inputs.view(version);
-    const request = inputs.request;
+    const refs = policy.references;
+    const view = refs.has("object") || refs.has("oldObject") ? inputs.view(c.version) : undefined;
+    const input: Activation = { object: view?.object, oldObject: view?.oldObject, request: refs.has("request") ? inputs.request() : undefined, params: undefined, namespaceObject };
+    if (params.length === 1 && !policy.usesAuthorizer) return evaluatePolicy(policy, { ...input, params: params[0] });
     let results: PolicyResult[];
     if (policy.usesAuthorizer) {
       const session = new AuthzSession();
       const r = a.resource;
       const authorizer = newAuthorizer(session, a.userInfo, { group: r.group, version: r.version, resource: r.resource, subresource: a.subresource, namespace: a.namespace, name: a.name });
-      const evaluateAll = () => params.map((p) => evaluatePolicy(policy, { object, oldObject, request, params: p, namespaceObject, authorizer }));
-      results = await evaluateWithAuthorizer(session, evaluateAll, authorize);
+      results = await evaluateWithAuthorizer(session, () => params.map((p) => evaluatePolicy(policy, { ...input, params: p, authorizer })), authorize);
     } else {
-      results = params.map((p) => evaluatePolicy(policy, { object, oldObject, request, params: p, namespaceObject }));
+      results = params.map((p) => evaluatePolicy(policy, { ...input, params: p }));
     }
     return { denials: results.flatMap((r) => r.denials), annotations: Object.assign({}, ...results.map((r) => r.annotations)) as Record<string, string> };
   }
@@ -143,18 +173,17 @@ export function validatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?
     handles: () => true,
     close: () => sources.stop(),
     async validate(a) {
-      await sources.synced;
-      const bindings = sources.bindings();
-      const policies = sources.policies();
-      if (bindings.length === 0 || isExempt(ctx.profile, a)) return;
+      if (!synced) await sources.synced;
+      if (sources.bindings().length === 0 || isExempt(ctx.profile, a)) return;
+      const candidates = dispatch.byRules(a);
+      if (candidates.length === 0) return;
       const denied: Denied[] = [];
       const audited: JsonObject[] = [];
-      const inputs = requestInputs(a);
-      for (const b of bindings) {
-        const policy = policies.get(b.policyName);
-        if (!policy) continue;
-        const result = await evaluateBinding(policy, b, a, inputs);
-        for (const [key, value] of Object.entries(result.annotations)) a.addAnnotation(`${policy.name}/${key}`, value);
+      const inputs = new RequestInputs(ctx, a, equivalence, deps);
+      for (const c of candidates) {
+        const { policy, binding: b } = c;
+        const result = await evaluateBinding(c, a, inputs);
+        for (const key in result.annotations) a.addAnnotation(`${policy.name}/${key}`, result.annotations[key]);
         for (const d of result.denials) {
           if (b.actions.includes("Deny")) denied.push({ ...d, policy: policy.name, binding: b.name });
           if (b.actions.includes("Warn")) a.addWarning(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${b.name}': ${d.message}`);

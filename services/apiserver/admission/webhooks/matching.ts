@@ -72,26 +72,48 @@ export function matchRules(hook: Hook, a: Attributes, deps: MatchDeps): Invocati
   return undefined;
 }
 
-/** The selectors; throws MatchError when the namespace cannot be read. */
-export async function matchSelectors(hook: Pick<Hook, "objectSelector" | "namespaceSelector">, a: Attributes, deps: MatchDeps): Promise<boolean> {
-  if (!hook.objectSelector.empty() && !hook.objectSelector.matches(labels(a.object) ?? {}) && !hook.objectSelector.matches(labels(a.oldObject) ?? {})) {
-    return false;
-  }
-  if (hook.namespaceSelector.empty()) return true;
-  const core = deps.profile.group("core");
-  if (a.resource.group === core && a.resource.resource === "namespaces") {
-    return hook.namespaceSelector.matches(labels(a.object ?? a.oldObject) ?? {});
-  }
+type Selectors = Pick<Hook, "objectSelector" | "namespaceSelector">;
+
+/** Whether the request's object (or old object) carries the labels the object selector asks for. */
+export function objectSelectorMatches(sel: Selectors, a: Attributes): boolean {
+  return sel.objectSelector.empty() || sel.objectSelector.matches(labels(a.object) ?? {}) || sel.objectSelector.matches(labels(a.oldObject) ?? {});
+}
+
+function isNamespaceObject(profile: PlatformProfile, a: Attributes): boolean {
+  return a.resource.group === profile.group("core") && a.resource.resource === "namespaces";
+}
+
+/** Whether the namespace selector needs the request's Namespace object (read with readNamespace). */
+export function namespaceNeeded(sel: Selectors, a: Attributes, profile: PlatformProfile): boolean {
+  return !sel.namespaceSelector.empty() && a.namespaced && a.namespace !== "" && !isNamespaceObject(profile, a);
+}
+
+/** The namespace selector over the request's namespace (`namespace`: read when namespaceNeeded says so). */
+export function namespaceSelectorMatches(sel: Selectors, a: Attributes, profile: PlatformProfile, namespace: JsonObject | undefined): boolean {
+  if (sel.namespaceSelector.empty()) return true;
+  if (isNamespaceObject(profile, a)) return sel.namespaceSelector.matches(labels(a.object ?? a.oldObject) ?? {});
   if (!a.namespaced || a.namespace === "") return true;
+  return sel.namespaceSelector.matches(labels(namespace) ?? {});
+}
+
+/** The request's Namespace: the watch cache's, else the store's; a MatchError when it cannot be read or is absent. */
+export async function readNamespace(a: Attributes, deps: MatchDeps): Promise<JsonObject> {
   let ns: JsonObject | undefined;
   try {
-    const ref = { group: core, resource: "namespaces", name: a.namespace };
+    const ref = { group: deps.profile.group("core"), resource: "namespaces", name: a.namespace };
     ns = (await (deps.requestNamespace ? deps.requestNamespace() : deps.objects.get(ref, { cached: true }))) ?? (await deps.objects.get(ref));
   } catch (err) {
     throw new MatchError(`failed to get namespace ${JSON.stringify(a.namespace)}: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (!ns) throw new MatchError(`namespace ${JSON.stringify(a.namespace)} not found`);
-  return hook.namespaceSelector.matches(labels(ns) ?? {});
+  return ns;
+}
+
+/** The selectors; throws MatchError when the namespace cannot be read. */
+export async function matchSelectors(sel: Selectors, a: Attributes, deps: MatchDeps): Promise<boolean> {
+  if (!objectSelectorMatches(sel, a)) return false;
+  const namespace = namespaceNeeded(sel, a, deps.profile) ? await readNamespace(a, deps) : undefined;
+  return namespaceSelectorMatches(sel, a, deps.profile, namespace);
 }
 
 /** The CEL variables of the match conditions. */
