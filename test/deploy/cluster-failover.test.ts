@@ -1,6 +1,7 @@
 /**
  * Failover through the local haproxy (haproxy-config.ts): the configuration text
- * carries the fast /readyz check and redispatch; and with real
+ * carries the /readyz check (slow while healthy, fast while changing state), the
+ * mark-down on a refused connection and redispatch; and with real
  * processes (1 store member, 2 apiserver replicas, haproxy) a writer creating
  * ConfigMaps through haproxy, each on a new connection (round robin sends every
  * other one to the victim), while one replica is killed with SIGKILL never goes
@@ -18,7 +19,7 @@ describe("haproxyConfig", () => {
     ["bind 127.0.0.1:7443"],
     ["option httpchk GET /readyz"],
     ["http-check expect status 200"],
-    ["default-server check check-ssl verify none inter 250ms fastinter 250ms downinter 250ms fall 2 rise 2"],
+    ["default-server check check-ssl verify none inter 2s fastinter 250ms downinter 250ms fall 2 rise 2 observe layer4 error-limit 1 on-error fastinter"],
     ["retries 3"],
     ["option redispatch 1"],
     ["timeout connect 1s"],
