@@ -4,7 +4,8 @@
  * controllers, the other waits; kill -9 the leader and the other takes over within
  * lease duration + retry period (measured and printed). Every write a controller
  * attempts is logged as a `controller action` line: no object is acted on by both, and
- * the standby acts on nothing before it leads. A graceful stop releases the lease.
+ * the standby acts on nothing before it leads. A graceful stop releases the lease. A
+ * leader whose lease is taken by another holder stops with exit code 1.
  */
 import { readFileSync } from "node:fs";
 import { request } from "node:https";
@@ -123,5 +124,27 @@ describe("controller manager leader election", () => {
     const released = await lease();
     expect(released?.holderIdentity ?? "").toBe("");
     expect(released?.leaseDurationSeconds).toBe(1);
+  });
+
+  it("a leader whose lease another holder takes stops: 'leaderelection lost', exit code 1 within the renew deadline", async () => {
+    const c = await startControllerManager(kubeconfig, "plat", FLAGS);
+    expect(await eventually(async () => leaderIdentity(c), 30_000), c.output()).toBeDefined();
+    const micro = () => new Date().toISOString().replace(/Z$/, "000Z");
+    let stolenAt = 0;
+    // The leader renews every retry period: take the lease with a compare-and-swap, again on a conflict.
+    for (let attempt = 0; attempt < 10 && stolenAt === 0; attempt++) {
+      const current = (await api.admin.get(leasePath())).json<{ spec: Record<string, unknown> }>();
+      const put = await api.admin.request("PUT", leasePath(), { body: { ...current, spec: { ...current.spec, holderIdentity: "usurper", leaseDurationSeconds: 60, acquireTime: micro(), renewTime: micro() } } });
+      if (put.status === 200) stolenAt = Date.now();
+      else expect(put.status, put.text).toBe(409);
+    }
+    expect(stolenAt).toBeGreaterThan(0);
+    const code = await Promise.race([c.exited, new Promise<string>((r) => setTimeout(() => r("still running"), 15_000))]);
+    const stoppedMs = Date.now() - stolenAt;
+    expect(code, c.output()).toBe(1);
+    expect(c.output()).toContain("leaderelection lost");
+    // renew deadline 2 s after the last renewal, plus one retry period and slack for a loaded machine
+    expect(stoppedMs).toBeLessThanOrEqual(2000 + RETRY_MS + 1500);
+    expect((await lease())?.holderIdentity).toBe("usurper");
   });
 });

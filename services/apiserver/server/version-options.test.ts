@@ -7,6 +7,8 @@ const from = (argv: string[]) => versioningOptionsFrom(parseFlagSet(argv, VERSIO
 describe("versioning flags", () => {
   it.each([
     [["--feature-gates", "kube:NoSuchGate=true"], "invalid argument for --feature-gates: unrecognized feature gate: NoSuchGate"],
+    // ServiceAppProtocol went GA in 1.20 and was removed in 1.22: a removed gate is unknown to release 1.35.
+    [["--feature-gates=ServiceAppProtocol=true"], "invalid argument for --feature-gates: unrecognized feature gate: ServiceAppProtocol"],
     [["--feature-gates=WatchList=yes"], 'invalid argument for --feature-gates: invalid value of WatchList=yes, err: strconv.ParseBool: parsing "yes": invalid syntax'],
     [["--emulated-version=kube=1.31"], "invalid argument for --emulated-version: emulation version 1.31 is not between [1.32, 1.35]"],
     [["--emulated-version=1.33", "--feature-gates=ListFromCacheSnapshot=true,StructuredAuthenticationConfigurationEgressSelector=true"], "cannot set feature gate StructuredAuthenticationConfigurationEgressSelector to true, feature is PreAlpha at emulated version 1.33"],
