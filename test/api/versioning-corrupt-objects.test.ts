@@ -98,9 +98,20 @@ describe("unsafe deletion (AllowUnsafeMalformedObjectDeletion)", () => {
       "ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: is exclusively used to delete corrupt object(s), try again by removing this option",
     );
     expect((await api.admin.get(`${base}/good`)).status).toBe(200);
+    // The option in the query string, as the platform's DELETE also takes it.
+    const byQuery = await api.admin.delete(`${base}/good?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
+    expect(byQuery.status).toBe(422);
+    expect(byQuery.json<StatusBody>().message).toContain("is exclusively used to delete corrupt object(s)");
+    // Each of the five other options is refused on its own, in the platform's words and order, before anything is read.
+    const option = "ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: cannot be set together with";
     const combined = await deleteWith(`${base}/broken`, { ...UNSAFE, gracePeriodSeconds: 0 });
     expect(combined.status).toBe(422);
-    expect(combined.json<StatusBody>().message).toContain("ignoreStoreReadErrorWithClusterBreakingPotential");
+    expect(combined.json<StatusBody>().message).toBe(`DeleteOptions.${api.profile.metaGroup} "" is invalid: ${option} .gracePeriodSeconds`);
+    const all = await deleteWith(`${base}/broken`, { ...UNSAFE, dryRun: ["All"], propagationPolicy: "Background", orphanDependents: false, gracePeriodSeconds: 5, preconditions: { uid: "x" } });
+    expect(all.status).toBe(422);
+    expect(all.json<StatusBody>().message).toBe(
+      `DeleteOptions.${api.profile.metaGroup} "" is invalid: [propagationPolicy: Invalid value: "Background": orphanDependents and deletionPropagation cannot be both set, ${["dryRun", "propagationPolicy", "orphanDependents", "gracePeriodSeconds", "preconditions"].map((o) => `${option} .${o}`).join(", ")}]`,
+    );
   });
 
   it("needs the unsafe-delete-ignore-read-errors verb, then removes the object and watches see DELETED", async () => {

@@ -6,6 +6,7 @@
  */
 import { badRequest, conflict, invalid } from "../../../shared/api/status.ts";
 import { StorageError } from "../storage/interface.ts";
+import { fieldErrors } from "../../../shared/schema/field-errors.ts";
 import type { FieldError } from "../../../shared/schema/types.ts";
 import type { Preconditions } from "../storage/interface.ts";
 import { isObject, meta, type JsonObject } from "../storage/object.ts";
@@ -52,28 +53,34 @@ export function deleteRequestFromObject(body: JsonObject): DeleteRequest {
   return opts;
 }
 
-export function validateDeleteOptions(opts: DeleteRequest, kind: string, name: string): void {
+/**
+ * The platform's DeleteOptions checks; a failure is 422 Invalid for `kind`/`name` (the
+ * DELETE handler passes DeleteOptions of the meta group and "", as the platform's does).
+ * With ignoreStoreReadErrorWithClusterBreakingPotential each of the five other options
+ * that is set is its own error, in the platform's order and words.
+ */
+export function validateDeleteOptions(opts: DeleteRequest, kind: string, name: string, group = ""): void {
   const errors: FieldError[] = [];
   if (opts.gracePeriodSeconds !== undefined && (!Number.isInteger(opts.gracePeriodSeconds) || opts.gracePeriodSeconds < 0)) {
-    errors.push({ type: "FieldValueInvalid", field: "gracePeriodSeconds", value: opts.gracePeriodSeconds, message: "must be greater than or equal to 0" });
+    errors.push(fieldErrors.invalid("gracePeriodSeconds", opts.gracePeriodSeconds, "must be greater than or equal to 0"));
   }
   if (opts.orphanDependents !== undefined && opts.propagationPolicy !== undefined) {
-    errors.push({ type: "FieldValueInvalid", field: "propagationPolicy", value: opts.propagationPolicy, message: "orphanDependents and deletionPropagation cannot be both set" });
+    errors.push(fieldErrors.invalid("propagationPolicy", opts.propagationPolicy, "orphanDependents and deletionPropagation cannot be both set"));
   }
   if (opts.propagationPolicy !== undefined && !["Orphan", "Background", "Foreground"].includes(opts.propagationPolicy)) {
-    errors.push({ type: "FieldValueNotSupported", field: "propagationPolicy", value: opts.propagationPolicy, message: 'supported values: "Foreground", "Background", "Orphan"' });
+    errors.push(fieldErrors.notSupported("propagationPolicy", opts.propagationPolicy, ["Foreground", "Background", "Orphan", "nil"]));
   }
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
-    if (opts.dryRun || opts.gracePeriodSeconds !== undefined || opts.orphanDependents !== undefined || opts.preconditions || opts.propagationPolicy) {
-      errors.push({
-        type: "FieldValueInvalid",
-        field: "ignoreStoreReadErrorWithClusterBreakingPotential",
-        value: true,
-        message: "cannot be set together with dryRun, gracePeriodSeconds, orphanDependents, preconditions or propagationPolicy",
-      });
-    }
+    const others: Array<[string, boolean]> = [
+      ["dryRun", !!opts.dryRun],
+      ["propagationPolicy", opts.propagationPolicy !== undefined],
+      ["orphanDependents", opts.orphanDependents !== undefined],
+      ["gracePeriodSeconds", opts.gracePeriodSeconds !== undefined],
+      ["preconditions", opts.preconditions !== undefined],
+    ];
+    for (const [option, set] of others) if (set) errors.push(fieldErrors.invalid("ignoreStoreReadErrorWithClusterBreakingPotential", true, `cannot be set together with .${option}`));
   }
-  if (errors.length > 0) throw invalid(kind, name, errors);
+  if (errors.length > 0) throw invalid(kind, name, errors, group);
 }
 
 function wantsFinalizer(opts: DeleteRequest): string | undefined {

@@ -2,7 +2,7 @@
 import { badRequest } from "../../../../shared/api/status.ts";
 import { deleteOptions as deleteOptionsSchema } from "../../../../shared/api/groups/meta-v1.ts";
 import { decodeEnvelope, decodeMessage, messageLayout } from "../../../../shared/codec/protobuf/index.ts";
-import { deleteObject, deleteRequestFromObject, type DeleteRequest } from "../../registry/deletion.ts";
+import { deleteObject, deleteRequestFromObject, validateDeleteOptions, type DeleteRequest } from "../../registry/deletion.ts";
 import { UNSAFE_DELETE_VERB } from "../../registry/unsafe-delete.ts";
 import { isObject, meta, type JsonObject } from "../../storage/object.ts";
 import { decodeBody, readBody } from "../body.ts";
@@ -46,11 +46,13 @@ async function deleteOptions(s: RequestScope): Promise<DeleteRequest> {
   const orphan = parseBool(q.get("orphanDependents"));
   if (orphan !== undefined) opts.orphanDependents = orphan;
   if (parseDryRun(q)) opts.dryRun = true;
+  if (parseBool(q.get("ignoreStoreReadErrorWithClusterBreakingPotential")) === true) opts.ignoreStoreReadErrorWithClusterBreakingPotential = true;
   return opts;
 }
 
 export async function handleDelete(s: RequestScope): Promise<Response> {
   const opts = await deleteOptions(s);
+  validateDeleteOptions(opts, "DeleteOptions", "", s.profile.metaGroup);
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) opts.authorizeUnsafeDelete = () => s.authorizeVerb?.(UNSAFE_DELETE_VERB) ?? Promise.resolve();
   const { object, deleted } = await deleteObject(s.registry, s.namespace, s.name as string, opts, writeContext(s, !!opts.dryRun));
   const status = !deleted && opts.orphanDependents === false ? 202 : 200;
