@@ -10,6 +10,7 @@ import type { ClientConfig } from "./hook.ts";
 
 /** The body of a webhook response is capped (the platform caps it too). */
 const MAX_RESPONSE_BYTES = 3 * 1024 * 1024;
+const MAX_CACHED_URLS = 1024;
 
 export class WebhookCallError extends Error {
   constructor(
@@ -32,6 +33,8 @@ export type ServiceResolver = (namespace: string, name: string, port: number) =>
 
 export class WebhookClient {
   private readonly agents = new Map<string, Agent>();
+  /** Parsed webhook URLs (with their timeout query) by configured URL; never modified once cached. */
+  private readonly urls = new Map<string, URL>();
 
   constructor(private readonly resolveService: ServiceResolver) {}
 
@@ -49,8 +52,14 @@ export class WebhookClient {
   async target(cc: ClientConfig, timeoutSeconds: number): Promise<{ url: URL; servername?: string; hostHeader?: string }> {
     const timeout = `timeout=${timeoutSeconds}s`;
     if (cc.url) {
-      const url = new URL(cc.url);
-      url.search = timeout;
+      const key = `${cc.url} ${timeout}`;
+      let url = this.urls.get(key);
+      if (!url) {
+        url = new URL(cc.url);
+        url.search = timeout;
+        if (this.urls.size >= MAX_CACHED_URLS) this.urls.clear();
+        this.urls.set(key, url);
+      }
       return { url };
     }
     const svc = cc.service;

@@ -14,6 +14,7 @@
 import { randomUUID } from "node:crypto";
 import { badRequest, isStatusError, type StatusError } from "../../../../shared/api/status.ts";
 import { applyJsonPatchBounded, JsonPatchError } from "../../../../shared/patch/json-patch.ts";
+import { deepEqual } from "../../../../shared/schema/values.ts";
 import type { PlatformProfile } from "../../../../shared/platform/index.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
 import type { Attributes, PluginContext } from "../interfaces.ts";
@@ -143,7 +144,7 @@ export class Dispatcher {
       throw this.patchFailure(hook, type, a, "the patched value is not an object");
     }
     const back = inv.version && eq ? eq.convert(patched, a.resource.group, a.resource.resource, inv.version, a.resource.version) : patched;
-    if (JSON.stringify(back) === JSON.stringify(a.object)) return "unchanged";
+    if (deepEqual(back, a.object)) return "unchanged";
     a.setObject(back);
     a.addAnnotation(`patch.webhook.admission.${this.deps.profile.groupDomain}/round_${round}_index_${index}`, JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patchType: "JSONPatch" }));
     return "mutated";
