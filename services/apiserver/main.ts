@@ -29,6 +29,7 @@ import { registerBuiltinPlugins } from "./admission/plugins/index.ts";
 import { startReplica } from "./server/replica.ts";
 import { kubeletClientFrom } from "./endpoints/handlers/kubelet-client.ts";
 import { serviceNetworkFrom } from "./registry/service-options.ts";
+import { leaseReuseSecondsFrom } from "./storage/lease-manager.ts";
 import { tlsServerOptions } from "./server/tls-options.ts";
 import { openStore, type StoreConnector } from "./server/store-connection.ts";
 import { storeClientTlsFrom } from "./storage/store-tls-options.ts";
@@ -123,6 +124,8 @@ export async function main(hooks: ApiserverHooks = {}, argv: string[] = process.
     tls,
     kubeletClient: await kubeletClientFrom(flags),
     serviceNetwork: serviceNetworkFrom(flags),
+    eventTtlMs: Number(flags["event-ttl"]),
+    leaseReuseDurationSeconds: leaseReuseSecondsFrom(flags),
     host: bind,
     port: Number(flags["secure-port"]),
     maxBodyBytes: Number(flags["max-request-bytes"]),

@@ -11,6 +11,8 @@ import { Registry, type RegistryConversion, type RegistryOptions } from "./regis
 import { resourceInfo, type ResourceInfo } from "./resource.ts";
 import { genericStrategy, type Strategy } from "./strategy.ts";
 import { AllocatingServiceStorage, serviceNetwork } from "./service-allocation.ts";
+import { isEventKind } from "./event-strategy.ts";
+import { ExpiringStorage } from "./expiring-storage.ts";
 
 export interface ServedResource {
   resource: ResourceInfo;
@@ -55,8 +57,9 @@ function conversionOf(
   return { storageDef, storageStrategy: strategyFor(storageDef), registry: { view: new VersionView(converter), requestStrategy: storageDef === def ? undefined : strategyFor(def) } };
 }
 
-/** The storage of a kind: Services allocate their addresses and ports through theirs. */
+/** The storage of a kind: Services allocate their addresses and ports through theirs; Events expire after `eventTtlSeconds`. */
 function storageFor(def: KindDefinition, storage: ObjectStorage, profile: PlatformProfile, options: RegistryOptions): ObjectStorage {
+  if (isEventKind(def) && options.eventTtlSeconds) return new ExpiringStorage(storage, options.eventTtlSeconds);
   if (def.group !== "core" || def.plural !== "services") return storage;
   return new AllocatingServiceStorage(storage, options.serviceNetwork ?? serviceNetwork(), profile.apiVersion("networking", "v1"));
 }

@@ -95,6 +95,8 @@ export interface RegistryOptions {
   generateNameAttempts?: number;
   /** Service ClusterIP and NodePort ranges (default 10.0.0.0/24 and 30000-32767). */
   serviceNetwork?: ServiceNetwork;
+  /** `--event-ttl` in whole seconds: Events live this long after their last write (0 or absent: forever). */
+  eventTtlSeconds?: number;
 }
 
 /** How a registry of a converted kind turns its version into the storage form and back. */

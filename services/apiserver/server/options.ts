@@ -46,6 +46,8 @@ export const APISERVER_FLAGS: Record<string, FlagSpec> = {
   "shutdown-send-retry-after": { kind: "boolean", default: false, help: "after the shutdown delay, keep listening until in-flight requests drain and answer new ones 429 with Retry-After and Connection: close" },
   "shutdown-watch-termination-grace-period": { kind: "duration", default: 0, help: "at shutdown, end active watches cleanly and wait this long for them to drain (0: they are cut)" },
   "watch-history-window": { kind: "duration", default: 5 * 60 * 1000, help: "watch history kept by the cache" },
+  "event-ttl": { kind: "duration", default: 60 * 60 * 1000, help: "how long an Event is kept after its last write (whole seconds; the store deletes it then)" },
+  "lease-reuse-duration-seconds": { kind: "number", default: 60, help: "longest time in seconds one store lease serves expiring objects (Events); smaller values put fewer objects on a lease at the cost of more lease grants" },
   help: { kind: "boolean", default: false, help: "print the flags" },
 };
 

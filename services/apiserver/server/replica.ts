@@ -63,6 +63,9 @@ import { declareAggregatorMetrics } from "../aggregator/metrics.ts";
 import { declareConversionMetrics } from "../apiextensions/conversion-metrics.ts";
 import { createFlowControlConfig } from "../flowcontrol/config.ts";
 
+/** The platform's `--event-ttl` default. */
+export const DEFAULT_EVENT_TTL_MS = 60 * 60 * 1000;
+
 export interface ReplicaOptions {
   profile: PlatformProfile;
   kinds: KindDefinition[];
@@ -74,6 +77,9 @@ export interface ReplicaOptions {
   kubeletClient?: KubeletClientConfig;
   /** Service ClusterIP and NodePort ranges (`--service-cluster-ip-range`, `--service-node-port-range`). */
   serviceNetwork?: ServiceNetwork;
+  /** `--event-ttl` (default 1 hour) and `--lease-reuse-duration-seconds` (default 60). */
+  eventTtlMs?: number;
+  leaseReuseDurationSeconds?: number;
   host?: string;
   port?: number;
   maxBodyBytes?: number;
@@ -185,7 +191,12 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const encryption = opts.encryption ? openEncryption(profile, opts.encryption, opts.kv, opts.feed, (level, msg, fields) => opts.log?.(level, msg, fields)) : undefined;
   const kv = encryption?.kv ?? opts.kv;
   const feed = encryption?.feed ?? opts.feed;
-  const store = new StoreStorage(kv, feed, { initialEventsAnnotation: profile.annotations.initialEventsEnd, continueTtlMs: opts.continueTokenValidityMs, isStale: encryption?.kv.isStale });
+  const store = new StoreStorage(kv, feed, {
+    initialEventsAnnotation: profile.annotations.initialEventsEnd,
+    continueTtlMs: opts.continueTokenValidityMs,
+    isStale: encryption?.kv.isStale,
+    leases: { reuseDurationSeconds: opts.leaseReuseDurationSeconds },
+  });
   const cache = new WatchCache(kv, feed, {
     root: "/registry/",
     historyWindowMs: opts.watchHistoryWindowMs,
@@ -226,7 +237,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   };
   const builtinStrategy = (def: KindDefinition): Strategy => withDeclarativeValidation(kindStrategy(def), declarative);
   // admissionregistration/v1beta1 (MutatingAdmissionPolicy) is served only while its gate is on.
-  const catalog: Catalog = new Catalog(profile, kinds, storage, { admission: admission.chain, serviceNetwork: opts.serviceNetwork }, (def) =>
+  const catalog: Catalog = new Catalog(profile, kinds, storage, { admission: admission.chain, serviceNetwork: opts.serviceNetwork, eventTtlSeconds: Math.floor((opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS) / 1000) }, (def) =>
     def.group === "apiextensions" && def.plural === "customresourcedefinitions" ? crdStrategy(def, profile) : builtinStrategy(def),
   );
   holder.catalog = catalog;

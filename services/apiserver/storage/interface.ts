@@ -72,6 +72,8 @@ export interface UpdateOptions {
    * whose checks failed or that would change nothing. Ignored for dry runs.
    */
   suggestion?: Readonly<JsonObject>;
+  /** Attach the written object to a lease of this many seconds (objects that expire: Events). */
+  ttlSeconds?: number;
 }
 
 export interface DeleteOptions {

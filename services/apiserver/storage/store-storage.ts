@@ -29,6 +29,7 @@ import {
 } from "./interface.ts";
 import { CompactedError, prefixEnd, type Compare, type KeyValue, type KvStore, type RevisionFeed, type TxnOp, type TxnResult } from "./kv.ts";
 import { corruptionOf, corruptListError, decodeStored, decodeStoredOrThrow, type CorruptObjectError } from "./corrupt-object.ts";
+import { LeaseManager, type LeaseManagerConfig } from "./lease-manager.ts";
 import { encodeForStorage, meta, type JsonObject } from "./object.ts";
 import { parseResourceVersion } from "./resource-version.ts";
 import { keyEventsToWatchEvents, type WatchFilter } from "./watch-filter.ts";
@@ -46,6 +47,8 @@ export interface StoreStorageOptions {
   continueTtlMs?: number;
   /** A value read with an older encryption key: an update that changes nothing still rewrites it. */
   isStale?: (kv: KeyValue) => boolean;
+  /** Reuse of the leases of expiring objects (`--lease-reuse-duration-seconds`; lease-manager.ts). */
+  leases?: Partial<LeaseManagerConfig>;
 }
 
 export const DEFAULT_MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
@@ -57,6 +60,7 @@ export class StoreStorage implements ObjectStorage {
   private readonly maxObjectBytes: number;
   private readonly continueTtlMs: number | undefined;
   private readonly isStale: (kv: KeyValue) => boolean;
+  private readonly leases: LeaseManager;
 
   private encode(key: string, obj: JsonObject): Uint8Array {
     const value = encodeForStorage(obj);
@@ -77,6 +81,7 @@ export class StoreStorage implements ObjectStorage {
     this.maxObjectBytes = options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
     this.continueTtlMs = options.continueTtlMs;
     this.isStale = options.isStale ?? (() => false);
+    this.leases = new LeaseManager((ttl) => this.kv.leaseGrant(ttl), this.now, options.leases);
   }
 
   /** The store's current revision (quorum); a failure is reported as one of `operation` (default get). */
@@ -96,7 +101,7 @@ export class StoreStorage implements ObjectStorage {
       if (existing.kvs.length > 0) throw new KeyExistsError(key, existing.revision);
       return structuredClone(obj);
     }
-    const lease = options.ttlSeconds ? await this.kv.leaseGrant(options.ttlSeconds) : undefined;
+    const lease = options.ttlSeconds ? await this.leases.lease(options.ttlSeconds) : undefined;
     const res = await writeTxn(this.kv, { kind: "create", key, value }, [{ key, target: "mod", result: "=", value: 0 }], [{ type: "put", key, value, lease }], []);
     if (!res.succeeded) throw new KeyExistsError(key, res.revision);
     const out = structuredClone(obj);
@@ -243,7 +248,9 @@ export class StoreStorage implements ObjectStorage {
       }
       const modRevision = kv ? kv.modRevision : 0;
       const intent: WriteIntent = modRevision === 0 ? { kind: "create", key, value } : { kind: "update", key, value, baseRevision: modRevision };
-      const txn = await writeTxn(this.kv, intent, writeCompares(key, modRevision, res), [{ type: "put", key, value, lease: kv?.lease || undefined }], [READ(key)]);
+      // A write with a TTL starts the object's time again on a (reused) lease; others keep the key's lease.
+      const lease = options.ttlSeconds ? await this.leases.lease(options.ttlSeconds) : kv?.lease || undefined;
+      const txn = await writeTxn(this.kv, intent, writeCompares(key, modRevision, res, !!options.ttlSeconds), [{ type: "put", key, value, lease }], [READ(key)]);
       if (txn.succeeded) {
         meta(updated).resourceVersion = String(txn.revision);
         return updated;
@@ -353,12 +360,13 @@ function suggestedRead(key: string, suggestion: Readonly<JsonObject> | undefined
 
 /**
  * The compares of a write over `read`: unchanged since it was read (mod_revision; 0 for
- * absent). A suggested copy does not know the key's lease: the write also requires that
- * there is none, so a leased object is written (keeping its lease) only after a real read.
+ * absent). A suggested copy does not know the key's lease: unless the write brings a
+ * lease of its own (`newLease`), it also requires that there is none, so a leased object
+ * is written (keeping its lease) only after a real read.
  */
-function writeCompares(key: string, modRevision: number, read: KeyRead): Compare[] {
+function writeCompares(key: string, modRevision: number, read: KeyRead, newLease = false): Compare[] {
   const unchanged: Compare = { key, target: "mod", result: "=", value: modRevision };
-  return read.suggested ? [unchanged, { key, target: "lease", result: "=", value: 0 }] : [unchanged];
+  return read.suggested && !newLease ? [unchanged, { key, target: "lease", result: "=", value: 0 }] : [unchanged];
 }
 
 /**
