@@ -1,19 +1,49 @@
 /**
  * `npm run bench -- crd` (figures from one run; compare ratios):
  * - create, get and list of custom resources vs ConfigMaps carrying the same payload,
- *   in interleaved 2-second rounds so both kinds see the same machine load, min/median/max
+ *   in interleaved 2-second rounds so both kinds see the same machine load (each kind goes
+ *   first in every other round: the second ran beside the first one's tail of work), min/median/max
  *   of the per-round ratios (goal ≥ 0.8×); both sides are served by the same in-process
  *   replica with the clients in this process, so the ratio compares the two kinds' paths;
+ * - CPU per GET of each kind (this process's user + system time from /proc over a fixed
+ *   number of GETs, interleaved rounds), which holds up under load better than req/s;
  * - the time from a CRD create on one replica to the first successful custom resource
  *   create on a second replica over the same store (served through its watch cache).
+ * BENCH_ONLY=create,get,list (any of them, comma-separated) runs only those comparisons.
+ * BENCH_CPU_PROF=<dir>: BENCH_PROF_GETS (20,000) GETs of each kind are profiled (V8's
+ * sampler in this process, which holds server and clients) into <dir>, and the self
+ * time a custom resource GET spends beyond a ConfigMap GET is printed, by file and function.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { join } from "node:path";
 import { startSecondReplica, startTestApiserver } from "../support/apiserver.ts";
+import type { HttpsClient } from "../support/https-client.ts";
 import { CRD_GROUP, crdPath, cronTabCrd, waitServed } from "../support/crd-fixtures.ts";
-import { RatioTable, interleave } from "./harness.ts";
+import { diffRows, summarizeProfile } from "./cpu-profile-summary.ts";
+import { RatioTable, cpuSeconds, machineLoad } from "./harness.ts";
 
 const ROUND_MS = 2000;
 const ROUNDS = 3;
 const PAYLOAD = "x".repeat(700);
+/** GETs per round of the CPU-per-GET comparison. */
+const CPU_GETS = 3000;
+const CPU_CONCURRENCY = 32;
+
+const ONLY = new Set((process.env.BENCH_ONLY ?? "").split(",").filter((x) => x !== ""));
+const runs = (part: "create" | "get" | "list"): boolean => ONLY.size === 0 || ONLY.has(part);
+
+/** `a` and `b` measured in `rounds` rounds, each first in every other round. */
+async function alternating<T>(rounds: number, a: () => Promise<T>, b: () => Promise<T>): Promise<{ a: T[]; b: T[] }> {
+  const out = { a: [] as T[], b: [] as T[] };
+  for (let r = 0; r < rounds; r++) {
+    const measureA = async () => void out.a.push(await a());
+    const measureB = async () => void out.b.push(await b());
+    if (r % 2 === 0) await measureA().then(measureB);
+    else await measureB().then(measureA);
+  }
+  return out;
+}
 
 /** Unique across rounds: object names of creates never repeat. */
 let next = 0;
@@ -34,7 +64,7 @@ async function rate(durationMs: number, concurrency: number, op: (i: number) => 
 
 /** Interleaved rounds of `a` and `b` (req/s each round), added to the table. */
 async function paired(table: RatioTable, key: string, label: string, a: (i: number) => Promise<void>, b: (i: number) => Promise<void>, concurrency: number): Promise<void> {
-  const res = await interleave(
+  const res = await alternating(
     ROUNDS,
     () => rate(ROUND_MS, concurrency, a),
     () => rate(ROUND_MS, concurrency, b),
@@ -42,9 +72,65 @@ async function paired(table: RatioTable, key: string, label: string, a: (i: numb
   table.add({ key, label: `${label} req/s, ${concurrency} clients`, aName: "custom resource", bName: "ConfigMap", a: res.a, b: res.b, unit: "req/s", better: "higher" });
 }
 
+/** `count` calls of `op` over `concurrency` clients. */
+async function times(count: number, concurrency: number, op: () => Promise<void>): Promise<void> {
+  let left = count;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (left-- > 0) await op();
+    }),
+  );
+}
+
+/** CPU microseconds (user + system, this process) per call of `op`, over `count` calls. */
+async function cpuPerCall(count: number, op: () => Promise<void>): Promise<number> {
+  const before = cpuSeconds(process.pid);
+  await times(count, CPU_CONCURRENCY, op);
+  return ((cpuSeconds(process.pid) - before) * 1e6) / count;
+}
+
+/** `fn` under this process's CPU profiler; the profile is written to `<dir>/<name>.cpuprofile` and summarized. */
+async function profileTo(dir: string, name: string, fn: () => Promise<void>): Promise<ReturnType<typeof summarizeProfile>> {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  let profile: unknown;
+  try {
+    await fn();
+  } finally {
+    ({ profile } = await session.post("Profiler.stop"));
+    session.disconnect();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+  }
+  return summarizeProfile(profile as Parameters<typeof summarizeProfile>[0], 100_000);
+}
+
 async function must(res: Promise<{ status: number; text: string }>, status: number): Promise<void> {
   const r = await res;
   if (r.status !== status) throw new Error(`unexpected ${r.status}: ${r.text.slice(0, 300)}`);
+}
+
+/** GET req/s and CPU per GET of one custom resource and one ConfigMap; with BENCH_CPU_PROF, profiles of both. */
+async function compareGets(client: HttpsClient, table: RatioTable, crPath: string, cmPath: string, crObject: object, cmObject: object): Promise<void> {
+  await must(client.post(crPath.replace(/\/[^/]+$/, ""), crObject), 201);
+  await must(client.post(cmPath.replace(/\/[^/]+$/, ""), cmObject), 201);
+  const crGet = () => must(client.get(crPath), 200);
+  const cmGet = () => must(client.get(cmPath), 200);
+  await paired(table, "get", "GET", crGet, cmGet, 32);
+  const cpu = await alternating(ROUNDS, () => cpuPerCall(CPU_GETS, crGet), () => cpuPerCall(CPU_GETS, cmGet));
+  table.add({ key: "get_cpu", label: `CPU per GET (this process), ${CPU_GETS} GETs a round`, aName: "custom resource", bName: "ConfigMap", a: cpu.a, b: cpu.b, unit: "µs", better: "lower" });
+  const profDir = process.env.BENCH_CPU_PROF;
+  if (!profDir) return;
+  const count = Number(process.env.BENCH_PROF_GETS ?? 20_000);
+  const crProfile = await profileTo(profDir, "crd-get-custom-resource", () => times(count, CPU_CONCURRENCY, crGet));
+  const cmProfile = await profileTo(profDir, "crd-get-configmap", () => times(count, CPU_CONCURRENCY, cmGet));
+  const busy = (p: typeof crProfile) => p.totalMs * (1 - p.idleShare);
+  process.stdout.write(
+    `${count} GETs each (${machineLoad()}): busy ${busy(cmProfile).toFixed(0)} ms ConfigMap → ${busy(crProfile).toFixed(0)} ms custom resource; self time, custom resource minus ConfigMap\n` +
+      `by file:\n${diffRows(cmProfile.files, crProfile.files, 25)}by function:\n${diffRows(cmProfile.functions, crProfile.functions, 40)}`,
+  );
 }
 
 export async function benchCustomResources(): Promise<Record<string, number>> {
@@ -70,11 +156,17 @@ export async function benchCustomResources(): Promise<Record<string, number>> {
     const cr = (name: string) => ({ apiVersion: `${CRD_GROUP}/v1`, kind: "CronTab", metadata: { name }, spec: { image: PAYLOAD } });
     const cm = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { image: PAYLOAD } });
     const table = new RatioTable("custom resources vs ConfigMaps (clients in the server's process)");
-    await paired(table, "create", "create", (i) => must(api.admin.post(crs, cr(`c-${i}`)), 201), (i) => must(api.admin.post(cms, cm(`c-${i}`)), 201), 16);
-    await must(api.admin.post(crs, cr("get-me")), 201);
-    await must(api.admin.post(cms, cm("get-me")), 201);
-    await paired(table, "get", "GET", () => must(api.admin.get(`${crs}/get-me`), 200), () => must(api.admin.get(`${cms}/get-me`), 200), 32);
-    await paired(table, "list", "LIST limit=100", () => must(api.admin.get(`${crs}?limit=100`), 200), () => must(api.admin.get(`${cms}?limit=100`), 200), 8);
+    if (runs("create")) {
+      await paired(table, "create", "create", (i) => must(api.admin.post(crs, cr(`c-${i}`)), 201), (i) => must(api.admin.post(cms, cm(`c-${i}`)), 201), 16);
+    } else if (runs("list")) {
+      await times(100, 16, async () => {
+        const i = next++;
+        await must(api.admin.post(crs, cr(`c-${i}`)), 201);
+        await must(api.admin.post(cms, cm(`c-${i}`)), 201);
+      });
+    }
+    if (runs("get")) await compareGets(api.admin, table, `${crs}/get-me`, `${cms}/get-me`, cr("get-me"), cm("get-me"));
+    if (runs("list")) await paired(table, "list", "LIST limit=100", () => must(api.admin.get(`${crs}?limit=100`), 200), () => must(api.admin.get(`${cms}?limit=100`), 200), 8);
     process.stdout.write(table.render());
     Object.assign(out, table.figures());
   } finally {
