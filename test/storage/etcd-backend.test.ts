@@ -6,9 +6,12 @@
  * consistent lists and bookmarks that advance past etcd revisions written outside the
  * registry prefix, and watches after etcd compacted its history. The objects are in
  * etcd under the store's keyspace layout (/registry/<group key>/<plural>/<ns>/<name>).
+ * Garbage put under a key with etcdctl is a corrupt object (AllowUnsafeMalformedObjectDeletion
+ * on): GET and LIST name the key, and the unsafe DELETE removes it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EtcdKv } from "../../services/apiserver/storage/etcd-kv.ts";
+import { runClient } from "../support/clients.ts";
 import { startEtcdCluster, type EtcdCluster } from "../support/etcd.ts";
 import type { HttpsClient } from "../support/https-client.ts";
 import { startReplicaProcess, type ReplicaProcess } from "./etcd-backend-process.ts";
@@ -27,7 +30,13 @@ type List = { metadata: { resourceVersion: string }; items: Obj[] };
 beforeAll(async () => {
   etcd = await startEtcdCluster(1);
   kv = new EtcdKv(etcd.endpoints);
-  server = await startReplicaProcess(["--storage-backend", "etcd3", "--etcd-servers", etcd.endpoints.map((e) => `http://${e}`).join(",")]);
+  server = await startReplicaProcess([
+    "--storage-backend",
+    "etcd3",
+    "--etcd-servers",
+    etcd.endpoints.map((e) => `http://${e}`).join(","),
+    "--feature-gates=AllowUnsafeMalformedObjectDeletion=true",
+  ]);
   admin = server.admin;
   const ns = await admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
   expect(ns.status, ns.text).toBe(201);
@@ -128,5 +137,38 @@ describe("an apiserver with --storage-backend etcd3 on a real etcd", () => {
     } finally {
       w.stop();
     }
+  });
+
+  it("garbage written under a key with etcdctl: GET and LIST name the corrupt key; the unsafe delete removes it and a watch sees DELETED", async () => {
+    const ns = "etcd-corrupt";
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const key = `/registry/core/configmaps/${ns}/broken`;
+    expect((await admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } })).status).toBe(201);
+    const fine = await admin.post(base, cm("fine"));
+    expect(fine.status).toBe(201);
+    const etcdctl = (args: string[]) => runClient("etcdctl", [`--endpoints=${etcd!.endpoints.join(",")}`, "--command-timeout=5s", ...args], { env: { ETCDCTL_API: "3" } });
+    const put = await etcdctl(["put", key, "{not an object"]);
+    expect(put.code, put.stderr).toBe(0);
+    const corrupt = new RegExp(`corrupt object, Code: 7, Key: ${key},`);
+    await expect.poll(async () => (await admin.get(`${base}/broken`)).text, { timeout: 10_000 }).toMatch(corrupt);
+    const got = await admin.get(`${base}/broken`);
+    expect(got.status).toBe(500);
+    const list = await admin.get(base);
+    expect(list.status).toBe(500);
+    expect(list.text).toMatch(corrupt);
+    const w = admin.watch(`${base}?watch=1&resourceVersion=${fine.json<Obj>().metadata.resourceVersion}`);
+    try {
+      const deleted = await admin.delete(`${base}/broken?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
+      expect(deleted.status, deleted.text).toBe(200);
+      await expect.poll(() => w.events.map((e) => `${e.type} ${(e.object as Obj).metadata.name}`), { timeout: 10_000 }).toContain("DELETED broken");
+    } finally {
+      w.stop();
+    }
+    const left = await etcdctl(["get", key]);
+    expect(left.code, left.stderr).toBe(0);
+    expect(left.stdout).toBe("");
+    const after = await admin.get(base);
+    expect(after.status).toBe(200);
+    expect(after.json<List>().items.map((i) => i.metadata.name)).toEqual(["fine"]);
   });
 });
