@@ -1,9 +1,9 @@
 /**
  * IPAddress and ServiceCIDR (networking/v1) over HTTPS and with kubectl 1.34, on one
- * replica in the kubernetes profile with `--service-cluster-ip-range 10.0.0.0/28` and
- * the controller manager's `service-cidr-controller` (grace period cut to 200 ms):
- * the default ServiceCIDR (the API Service's name), which the controller gives its
- * finalizer and Ready condition; every allocated ClusterIP has its IPAddress with
+ * replica in the kubernetes profile with `--service-cluster-ip-range 10.0.0.0/28`, first
+ * alone, then with the controller manager's `service-cidr-controller` (grace period cut
+ * to 200 ms): the default ServiceCIDR (the API Service's name), which the server marks
+ * Ready and the controller gives its finalizer and its own Ready message; every allocated ClusterIP has its IPAddress with
  * parentRef to the Service, freed on delete, none for a dry run; an address outside
  * every ServiceCIDR is refused; a new ServiceCIDR widens the pool; a deleted ServiceCIDR
  * that still holds an address stays Terminating until the address goes; the platform's
@@ -50,9 +50,15 @@ beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), "service-cidr-kubectl-"));
   const pki = await ensurePki(api.dir, { profile: api.profile });
   await writeAdminKubeconfig(join(home, "config"), { server: api.replica.url, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem, user: "admin", clusterName: "t", contextName: "t" });
+});
+
+/** Starts the controller manager's ServiceCIDR controller (once) as an HTTPS client of the replica. */
+async function ensureController(): Promise<void> {
+  if (controllers) return;
+  const pki = await ensurePki(api.dir, { profile: api.profile });
   controllerClient = new HttpsObjectClient({ server: api.replica.url, ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem, insecureSkipTlsVerify: false });
   controllers = await runControllers(controllerClient, { controllers: ["service-cidr-controller"], namespaceFinalizer: api.profile.namespaceFinalizer, settings: { serviceCidrDeletionGracePeriodMs: 200 } });
-});
+}
 afterAll(async () => {
   controllers?.stop();
   controllerClient?.close();
@@ -89,7 +95,20 @@ async function createService(name: string, spec: Obj = {}): Promise<{ status: nu
 }
 
 describe("the default ServiceCIDR", () => {
+  it("the API server alone marks the default one Ready and adds no finalizer; a new one is neither protected nor held", async () => {
+    const { body } = await readCidr(api.profile.apiServiceName);
+    expect(body.metadata.finalizers).toBeUndefined();
+    expect(body.status?.conditions).toMatchObject([{ type: "Ready", status: "True", reason: "", message: `${api.profile.displayName} default Service CIDR is ready` }]);
+    expect((await api.admin.post(cidrs, serviceCidr("bare", ["10.0.9.0/28"]))).status).toBe(201);
+    const bare = await readCidr("bare");
+    expect(bare.body.metadata.finalizers).toBeUndefined();
+    expect(bare.body.status).toBeUndefined();
+    expect((await api.admin.delete(`${cidrs}/bare`)).status).toBe(200);
+    expect((await readCidr("bare")).status).toBe(404);
+  });
+
   it("holds --service-cluster-ip-range; the controller adds the finalizer and Ready=True; kubectl lists it", async () => {
+    await ensureController();
     const message = `${api.profile.displayName} Service CIDR is ready`;
     const { status, body } = await until(
       () => readCidr(api.profile.apiServiceName),
@@ -107,6 +126,7 @@ describe("the default ServiceCIDR", () => {
 });
 
 describe("ClusterIP allocation and IPAddress objects", () => {
+  beforeAll(ensureController);
   it("an allocated ClusterIP has its IPAddress naming the Service; delete releases it; kubectl shows the parent", async () => {
     const { status, body } = await createService("web");
     expect(status, JSON.stringify(body)).toBe(201);
@@ -187,6 +207,7 @@ async function kubectlCreate(obj: Obj): Promise<RunResult> {
 }
 
 describe("validation", () => {
+  beforeAll(ensureController);
   it.each([
     ["a non-canonical IPv6 name", "2001:DB8::1", { resource: "services", name: "a" }, ['metadata.name: Invalid value: "2001:DB8::1": must be in canonical form ("2001:db8::1")']],
     ["leading zeros", "10.0.0.010", { resource: "services", name: "a" }, ['metadata.name: Invalid value: "10.0.0.010": must not have leading 0s']],
