@@ -6,6 +6,7 @@
  */
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getProfile } from "../../shared/platform/index.ts";
 import { startServerProcess, type ServerProcess } from "../support/server-process.ts";
 
 const NS = "node-client";
@@ -207,7 +208,7 @@ describe("@kubernetes/client-node", () => {
 
   it("the embedded default runs the ServiceCIDR controller: finalizer, Ready=True, and a deleted unused ServiceCIDR held for the grace period (LONG=1: then gone)", async () => {
     const net = kc.makeApiClient(k8s.NetworkingV1Api);
-    const finalizer = "networking.k8s.io/service-cidr-finalizer";
+    const finalizer = `${getProfile("kubernetes").group("networking")}/service-cidr-finalizer`;
     await net.createServiceCIDR({ body: { metadata: { name: "embedded-extra" }, spec: { cidrs: ["10.200.0.0/24"] } } });
     let cidr = await net.readServiceCIDR({ name: "embedded-extra" });
     const deadline = Date.now() + 20_000;
