@@ -24,9 +24,10 @@ const iterationSteps = new WeakSet<EvalNode>();
 
 function wrapOperator(node: EvalNode, handle: Handle): Handle {
   const op = node.op;
-  return function (this: unknown, left: unknown, right: unknown, ...rest: unknown[]): unknown {
+  // The evaluator calls an operator's handle with (left, right, ast, evaluator): passed on without a rest array.
+  return function (this: unknown, left: unknown, right: unknown, third: unknown, fourth: unknown): unknown {
     currentMeter()?.charge(operatorCost(op, left, right));
-    return handle.call(this, left, right, ...rest);
+    return handle.call(this, left, right, third, fourth);
   };
 }
 
@@ -36,11 +37,12 @@ function wrapCall(node: EvalNode, handle: Handle): Handle {
   const arity = (node.op === "call" ? (args[1] as unknown[]) : (args[2] as unknown[])).length;
   const override = OVERRIDES.get(`${node.op}:${name}:${arity}`);
   const byResult = PRICED_BY_RESULT.has(name);
-  return function (this: unknown, values: unknown, ...rest: unknown[]): unknown {
+  // A call's handle gets (operands, ast, evaluator) or (operands, evaluator, ast): passed on without a rest array.
+  return function (this: unknown, values: unknown, second: unknown, third: unknown): unknown {
     const operands = Array.isArray(values) ? values : [];
     const meter = currentMeter();
     if (meter && !byResult) meter.charge(callCost(name, operands));
-    const result = override ? override(operands, () => handle.call(this, values, ...rest)) : handle.call(this, values, ...rest);
+    const result = override ? override(operands, () => handle.call(this, values, second, third)) : handle.call(this, values, second, third);
     if (meter && byResult) meter.charge(callCost(name, operands, result));
     return result;
   };

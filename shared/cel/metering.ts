@@ -25,12 +25,9 @@ export type Visitor = (node: EvalNode, meter: CostMeter) => void;
 
 type Run = (this: unknown, node: EvalNode, ctx: unknown) => unknown;
 
-interface Active {
-  meter: CostMeter;
-  visit: Visitor;
-}
-
-let active: Active | undefined;
+/** The evaluation in progress: its meter and visitor (both set, or neither). */
+let activeMeter: CostMeter | undefined;
+let activeVisit: Visitor | undefined;
 
 function evaluatorPrototype(): { run: Run } {
   const seen: unknown[] = [];
@@ -54,7 +51,7 @@ function install(): void {
   const proto = evaluatorPrototype();
   const run = proto.run;
   proto.run = function meteredRun(this: unknown, node: EvalNode, ctx: unknown): unknown {
-    if (active) active.visit(node, active.meter);
+    if (activeMeter) (activeVisit as Visitor)(node, activeMeter);
     return run.call(this, node, ctx);
   };
 }
@@ -63,16 +60,19 @@ install();
 
 /** Runs `fn(...args)` with every evaluated node shown to `visit` (with `meter`); arguments spare a closure per run. */
 export function runMetered<A extends unknown[], T>(meter: CostMeter, visit: Visitor, fn: (...args: A) => T, ...args: A): T {
-  const saved = active;
-  active = { meter, visit };
+  const savedMeter = activeMeter;
+  const savedVisit = activeVisit;
+  activeMeter = meter;
+  activeVisit = visit;
   try {
     return fn(...args);
   } finally {
-    active = saved;
+    activeMeter = savedMeter;
+    activeVisit = savedVisit;
   }
 }
 
 /** The meter of the evaluation in progress, if any. */
 export function currentMeter(): CostMeter | undefined {
-  return active?.meter;
+  return activeMeter;
 }
