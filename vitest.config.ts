@@ -3,12 +3,12 @@ import { defineConfig } from "vitest/config";
 
 // Unit tests sit beside the code; cross-service tests live under test/.
 //
-// Two groups, run one after the other: the unit tests of services/ and shared/
+// Three groups, run one after the other: the unit tests of services/ and shared/
 // and the API tests against in-process replicas run two files at a time; then
 // the tests that start clusters of child processes (store members, replicas,
-// node agents, real clients) run one file at a time, because they assert
-// failover and timing figures that a second heavy file on a 2-core machine
-// would disturb.
+// node agents) run one file at a time, because they assert failover and timing
+// figures that a second heavy file on a 2-core machine would disturb; last, the
+// process tests that assert no timing figure run two at a time again.
 
 /** Files that start processes, kept in the one-at-a-time group wherever they live. */
 const PROCESS_CLUSTER_TESTS = [
@@ -18,11 +18,45 @@ const PROCESS_CLUSTER_TESTS = [
   "test/api/versioning-runtime-config-process.test.ts",
   "test/api/feature-gates-services.test.ts",
   "services/store/server/cluster-tool.test.ts",
-  "services/store/server/etcdctl.test.ts",
   "services/store/node/ready-order.test.ts",
   "services/store/node/raft-node.test.ts",
   "services/store/wal/wal.crash.test.ts",
   "services/apiserver/server/request-path.test.ts",
+];
+
+/**
+ * Files that start real processes (store members, etcd, Redis, clients) but assert no failover or timing
+ * figure: conformance suites, real clients against one replica, chart and certificate flows. They spend
+ * most of their time waiting on child processes and disks, so they run two at a time, after the
+ * one-at-a-time group.
+ */
+const PAIRED_PROCESS_TESTS = [
+  "services/store/server/etcdctl.test.ts",
+  "test/controllers/certificates.test.ts",
+  "test/controllers/health.test.ts",
+  "test/deploy/chart-credentials.test.ts",
+  "test/deploy/helm-dry-run.test.ts",
+  "test/e2e/aggregated-discovery.test.ts",
+  "test/e2e/authorization-modes.test.ts",
+  "test/e2e/client-node.test.ts",
+  "test/e2e/helm-crd.test.ts",
+  "test/e2e/helm.test.ts",
+  "test/e2e/kubectl-admission.test.ts",
+  "test/e2e/kubectl-crd.test.ts",
+  "test/e2e/kubectl-debian.test.ts",
+  "test/e2e/kubectl-exec.test.ts",
+  "test/e2e/kubectl-pods-logs.test.ts",
+  "test/e2e/kubectl-pods.test.ts",
+  "test/e2e/kubectl-port-forward.test.ts",
+  "test/e2e/kubectl.test.ts",
+  "test/e2e/python-client.test.ts",
+  "test/storage/etcd-backend-conformance.test.ts",
+  "test/storage/etcd-backend-prefix.test.ts",
+  "test/storage/grpc-kv.test.ts",
+  "test/storage/redis-tls.test.ts",
+  "test/storage/storage.test.ts",
+  "test/storage/store-copy.test.ts",
+  "test/storage/store-tls.test.ts",
 ];
 
 /** Long runs (`*.long.test.ts`) belong to `npm run test:long` (LONG=1) only: never skipped, just not collected. */
@@ -70,7 +104,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["services/**/*.test.ts", "shared/**/*.test.ts", ...inProcessTests],
-          exclude: ["**/node_modules/**", ...LONG_ONLY, ...PROCESS_CLUSTER_TESTS],
+          exclude: ["**/node_modules/**", ...LONG_ONLY, ...PROCESS_CLUSTER_TESTS, ...PAIRED_PROCESS_TESTS],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
@@ -80,9 +114,19 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/**/*.test.ts", ...PROCESS_CLUSTER_TESTS],
-          exclude: ["**/node_modules/**", ...LONG_ONLY, ...inProcessTests],
+          exclude: ["**/node_modules/**", ...LONG_ONLY, ...inProcessTests, ...PAIRED_PROCESS_TESTS],
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration-pairs",
+          include: PAIRED_PROCESS_TESTS,
+          exclude: ["**/node_modules/**", ...LONG_ONLY],
+          maxWorkers: 2,
+          sequence: { groupOrder: 2 },
         },
       },
     ],
