@@ -130,6 +130,8 @@ export class RaftNode implements StoreBackend {
     this.timers = timers;
     this.disk = disk;
     this.log = log;
+    // Every member starts as a follower (see setLeadership).
+    disk.wal.syncInline = true;
     this.transport = opts.transport;
     this.now = opts.now ?? Date.now;
     this.mvcc = opts.mvcc ?? new MvccStore();
@@ -560,6 +562,10 @@ export class RaftNode implements StoreBackend {
     this.lead = lead;
     this.leading = leading;
     if (leadingChanged) {
+      // A follower waits for its fsync before it answers, so the fsync may block
+      // its thread; a leader's runs in the thread pool while it sends the same
+      // entries to the followers and takes their answers (see handleReady).
+      this.disk.wal.syncInline = !leading;
       this.leases.setLeading(leading);
       this.opts.publisher?.setLeader(leading);
     }

@@ -72,8 +72,12 @@ describe("Wal", () => {
     await wal.close();
   });
 
-  it("group-commits 100 concurrent saves into far fewer fsyncs, all durable", async () => {
+  it.each([
+    ["in the thread pool", false],
+    ["inline (syncInline)", true],
+  ])("group-commits 100 concurrent saves into far fewer fsyncs, all durable: fsync %s", async (_how, inline) => {
     const { wal } = await Wal.open(dir());
+    wal.syncInline = inline;
     const base = wal.stats();
     const order: number[] = [];
     const saves = Array.from({ length: 100 }, (_, i) => {
@@ -92,6 +96,22 @@ describe("Wal", () => {
     const state = await reopen();
     expect(state.entries.map((e) => e.index)).toEqual(order);
     expect(state.hardState).toEqual(hs(1, 1, 100));
+  });
+
+  it("syncInline: the fsync blocks the caller, so a save resolves before the event loop turns; else it waits for the thread pool", async () => {
+    const { wal } = await Wal.open(dir());
+    const order = async (inline: boolean, index: number): Promise<string[]> => {
+      wal.syncInline = inline;
+      const seen: string[] = [];
+      const turned = new Promise<void>((resolve) => setImmediate(() => resolve(void seen.push("loop turned"))));
+      await Promise.all([wal.save(undefined, [entry(index, 1)]).then(() => seen.push("saved")), turned]);
+      return seen;
+    };
+    expect(await order(true, 1)).toEqual(["saved", "loop turned"]);
+    expect(await order(false, 2)).toEqual(["loop turned", "saved"]);
+    expect(wal.stats().fsyncs).toBeGreaterThanOrEqual(2);
+    await wal.close();
+    expect((await reopen()).entries.map((e) => e.index)).toEqual([1, 2]);
   });
 
   it("a save issued during an in-flight fsync goes into the next batch", async () => {
