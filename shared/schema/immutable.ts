@@ -1,6 +1,7 @@
 /**
  * Immutability on update: a field marked `immutable` may be set once; after
- * that any change (including removal) is `field is immutable`.
+ * that any change (including removal) is `field is immutable` (or Forbidden with the
+ * schema's `immutableForbidden` detail, where the platform words it so).
  *
  * Contract: walks the schema and both values in parallel; list items of
  * list-type `map` pair up by their keys, other lists by index, maps by key.
@@ -23,7 +24,7 @@ export function validateImmutable(schema: Schema, oldValue: unknown, newValue: u
 function walk(schema: Schema, oldV: unknown, newV: unknown, path: string, errs: FieldError[]): void {
   if (oldV === undefined) return;
   if (schema.immutable) {
-    if (!deepEqual(oldV, newV)) errs.push(fieldErrors.invalid(path, newV ?? null, FIELD_IMMUTABLE_MSG));
+    if (!deepEqual(oldV, newV)) errs.push(schema.immutableForbidden ? fieldErrors.forbidden(path, schema.immutableForbidden) : fieldErrors.invalid(path, newV ?? null, FIELD_IMMUTABLE_MSG));
     return;
   }
   if (isObject(oldV)) {

@@ -70,6 +70,8 @@ export interface Schema {
   protoTag?: number;
   /** The field cannot change once set (validated on update). */
   immutable?: boolean;
+  /** With `immutable`: a change is Forbidden with this detail (`updates to parameters are forbidden.`) instead of `field is immutable`. */
+  immutableForbidden?: string;
   /** The field is set by the server only (stripped from user input where the strategy says so). */
   readOnly?: boolean;
 }

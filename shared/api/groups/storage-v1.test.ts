@@ -60,6 +60,7 @@ describe("storage/v1", () => {
       ["CSINode", "csinodes", false, [], []],
       ["VolumeAttachment", "volumeattachments", false, [], ["status"]],
       ["CSIStorageCapacity", "csistoragecapacities", true, [], []],
+      ["VolumeAttributesClass", "volumeattributesclasses", false, ["vac"], []],
     ]);
   });
 

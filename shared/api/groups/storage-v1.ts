@@ -1,6 +1,6 @@
 /**
  * storage/v1: StorageClass, CSIDriver, CSINode and VolumeAttachment, all
- * cluster-scoped, and the namespaced CSIStorageCapacity (storage-v1-capacity.ts). Protobuf field numbers are the platform's (storage/v1
+ * cluster-scoped, VolumeAttributesClass (storage-v1-vac.ts), and the namespaced CSIStorageCapacity (storage-v1-capacity.ts). Protobuf field numbers are the platform's (storage/v1
  * generated.proto). A StorageClass has no spec: its fields sit at the top
  * level, and provisioner, parameters, reclaimPolicy and volumeBindingMode
  * cannot change once set.
@@ -12,6 +12,7 @@ import type { FieldError, KindDefinition, Schema } from "../../schema/types.ts";
 import { ageColumn, getPath, listAt } from "../table-cells.ts";
 import { persistentVolumeSpec, topologySelectorTerm } from "./core-v1.ts";
 import { csiStorageCapacityKind } from "./storage-v1-capacity.ts";
+import { volumeAttributesClassKind } from "./storage-v1-vac.ts";
 import { objectKind } from "./meta-v1.ts";
 import { ensureObj, isObj, type Obj } from "./workload-rules.ts";
 
@@ -347,4 +348,5 @@ export const kinds: KindDefinition[] = [
     ],
   },
   csiStorageCapacityKind,
+  volumeAttributesClassKind,
 ];

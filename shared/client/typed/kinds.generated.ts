@@ -19,7 +19,7 @@ import type { NodeV1RuntimeClass } from "./types/node-v1.ts";
 import type { PolicyV1Eviction, PolicyV1PodDisruptionBudget } from "./types/policy-v1.ts";
 import type { RbacV1ClusterRole, RbacV1ClusterRoleBinding, RbacV1Role, RbacV1RoleBinding } from "./types/rbac-v1.ts";
 import type { SchedulingV1PriorityClass } from "./types/scheduling-v1.ts";
-import type { StorageV1CSIDriver, StorageV1CSINode, StorageV1CSIStorageCapacity, StorageV1StorageClass, StorageV1VolumeAttachment } from "./types/storage-v1.ts";
+import type { StorageV1CSIDriver, StorageV1CSINode, StorageV1CSIStorageCapacity, StorageV1StorageClass, StorageV1VolumeAttachment, StorageV1VolumeAttributesClass } from "./types/storage-v1.ts";
 
 /** Every built-in kind the apiserver serves, by group key, version and client accessor. */
 export const BUILTIN_KIND_TABLE = {
@@ -111,6 +111,7 @@ export const BUILTIN_KIND_TABLE = {
       csiNodes: { kind: "CSINode", resource: "csinodes", namespaced: false, verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"], subresources: [] },
       volumeAttachments: { kind: "VolumeAttachment", resource: "volumeattachments", namespaced: false, verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"], subresources: ["status"] },
       csiStorageCapacities: { kind: "CSIStorageCapacity", resource: "csistoragecapacities", namespaced: true, verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"], subresources: [] },
+      volumeAttributesClasses: { kind: "VolumeAttributesClass", resource: "volumeattributesclasses", namespaced: false, verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"], subresources: [] },
     },
   },
   scheduling: {
@@ -258,6 +259,7 @@ export interface BuiltinKindTypes {
       csiNodes: StorageV1CSINode;
       volumeAttachments: StorageV1VolumeAttachment;
       csiStorageCapacities: StorageV1CSIStorageCapacity;
+      volumeAttributesClasses: StorageV1VolumeAttributesClass;
     };
   };
   scheduling: {
@@ -357,6 +359,7 @@ export const UNIQUE_ACCESSORS = {
   csiNodes: ["storage", "v1"],
   volumeAttachments: ["storage", "v1"],
   csiStorageCapacities: ["storage", "v1"],
+  volumeAttributesClasses: ["storage", "v1"],
   priorityClasses: ["scheduling", "v1"],
   runtimeClasses: ["node", "v1"],
   certificateSigningRequests: ["certificates", "v1"],

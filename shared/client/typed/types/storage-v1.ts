@@ -94,6 +94,14 @@ export interface StorageV1VolumeAttachmentStatus {
   detachError?: StorageV1VolumeError;
 }
 
+export interface StorageV1VolumeAttributesClass {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: MetaV1ObjectMeta;
+  driverName: string;
+  parameters?: Record<string, string>;
+}
+
 export interface StorageV1VolumeError {
   time?: string;
   message?: string;
