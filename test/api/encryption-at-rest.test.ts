@@ -6,7 +6,7 @@
  * wrapped seed, a key derived per write, the older AES_GCM_KEY form still read and
  * rewritten as stale, a new seed when the plugin's key id changes); the configuration is reloaded automatically when the
  * file changes, a rewrite moves an object to the new first key even when nothing in
- * it changed, and a value no provider can read is the corrupted-object 500. The
+ * it changed, and a value no provider can read is the corrupted-object 500 naming its key (GET and LIST). The
  * metrics count the transformations.
  */
 import { randomBytes } from "node:crypto";
@@ -213,6 +213,13 @@ describe("encryption at rest", () => {
     const r = await api.admin.get(`${SECRETS}/broken`);
     expect(r.status).toBe(500);
     expect(r.json<{ reason: string; message: string }>()).toMatchObject({ reason: "InternalError" });
+    // The platform's corrupt-object error names the key, on a GET and on a LIST that meets it.
+    const corrupt = /StorageError: corrupt object, Code: 7, Key: \/registry\/core\/secrets\/default\/broken,/;
+    expect(r.json<{ message: string }>().message).toMatch(corrupt);
+    const list = await api.admin.get(SECRETS);
+    expect(list.status).toBe(500);
+    expect(list.json<{ message: string }>().message).toMatch(corrupt);
+    await api.kv.txn([], [{ type: "delete", key: "/registry/core/secrets/default/broken" }], []);
   });
 
   it("fails the KMS health check once the plugin is gone", async () => {
