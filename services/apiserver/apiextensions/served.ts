@@ -31,10 +31,17 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function withApiVersion(obj: JsonObject, apiVersion: string): JsonObject {
+/** `obj` in `apiVersion`: a deep copy, or `obj` itself when it is in that version already (the storage version's registry hands objects on). */
+function toVersion(obj: JsonObject, apiVersion: string): JsonObject {
+  if (obj.apiVersion === apiVersion) return obj;
   const out = structuredClone(obj);
   out.apiVersion = apiVersion;
   return out;
+}
+
+/** `obj` in `apiVersion`, defaulted by `def`'s schema: always a new object, made with one deep copy (the defaulting's own). */
+function defaultedIn(def: KindDefinition, obj: JsonObject, apiVersion: string): JsonObject {
+  return applyDefaults(def.schema, obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion }) as JsonObject;
 }
 
 /** A version view whose watches end when the CRD stops being served (state.watchers). */
@@ -102,8 +109,8 @@ function remoteConverter(webhook: WebhookConverter, def: KindDefinition, storage
 function noneConverter(def: KindDefinition, storageApiVersion: string, profile: PlatformProfile): VersionConverter {
   const apiVersion = profile.apiVersion(def.group, def.version);
   return {
-    toStorage: (obj) => withApiVersion(obj, storageApiVersion),
-    fromStorage: (obj) => applyDefaults(def.schema, withApiVersion(obj, apiVersion)) as JsonObject,
+    toStorage: (obj) => toVersion(obj, storageApiVersion),
+    fromStorage: (obj) => defaultedIn(def, obj, apiVersion),
   };
 }
 
