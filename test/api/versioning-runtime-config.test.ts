@@ -12,6 +12,7 @@ import { mutatingAdmissionPolicyKinds } from "../../shared/api/groups/admissionr
 import { builtinKinds } from "../../shared/api/groups/index.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { ensurePki, writeAdminKubeconfig } from "../../services/apiserver/server/certs.ts";
+import { FeatureGates } from "../../services/apiserver/server/feature-gates.ts";
 import { applyRuntimeConfig } from "../../services/apiserver/server/runtime-config.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { layerClients, runClient } from "../support/clients.ts";
@@ -94,6 +95,30 @@ describe("disabling the CustomResourceDefinition API", () => {
       expect((await other.admin.get("/api/v1/namespaces")).status).toBe(200);
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe("--runtime-config=api/beta,api/all=false,api/legacy,batch/v1/jobs over HTTPS", () => {
+  it("api/beta serves a beta that is off by default (its gate on, as the platform needs both); api/all=false leaves only what is named again", async () => {
+    const group = getProfile("kubernetes").group("admissionregistration");
+    const policies = `/apis/${group}/v1beta1/mutatingadmissionpolicies`;
+    const gates = new FeatureGates();
+    gates.set(["MutatingAdmissionPolicy=true"]);
+    const betaOnly = await startTestApiserver({ profileId: "kubernetes", runtimeConfig: ["api/beta"] });
+    const betas = await startTestApiserver({ profileId: "kubernetes", gates, runtimeConfig: ["api/beta"] });
+    const narrow = await startTestApiserver({ profileId: "kubernetes", runtimeConfig: ["api/all=false", "api/legacy", "batch/v1/jobs"] });
+    try {
+      expect((await betaOnly.admin.get(policies)).status).toBe(404); // the gate is off
+      expect((await betas.admin.get(policies)).status).toBe(200);
+      expect((await betas.admin.get(`/apis/${group}`)).json<{ versions: Array<{ version: string }> }>().versions.map((v) => v.version)).toEqual(["v1", "v1beta1"]);
+      expect((await narrow.admin.get("/api/v1/namespaces")).status).toBe(200);
+      expect((await narrow.admin.get("/apis/batch/v1/jobs")).status).toBe(200);
+      expect((await narrow.admin.get("/apis/batch/v1/cronjobs")).status).toBe(404);
+      expect((await narrow.admin.get("/apis/apps/v1/deployments")).status).toBe(404);
+      expect((await narrow.admin.get("/apis")).json<{ groups: Array<{ name: string }> }>().groups.map((g) => g.name)).toEqual(["batch"]);
+    } finally {
+      await Promise.all([betaOnly.close(), betas.close(), narrow.close()]);
     }
   });
 });
