@@ -46,17 +46,19 @@ async function settle(): Promise<void> {
 }
 
 describe("ChunkProducer: where a chunk ends", () => {
-  const cases: Array<{ name: string; pieces: number; bytes: number; costMs: number; chunkBytes: number; sliceMs: number; first: number }> = [
+  const cases: Array<{ name: string; pieces: number; bytes: number; costMs: number; chunkBytes: number; sliceMs: number; minChunkBytes?: number; first: number }> = [
     { name: "at chunkBytes when pieces are cheap", pieces: 100, bytes: 10, costMs: 0.001, chunkBytes: 50, sliceMs: 2, first: 50 },
     { name: "when the slice's time is used up", pieces: 100, bytes: 10, costMs: 0.5, chunkBytes: 1_000_000, sliceMs: 2, first: 40 },
     { name: "after one piece when that piece alone takes longer than a slice", pieces: 5, bytes: 10, costMs: 5, chunkBytes: 1_000_000, sliceMs: 2, first: 10 },
     { name: "at the end of a body smaller than one chunk and one slice", pieces: 3, bytes: 10, costMs: 0.1, chunkBytes: 1000, sliceMs: 2, first: 30 },
+    { name: "by time only once it holds minChunkBytes", pieces: 100, bytes: 10, costMs: 0.5, chunkBytes: 1_000_000, sliceMs: 2, minChunkBytes: 70, first: 70 },
+    { name: "by time at once when minChunkBytes is already reached", pieces: 100, bytes: 10, costMs: 0.5, chunkBytes: 1_000_000, sliceMs: 2, minChunkBytes: 20, first: 40 },
   ];
   for (const c of cases) {
     it(c.name, async () => {
       const sched = new ManualScheduler();
       const log = { produced: 0, finished: false };
-      const producer = new ChunkProducer(work(sched, c.pieces, c.bytes, c.costMs, log), new TurnBudget(sched, 100), { chunkBytes: c.chunkBytes, sliceMs: c.sliceMs });
+      const producer = new ChunkProducer(work(sched, c.pieces, c.bytes, c.costMs, log), new TurnBudget(sched, 100), { chunkBytes: c.chunkBytes, sliceMs: c.sliceMs, minChunkBytes: c.minChunkBytes });
       const chunk = await producer.next(); // the first slice needs no turn
       expect(chunk?.length).toBe(c.first);
       expect(log.produced).toBe(c.first / c.bytes);

@@ -27,6 +27,12 @@ export interface ChunkedStreamOptions {
   chunkBytes?: number;
   /** Work time of one slice before it yields (default `SLICE_MS`). */
   sliceMs?: number;
+  /**
+   * Bytes a chunk holds at least before its slice may end by time (default 0). On a
+   * loaded machine a slice of wall time holds little work; without this floor a body
+   * would go out in many tiny writes, each with its own turn, write and drain.
+   */
+  minChunkBytes?: number;
 }
 
 /** Time and turns of the event loop, injectable so the slicing core is tested without either. */
@@ -81,6 +87,7 @@ const utf8 = new TextEncoder();
 export class ChunkProducer {
   private readonly chunkBytes: number;
   private readonly sliceMs: number;
+  private readonly minChunkBytes: number;
   private started = false;
   private ended = false;
 
@@ -91,6 +98,7 @@ export class ChunkProducer {
   ) {
     this.chunkBytes = opts.chunkBytes ?? 64 * 1024;
     this.sliceMs = opts.sliceMs ?? SLICE_MS;
+    this.minChunkBytes = opts.minChunkBytes ?? 0;
   }
 
   /** No more chunks: the generator ended, failed or was stopped. */
@@ -135,7 +143,9 @@ export class ChunkProducer {
               size += bytes.length;
             }
           }
-          if (size >= this.chunkBytes || scheduler.now() >= deadline) break;
+          if (size >= this.chunkBytes) break;
+          // Time ends a slice once the chunk has its floor, or when it has no bytes at all (a size pass).
+          if ((size === 0 || size >= this.minChunkBytes) && scheduler.now() >= deadline) break;
         }
       } catch (err) {
         this.ended = true;

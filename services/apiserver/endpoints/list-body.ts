@@ -40,6 +40,8 @@ export interface ListMeta {
  * writes stays bounded by the shared per-turn budget of chunked-stream.ts.
  */
 export const LIST_CHUNK_BYTES = 256 * 1024;
+/** Bytes a list chunk holds before its time slice may end it (about a third of a millisecond of JSON). */
+export const LIST_MIN_CHUNK_BYTES = 64 * 1024;
 
 /** Kept bytes of one shared list body past which later lists encode their own (memory stays bounded). */
 export const MAX_SHARED_LIST_BYTES = 64 * 1024 * 1024;
@@ -58,7 +60,7 @@ export async function listResponse(s: RequestScope, metadata: ListMeta, items: R
   const key = s.target ? undefined : `${objectVariant(s)}|${contentType}|${JSON.stringify(metadata)}`;
   const joined = key === undefined ? undefined : joinSharedList(key, items);
   if (joined) return bodyResponse(s, joined, contentType, 200);
-  const producer = new ChunkProducer(listPieces(s, metadata, items), processTurnBudget, { chunkBytes: LIST_CHUNK_BYTES });
+  const producer = new ChunkProducer(listPieces(s, metadata, items), processTurnBudget, { chunkBytes: LIST_CHUNK_BYTES, minChunkBytes: LIST_MIN_CHUNK_BYTES });
   const first = await producer.next();
   if (producer.finished) return bodyResponse(s, first ?? new Uint8Array(0), contentType, 200);
   if (key === undefined) return bodyResponse(s, producerStream(producer, first), contentType, 200);
