@@ -5,7 +5,8 @@
  * `-i` (closed with the v5 close signal, so the command sees its end of input), a
  * non-zero exit code becoming kubectl's exit code, container choice, RBAC (no
  * `create` on pods/exec: 403, over the WebSocket GET too), a validating webhook that
- * sees the CONNECT operation with the PodExecOptions and denies it, and the Status
+ * sees the CONNECT operation with the PodExecOptions and denies it (and likewise the
+ * PodAttachOptions, PodPortForwardOptions and the Pod/Service/NodeProxyOptions), and the Status
  * answers of requests that cannot stream (not an upgrade, a pod without a node).
  * Also `kubectl attach -i` to a container's main process, and the SPDY/3.1 fallback
  * (kubectl with KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false: `Upgrade: SPDY/3.1` through the
@@ -22,7 +23,7 @@ import { createCA, createServingCert } from "../../services/apiserver/server/cer
 import { streamProtocols } from "../../shared/stream/channel-protocol.ts";
 import { shellQuote } from "../../services/node-agent/cri/tty-process.ts";
 import { layerClients, runClient } from "../support/clients.ts";
-import { startStreamingCluster, type StreamingCluster } from "./kubectl-exec-cluster.ts";
+import { NODE, startStreamingCluster, type StreamingCluster } from "./kubectl-exec-cluster.ts";
 
 const NS = "exec";
 let c: StreamingCluster;
@@ -62,18 +63,19 @@ beforeAll(async () => {
     { name: "attached-spdy", containers: ["app"], mainProcesses: { app: ["tr", "a-z", "A-Z"] } },
   ]);
   await c.admin.post(`/api/v1/namespaces/${NS}/pods`, { apiVersion: "v1", kind: "Pod", metadata: { name: "unbound" }, spec: { containers: [{ name: "app", image: "busybox:1.36" }] } });
-  // A webhook that denies exec of any command that mentions "forbidden-word".
+  // A webhook that denies any CONNECT (exec, attach, portforward, proxy) whose options mention "forbidden-word".
   const ca = await createCA({ commonName: "exec-webhook-ca" });
   const cert = await createServingCert(ca);
   webhook = createServer({ key: cert.keyPem, cert: cert.certPem }, (req, res) => {
     let body = "";
     req.on("data", (d: Buffer) => (body += d.toString()));
     req.on("end", () => {
-      const review = JSON.parse(body) as { request: { uid: string; object: { command?: string[] } } };
+      const review = JSON.parse(body) as { request: { uid: string; subResource: string; object: unknown } };
       reviews.push(review.request as unknown as Record<string, unknown>);
-      const denied = (review.request.object.command ?? []).some((a) => a.includes("forbidden-word"));
+      const denied = JSON.stringify(review.request.object).includes("forbidden-word");
+      const message = `${review.request.subResource} of forbidden-word is not allowed`;
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ apiVersion: `admission.${c.api.profile.groupDomain}/v1`, kind: "AdmissionReview", response: { uid: review.request.uid, allowed: !denied, ...(denied ? { status: { code: 403, message: "exec of forbidden-word is not allowed" } } : {}) } }));
+      res.end(JSON.stringify({ apiVersion: `admission.${c.api.profile.groupDomain}/v1`, kind: "AdmissionReview", response: { uid: review.request.uid, allowed: !denied, ...(denied ? { status: { code: 403, message } } : {}) } }));
     });
   });
   await new Promise<void>((resolve) => webhook.listen(0, "127.0.0.1", resolve));
@@ -86,7 +88,7 @@ beforeAll(async () => {
       {
         name: "exec-guard.example.com",
         clientConfig: { url: `https://127.0.0.1:${port}/review`, caBundle: Buffer.from(ca.certPem).toString("base64") },
-        rules: [{ operations: ["CONNECT"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods/exec"] }],
+        rules: [{ operations: ["CONNECT"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods/exec", "pods/attach", "pods/portforward", "pods/proxy", "services/proxy", "nodes/proxy"] }],
         sideEffects: "None",
         admissionReviewVersions: ["v1"],
         namespaceSelector: { matchLabels: { [c.api.profile.labels.metadataName]: NS } },
@@ -195,6 +197,31 @@ describe("kubectl exec", () => {
       namespace: NS,
       object: { kind: "PodExecOptions", apiVersion: "v1", stdout: true, stderr: true, stdin: false, command: ["echo", "forbidden-word"] },
     });
+  });
+
+  it("runs CONNECT admission for attach, portforward, pods/proxy, services/proxy and nodes/proxy with their options", async () => {
+    const review = (sub: string, kind: string) => reviews.findLast((r) => r.subResource === sub && (r.kind as { kind?: string } | undefined)?.kind === kind);
+    const attach = await c.admin.post(`/api/v1/namespaces/${NS}/pods/attached/attach?stdout=true&container=forbidden-word`, undefined);
+    expect(attach.status, attach.text).toBe(403);
+    expect(attach.text).toContain("attach of forbidden-word is not allowed");
+    expect(review("attach", "PodAttachOptions")).toMatchObject({ operation: "CONNECT", name: "attached", namespace: NS, object: { kind: "PodAttachOptions", container: "forbidden-word", stdout: true } });
+    // Allowed by the webhook, then refused as no upgrade: admission came first.
+    const forward = await c.admin.post(`/api/v1/namespaces/${NS}/pods/shell/portforward?ports=4242`, undefined);
+    expect(forward.status, forward.text).toBe(400);
+    expect(review("portforward", "PodPortForwardOptions")).toMatchObject({ operation: "CONNECT", name: "shell", object: { kind: "PodPortForwardOptions", apiVersion: "v1", ports: [4242] } });
+    const svc = await c.admin.post(`/api/v1/namespaces/${NS}/services`, { apiVersion: "v1", kind: "Service", metadata: { name: "web" }, spec: { ports: [{ port: 80 }] } });
+    expect(svc.status, svc.text).toBe(201);
+    const proxies: Array<[string, string, string]> = [
+      [`/api/v1/namespaces/${NS}/pods/shell/proxy/forbidden-word/a`, "PodProxyOptions", "shell"],
+      [`/api/v1/namespaces/${NS}/services/web/proxy/forbidden-word/a`, "ServiceProxyOptions", "web"],
+      [`/api/v1/nodes/${NODE}/proxy/forbidden-word/a`, "NodeProxyOptions", NODE],
+    ];
+    for (const [path, kind, name] of proxies) {
+      const r = await c.admin.get(path);
+      expect(r.status, `${path}: ${r.text}`).toBe(403);
+      expect(r.text).toContain("proxy of forbidden-word is not allowed");
+      expect(review("proxy", kind)).toMatchObject({ operation: "CONNECT", name, object: { kind, apiVersion: "v1", path: "/forbidden-word/a" } });
+    }
   });
 
   it("answers Status errors when there is nothing to stream", async () => {

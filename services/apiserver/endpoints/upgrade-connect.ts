@@ -9,12 +9,13 @@
  * its node found (400 when it has none), a request that is not an upgrade is refused
  * with 400 `Upgrade request required`, and the upgrade is proxied as raw bytes to the
  * node agent's `/exec`, `/attach` or `/portForward` over HTTPS with the replica's agent
- * client certificate. The agent's refusals become Status errors.
+ * client certificate. The agent's refusals become Status errors. `admitConnect` is also
+ * the CONNECT admission of the proxy subresources (handlers/resource-proxy.ts, node-proxy.ts).
  */
 import { badRequest, internalError } from "../../../shared/api/status.ts";
 import { isUpgradeRequest, proxyUpgrade, upgradeHeaders, type UpgradeOutcome } from "../../../shared/stream/upgrade-proxy.ts";
 import type { Catalog } from "../registry/catalog.ts";
-import { agentStreamPath, CONNECT_OPTIONS_KIND, connectOptions, type ConnectSubresource } from "../registry/pod-exec-options.ts";
+import { agentStreamPath, connectOptions, type ConnectSubresource } from "../registry/pod-exec-options.ts";
 import { chooseContainer } from "../registry/pod-log-location.ts";
 import type { AdmissionRequest } from "../registry/registry.ts";
 import { isObject, type JsonObject } from "../storage/object.ts";
@@ -22,11 +23,15 @@ import { agentFailure, locateAgent, type KubeletClientConfig } from "./handlers/
 import type { RequestScope } from "./scope.ts";
 import { upgradeConnection } from "./upgrade.ts";
 
-/** CONNECT admission of a connect request: mutating, then validating; the (possibly mutated) options. */
-async function admitConnect(s: RequestScope, catalog: Catalog, sub: ConnectSubresource, options: JsonObject): Promise<JsonObject> {
+/**
+ * CONNECT admission of a connect request (exec, attach, portforward, proxy): mutating,
+ * then validating; the (possibly mutated) options. `options.kind` names the options kind
+ * admission sees (PodExecOptions, PodProxyOptions, NodeProxyOptions, …).
+ */
+export async function admitConnect(s: RequestScope, catalog: Catalog, sub: string, options: JsonObject): Promise<JsonObject> {
   const hooks = catalog.options.admission;
   if (!hooks) return options;
-  const resource = { ...s.resource, kind: CONNECT_OPTIONS_KIND[sub] };
+  const resource = { ...s.resource, kind: String(options.kind) };
   const req: AdmissionRequest = {
     operation: "CONNECT",
     resource,

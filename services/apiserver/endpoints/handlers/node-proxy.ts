@@ -1,5 +1,5 @@
 /**
- * nodes/{name}/proxy/{path}: the request forwarded to the node's agent over HTTPS with
+ * nodes/{name}/proxy/{path}: after CONNECT admission of the NodeProxyOptions (`path`), the request forwarded to the node's agent over HTTPS with
  * the replica's agent client certificate (any method; the body and headers go along as
  * proxy-forwarding.ts says, the caller's credentials do not), and the agent's answer
  * streamed back with its status and headers. A node without a reachable agent address is a Status
@@ -9,6 +9,8 @@ import type { Catalog } from "../../registry/catalog.ts";
 import type { RequestScope } from "../scope.ts";
 import { locateAgent, openAgentStream, type KubeletClientConfig } from "./kubelet-client.ts";
 import { forwardedRequest, forwardedResponse } from "./proxy-forwarding.ts";
+import { proxyConnectOptions } from "./resource-proxy.ts";
+import { admitConnect } from "../upgrade-connect.ts";
 
 /** The part of the URL after `/nodes/{name}/proxy`, with its query ("/" when empty). */
 export function proxiedPath(url: URL, node: string): string {
@@ -20,6 +22,7 @@ export function proxiedPath(url: URL, node: string): string {
 
 export async function handleNodeProxy(s: RequestScope, catalog: Catalog, kubelet: KubeletClientConfig | undefined): Promise<Response> {
   const node = s.name as string;
+  await admitConnect(s, catalog, "proxy", proxyConnectOptions(new URL(s.request.url), "nodes"));
   const { cfg, at } = await locateAgent(catalog, node, kubelet);
   const request = await forwardedRequest(s);
   const res = await openAgentStream(cfg, at, proxiedPath(new URL(s.request.url), node), request.signal, request);

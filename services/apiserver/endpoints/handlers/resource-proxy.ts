@@ -3,7 +3,8 @@
  * pod's address or one ready endpoint of the service (registry/proxy-location.ts: the
  * `[scheme:]name[:port]` name, `http:` or `https:`), with its method, body, query and
  * headers (proxy-forwarding.ts: never hop-by-hop headers or the caller's credentials);
- * the backend's answer is streamed back with its status and headers. An `https:`
+ * the backend's answer is streamed back with its status and headers. First the
+ * PodProxyOptions/ServiceProxyOptions (`path`) go through CONNECT admission. An `https:`
  * backend's certificate is not verified, as on the platform. A backend that cannot be
  * reached is a 503 Status naming the error.
  */
@@ -13,13 +14,27 @@ import { request as httpsRequest } from "node:https";
 import { serviceUnavailable } from "../../../../shared/api/status.ts";
 import type { Catalog } from "../../registry/catalog.ts";
 import { parseProxyName, podProxyTarget, serviceProxyTarget, type ProxyTarget } from "../../registry/proxy-location.ts";
+import type { JsonObject } from "../../storage/object.ts";
 import type { RequestScope } from "../scope.ts";
+import { admitConnect } from "../upgrade-connect.ts";
 import { forwardedRequest, forwardedResponse, type ForwardedRequest } from "./proxy-forwarding.ts";
+
+/** The part of the path after `/{plural}/{name}/proxy` ("" when none). */
+function proxySubpath(url: URL, plural: string): string {
+  return new RegExp(`/${plural}/[^/]+/proxy(/.*)?$`).exec(url.pathname)?.[1] ?? "";
+}
 
 /** The part of the path after `/{plural}/{name}/proxy`, with the query ("/" when empty). */
 export function proxiedRest(url: URL, plural: string): string {
-  const m = new RegExp(`/${plural}/[^/]+/proxy(/.*)?$`).exec(url.pathname);
-  return `${m?.[1] ?? "/"}${url.search}`;
+  return `${proxySubpath(url, plural) || "/"}${url.search}`;
+}
+
+const PROXY_OPTIONS_KIND: Record<string, string> = { pods: "PodProxyOptions", services: "ServiceProxyOptions", nodes: "NodeProxyOptions" };
+
+/** The options CONNECT admission sees for `{plural}/proxy`: `path` is the subpath, else the `path` query parameter. */
+export function proxyConnectOptions(url: URL, plural: string): JsonObject {
+  const path = proxySubpath(url, plural) || url.searchParams.get("path") || "";
+  return { kind: PROXY_OPTIONS_KIND[plural] ?? "", apiVersion: "v1", ...(path ? { path } : {}) };
 }
 
 async function target(s: RequestScope, catalog: Catalog): Promise<ProxyTarget> {
@@ -46,6 +61,7 @@ function forward(t: ProxyTarget, path: string, { method, headers, body, signal }
 }
 
 export async function handleResourceProxy(s: RequestScope, catalog: Catalog): Promise<Response> {
+  await admitConnect(s, catalog, "proxy", proxyConnectOptions(new URL(s.request.url), s.resource.plural));
   const to = await target(s, catalog);
   const request = await forwardedRequest(s);
   const res = await forward(to, proxiedRest(new URL(s.request.url), s.resource.plural), request);
