@@ -127,7 +127,9 @@ export class Registry {
 
   /** `toRequest` of an object that is never mutated (watch cache); the result must not be mutated either. */
   async toRequestShared(obj: Readonly<JsonObject>): Promise<Readonly<JsonObject>> {
-    return this.conversion ? (await this.conversion.view.fromSharedAsync([obj]))[0] : obj;
+    const view = this.conversion?.view;
+    if (!view) return obj;
+    return view.remote ? (await view.fromSharedAsync([obj]))[0] : view.fromShared(obj);
   }
 
   /** `toRequestShared` of several objects (a list): one call of a remote converter for all. */
