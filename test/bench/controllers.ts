@@ -5,15 +5,26 @@
  * every object of every kind once a second); the controllers' start-up (discovery and
  * first lists); garbage collection of dependents after their owners are deleted; and
  * deletion of a namespace's content. Sizes: BENCH_CONTROLLERS_OBJECTS (default 25,000),
- * BENCH_CONTROLLERS_WORK (default 5,000). The two workloads run in interleaved rounds
- * (GC, namespace, GC, namespace, …; BENCH_CONTROLLERS_ROUNDS, default 3) so that drift of
+ * BENCH_CONTROLLERS_WORK (default 5,000). The workloads run in interleaved rounds
+ * (GC, direct deletes, namespace, GC, …; BENCH_CONTROLLERS_ROUNDS, default 3) so that drift of
  * the machine's load hits both alike; each figure is the median round with min and max.
+ * Everything runs in this one process (store, apiserver, controllers, the bench's
+ * client), so the GC's CPU per object (from /proc) counts all of them.
+ * Beside each GC round, a reference round deletes as many unowned objects directly the
+ * way the collector does (directDeleteRound): gcOverDirectRate is the per-round ratio.
+ * BENCH_CPU_PROF=<dir>: each GC round's window is profiled in process (V8's sampler over
+ * node:inspector) into <dir>/gc-<round>.cpuprofile and summarised on stderr.
  */
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
 import type { ApiObject, ResourceRef } from "../../shared/client/object-client.ts";
 import { startTestApiserver } from "../support/apiserver.ts";
 import { startTestControllers } from "../support/controllers.ts";
 import { ensurePki } from "../../services/apiserver/server/certs.ts";
+import { writeFile } from "node:fs/promises";
+import { Session } from "node:inspector/promises";
+import { join } from "node:path";
+import { cpuSeconds } from "./harness.ts";
+import { renderSummary, summarizeProfile } from "./cpu-profile-summary.ts";
 
 const CM: ResourceRef = { group: "", version: "v1", resource: "configmaps" };
 const NS: ResourceRef = { group: "", version: "v1", resource: "namespaces" };
@@ -62,17 +73,70 @@ function summary(name: string, values: number[]): Record<string, number> {
   return { [name]: sorted[Math.floor((sorted.length - 1) / 2)], [`${name}Min`]: sorted[0], [`${name}Max`]: sorted[sorted.length - 1] };
 }
 
-/** Garbage collection: work/5 owners with 4 dependents each, owners deleted in the background; objects/s. */
-async function gcRound(c: HttpsObjectClient, ns: string, work: number): Promise<number> {
+/** Runs `fn` under V8's CPU profiler when `file` is set, writing the profile there and its summary to stderr. */
+async function profiled<T>(file: string | undefined, fn: () => Promise<T>): Promise<T> {
+  if (!file) return fn();
+  const session = new Session();
+  session.connect();
+  try {
+    await session.post("Profiler.enable");
+    await session.post("Profiler.start");
+    const result = await fn();
+    const { profile } = await session.post("Profiler.stop");
+    await writeFile(file, JSON.stringify(profile));
+    process.stderr.write(renderSummary(file, summarizeProfile(profile as unknown as Parameters<typeof summarizeProfile>[0], 25)));
+    return result;
+  } finally {
+    session.disconnect();
+  }
+}
+
+/** Objects/s and CPU ms per object (the process's, from /proc) of `fn` handling `objects` objects, profiled into `profileFile` if set. */
+async function measured(objects: number, profileFile: string | undefined, fn: () => Promise<void>): Promise<{ rate: number; cpuMsPerObject: number }> {
+  return profiled(profileFile, async () => {
+    const cpu0 = cpuSeconds(process.pid);
+    const t0 = performance.now();
+    await fn();
+    const rate = Math.round((objects / (performance.now() - t0)) * 1000);
+    return { rate, cpuMsPerObject: Math.round(((cpuSeconds(process.pid) - cpu0) * 1000 * 100) / objects) / 100 };
+  });
+}
+
+/** Polled with limit=1 so the check itself costs little next to the work measured. */
+function untilEmpty(c: HttpsObjectClient, ns: string): Promise<void> {
+  return until(async () => (await c.list(CM, { namespace: ns, limit: 1 })).items.length === 0, 300_000);
+}
+
+/** Garbage collection: work/5 owners with 4 dependents each, owners deleted in the background; objects/s and CPU ms per object. */
+async function gcRound(c: HttpsObjectClient, ns: string, work: number, profileFile: string | undefined): Promise<{ rate: number; cpuMsPerObject: number }> {
   await c.create(NS, { metadata: { name: ns } });
   const owners = await ownersWithDependents(c, ns, "g", Math.round(work / 5), 4);
-  const t0 = performance.now();
-  await pool(owners, 16, async (o) => {
-    await c.delete(CM, o.metadata.name as string, { namespace: ns });
+  return measured(owners.length * 5, profileFile, async () => {
+    await pool(owners, 16, async (o) => {
+      await c.delete(CM, o.metadata.name as string, { namespace: ns });
+    });
+    await untilEmpty(c, ns);
   });
-  // Polled with limit=1 so the check itself costs little next to the work measured.
-  await until(async () => (await c.list(CM, { namespace: ns, limit: 1 })).items.length === 0, 300_000);
-  return Math.round(((owners.length * 5) / (performance.now() - t0)) * 1000);
+}
+
+/**
+ * The reference for the GC round: the same number of objects, none owned, each deleted
+ * by this client as the collector deletes (Background, uid precondition, 20 in flight
+ * like `--concurrent-gc-syncs`). The same DELETE requests and watch events without the
+ * collector's part: the floor a collector making one request per object can reach.
+ */
+async function directDeleteRound(c: HttpsObjectClient, ns: string, work: number): Promise<{ rate: number; cpuMsPerObject: number }> {
+  await c.create(NS, { metadata: { name: ns } });
+  const objects: ApiObject[] = [];
+  await pool([...Array(Math.round(work / 5) * 5).keys()], 32, async (i) => {
+    objects.push(await c.create(CM, { metadata: { name: `x-${i}`, namespace: ns } }));
+  });
+  return measured(objects.length, undefined, async () => {
+    await pool(objects, 20, async (o) => {
+      await c.delete(CM, o.metadata.name as string, { namespace: ns, propagationPolicy: "Background", preconditions: { uid: o.metadata.uid as string } });
+    });
+    await untilEmpty(c, ns);
+  });
 }
 
 /** Namespace deletion: `work` objects in one namespace, deleted with it; objects/s. */
@@ -107,15 +171,29 @@ export async function benchControllers(): Promise<Record<string, number>> {
 
     const rounds = Number(process.env.BENCH_CONTROLLERS_ROUNDS ?? 3);
     const gcRates: number[] = [];
+    const gcCpu: number[] = [];
+    const directRates: number[] = [];
+    const directCpu: number[] = [];
+    const profileDir = process.env.BENCH_CPU_PROF;
     const nsRates: number[] = [];
     const gcObjects = Math.round(work / 5) * 5;
     for (let round = 0; round < rounds; round++) {
-      gcRates.push(await gcRound(c, `gc-${round}`, work));
+      const gc = await gcRound(c, `gc-${round}`, work, profileDir ? join(profileDir, `gc-${round}.cpuprofile`) : undefined);
+      gcRates.push(gc.rate);
+      gcCpu.push(gc.cpuMsPerObject);
+      const direct = await directDeleteRound(c, `direct-${round}`, work);
+      directRates.push(direct.rate);
+      directCpu.push(direct.cpuMsPerObject);
       nsRates.push(await namespaceRound(c, `doomed-${round}`, work));
-      process.stderr.write(`controllers round ${round + 1}/${rounds}: gc ${gcRates[round]} objects/s, namespace ${nsRates[round]} objects/s\n`);
+      process.stderr.write(`controllers round ${round + 1}/${rounds}: gc ${gc.rate} objects/s (${gc.cpuMsPerObject} CPU ms/object), direct deletes ${direct.rate} objects/s (${direct.cpuMsPerObject} CPU ms/object), namespace ${nsRates[round]} objects/s\n`);
     }
     figures.gcObjects = gcObjects;
     Object.assign(figures, summary("gcObjectsPerSecond", gcRates));
+    Object.assign(figures, summary("gcCpuMsPerObject", gcCpu));
+    Object.assign(figures, summary("directDeleteObjectsPerSecond", directRates));
+    Object.assign(figures, summary("directDeleteCpuMsPerObject", directCpu));
+    // Per round, side by side: the collector's throughput over the direct deletes' (1 = at the floor).
+    Object.assign(figures, summary("gcOverDirectRate", gcRates.map((g, i) => Math.round((g / directRates[i]) * 100) / 100)));
     figures.namespaceObjects = work;
     Object.assign(figures, summary("namespaceObjectsPerSecond", nsRates));
     controllers.stop();
