@@ -1,10 +1,15 @@
 // Linearizable read barriers through Raft's ReadIndex (Raft thesis §6.4).
 //
 // Callers that arrive between two turns of the node's loop share one ReadIndex
-// request (one heartbeat round on the leader). A request whose answer does
-// not come back (lost message, leader change) is sent again every retryMs
-// with the same context until the caller's deadline. Once the read index is
-// known, the callers wait until the state machine applied up to it.
+// request (one heartbeat round on the leader). While a request is in flight,
+// new callers wait and share the next one, sent when its answer comes (etcd's
+// linearizable read loop): under many concurrent reads one heartbeat round
+// serves all that arrived during the previous round, instead of a round per
+// loop turn. A request unanswered for retryMs no longer holds new callers back.
+// A request whose answer does not come back (lost message, leader change) is
+// sent again every retryMs with the same context until the caller's deadline.
+// Once the read index is known, the callers wait until the state machine
+// applied up to it.
 //
 // Contract with the node: flush() is called in the loop before ready(),
 // onReadState() for each ReadState of a Ready, release(applied) after
@@ -22,6 +27,8 @@ interface Waiter {
 
 interface InFlight {
   ctx: Uint8Array;
+  /** First sent (new callers wait while this is recent), and last sent (for retries). */
+  firstSentAt: number;
   sentAt: number;
   waiters: Waiter[];
 }
@@ -61,10 +68,16 @@ export class ReadIndexQueue {
     return this.queued.length > 0;
   }
 
-  /** Sends one request for all queued callers (and retries overdue ones). */
+  /** Whether a request sent less than retryMs ago is still unanswered. */
+  private awaitingAnswer(now: number): boolean {
+    for (const f of this.inFlight.values()) if (now - f.firstSentAt < this.retryMs) return true;
+    return false;
+  }
+
+  /** Sends one request for all queued callers unless one is awaiting its answer (and retries overdue ones). */
   flush(sender: ReadIndexSender): void {
     const now = this.now();
-    if (this.queued.length > 0) {
+    if (this.queued.length > 0 && (!sender.hasLeader() || !this.awaitingAnswer(now))) {
       const waiters = this.queued;
       this.queued = [];
       if (!sender.hasLeader()) {
@@ -74,7 +87,7 @@ export class ReadIndexQueue {
         w.uvarint(this.nonce);
         w.uvarint(++this.counter);
         const ctx = w.finish();
-        const f: InFlight = { ctx, sentAt: now, waiters };
+        const f: InFlight = { ctx, firstSentAt: now, sentAt: now, waiters };
         this.inFlight.set(key(ctx), f);
         this.send(sender, f);
       }

@@ -20,7 +20,7 @@ describe("waiting requests", () => {
     await expect(b.promise).rejects.toMatchObject({ code: "timeout" });
   });
 
-  it("ReadIndexQueue batches callers, retries, and releases on apply", async () => {
+  it("ReadIndexQueue batches callers, holds new ones behind a request in flight, retries, and releases on apply", async () => {
     let now = 0;
     const sent: string[] = [];
     let leader = true;
@@ -46,6 +46,40 @@ describe("waiting requests", () => {
     q.release(10);
     await Promise.all(w);
     expect(done.sort()).toEqual([0, 1, 2]);
+
+    // Callers arriving while a request awaits its answer share the next one, sent once the answer came.
+    now = 200;
+    const first = q.wait();
+    q.flush(sender);
+    expect(sent).toHaveLength(3);
+    const laterDone: number[] = [];
+    const later = [q.wait(), q.wait()].map((p, i) => p.then(() => laterDone.push(i)));
+    q.flush(sender);
+    q.flush(sender);
+    expect(sent).toHaveLength(3); // held back behind the request in flight
+    q.onReadState({ index: 11, requestCtx: Buffer.from(sent[2], "hex") });
+    q.flush(sender);
+    expect(sent).toHaveLength(4); // one request for both
+    q.release(11);
+    await first;
+    expect(laterDone).toEqual([]); // their read index comes from their own request
+    q.onReadState({ index: 12, requestCtx: Buffer.from(sent[3], "hex") });
+    q.release(12);
+    await Promise.all(later);
+    // A request unanswered for retryMs holds nobody back: new callers get their own (and it is retried).
+    const stuck = q.wait();
+    q.flush(sender);
+    expect(sent).toHaveLength(5);
+    now = 300;
+    const next = q.wait();
+    q.flush(sender);
+    // a new request for the new caller, and the stuck one's retry with its own context
+    expect(sent.slice(4)).toEqual([sent[4], sent[5], sent[4]]);
+    expect(sent[5]).not.toBe(sent[4]);
+    q.onReadState({ index: 13, requestCtx: Buffer.from(sent[4], "hex") });
+    q.onReadState({ index: 13, requestCtx: Buffer.from(sent[5], "hex") });
+    q.release(13);
+    await Promise.all([stuck, next]);
 
     leader = false;
     const refused = q.wait();
