@@ -156,10 +156,16 @@ export class RedisFeed {
     return this.filling;
   }
 
+  /**
+   * Idle or stalled: reads the store's revision. A serializable read (the member's own
+   * applied revision, no quorum round) is enough: every revision it shows is committed,
+   * so a revision above `last` is a real stall; a lagging member only shows one later.
+   * It spares the store a read-index round per replica every check while the cluster idles.
+   */
   private async checkStall(): Promise<void> {
     if (this.stopped || Date.now() - this.lastProgressMs < (this.opts.stallCheckMs ?? 1000)) return;
     try {
-      const current = await this.kv.currentRevision();
+      const current = (await this.kv.range("/", { countOnly: true, limit: 1, serializable: true })).revision;
       if (current <= this.last) this.lastProgressMs = Date.now();
       else if (this.watch) this.followWatch("stream stalled behind the store");
       else await this.fillTo(current);
