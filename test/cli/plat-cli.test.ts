@@ -356,11 +356,14 @@ describe("plat --help", () => {
     }
   });
 
-  it("through the shipped executable (tsx), and an unknown flag or command exits 1", async () => {
+  it("through the shipped executable (tsx) and `npm run plat --`, and an unknown flag or command exits 1", async () => {
     const bin = runClient(process.execPath, [BIN, "get", "-h"], { cwd: ROOT, env: e.env });
-    const [help, flag, cmd] = await Promise.all([bin, e.plat(["get", "cm", "--bogus"]), e.plat(["frobnicate"])]);
+    const script = runClient("npm", ["run", "--silent", "plat", "--", "get", "-h"], { cwd: ROOT, env: e.env });
+    const [help, viaNpm, flag, cmd] = await Promise.all([bin, script, e.plat(["get", "cm", "--bogus"]), e.plat(["frobnicate"])]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Usage:\n  plat get");
+    expect(viaNpm.code, viaNpm.stderr).toBe(0);
+    expect(viaNpm.stdout).toContain("Usage:\n  plat get");
     expect(flag.code).toBe(1);
     expect(flag.stderr).toBe("error: unknown flag: --bogus\nSee 'plat get --help' for usage.\n");
     expect(cmd.code).toBe(1);
