@@ -52,6 +52,13 @@ describe("--emulated-version=1.33", () => {
     expect(versions).toEqual(["v1"]);
   });
 
+  it("does not serve a resource that came to an older group version after 1.33 (VolumeAttributesClass, storage/v1 in 1.34); serves the others of that group version", async () => {
+    expect((await api.admin.get(`/apis/${api.profile.group("storage")}/v1/volumeattributesclasses`)).status).toBe(404);
+    const storage = (await api.admin.get(`/apis/${api.profile.group("storage")}/v1`)).json<{ resources: Array<{ name: string }> }>().resources.map((r) => r.name);
+    expect(storage).not.toContain("volumeattributesclasses");
+    expect(storage).toContain("csistoragecapacities");
+  });
+
   it("exports each gate with its stage at 1.33 and its state", async () => {
     const gates = (await scrape()).get("kubernetes_feature_enabled");
     expect(gates?.type).toBe("gauge");

@@ -19,15 +19,20 @@ import type { KindDefinition } from "../../../shared/schema/types.ts";
 
 export type Stability = "alpha" | "beta" | "ga";
 
-/** Group versions (`<group key>/<version>`) this server serves that appeared after the emulation floor, with their first release. */
+/**
+ * Group versions (`<group key>/<version>`) and resources of older group versions
+ * (`<group key>/<version>/<plural>`) this server serves that appeared after the emulation
+ * floor, with their first release.
+ */
 const INTRODUCED_IN: Readonly<Record<string, { major: number; minor: number }>> = {
   "admissionregistration/v1beta1": { major: 1, minor: 34 },
+  "storage/v1/volumeattributesclasses": { major: 1, minor: 34 },
 };
 
 /** The kinds that exist at an emulated release (the others were introduced later). */
 export function availableAt(kinds: readonly KindDefinition[], emulation: { major: number; minor: number }): KindDefinition[] {
   return kinds.filter((k) => {
-    const since = INTRODUCED_IN[`${k.group}/${k.version}`];
+    const since = INTRODUCED_IN[`${k.group}/${k.version}`] ?? INTRODUCED_IN[`${k.group}/${k.version}/${k.plural}`];
     return !since || since.major < emulation.major || (since.major === emulation.major && since.minor <= emulation.minor);
   });
 }
