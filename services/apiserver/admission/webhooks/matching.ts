@@ -154,13 +154,19 @@ function evaluateConditions(hook: Hook, activation: Record<string, unknown>): { 
  */
 export async function matchConditions(hook: Hook, a: Attributes, object: JsonObject | undefined, oldObject: JsonObject | undefined, authorize?: CelAuthorize): Promise<boolean> {
   if (hook.matchConditions.length === 0) return true;
+  const named = (v: string) => hook.matchConditions.some((c) => c.program.references.has(v));
   const session = new AuthzSession();
   const r = a.resource;
-  const authorizer = newAuthorizer(session, a.userInfo, { group: r.group, version: r.version, resource: r.resource, subresource: a.subresource, namespace: a.namespace, name: a.name });
-  // Converted to CEL values once for all the conditions.
-  const activation = { object: celValue(object ?? null), oldObject: celValue(oldObject ?? null), request: celValue(conditionRequest(a)), authorizer };
+  const authorizer = named("authorizer") ? newAuthorizer(session, a.userInfo, { group: r.group, version: r.version, resource: r.resource, subresource: a.subresource, namespace: a.namespace, name: a.name }) : undefined;
+  // Converted to CEL values once for all the conditions, and only those the conditions name.
+  const activation = {
+    object: named("object") ? celValue(object ?? null) : undefined,
+    oldObject: named("oldObject") ? celValue(oldObject ?? null) : undefined,
+    request: named("request") ? celValue(conditionRequest(a)) : undefined,
+    authorizer,
+  };
   const evaluate = () => evaluateConditions(hook, activation);
-  const { skip, errors } = authorize ? await evaluateWithAuthorizer(session, evaluate, authorize) : evaluate();
+  const { skip, errors } = authorize && authorizer ? await evaluateWithAuthorizer(session, evaluate, authorize) : evaluate();
   if (skip) return false;
   if (errors.length > 0) throw new MatchError(errors.join("; "));
   return true;
