@@ -230,6 +230,14 @@ describe("Webhook through --authorization-config", () => {
     const config = dir.write("authz-both.yaml", [`apiVersion: apiserver.config.${profile.groupDomain}/v1`, "kind: AuthorizationConfiguration", "authorizers:", "- type: AlwaysAllow", ""].join("\n"));
     await expect(startServerProcess([`--authorization-config=${config}`, "--authorization-mode=RBAC"])).rejects.toThrow(/can not be specified when --authorization-mode/);
   });
+
+  it("refuses to start with an InClusterConfig webhook: the API server cannot be its own client", async () => {
+    const config = dir.write(
+      "authz-in-cluster.yaml",
+      [`apiVersion: apiserver.config.${profile.groupDomain}/v1`, "kind: AuthorizationConfiguration", "authorizers:", "- type: Webhook", "  name: self", "  webhook:", "    timeout: 3s", "    subjectAccessReviewVersion: v1", "    matchConditionSubjectAccessReviewVersion: v1", "    failurePolicy: Deny", "    connectionInfo:", "      type: InClusterConfig", ""].join("\n"),
+    );
+    await expect(startServerProcess([`--authorization-config=${config}`])).rejects.toThrow(/authorizer self: connectionInfo\.type InClusterConfig is not supported/);
+  });
 });
 
 async function until(fn: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {

@@ -1,7 +1,7 @@
 import type { TLSSocket } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClientCert, type KeyPairPem } from "../server/certs.ts";
-import { defaultAuthenticationOptions } from "./options.ts";
+import { parseAuthenticationOptions } from "./options.ts";
 import { clusterPki, profile, startAuthServer, startLocalHttps, TempDir, type LocalHttps, type TestServer } from "./testing/harness.ts";
 import { parseWebhookClientConfig, TokenWebhookAuthenticator } from "./webhook.ts";
 
@@ -86,19 +86,17 @@ describe("token webhook over HTTPS", () => {
   let srv: TestServer;
   let client: KeyPairPem;
 
-  async function server(version: "v1" | "v1beta1", ttl = "2m", url?: string): Promise<TestServer> {
-    const o = defaultAuthenticationOptions();
-    o.apiAudiences = ["api"];
-    o.webhook.configFile = dir.write(`hook-${version}-${ttl}.yaml`, kubeconfig(url ?? hook.https.url, dir.write("hook-ca.crt", hook.https.ca.certPem), dir.write("client.crt", client.certPem), dir.write("client.key", client.keyPem)));
-    o.webhook.version = version;
-    o.webhook.cacheTtlMs = ttl === "0s" ? 0 : 120_000;
-    return startAuthServer(o);
+  /** A server configured through its flags; without `version`, --authentication-token-webhook-version keeps its default. */
+  async function server(version?: "v1" | "v1beta1", ttl = "2m", url?: string): Promise<TestServer> {
+    const configFile = dir.write(`hook-${version ?? "default"}-${ttl}.yaml`, kubeconfig(url ?? hook.https.url, dir.write("hook-ca.crt", hook.https.ca.certPem), dir.write("client.crt", client.certPem), dir.write("client.key", client.keyPem)));
+    const flags = ["--api-audiences=api", `--authentication-token-webhook-config-file=${configFile}`, `--authentication-token-webhook-cache-ttl=${ttl}`];
+    return startAuthServer(parseAuthenticationOptions(version ? [...flags, `--authentication-token-webhook-version=${version}`] : flags));
   }
 
   beforeAll(async () => {
     hook = await startWebhook();
     client = await createClientCert((await clusterPki()).ca, { user: "apiserver-webhook-client" });
-    srv = await server("v1beta1");
+    srv = await server();
   });
   afterAll(async () => {
     await srv.close();
@@ -108,7 +106,7 @@ describe("token webhook over HTTPS", () => {
 
   const as = (s: TestServer, token: string) => s.call({ headers: { authorization: `Bearer ${token}` } });
 
-  it("authenticates through the service with a v1beta1 review and the client certificate", async () => {
+  it("authenticates through the service with a v1beta1 review (the flag's default) and the client certificate", async () => {
     const r = await as(srv, "good-token");
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ username: "webhook-user", uid: "w-1", groups: ["wg", "system:authenticated"], extra: { "example.com/scope": ["a", "b"] } });
