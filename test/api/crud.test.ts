@@ -163,3 +163,35 @@ describe("graceful deletion of pods", () => {
     expect((await api.admin.get("/api/v1/namespaces/default/pods/bound")).status).toBe(404);
   });
 });
+
+describe("deletecollection over HTTPS", () => {
+  const base = "/api/v1/namespaces/default/configmaps";
+  const names = async (q: string) => (await api.admin.get(`${base}?${q}`)).json<{ items: Array<{ metadata: { name: string } }> }>().items.map((i) => i.metadata.name);
+  const deleted = (r: { status: number; text: string; json<T>(): T }) => {
+    expect(r.status, r.text).toBe(200);
+    const list = r.json<{ kind: string; items: Array<{ metadata: { name: string } }> }>();
+    expect(list.kind).toBe("ConfigMapList");
+    return list.items.map((i) => i.metadata.name).sort();
+  };
+
+  it("deletes what the label and field selectors pick; dry run deletes nothing; a large collection goes whole", async () => {
+    const N = 150;
+    for (let i = 0; i < N; i += 75) {
+      const batch = Array.from({ length: Math.min(75, N - i) }, (_, k) => i + k);
+      const made = await Promise.all(batch.map((n) => api.admin.post(base, { ...cm(`dc-${n}`), metadata: { name: `dc-${n}`, labels: { suite: "dc", tier: n % 3 === 0 ? "a" : "b" } } })));
+      for (const r of made) expect(r.status, r.text).toBe(201);
+    }
+    const tierA = Array.from({ length: N }, (_, n) => n).filter((n) => n % 3 === 0).map((n) => `dc-${n}`).sort();
+    expect(deleted(await api.admin.delete(`${base}?labelSelector=suite%3Ddc,tier%3Da&dryRun=All`))).toEqual(tierA);
+    expect(await names("labelSelector=suite%3Ddc")).toHaveLength(N);
+    expect(deleted(await api.admin.delete(`${base}?labelSelector=suite%3Ddc&fieldSelector=metadata.name%3Ddc-1`))).toEqual(["dc-1"]);
+    expect(deleted(await api.admin.delete(`${base}?labelSelector=suite%3Ddc,tier%3Da`))).toEqual(tierA);
+    expect(await names("labelSelector=suite%3Ddc,tier%3Da")).toEqual([]);
+    expect(await names("labelSelector=suite%3Ddc")).toHaveLength(N - tierA.length - 1);
+    expect(deleted(await api.admin.delete(`${base}?labelSelector=suite%3Ddc`))).toHaveLength(N - tierA.length - 1);
+    expect(await names("labelSelector=suite%3Ddc")).toEqual([]);
+    const bad = await api.admin.delete(`${base}?labelSelector=suite%3D%3D%3Ddc`);
+    expect(bad.status).toBe(400);
+    expect(bad.json()).toMatchObject({ kind: "Status", reason: "BadRequest" });
+  });
+});

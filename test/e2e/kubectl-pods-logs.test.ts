@@ -2,7 +2,7 @@
  * pods/log end to end: a real apiserver replica (kubernetes profile, RBAC and Node
  * authorization, an agent client certificate from `kubeletClient`), a real node-agent
  * process with the test container runtime, and CRI log files the test writes. Over HTTPS:
- * the log, tailLines, timestamps, limitBytes, sinceTime, container defaulting and its
+ * the log, tailLines, timestamps, limitBytes, sinceTime, sinceSeconds, container defaulting and its
  * 400s, the 422 of bad options, the agent's 400s (waiting container, no previous
  * container), an unbound pod's empty log, and a follow stream that sees an appended
  * line; nodes/proxy to the agent. With kubectl 1.34: `kubectl logs`, `kubectl logs -f`
@@ -98,7 +98,7 @@ afterAll(async () => {
 });
 
 describe("pods/log over HTTPS", () => {
-  it("streams the container's log as text, with tailLines, timestamps, limitBytes and sinceTime", async () => {
+  it("streams the container's log as text, with tailLines, timestamps, limitBytes, sinceTime and sinceSeconds", async () => {
     const all = await admin.get(`${logPath(NS, "web")}?container=app`);
     expect(all.status, all.text).toBe(200);
     expect(all.headers["content-type"]).toMatch(/^text\/plain/);
@@ -107,6 +107,9 @@ describe("pods/log over HTTPS", () => {
     expect((await admin.get(`${logPath(NS, "web")}?container=app&tailLines=1&timestamps=true`)).text).toBe(`${T2} third line\n`);
     expect((await admin.get(`${logPath(NS, "web")}?container=app&limitBytes=8`)).text).toBe("first li");
     expect((await admin.get(`${logPath(NS, "web")}?container=app&sinceTime=2026-01-01T10:00:02Z`)).text).toBe("third line\n");
+    // The lines were written on 2026-01-01: none is from the last minute, all are from the last 10^9 seconds.
+    expect((await admin.get(`${logPath(NS, "web")}?container=app&sinceSeconds=60`)).text).toBe("");
+    expect((await admin.get(`${logPath(NS, "web")}?container=app&sinceSeconds=1000000000`)).text).toBe("first line\nsecond line\nthird line\n");
     expect((await admin.get(logPath(NS, "solo"))).text).toBe("solo says hi\n");
   });
 
