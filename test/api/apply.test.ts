@@ -54,6 +54,21 @@ describe("server-side apply over HTTPS", () => {
     expect(reset.json<CM>().metadata.managedFields ?? []).toHaveLength(0);
   });
 
+  it("reads the older managedFields form with key fields and writes it back as FieldsV1", async () => {
+    expect((await api.admin.post(path, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "legacy" }, data: { a: "1" } })).status).toBe(201);
+    const older = { manager: "old-tool", operation: "Update", apiVersion: "v1", time: "2019-06-01T00:00:00Z", fields: { "f:data": { "f:a": {} } } };
+    const upd = await api.admin.patch(`${path}/legacy?fieldManager=editor`, { metadata: { managedFields: [older] }, data: { b: "2" } }, "application/merge-patch+json");
+    expect(upd.status, upd.text).toBe(200);
+    const entries = upd.json<CM>().metadata.managedFields ?? [];
+    const old = entries.find((m) => m.manager === "old-tool") as Record<string, unknown> | undefined;
+    expect(old).toMatchObject({ operation: "Update", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1: { "f:data": { "f:a": {} } } });
+    expect(old).not.toHaveProperty("fields");
+    // The ownership it carries is real: an applier changing data.a conflicts with old-tool.
+    const conflict = await apply("legacy", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "legacy" }, data: { a: "9" } }, "applier");
+    expect(conflict.status, conflict.text).toBe(409);
+    expect(conflict.json<{ message: string }>().message).toBe('Apply failed with 1 conflict: conflict with "old-tool" using v1: .data.a');
+  });
+
   it("requires fieldManager and rejects managedFields in the body and non-object bodies", async () => {
     expect((await apply("ssa", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ssa" } }, undefined)).status).toBe(422);
     const withMf = await apply("ssa", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ssa", managedFields: [{ manager: "x" }] } }, "alice");

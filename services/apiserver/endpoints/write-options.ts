@@ -5,6 +5,7 @@
 import { badRequest, invalid } from "../../../shared/api/status.ts";
 import { findUnknownFields, prune } from "../../../shared/schema/index.ts";
 import type { Schema } from "../../../shared/schema/types.ts";
+import { withOlderManagedFieldsRead } from "../fieldmanager/managed-fields.ts";
 import { isObject, type JsonObject } from "../storage/object.ts";
 import { warningHeader, type RequestScope } from "./scope.ts";
 
@@ -46,17 +47,19 @@ export function parseFieldManager(q: URLSearchParams, userAgent: string | null, 
 /**
  * Applies the field validation mode to a decoded body: Strict rejects unknown and
  * duplicate fields (400 listing every one), Warn drops them and adds one Warning each,
- * Ignore drops them silently. Returns the object with unknown fields removed.
+ * Ignore drops them silently. Returns the object with unknown fields removed. Managed
+ * fields entries of the older form (`fields`) are first read as FieldsV1.
  */
 export function checkFields(s: RequestScope, schema: Schema, value: unknown, duplicates: string[], mode: FieldValidation): JsonObject {
   if (!isObject(value)) throw badRequest("the request body must be a JSON or YAML object");
-  const unknown = findUnknownFields(schema, value);
+  const read = withOlderManagedFieldsRead(value);
+  const unknown = findUnknownFields(schema, read);
   const problems = [...duplicates.map((p) => `duplicate field "${p}"`), ...unknown.map((p) => `unknown field "${p}"`)];
   if (problems.length > 0) {
     if (mode === "Strict") throw badRequest(`strict decoding error: ${problems.join(", ")}`);
     if (mode === "Warn") for (const p of problems) s.warnings.push(warningHeader(p));
   }
-  return unknown.length > 0 ? pruneUnknown(schema, value) : value;
+  return unknown.length > 0 ? pruneUnknown(schema, read) : read;
 }
 
 function pruneUnknown(schema: Schema, value: JsonObject): JsonObject {

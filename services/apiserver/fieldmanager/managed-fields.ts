@@ -78,6 +78,29 @@ export class ManagedFieldsError extends Error {
   override readonly name = "ManagedFieldsError";
 }
 
+/**
+ * The object with each managedFields entry of the older form (the trie under `fields`,
+ * no fieldsType) rewritten as FieldsV1; the input is not changed. Unchanged objects
+ * are returned as they are.
+ */
+export function withOlderManagedFieldsRead<T>(obj: T): T {
+  const meta = typeof obj === "object" && obj !== null ? (obj as { metadata?: unknown }).metadata : undefined;
+  const entries = typeof meta === "object" && meta !== null ? (meta as { managedFields?: unknown }).managedFields : undefined;
+  if (!Array.isArray(entries) || !entries.some(isOlderEntry)) return obj;
+  const rewritten = entries.map((e: unknown) => {
+    if (!isOlderEntry(e)) return e;
+    const { fields, ...rest } = e;
+    return { ...rest, fieldsType: "FieldsV1", fieldsV1: fields };
+  });
+  return { ...obj, metadata: { ...(meta as object), managedFields: rewritten } };
+}
+
+function isOlderEntry(e: unknown): e is Record<string, unknown> & { fields: object } {
+  if (typeof e !== "object" || e === null || Array.isArray(e)) return false;
+  const r = e as Record<string, unknown>;
+  return r.fieldsType === undefined && r.fieldsV1 === undefined && typeof r.fields === "object" && r.fields !== null;
+}
+
 /** Entries → ownership. Throws ManagedFieldsError on an invalid entry. */
 export function decodeManagedFields(entries: unknown): Managed {
   const out = emptyManaged();
@@ -88,12 +111,15 @@ export function decodeManagedFields(entries: unknown): Managed {
     const e = raw as Record<string, unknown>;
     if (e.operation !== "Apply" && e.operation !== "Update") throw new ManagedFieldsError("operation must be `Apply` or `Update`");
     if (typeof e.apiVersion !== "string" || e.apiVersion.length < 1) throw new ManagedFieldsError("apiVersion must not be empty");
-    if (e.fieldsType === undefined || e.fieldsType === "") throw new ManagedFieldsError(`missing fieldsType in managed fields entry ${i}`);
-    if (e.fieldsType !== "FieldsV1") throw new ManagedFieldsError(`invalid fieldsType ${JSON.stringify(String(e.fieldsType))} in managed fields entry ${i}`);
+    // The older form, before fieldsType, kept the same trie under `fields`: read as FieldsV1 (and written back as such).
+    const older = isOlderEntry(e);
+    if (!older && (e.fieldsType === undefined || e.fieldsType === "")) throw new ManagedFieldsError(`missing fieldsType in managed fields entry ${i}`);
+    if (!older && e.fieldsType !== "FieldsV1") throw new ManagedFieldsError(`invalid fieldsType ${JSON.stringify(String(e.fieldsType))} in managed fields entry ${i}`);
+    const trie = older ? e.fields : e.fieldsV1;
     const id = managerIdentifier({ manager: str(e.manager), operation: e.operation, apiVersion: e.apiVersion, subresource: str(e.subresource) });
     let set: FieldSet;
     try {
-      set = e.fieldsV1 === undefined || e.fieldsV1 === null ? new FieldSet() : fromFieldsV1(e.fieldsV1);
+      set = trie === undefined || trie === null ? new FieldSet() : fromFieldsV1(trie);
     } catch (err) {
       throw new ManagedFieldsError(`error decoding versioned set from ${JSON.stringify(raw)}: error decoding set: ${(err as FieldsV1Error).message}`);
     }
