@@ -43,8 +43,12 @@ export const LIST_CHUNK_BYTES = 256 * 1024;
 /** Bytes a list chunk holds before its time slice may end it (about a third of a millisecond of JSON). */
 export const LIST_MIN_CHUNK_BYTES = 64 * 1024;
 
-/** Kept bytes of one shared list body past which later lists encode their own (memory stays bounded). */
-export const MAX_SHARED_LIST_BYTES = 64 * 1024 * 1024;
+/**
+ * Kept bytes of one shared list body past which later lists encode their own and the
+ * chunks every reader has passed are let go: 20 different large lists at once keep at
+ * most 20 × 16 MiB beyond what their readers still have to write.
+ */
+export const MAX_SHARED_LIST_BYTES = 16 * 1024 * 1024;
 
 interface SharedList {
   items: ReadonlyArray<Readonly<JsonObject>>;
