@@ -13,11 +13,14 @@
  * apiserver and the agent to the runtime's streaming server) for exec and attach, and
  * `kubectl exec -it` (kubectl itself on a terminal made by util-linux `script`): the
  * command runs on a terminal of kubectl's size, sent on the resize channel (WebSocket)
- * or stream (SPDY).
+ * or stream (SPDY). `kubectl cp` both ways (tar through exec, stdin for the way in).
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import { request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCA, createServingCert } from "../../services/apiserver/server/certs.ts";
 import { streamProtocols } from "../../shared/stream/channel-protocol.ts";
@@ -221,6 +224,23 @@ describe("kubectl exec", () => {
       expect(r.status, `${path}: ${r.text}`).toBe(403);
       expect(r.text).toContain("proxy of forbidden-word is not allowed");
       expect(review("proxy", kind)).toMatchObject({ operation: "CONNECT", name, object: { kind, apiVersion: "v1", path: "/forbidden-word/a" } });
+    }
+  });
+
+  it("kubectl cp copies a file into the container and back (tar over exec with stdin)", async () => {
+    // The test runtime runs a container's commands on this machine, so a container path is a local path.
+    const work = mkdtempSync(join(tmpdir(), "kubectl-cp-"));
+    try {
+      const kubectl = layerClients().kubectl;
+      writeFileSync(join(work, "in.txt"), "copied by kubectl cp\n");
+      const up = await runClient(kubectl, ["--kubeconfig", c.kubeconfig, "-n", NS, "cp", join(work, "in.txt"), `shell:${work}/inside.txt`, "-c", "app"]);
+      expect(up.code, up.stderr).toBe(0);
+      expect(readFileSync(join(work, "inside.txt"), "utf8")).toBe("copied by kubectl cp\n");
+      const down = await runClient(kubectl, ["--kubeconfig", c.kubeconfig, "-n", NS, "cp", `shell:${work}/inside.txt`, join(work, "back.txt"), "-c", "app"]);
+      expect(down.code, down.stderr).toBe(0);
+      expect(readFileSync(join(work, "back.txt"), "utf8")).toBe("copied by kubectl cp\n");
+    } finally {
+      rmSync(work, { recursive: true, force: true });
     }
   });
 
