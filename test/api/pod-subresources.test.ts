@@ -3,7 +3,8 @@
  * (GET answers the pod; PATCH/PUT add an ephemeral container and change nothing else;
  * existing ones may be neither removed nor changed; the platform's refusals for ports,
  * duplicate names and unknown targets) and `resize` (cpu and memory of a container change,
- * nothing else; other resources, and a change of QoS class, are refused).
+ * nothing else; other resources, and a change of QoS class, are refused). pods/status and
+ * nodes/status change the status only, and the main resources keep the status.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
@@ -93,5 +94,37 @@ describe("pods/resize", () => {
     );
     expect(guaranteed.status).toBe(422);
     expect(guaranteed.json<{ message: string }>().message).toBe('Pod "app" is invalid: spec: Invalid value: "Burstable": Pod QOS Class may not change as a result of resizing');
+  });
+});
+
+describe("pods/status and nodes/status", () => {
+  it("pods/status changes the status (and conditions) only; the main resource keeps the status", async () => {
+    const cur = (await api.admin.get(`${pods}/app`)).json<PodBody & { status?: Record<string, unknown> }>();
+    const st = await api.admin.put(`${pods}/app/status`, {
+      ...cur,
+      spec: { ...cur.spec, containers: cur.spec.containers.map((c) => ({ ...c, image: "nginx:9.9" })) },
+      status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] },
+    });
+    expect(st.status, st.text).toBe(200);
+    const after = st.json<PodBody & { status: { phase: string } }>();
+    expect(after.status.phase).toBe("Running");
+    expect(after.spec.containers[0].image).toBe("nginx:1.27");
+    const main = await api.admin.put(`${pods}/app`, { ...after, status: { phase: "Failed" } });
+    expect(main.status, main.text).toBe(200);
+    expect(main.json<{ status: { phase: string } }>().status.phase).toBe("Running");
+  });
+
+  it("nodes/status changes the status only", async () => {
+    const made = await api.admin.post("/api/v1/nodes", { apiVersion: "v1", kind: "Node", metadata: { name: "status-node" }, spec: { unschedulable: false } });
+    expect(made.status, made.text).toBe(201);
+    const node = made.json<{ metadata: Record<string, unknown>; spec: Record<string, unknown> }>();
+    const st = await api.admin.put("/api/v1/nodes/status-node/status", { ...node, spec: { unschedulable: true }, status: { capacity: { cpu: "4" }, conditions: [{ type: "Ready", status: "True" }] } });
+    expect(st.status, st.text).toBe(200);
+    const after = st.json<{ spec: { unschedulable?: boolean }; status: { capacity: Record<string, string> } }>();
+    expect(after.status.capacity).toEqual({ cpu: "4" });
+    expect(after.spec.unschedulable ?? false).toBe(false);
+    const main = await api.admin.put("/api/v1/nodes/status-node", { ...after, status: { capacity: { cpu: "1" } } });
+    expect(main.status, main.text).toBe(200);
+    expect(main.json<{ status: { capacity: Record<string, string> } }>().status.capacity).toEqual({ cpu: "4" });
   });
 });
