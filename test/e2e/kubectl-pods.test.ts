@@ -4,7 +4,8 @@
  * `kubectl drain` of a node whose pods a PodDisruptionBudget covers evicts one pod, is
  * held back with the platform's 429 while the budget allows no disruption (kubectl says
  * it will retry), and completes once a replacement pod is Ready and the disruption
- * controller allows another disruption.
+ * controller allows another disruption. A DaemonSet's pod is left with `--ignore-daemonsets`
+ * (kubectl's warning) and refused without it.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -80,6 +81,22 @@ describe("kubectl 1.34: services and pods", () => {
     await readyPod("web-1");
     await readyPod("web-2");
     await kubectl(["-n", NS, "create", "poddisruptionbudget", "web", "--selector=app=web", "--min-available=1"]);
+    // A DaemonSet's pod on the node (no DaemonSet controller runs here): drain leaves it with --ignore-daemonsets.
+    const ds = await admin.post(`/apis/apps/v1/namespaces/${NS}/daemonsets`, {
+      apiVersion: "apps/v1",
+      kind: "DaemonSet",
+      metadata: { name: "agent" },
+      spec: { selector: { matchLabels: { app: "agent" } }, template: { metadata: { labels: { app: "agent" } }, spec: { containers: [{ name: "c", image: "busybox:1.36" }] } } },
+    });
+    expect(ds.status, ds.text).toBe(201);
+    const dsUid = ds.json<{ metadata: { uid: string } }>().metadata.uid;
+    const dsPod = await admin.post(`/api/v1/namespaces/${NS}/pods`, {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "agent-1", labels: { app: "agent" }, ownerReferences: [{ apiVersion: "apps/v1", kind: "DaemonSet", name: "agent", uid: dsUid, controller: true }] },
+      spec: { nodeName: NODE, containers: [{ name: "c", image: "busybox:1.36" }] },
+    });
+    expect(dsPod.status, dsPod.text).toBe(201);
     // The disruption controller computes the budget: two healthy pods, one disruption allowed.
     for (let i = 0; ; i++) {
       const allowed = await kubectl(["-n", NS, "get", "pdb", "web", "-o", "jsonpath={.status.disruptionsAllowed}"]);
@@ -102,6 +119,7 @@ describe("kubectl 1.34: services and pods", () => {
       expect(output).toMatch(/will retry after 5s/);
       expect(output).toContain(`node/${NODE} cordoned`);
       expect(output).toContain("Pods that declare no controller");
+      expect(output).toContain(`Warning: ignoring DaemonSet-managed Pods: ${NS}/agent-1`);
       // A replacement pod (as a ReplicaSet would create) lets the controller allow the next disruption.
       await readyPod("web-3", "other-node");
       expect(await exited).toBe(0);
@@ -112,7 +130,11 @@ describe("kubectl 1.34: services and pods", () => {
     expect(output).toMatch(/pod\/web-1 evicted/);
     expect(output).toMatch(/pod\/web-2 evicted/);
     const left = await kubectl(["-n", NS, "get", "pods", "-o", "name"]);
-    expect(left.trim()).toBe("pod/web-3");
+    expect(left.trim().split("\n").sort()).toEqual(["pod/agent-1", "pod/web-3"]);
+    // Without --ignore-daemonsets, drain refuses the DaemonSet's pod.
+    const refused = await runClient(layerClients().kubectl, ["drain", NODE, "--force", "--timeout=10s"], { env });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(`cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): ${NS}/agent-1`);
     expect(await kubectl(["get", "node", NODE, "-o", "jsonpath={.spec.unschedulable}"])).toBe("true");
   }, 90_000);
 });
