@@ -10,13 +10,12 @@
  * made them; a list never adds to that cache.
  *
  * A list that fits in its first slice is answered as one buffer at once (no stream,
- * no extra turn). A larger list of whole objects is shared: lists in flight at the
- * same time with the same variant, list metadata and the very same item objects
- * (the watch cache's, unchanged) read one encoding (shared-chunks.ts) instead of
- * each encoding it again; the shared body lives while one of them still reads it.
+ * no extra turn). Each list encodes its own body: sharing one encoding among
+ * identical lists in flight was tried and let the joined readers write without the
+ * per-turn budget, which doubled other tenants' p99 under a list flood
+ * (`bench -- apf`).
  */
 import { ChunkProducer, processTurnBudget, producerStream, type Piece } from "../../../shared/codec/chunked-stream.ts";
-import { SharedChunks } from "../../../shared/codec/shared-chunks.ts";
 import { cborCollection, jsonCollection, yamlCollection, type CollectionParts } from "../../../shared/codec/collection-stream.ts";
 import { protobufListBody } from "../../../shared/codec/protobuf/list-stream.ts";
 import { jsonListPieces } from "../../../shared/stream/json-list.ts";
@@ -43,55 +42,13 @@ export const LIST_CHUNK_BYTES = 256 * 1024;
 /** Bytes a list chunk holds before its time slice may end it (about a third of a millisecond of JSON). */
 export const LIST_MIN_CHUNK_BYTES = 64 * 1024;
 
-/**
- * Kept bytes of one shared list body past which later lists encode their own and the
- * chunks every reader has passed are let go: 20 different large lists at once keep at
- * most 20 × 16 MiB beyond what their readers still have to write.
- */
-export const MAX_SHARED_LIST_BYTES = 16 * 1024 * 1024;
-
-interface SharedList {
-  items: ReadonlyArray<Readonly<JsonObject>>;
-  body: SharedChunks;
-}
-
-/** The shared bodies of lists in flight, by sharing key; an entry goes when its last reader ends. */
-const sharedLists = new Map<string, SharedList>();
-
 /** Items are the objects as stored or cached (no apiVersion/kind); they are not mutated. */
 export async function listResponse(s: RequestScope, metadata: ListMeta, items: ReadonlyArray<Readonly<JsonObject>>): Promise<Response> {
   const contentType = bodyContentType(s, "list");
-  const key = s.target ? undefined : `${objectVariant(s)}|${contentType}|${JSON.stringify(metadata)}`;
-  const joined = key === undefined ? undefined : joinSharedList(key, items);
-  if (joined) return bodyResponse(s, joined, contentType, 200);
   const producer = new ChunkProducer(listPieces(s, metadata, items), processTurnBudget, { chunkBytes: LIST_CHUNK_BYTES, minChunkBytes: LIST_MIN_CHUNK_BYTES });
   const first = await producer.next();
   if (producer.finished) return bodyResponse(s, first ?? new Uint8Array(0), contentType, 200);
-  if (key === undefined) return bodyResponse(s, producerStream(producer, first), contentType, 200);
-  const entry: SharedList = {
-    items,
-    body: new SharedChunks(producer, {
-      maxKeptBytes: MAX_SHARED_LIST_BYTES,
-      onIdle: () => {
-        if (sharedLists.get(key) === entry) sharedLists.delete(key);
-      },
-    }, first),
-  };
-  sharedLists.set(key, entry);
-  return bodyResponse(s, entry.body.reader(), contentType, 200);
-}
-
-/** A reader of a list in flight with the same key and the very same items, if there is one. */
-function joinSharedList(key: string, items: ReadonlyArray<Readonly<JsonObject>>): ReadableStream<Uint8Array> | undefined {
-  const entry = sharedLists.get(key);
-  if (!entry || !entry.body.joinable || entry.items.length !== items.length) return undefined;
-  for (let i = 0; i < items.length; i++) if (entry.items[i] !== items[i]) return undefined;
-  return entry.body.reader();
-}
-
-/** Lists in flight whose body others may still join (tests and metrics). */
-export function sharedListsInFlight(): number {
-  return sharedLists.size;
+  return bodyResponse(s, producerStream(producer, first), contentType, 200);
 }
 
 function withTypeMeta(s: RequestScope, obj: Readonly<JsonObject>): JsonObject {
