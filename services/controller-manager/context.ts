@@ -10,7 +10,8 @@ import type { InformerFactory } from "../../shared/client/informer.ts";
 import type { ObjectClient, PathGetter, ResourceRef } from "../../shared/client/object-client.ts";
 import type { LogFn } from "../../shared/observability/logger.ts";
 import type { PlatformProfile } from "../../shared/platform/index.ts";
-import type { ControllerManagerMetrics, QueueMetrics } from "./metrics.ts";
+import type { QueueMetrics } from "../../shared/client/work-queue.ts";
+import type { ControllerManagerMetrics } from "./metrics.ts";
 
 /** Settings of the controllers that have flags; each has the platform's default. */
 export interface ControllerSettings {

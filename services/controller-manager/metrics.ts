@@ -5,20 +5,12 @@
  * the unfinished-work and longest-running gauges are computed when scraped.
  */
 import type { Gauge } from "prom-client";
+import type { QueueMetrics } from "../../shared/client/work-queue.ts";
 import { MetricsRegistry } from "../../shared/observability/metrics.ts";
 
 /** The platform's work queue latency buckets: 10 ns × 10^i, i = 0..9. */
 const QUEUE_BUCKETS = Array.from({ length: 10 }, (_, i) => 1e-8 * 10 ** i);
 
-/** What a queue tells its metrics; `unfinished` reports the start times (ms) of the items in progress. */
-export interface QueueMetrics {
-  added(): void;
-  depth(n: number): void;
-  waited(seconds: number): void;
-  worked(seconds: number): void;
-  retried(): void;
-  inProgress(startTimesMs: () => readonly number[]): void;
-}
 
 export class ControllerManagerMetrics {
   readonly registry: MetricsRegistry;

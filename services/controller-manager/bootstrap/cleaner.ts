@@ -8,7 +8,7 @@ import { isStatusError } from "../../../shared/api/status.ts";
 import { splitKey } from "../../../shared/client/informer.ts";
 import type { ApiObject } from "../../../shared/client/object-client.ts";
 import { queueMetrics, recordAction, type Controller, type ControllerContext } from "../context.ts";
-import { WorkQueue } from "../work-queue.ts";
+import { WorkQueue } from "../../../shared/client/work-queue.ts";
 import { isExpired, parseTokenSecret } from "./tokens.ts";
 
 const NAME = "token-cleaner-controller";

@@ -8,7 +8,7 @@
 import { isStatusError } from "../../../shared/api/status.ts";
 import type { ApiObject } from "../../../shared/client/object-client.ts";
 import { queueMetrics, recordAction, type Controller, type ControllerContext } from "../context.ts";
-import { WorkQueue } from "../work-queue.ts";
+import { WorkQueue } from "../../../shared/client/work-queue.ts";
 import { CLUSTER_INFO, isExpired, parseTokenSecret, signedClusterInfoData, type BootstrapToken } from "./tokens.ts";
 
 const NAME = "bootstrap-signer-controller";

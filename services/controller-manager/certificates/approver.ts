@@ -15,7 +15,7 @@ import { splitKey } from "../../../shared/client/informer.ts";
 import type { ApiObject, ResourceRef } from "../../../shared/client/object-client.ts";
 import { parseRequest } from "../pki/x509.ts";
 import { queueMetrics, recordAction, type Controller, type ControllerContext } from "../context.ts";
-import { WorkQueue } from "../work-queue.ts";
+import { WorkQueue } from "../../../shared/client/work-queue.ts";
 import { builtinSigners, condition, csrResource, hasCondition, kubeletClientProblem, requestPem, specOf, statusOf } from "./csr.ts";
 
 const NAME = "certificatesigningrequest-approving-controller";

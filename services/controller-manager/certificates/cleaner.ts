@@ -9,7 +9,7 @@ import { X509Certificate } from "node:crypto";
 import { isStatusError } from "../../../shared/api/status.ts";
 import type { ApiObject } from "../../../shared/client/object-client.ts";
 import { queueMetrics, recordAction, type Controller, type ControllerContext } from "../context.ts";
-import { WorkQueue } from "../work-queue.ts";
+import { WorkQueue } from "../../../shared/client/work-queue.ts";
 import { csrResource, statusOf } from "./csr.ts";
 
 const NAME = "certificatesigningrequest-cleaner-controller";

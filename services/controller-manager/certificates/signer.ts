@@ -12,7 +12,7 @@ import { splitKey } from "../../../shared/client/informer.ts";
 import type { ApiObject } from "../../../shared/client/object-client.ts";
 import { issueForRequest, loadSigningCA, parseRequest, type SigningCA } from "../pki/x509.ts";
 import { queueMetrics, recordAction, type Controller, type ControllerContext } from "../context.ts";
-import { WorkQueue } from "../work-queue.ts";
+import { WorkQueue } from "../../../shared/client/work-queue.ts";
 import { builtinSigners, condition, csrResource, hasCondition, requestPem, signerProblem, specOf, statusOf } from "./csr.ts";
 
 const NAME = "certificatesigningrequest-signing-controller";

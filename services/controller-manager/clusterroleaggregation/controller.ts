@@ -9,7 +9,7 @@
  */
 import { isStatusError } from "../../../shared/api/status.ts";
 import { queueMetrics, recordAction, resourceOf, type Controller, type ControllerContext } from "../context.ts";
-import { WorkQueue } from "../work-queue.ts";
+import { WorkQueue } from "../../../shared/client/work-queue.ts";
 import { aggregatedRules, hasAggregationRule, ruleListsEqual, rulesOf } from "./rules.ts";
 
 const NAME = "clusterrole-aggregation-controller";

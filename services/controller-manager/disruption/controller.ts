@@ -14,7 +14,7 @@ import { labelSelectorFromObject } from "../../../shared/api/label-selector.ts";
 import { splitKey } from "../../../shared/client/informer.ts";
 import type { ApiObject, OwnerReference, ResourceRef } from "../../../shared/client/object-client.ts";
 import { queueMetrics, recordAction, type Controller, type ControllerContext } from "../context.ts";
-import { WorkQueue } from "../work-queue.ts";
+import { WorkQueue } from "../../../shared/client/work-queue.ts";
 import { budgetNumbers, needsControllerScale, type BudgetSpec } from "./budget.ts";
 
 const NAME = "disruption-controller";

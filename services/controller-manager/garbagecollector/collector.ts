@@ -11,8 +11,8 @@ import type { LogFn } from "../../../shared/observability/logger.ts";
 import { discoverResources, KindIndex, preferredWithVerbs, type DiscoveredResource } from "../../../shared/client/discovery.ts";
 import type { ApiObject, ObjectClient, OwnerReference, PathGetter } from "../../../shared/client/object-client.ts";
 import { Reflector } from "../../../shared/client/reflector.ts";
-import type { QueueMetrics } from "../metrics.ts";
-import { WorkQueue } from "../work-queue.ts";
+import type { QueueMetrics } from "../../../shared/client/work-queue.ts";
+import { WorkQueue } from "../../../shared/client/work-queue.ts";
 import { DependencyGraph, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, verdict, type ObservedObject, type OwnerState } from "./graph.ts";
 import { deleteObject, dropOwnerReferences, removeFinalizer } from "./operations.ts";
 

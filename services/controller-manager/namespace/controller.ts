@@ -19,8 +19,8 @@ import type { LogFn } from "../../../shared/observability/logger.ts";
 import type { DiscoveredResource } from "../../../shared/client/discovery.ts";
 import type { ApiObject, ObjectClient, PathGetter, ResourceRef } from "../../../shared/client/object-client.ts";
 import type { Informer } from "../../../shared/client/informer.ts";
-import type { QueueMetrics } from "../metrics.ts";
-import { WorkQueue } from "../work-queue.ts";
+import type { QueueMetrics } from "../../../shared/client/work-queue.ts";
+import { WorkQueue } from "../../../shared/client/work-queue.ts";
 import { conditionsDiffer, deletionConditions, type DeletionPass, type NamespaceCondition } from "./conditions.ts";
 import { discoverDeletableNamespaced, type PartialDiscovery } from "./discovery.ts";
 

@@ -27,7 +27,7 @@
 import { isStatusError } from "../../../shared/api/status.ts";
 import type { ApiObject } from "../../../shared/client/object-client.ts";
 import { queueMetrics, recordAction, type Controller, type ControllerContext } from "../context.ts";
-import { WorkQueue } from "../work-queue.ts";
+import { WorkQueue } from "../../../shared/client/work-queue.ts";
 import { nodeCollectorMetrics, reportZones, type ZoneCounts } from "./metrics.ts";
 import { reconcileTaints, unknownConditions, type NodeCondition, type Taint } from "./taints.ts";
 import { allZonesFullyDisrupted, DEFAULT_EVICTION_SETTINGS, TokenBucket, zoneEvictionRate, zoneKey, zoneState, type ZoneState } from "./zones.ts";

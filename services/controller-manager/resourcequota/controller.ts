@@ -11,7 +11,7 @@ import { isStatusError } from "../../../shared/api/status.ts";
 import { splitKey, type Informer } from "../../../shared/client/informer.ts";
 import type { ApiObject } from "../../../shared/client/object-client.ts";
 import { queueMetrics, recordAction, type Controller, type ControllerContext } from "../context.ts";
-import { WorkQueue } from "../work-queue.ts";
+import { WorkQueue } from "../../../shared/client/work-queue.ts";
 import { namespaceUsage, usedFor } from "./usage.ts";
 
 const NAME = "resourcequota-controller";

@@ -16,7 +16,7 @@
 import { isStatusError } from "../../../shared/api/status.ts";
 import type { ApiObject } from "../../../shared/client/object-client.ts";
 import { queueMetrics, recordAction, resourceOf, type Controller, type ControllerContext } from "../context.ts";
-import { WorkQueue } from "../work-queue.ts";
+import { WorkQueue } from "../../../shared/client/work-queue.ts";
 import { addressOf, cidrsHolding, cidrsOverlapping, cidrView, planSync, type Address, type SyncStep } from "./decide.ts";
 
 export const SERVICE_CIDR_CONTROLLER = "service-cidr-controller";

@@ -7,7 +7,15 @@
  * reports adds, depth, time waited, time worked, retries and the items in progress
  * (the platform's `workqueue_*` metrics under the queue's name).
  */
-import type { QueueMetrics } from "./metrics.ts";
+/** What a queue tells its metrics; `unfinished` reports the start times (ms) of the items in progress. */
+export interface QueueMetrics {
+  added(): void;
+  depth(n: number): void;
+  waited(seconds: number): void;
+  worked(seconds: number): void;
+  retried(): void;
+  inProgress(startTimesMs: () => readonly number[]): void;
+}
 
 export interface WorkQueueOptions {
   workers?: number;
