@@ -9,7 +9,8 @@
  *    holds: the resume is answered 410, the informer relists once and ends equal to
  *    the server.
  * 500 writes (and 300 more for the 410) by default; `LONG=1` makes it 10,000 (the
- * issue's figure; 1,100 more).
+ * issue's figure; 1,100 more). The same run passes against a replica of each naming
+ * profile.
  */
 import { createServer, connect, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
@@ -85,53 +86,6 @@ class Balancer {
   }
 }
 
-let api: TestApiserver;
-let second: Replica;
-let admin2: HttpsClient;
-let balancer: Balancer;
-let client: HttpsObjectClient;
-let informer: Informer;
-let firstKilled = false;
-/** Handler calls per object name: `add:v`, `update:v`, `delete`. */
-const seen = new Map<string, string[]>();
-const versions: number[] = [];
-
-beforeAll(async () => {
-  api = await startTestApiserver({ bookmarkIntervalMs: 60_000 });
-  ({ replica: second, admin: admin2 } = await startSecondReplica(api, { watchHistoryMaxEvents: HISTORY, bookmarkIntervalMs: 60_000 }));
-  balancer = new Balancer([api.replica.port, second.port]);
-  await balancer.listen();
-  const pki = await ensurePki(api.dir, { profile: api.profile });
-  client = new HttpsObjectClient({ server: `https://127.0.0.1:${balancer.port}`, ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem, insecureSkipTlsVerify: false });
-  expect((await admin2.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } })).status).toBe(201);
-  informer = new Informer(client, CM, { namespace: NS, backoffMs: 20 });
-  const note = (name: string, entry: string, rv: string | undefined) => {
-    const list = seen.get(name) ?? [];
-    list.push(entry);
-    seen.set(name, list);
-    versions.push(Number(rv));
-
-  };
-  const v = (o: ApiObject) => String((o.data as Record<string, string> | undefined)?.v);
-  informer.addHandler({
-    add: (o) => note(o.metadata.name ?? "", `add:${v(o)}`, o.metadata.resourceVersion),
-    update: (_old, o) => note(o.metadata.name ?? "", `update:${v(o)}`, o.metadata.resourceVersion),
-    delete: (o) => note(o.metadata.name ?? "", "delete", o.metadata.resourceVersion),
-  });
-  await informer.start();
-});
-afterAll(async () => {
-  informer?.stop();
-  client?.close();
-  await balancer?.close();
-  admin2?.close();
-  await second?.close();
-  if (firstKilled) {
-    // the first replica is closed already: only its store and files are left
-    await api.kv.close();
-  } else await api?.close();
-});
-
 async function must(res: Promise<{ status: number; text: string; json<T>(): T }>, status: number): Promise<ApiObject> {
   const r = await res;
   if (r.status !== status) throw new Error(`unexpected ${r.status}: ${r.text.slice(0, 200)}`);
@@ -161,7 +115,54 @@ async function eventually(ok: () => boolean, timeoutMs: number, what: string): P
   }
 }
 
-describe("informer through a balancer over two replicas", () => {
+describe.each(["plat", "kubernetes"] as const)("informer through a balancer over two replicas (%s profile)", (profileId) => {
+  let api: TestApiserver;
+  let second: Replica;
+  let admin2: HttpsClient;
+  let balancer: Balancer;
+  let client: HttpsObjectClient;
+  let informer: Informer;
+  let firstKilled = false;
+  /** Handler calls per object name: `add:v`, `update:v`, `delete`. */
+  const seen = new Map<string, string[]>();
+  const versions: number[] = [];
+
+  beforeAll(async () => {
+    api = await startTestApiserver({ profileId, bookmarkIntervalMs: 60_000 });
+    ({ replica: second, admin: admin2 } = await startSecondReplica(api, { watchHistoryMaxEvents: HISTORY, bookmarkIntervalMs: 60_000 }));
+    balancer = new Balancer([api.replica.port, second.port]);
+    await balancer.listen();
+    const pki = await ensurePki(api.dir, { profile: api.profile });
+    client = new HttpsObjectClient({ server: `https://127.0.0.1:${balancer.port}`, ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem, insecureSkipTlsVerify: false });
+    expect((await admin2.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } })).status).toBe(201);
+    informer = new Informer(client, CM, { namespace: NS, backoffMs: 20 });
+    const note = (name: string, entry: string, rv: string | undefined) => {
+      const list = seen.get(name) ?? [];
+      list.push(entry);
+      seen.set(name, list);
+      versions.push(Number(rv));
+
+    };
+    const v = (o: ApiObject) => String((o.data as Record<string, string> | undefined)?.v);
+    informer.addHandler({
+      add: (o) => note(o.metadata.name ?? "", `add:${v(o)}`, o.metadata.resourceVersion),
+      update: (_old, o) => note(o.metadata.name ?? "", `update:${v(o)}`, o.metadata.resourceVersion),
+      delete: (o) => note(o.metadata.name ?? "", "delete", o.metadata.resourceVersion),
+    });
+    await informer.start();
+  });
+  afterAll(async () => {
+    informer?.stop();
+    client?.close();
+    await balancer?.close();
+    admin2?.close();
+    await second?.close();
+    if (firstKilled) {
+      // the first replica is closed already: only its store and files are left
+      await api.kv.close();
+    } else await api?.close();
+  });
+
   it(`observes ${WRITES} writes once each and in order, across a kill of the replica it watches`, async () => {
     const base = `/api/v1/namespaces/${NS}/configmaps`;
     const started = Date.now();
