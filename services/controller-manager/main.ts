@@ -29,6 +29,8 @@ export { CONTROLLER_MANAGER_FLAGS };
 
 /** How long past the lease duration a leader may go unrenewed before `leaderElection` fails (the platform's 20 s). */
 const LEADER_HEALTH_TOLERANCE_MS = 20_000;
+/** How long a SIGTERM/SIGINT shutdown may take (lease release, closing connections) before the process exits anyway. */
+const SHUTDOWN_LIMIT_MS = 5_000;
 
 /** Waits until the API server answers /readyz with 200 (it may start after this process). */
 async function waitForServer(client: HttpsObjectClient, warn: (msg: string, fields: Record<string, unknown>) => void): Promise<void> {
@@ -159,6 +161,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     if (stopping) return;
     stopping = true;
     running?.stop();
+    // The lease release and the closes talk to the API: an API that is gone or hangs must not keep
+    // the process alive, so the shutdown ends within SHUTDOWN_LIMIT_MS whatever they do.
+    setTimeout(() => process.exit(0), SHUTDOWN_LIMIT_MS);
     void (async () => {
       await elector?.release();
       await health?.close();

@@ -5,12 +5,14 @@
  * lease duration + retry period (measured and printed). Every write a controller
  * attempts is logged as a `controller action` line: no object is acted on by both, and
  * the standby acts on nothing before it leads. A graceful stop releases the lease. A
- * leader whose lease is taken by another holder stops with exit code 1.
+ * leader whose lease is taken by another holder stops with exit code 1. A SIGTERM ends
+ * the process within its shutdown limit even when the API stops answering.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PeerProxy } from "../chaos/peer-proxy.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { eventually, startControllerManager, stopAll, writeAdminKubeconfig, type ControllerManagerProcess, type LogLine } from "./support.ts";
 
@@ -147,4 +149,25 @@ describe("controller manager leader election", () => {
     expect(stoppedMs).toBeLessThanOrEqual(2000 + RETRY_MS + 1500);
     expect((await lease())?.holderIdentity).toBe("usurper");
   });
+
+  it("a SIGTERM ends the process within its 5 s shutdown limit although the API stops answering during the lease release", async () => {
+    // The API behind a TCP proxy of the test's that can go silent: open connections cut, new ones held, bytes dropped.
+    const proxy = await PeerProxy.start({ host: "127.0.0.1", port: api.replica.port }, () => []);
+    try {
+      const silentKubeconfig = await writeAdminKubeconfig(api, "cm-silent.kubeconfig");
+      writeFileSync(silentKubeconfig, readFileSync(silentKubeconfig, "utf8").replace(api.replica.url, `https://127.0.0.1:${proxy.port}`));
+      // Its own lease with the default 15 s / 10 s / 2 s: losing the lease would end it only after the 10 s renew deadline.
+      const c = await startControllerManager(silentKubeconfig, "plat", ["--controllers", "serviceaccount", "--leader-elect-resource-name", "silent-api-shutdown"]);
+      expect(await eventually(async () => leaderIdentity(c), 30_000), c.output()).toBeDefined();
+      proxy.block("all");
+      const termAt = Date.now();
+      c.child.kill("SIGTERM");
+      const code = await Promise.race([c.exited, new Promise<string>((r) => setTimeout(() => r("still running"), 20_000))]);
+      const stoppedMs = Date.now() - termAt;
+      expect(code, c.output()).toBe(0);
+      expect(stoppedMs).toBeLessThan(9_000);
+    } finally {
+      await proxy.stop();
+    }
+  }, 60_000);
 });

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { parseDocument } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
+import { freePort } from "../support/ports.ts";
 import { startServerProcess, type ServerProcess } from "../support/server-process.ts";
 import { chartClients, NAMESPACE, one, podSpec, RELEASE, renderChart, type Manifest } from "./support/chart.ts";
 
@@ -76,10 +77,15 @@ describe("the chart's generated credentials on the apiserver process", () => {
     const kubeconfig = join(work, "controller-manager.kubeconfig");
     writeFileSync(kubeconfig, doc.toString(), { mode: 0o600 });
     // --kubeconfig and the delegated --authentication-/--authorization-kubeconfig all name the mounted file.
+    // The pod's fixed port and certificate directory become a free port and a directory of this test's own.
     const kubeconfigFlag = /^(--(?:authentication-|authorization-)?kubeconfig)=/;
+    const securePort = await freePort();
     const localPath = (arg: string) => {
       const flag = kubeconfigFlag.exec(arg);
-      return flag ? `${flag[1]}=${kubeconfig}` : arg;
+      if (flag) return `${flag[1]}=${kubeconfig}`;
+      if (arg.startsWith("--secure-port=")) return `--secure-port=${securePort}`;
+      if (arg.startsWith("--cert-dir=")) return `--cert-dir=${join(work, "controller-manager-certs")}`;
+      return arg;
     };
     controllerManager = { args: (cm.args ?? []).map(localPath), kubeconfig };
   });
@@ -146,7 +152,12 @@ describe("the chart's generated credentials on the apiserver process", () => {
       expect(started).toContain("namespace-controller");
       expect(started).toContain(server.url);
     } finally {
+      // SIGTERM ends it (its shutdown is bounded); SIGKILL only if it has not exited 15 s later.
+      const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())));
       child.kill("SIGTERM");
+      const killer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(killer);
     }
   }, 90_000);
 });
