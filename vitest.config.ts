@@ -46,7 +46,6 @@ const PAIRED_PROCESS_TESTS = [
   "test/e2e/kubectl-debian.test.ts",
   "test/e2e/kubectl-exec.test.ts",
   "test/e2e/kubectl-pods-logs.test.ts",
-  "test/e2e/kubectl-pods.test.ts",
   "test/e2e/kubectl-port-forward.test.ts",
   "test/e2e/kubectl.test.ts",
   "test/e2e/python-client.test.ts",
