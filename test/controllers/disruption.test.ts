@@ -3,7 +3,8 @@
  * minAvailable budget counts the Ready pods its selector picks (disruptionsAllowed,
  * DisruptionAllowed SufficientPods / InsufficientPods as pods turn unready); a
  * maxUnavailable budget takes expectedPods from the scale of the pods' ReplicaSet;
- * policy/v1 selectors: an empty selector picks every pod, an unset one none.
+ * policy/v1 selectors: an empty selector picks every pod, an unset one none; a pod an
+ * eviction recorded in status.disruptedPods is not counted healthy until it terminates.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
@@ -19,6 +20,7 @@ interface PdbStatus {
   disruptionsAllowed?: number;
   expectedPods?: number;
   observedGeneration?: number;
+  disruptedPods?: Record<string, string>;
   conditions?: Array<{ type: string; status: string; reason: string }>;
 }
 
@@ -106,5 +108,26 @@ describe("PodDisruptionBudget status", () => {
     await statusBecomes("api-max", { expectedPods: 4, desiredHealthy: 3, currentHealthy: 3, disruptionsAllowed: 0 }, "InsufficientPods");
     await pod("api-4", labels, owner);
     await statusBecomes("api-max", { expectedPods: 4, currentHealthy: 4, disruptionsAllowed: 1 }, "SufficientPods");
+  });
+
+  it("a pod recorded in disruptedPods by an eviction is not healthy until it terminates", async () => {
+    for (const n of ["cache-1", "cache-2"]) await pod(n, { app: "cache" });
+    await pdb("cache-min", { minAvailable: 1, selector: { matchLabels: { app: "cache" } } });
+    await statusBecomes("cache-min", { currentHealthy: 2, disruptionsAllowed: 1 }, "SufficientPods");
+    // What an eviction writes before it deletes the pod: one disruption spent, the pod recorded.
+    const path = `/apis/${policy}/v1/namespaces/${NS}/poddisruptionbudgets/cache-min`;
+    const budget = (await api.admin.get(path)).json<Obj & { status: PdbStatus }>();
+    const spent = await api.admin.request("PUT", `${path}/status`, {
+      body: { ...budget, status: { ...budget.status, disruptionsAllowed: 0, disruptedPods: { "cache-1": new Date().toISOString().replace(/\.\d{3}Z$/, "Z") } } },
+    });
+    expect(spent.status, spent.text).toBe(200);
+    // A pod event makes the controller sync the budget while cache-1 still runs: it must not hand the disruption back.
+    await setReady("cache-2", true);
+    const held = await statusBecomes("cache-min", { currentHealthy: 1, disruptionsAllowed: 0 }, "InsufficientPods");
+    expect(Object.keys(held.disruptedPods ?? {})).toEqual(["cache-1"]);
+    // Once the evicted pod is gone the record is confirmed and dropped.
+    expect((await api.admin.request("DELETE", `/api/v1/namespaces/${NS}/pods/cache-1`)).status).toBe(200);
+    const confirmed = await statusBecomes("cache-min", { currentHealthy: 1, disruptionsAllowed: 0, expectedPods: 1 }, "InsufficientPods");
+    expect(confirmed.disruptedPods).toBeUndefined();
   });
 });

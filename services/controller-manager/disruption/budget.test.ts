@@ -1,6 +1,6 @@
 /** PodDisruptionBudget arithmetic as a table: (spec, picked pods, controllers' scale, healthy) → numbers. */
 import { describe, expect, it } from "vitest";
-import { budgetNumbers, needsControllerScale, type BudgetSpec } from "./budget.ts";
+import { budgetNumbers, countHealthy, DELETION_TIMEOUT_MS, disruptedPodsInForce, needsControllerScale, type BudgetSpec, type PickedPod } from "./budget.ts";
 
 describe("budgetNumbers", () => {
   const rows: Array<[BudgetSpec, number, number, number, [number, number, number]]> = [
@@ -22,4 +22,29 @@ describe("budgetNumbers", () => {
   it("needs the controllers' scale for percentages and maxUnavailable only", () => {
     expect([{ minAvailable: 1 }, { minAvailable: "10%" }, { maxUnavailable: 1 }].map(needsControllerScale)).toEqual([false, true, true]);
   });
+});
+
+describe("disruptedPods in force and currentHealthy", () => {
+  const now = Date.parse("2026-01-01T00:10:00Z");
+  const ago = (ms: number) => new Date(now - ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const ready = (name: string, terminating = false): PickedPod => ({ name, terminating, ready: true });
+  const rows: Array<{ name: string; pods: PickedPod[]; recorded?: Record<string, string>; inForce: string[]; healthy: number; recheckInMs?: number; notDeleted?: string[] }> = [
+    { name: "no record: every Ready pod is healthy", pods: [ready("a"), ready("b")], inForce: [], healthy: 2 },
+    { name: "an evicted pod not yet terminating is not healthy", pods: [ready("a"), ready("b")], recorded: { a: ago(1_000) }, inForce: ["a"], healthy: 1, recheckInMs: DELETION_TIMEOUT_MS - 1_000 },
+    { name: "an evicted pod seen terminating leaves the record", pods: [ready("a", true), ready("b")], recorded: { a: ago(1_000) }, inForce: [], healthy: 1 },
+    { name: "an evicted pod that is gone leaves the record", pods: [ready("b")], recorded: { a: ago(1_000) }, inForce: [], healthy: 1 },
+    { name: "a record older than the deletion timeout expires", pods: [ready("a"), ready("b")], recorded: { a: ago(DELETION_TIMEOUT_MS + 1) }, inForce: [], healthy: 2, notDeleted: ["a"] },
+    { name: "the earliest expiry sets the recheck", pods: [ready("a"), ready("b"), ready("c")], recorded: { a: ago(5_000), b: ago(60_000) }, inForce: ["a", "b"], healthy: 1, recheckInMs: DELETION_TIMEOUT_MS - 60_000 },
+    { name: "an unparsable record expires", pods: [ready("a")], recorded: { a: "yesterday" }, inForce: [], healthy: 1, notDeleted: ["a"] },
+    { name: "a pod not Ready is never healthy", pods: [{ name: "a", terminating: false, ready: false }, ready("b")], inForce: [], healthy: 1 },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const view = disruptedPodsInForce(row.pods, row.recorded, now);
+      expect(Object.keys(view.disruptedPods).sort()).toEqual(row.inForce);
+      expect(view.notDeleted).toEqual(row.notDeleted ?? []);
+      expect(view.recheckAtMs === undefined ? undefined : view.recheckAtMs - now).toBe(row.recheckInMs);
+      expect(countHealthy(row.pods, view.disruptedPods)).toBe(row.healthy);
+    });
+  }
 });

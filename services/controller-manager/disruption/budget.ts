@@ -54,3 +54,56 @@ export function budgetNumbers(spec: BudgetSpec, matchingPods: number, controller
   }
   return { expectedPods, desiredHealthy, currentHealthy, disruptionsAllowed: Math.max(0, currentHealthy - desiredHealthy) };
 }
+
+/**
+ * How long an eviction's entry in `status.disruptedPods` keeps its pod out of
+ * currentHealthy while the pod has not yet been seen terminating (the platform's
+ * DeletionTimeout). Without it, a sync that runs between the eviction's budget write and
+ * the pod's deletion would count the evicted pod healthy and allow a second disruption.
+ */
+export const DELETION_TIMEOUT_MS = 2 * 60 * 1000;
+
+/** What the budget arithmetic needs of one picked pod. */
+export interface PickedPod {
+  name: string;
+  /** deletionTimestamp is set. */
+  terminating: boolean;
+  /** Ready condition True. */
+  ready: boolean;
+}
+
+export interface DisruptedPodsView {
+  /** The entries still in force: pods picked, not yet terminating, recorded less than DELETION_TIMEOUT_MS ago. */
+  disruptedPods: Record<string, string>;
+  /** When the earliest kept entry expires (ms since the epoch); the budget must be synced again then. */
+  recheckAtMs?: number;
+  /** Pods recorded as disrupted whose deletion did not come within DELETION_TIMEOUT_MS. */
+  notDeleted: string[];
+}
+
+/**
+ * Prunes `status.disruptedPods` as the platform's disruption controller does: entries of
+ * pods that are gone or terminating are dropped (their eviction is confirmed), entries
+ * older than DELETION_TIMEOUT_MS expire, the rest are kept.
+ */
+export function disruptedPodsInForce(pods: readonly PickedPod[], recorded: Readonly<Record<string, string>> | undefined, nowMs: number): DisruptedPodsView {
+  const view: DisruptedPodsView = { disruptedPods: {}, notDeleted: [] };
+  if (!recorded) return view;
+  for (const pod of pods) {
+    const at = recorded[pod.name];
+    if (pod.terminating || at === undefined) continue;
+    const expiresAt = Date.parse(at) + DELETION_TIMEOUT_MS;
+    if (!(expiresAt > nowMs)) {
+      view.notDeleted.push(pod.name);
+      continue;
+    }
+    view.disruptedPods[pod.name] = at;
+    if (view.recheckAtMs === undefined || expiresAt < view.recheckAtMs) view.recheckAtMs = expiresAt;
+  }
+  return view;
+}
+
+/** Ready pods that are neither terminating nor recorded as disrupted (entries in force only). */
+export function countHealthy(pods: readonly PickedPod[], inForce: Readonly<Record<string, string>>): number {
+  return pods.filter((p) => p.ready && !p.terminating && inForce[p.name] === undefined).length;
+}

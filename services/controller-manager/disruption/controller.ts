@@ -15,15 +15,18 @@ import { splitKey } from "../../../shared/client/informer.ts";
 import type { ApiObject, OwnerReference, ResourceRef } from "../../../shared/client/object-client.ts";
 import { queueMetrics, recordAction, type Controller, type ControllerContext } from "../context.ts";
 import { WorkQueue } from "../../../shared/client/work-queue.ts";
-import { budgetNumbers, needsControllerScale, type BudgetSpec } from "./budget.ts";
+import { budgetNumbers, countHealthy, disruptedPodsInForce, needsControllerScale, type BudgetSpec, type PickedPod } from "./budget.ts";
 
 const NAME = "disruption-controller";
 const PODS = { group: "", version: "v1", resource: "pods" };
 
-function isHealthy(pod: ApiObject): boolean {
-  if (pod.metadata.deletionTimestamp) return false;
+function pickedPod(pod: ApiObject): PickedPod {
   const conditions = ((pod.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []);
-  return conditions.some((c) => c.type === "Ready" && c.status === "True");
+  return {
+    name: pod.metadata.name ?? "",
+    terminating: !!pod.metadata.deletionTimestamp,
+    ready: conditions.some((c) => c.type === "Ready" && c.status === "True"),
+  };
 }
 
 export function startDisruptionController(ctx: ControllerContext): Controller {
@@ -60,9 +63,16 @@ export function startDisruptionController(ctx: ControllerContext): Controller {
       return;
     }
     const picked = pods.list(namespace).filter((p) => selector.matches(p.metadata.labels));
-    const healthy = picked.filter(isHealthy).length;
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+    const nowMs = Date.now();
+    const now = new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, "Z");
     const previous = (pdb.status ?? {}) as Record<string, unknown> & { conditions?: Array<Record<string, unknown>>; disruptedPods?: Record<string, string> };
+    // Pods an eviction has spent the budget on count as disrupted until they are seen terminating (or the entry expires).
+    const views = picked.map(pickedPod);
+    const inForce = disruptedPodsInForce(views, previous.disruptedPods, nowMs);
+    for (const pod of inForce.notDeleted) ctx.log("warn", "pod was expected by its PodDisruptionBudget to be deleted but it was not", { pdb: key, pod });
+    if (inForce.recheckAtMs !== undefined) queue.addAfter(key, inForce.recheckAtMs - nowMs);
+    const healthy = countHealthy(views, inForce.disruptedPods);
+    const disruptedPods = Object.keys(inForce.disruptedPods).length > 0 ? inForce.disruptedPods : undefined;
     let status: Record<string, unknown>;
     try {
       let scale = 0;
@@ -77,7 +87,7 @@ export function startDisruptionController(ctx: ControllerContext): Controller {
       }
       const n = budgetNumbers(spec, picked.length, scale, healthy);
       const allowed = n.disruptionsAllowed > 0;
-      status = { ...n, observedGeneration: pdb.metadata.generation, disruptedPods: previous.disruptedPods, conditions: [condition(previous, allowed ? "True" : "False", allowed ? "SufficientPods" : "InsufficientPods", "", now)] };
+      status = { ...n, observedGeneration: pdb.metadata.generation, disruptedPods, conditions: [condition(previous, allowed ? "True" : "False", allowed ? "SufficientPods" : "InsufficientPods", "", now)] };
     } catch (err) {
       if (isStatusError(err)) throw err;
       status = { ...previous, disruptionsAllowed: 0, observedGeneration: pdb.metadata.generation, conditions: [condition(previous, "False", "SyncFailed", err instanceof Error ? err.message : String(err), now)] };
