@@ -14,6 +14,7 @@ import { ClientCertificateRotation, usesBootstrappedCertificate } from "./bootst
 import { ServingCertificateRotation } from "./bootstrap/serving-rotation.ts";
 import { tlsBootstrap } from "./bootstrap/tls-bootstrap.ts";
 import { checkpointContainer } from "./checkpoint.ts";
+import { runInContainer } from "./run-in-container.ts";
 import { RuntimeClient } from "./cri/runtime-client.ts";
 import { serveContainerLogs } from "./streaming/container-logs.ts";
 import type { NodeAgentOptions } from "./flags.ts";
@@ -84,6 +85,7 @@ export async function runNodeAgent(o: NodeAgentOptions, log: LogFn): Promise<Run
     pods: () => pods.list(),
     healthy: async () => undefined,
     checkpoint: (ns, pod, container, timeouts) => checkpointContainer({ rootDir: o.rootDir, runtime, findPod: (n, p) => pods.get(n, p) }, ns, pod, container, timeouts),
+    run: (ns, pod, container, cmdLine) => runInContainer({ runtime, findPod: (n, p) => pods.get(n, p) }, ns, pod, container, cmdLine),
     containerLogs: (ns, pod, container, query, req, res) => serveContainerLogs({ runtime, findPod: (n, p) => pods.get(n, p) }, ns, pod, container, query, req, res),
     upgrade: (req, socket, head, url) => serveRemoteCommand({ runtime, findPod: (n, p) => pods.get(n, p) }, req, socket, head, url),
     log,

@@ -3,10 +3,14 @@
  * client certificates from the cluster CA, bearer tokens through TokenReview, decisions
  * through SubjectAccessReview) with the test container runtime and a real apiserver:
  * every status code of Part 1, the response body, the archive's name, place and mode,
- * /healthz and /pods, and the gate switched off on a second agent.
+ * /healthz and /pods, and the gate switched off on a second agent. The debugging
+ * handler `/run` on the same agent: output of CRI ExecSync, `cmd` from the query or a
+ * form body, authorization as nodes/proxy, and the agent's 401/403/404/405/500 answers.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
+import type { IncomingHttpHeaders } from "node:http";
+import { request } from "node:https";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KeyPairPem } from "../../services/apiserver/server/certs.ts";
@@ -15,7 +19,7 @@ import { isStatusError } from "../../shared/api/status.ts";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
 import { loadKubeconfig } from "../../shared/client/kubeconfig.ts";
 import { startCriServer, type CriServer } from "../support/cri-server.ts";
-import { call, type HttpResult } from "../support/https-call.ts";
+import { call, TempDir, type HttpResult } from "../support/https-call.ts";
 import { NODES, TOKEN, TOKEN_USER, getOrUndefined, startAgentProcess, startAgentTestCluster, waitFor, type AgentProcess, type AgentTestCluster } from "./harness.ts";
 
 const NODE = "cp-node";
@@ -28,6 +32,9 @@ let checkpointer: KeyPairPem;
 let nobody: KeyPairPem;
 let containerIds: Record<string, string>;
 let nodeKubeconfig: string;
+let runner: KeyPairPem;
+let webUid: string;
+const scripts = new TempDir("run-scripts-");
 
 function agentCa(a: AgentProcess): string {
   return readFileSync(join(a.rootDir, "pki", "kubelet.crt"), "utf8");
@@ -52,6 +59,7 @@ beforeAll(async () => {
   ]);
   checkpointer = await c.clientCert("checkpointer", ["ops"]);
   nobody = await c.clientCert("nobody");
+  runner = await c.clientCert("runner");
   const admin = c.admin;
   await admin.create({ group: rbac(), version: "v1", resource: "clusterroles" }, {
     apiVersion: `${rbac()}/v1`,
@@ -69,6 +77,19 @@ beforeAll(async () => {
       { apiGroup: rbac(), kind: "User", name: TOKEN_USER },
     ],
   });
+  await admin.create({ group: rbac(), version: "v1", resource: "clusterroles" }, {
+    apiVersion: `${rbac()}/v1`,
+    kind: "ClusterRole",
+    metadata: { name: "node-runner" },
+    rules: [{ apiGroups: [""], resources: ["nodes/proxy"], verbs: ["create"] }],
+  });
+  await admin.create({ group: rbac(), version: "v1", resource: "clusterrolebindings" }, {
+    apiVersion: `${rbac()}/v1`,
+    kind: "ClusterRoleBinding",
+    metadata: { name: "node-runner" },
+    roleRef: { apiGroup: rbac(), kind: "ClusterRole", name: "node-runner" },
+    subjects: [{ apiGroup: rbac(), kind: "User", name: "runner" }],
+  });
   await admin.create({ group: "", version: "v1", resource: "namespaces" }, { apiVersion: "v1", kind: "Namespace", metadata: { name: "team-a" } });
   await admin.create({ group: "", version: "v1", resource: "serviceaccounts" }, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default", namespace: "team-a" } }).catch(() => undefined);
   const pod = (name: string, nodeName: string): ApiObject => ({
@@ -79,7 +100,8 @@ beforeAll(async () => {
   });
   const web = await admin.create({ group: "", version: "v1", resource: "pods" }, pod("web", NODE));
   await admin.create({ group: "", version: "v1", resource: "pods" }, pod("elsewhere", "some-other-node"));
-  containerIds = cri.addPod({ name: "web", namespace: "team-a", uid: String(web.metadata.uid), containers: ["app", "sidecar"] }).containerIds;
+  webUid = String(web.metadata.uid);
+  containerIds = cri.addPod({ name: "web", namespace: "team-a", uid: webUid, containers: ["app", "sidecar"] }).containerIds;
   // The agent learns its pods from the API: wait until /pods lists the pod.
   await waitFor(async () => {
     const r = await call(agent.url, agentCa(agent), { path: "/pods", client: checkpointer });
@@ -91,6 +113,7 @@ afterAll(async () => {
   await Promise.all([agent?.stop(), gateOff?.stop()]);
   await cri?.close();
   await c?.close();
+  scripts.remove();
 });
 
 describe("healthz and pods", () => {
@@ -101,6 +124,72 @@ describe("healthz and pods", () => {
     expect(p.body.kind).toBe("PodList");
     expect((p.body.items as ApiObject[]).map((x) => x.metadata.name)).toEqual(["web"]);
     expect((await call(agent.url, agentCa(agent), { path: "/pods" })).status).toBe(401);
+  });
+});
+
+/** A raw request to the agent: an optional form body, the answer's headers kept. */
+function raw(a: AgentProcess, method: string, path: string, o: { client?: KeyPairPem; form?: string } = {}): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, a.url), { method, ca: agentCa(a), cert: o.client?.certPem, key: o.client?.keyPem, agent: false, headers: o.form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded" } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (b: Buffer) => chunks.push(b));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
+    });
+    req.on("error", reject);
+    req.end(o.form);
+  });
+}
+
+describe("run endpoint", () => {
+  const lastExecSync = () => cri.calls.filter((x) => x.method === "ExecSync").at(-1)?.request;
+
+  it("runs the cmd query's words in the running container through CRI ExecSync and answers the output as JSON content", async () => {
+    const r = await raw(agent, "POST", `/run/team-a/web/app?cmd=${encodeURIComponent("echo hello  world")}`, { client: runner });
+    expect(r.status, r.text).toBe(200);
+    expect(r.headers["content-type"]).toBe("application/json");
+    // Split at every single space: the double space gives an empty argument.
+    expect(r.text).toBe("hello  world\n");
+    expect(lastExecSync()).toEqual({ container_id: containerIds.app, cmd: ["echo", "hello", "", "world"], timeout: "0" });
+  });
+
+  it("reads cmd from a form body before the query, serves the path with the pod's uid, and answers stdout then stderr", async () => {
+    const script = scripts.write("both.sh", "echo to-stderr >&2\necho to-stdout\n");
+    const r = await raw(agent, "POST", `/run/team-a/web/${webUid}/sidecar?cmd=echo+from-query`, { client: runner, form: new URLSearchParams({ cmd: `sh ${script}` }).toString() });
+    expect(r.status, r.text).toBe(200);
+    expect(r.text).toBe("to-stdout\nto-stderr\n");
+    expect(lastExecSync()).toMatchObject({ container_id: containerIds.sidecar, cmd: ["sh", script] });
+  });
+
+  it("answers 500 with the command and its stderr when the command exits non-zero", async () => {
+    const script = scripts.write("fail.sh", "echo broken >&2\nexit 3\n");
+    const r = await raw(agent, "POST", `/run/team-a/web/app?cmd=${encodeURIComponent(`sh ${script}`)}`, { client: runner });
+    expect(r.status).toBe(500);
+    expect(r.text).toBe(`command 'sh ${script}' exited with 3: broken\n`);
+  });
+
+  it("answers 401 without credentials and 403 naming the proxy subresource for a caller allowed only nodes/checkpoint", async () => {
+    const anonymous = await raw(agent, "POST", "/run/team-a/web/app?cmd=true");
+    expect([anonymous.status, anonymous.text]).toEqual([401, "Unauthorized"]);
+    const denied = await raw(agent, "POST", "/run/team-a/web/app?cmd=true", { client: checkpointer });
+    expect(denied.status).toBe(403);
+    expect(denied.text.trim()).toBe("Forbidden (user=checkpointer, verb=create, resource=nodes, subresource(s)=[proxy])");
+  });
+
+  it.each([
+    ["an unknown pod", "/run/team-a/nope/app", 404, "pod does not exist"],
+    ["a pod bound to another node", "/run/team-a/elsewhere/app", 404, "pod does not exist"],
+    ["a container with no running instance", "/run/team-a/web/nope", 500, 'container not found ("nope")'],
+  ])("answers %s with the agent's code and text", async (_name, path, status, text) => {
+    const r = await raw(agent, "POST", `${path}?cmd=true`, { client: runner });
+    expect([r.status, r.text]).toEqual([status, text]);
+  });
+
+  it("answers a GET as the agent does: 403 without the get verb, 405 for a caller allowed it", async () => {
+    const r = await raw(agent, "GET", "/run/team-a/web/app?cmd=true", { client: runner });
+    expect(r.status).toBe(403);
+    const admin = await c.clientCert("run-admin", ["system:masters"]);
+    const g = await raw(agent, "GET", "/run/team-a/web/app?cmd=true", { client: admin });
+    expect([g.status, g.text]).toEqual([405, "405: Method Not Allowed"]);
   });
 });
 

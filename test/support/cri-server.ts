@@ -10,8 +10,13 @@
  * (services/node-agent/cri/streaming-server.ts): exec runs the command as a child
  * process, attach joins a container's main process (`mainProcesses` of addPod), and
  * port-forward dials 127.0.0.1 at the pod port, or at the port `portMap` maps it to.
+ * ExecSync runs the command as a child process of a running container's and answers
+ * its output (each stream capped at 16 MiB, as the interface asks) and exit code.
+ * `restartContainer` ends a container's instance and starts its next attempt (what
+ * `previous` logs read). `socket` places the runtime socket at a path of the test's.
  */
 import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -48,6 +53,8 @@ export interface CriServer {
   archiveMode: number;
   calls: RecordedCall[];
   addPod(pod: FakePod): { sandboxId: string; containerIds: Record<string, string> };
+  /** The instance exits and the next attempt of the same container starts; answers the new instance's id. */
+  restartContainer(containerId: string): string;
   /** Pod port → loopback port that port-forward dials (identity when absent). */
   portMap: Map<number, number>;
   /** The CRI log file ContainerStatus names for a container (written by the test; absent until then). */
@@ -92,9 +99,55 @@ export function tarArchive(files: Record<string, Buffer>): Buffer {
   return Buffer.concat(parts);
 }
 
-export async function startCriServer(): Promise<CriServer> {
+/** Output a runtime keeps of each stream of an ExecSync (the interface's 16 MiB cap). */
+const EXEC_SYNC_OUTPUT_CAP = 16 * 1024 * 1024;
+
+interface ExecSyncResult {
+  stdout: Buffer;
+  stderr: Buffer;
+  exit_code: number;
+}
+
+/** Runs `cmd` to its end (or to the timeout in seconds, 0 = none) and collects its output. */
+function execSync(cmd: string[], timeoutSeconds: number): Promise<ExecSyncResult | { code: number; details: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd[0], cmd.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+    const collect = (stream: NodeJS.ReadableStream) => {
+      const parts: Buffer[] = [];
+      let size = 0;
+      stream.on("data", (b: Buffer) => {
+        const room = EXEC_SYNC_OUTPUT_CAP - size;
+        if (room > 0) parts.push(b.subarray(0, room));
+        size += Math.min(room, b.length);
+      });
+      return parts;
+    };
+    const out = collect(child.stdout);
+    const err = collect(child.stderr);
+    let timedOut = false;
+    const timer =
+      timeoutSeconds > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            child.kill("SIGKILL");
+          }, timeoutSeconds * 1000)
+        : undefined;
+    child.once("error", (e: NodeJS.ErrnoException) => {
+      if (timer) clearTimeout(timer);
+      const why = e.code === "ENOENT" ? "executable file not found in $PATH" : e.message;
+      resolve({ code: status.UNKNOWN, details: `failed to exec in container: failed to start exec: OCI runtime exec failed: exec failed: unable to start container process: exec: ${JSON.stringify(cmd[0])}: ${why}: unknown` });
+    });
+    child.once("close", (code, signal) => {
+      if (timer) clearTimeout(timer);
+      if (timedOut) return resolve({ code: status.DEADLINE_EXCEEDED, details: `failed to exec in container: timeout ${timeoutSeconds}s exceeded: context deadline exceeded` });
+      resolve({ stdout: Buffer.concat(out), stderr: Buffer.concat(err), exit_code: code ?? (signal ? 137 : 1) });
+    });
+  });
+}
+
+export async function startCriServer(opts: { socket?: string } = {}): Promise<CriServer> {
   const dir = mkdtempSync(join(tmpdir(), "cri-"));
-  const socket = join(dir, "runtime.sock");
+  const socket = opts.socket ?? join(dir, "runtime.sock");
   const sandboxes: PodSandbox[] = [];
   const containers: Container[] = [];
   const server = new Server();
@@ -123,6 +176,15 @@ export async function startCriServer(): Promise<CriServer> {
       }
       return { sandboxId, containerIds };
     },
+    restartContainer(containerId) {
+      const old = containers.find((c) => c.id === containerId);
+      if (!old?.metadata) throw new Error(`no container ${containerId}`);
+      old.state = "CONTAINER_EXITED";
+      mains.get(containerId)?.kill?.();
+      const next = { ...old, id: id(), metadata: { name: old.metadata.name, attempt: old.metadata.attempt + 1 }, state: "CONTAINER_RUNNING" as const, created_at: String(BigInt(Date.now()) * 1_000_000n) };
+      containers.push(next);
+      return next.id;
+    },
     logPath: (containerId) => join(dir, `${containerId}.log`),
     async close() {
       for (const cb of hanging.splice(0)) cb({ code: status.UNAVAILABLE, details: "server stopping" });
@@ -131,6 +193,7 @@ export async function startCriServer(): Promise<CriServer> {
       for (const p of mains.values()) p.kill?.();
       await streaming.close();
       rmSync(dir, { recursive: true, force: true });
+      if (opts.socket) rmSync(opts.socket, { force: true });
     },
   };
   const record = (method: string, call: ServerUnaryCall<unknown, unknown>) => state.calls.push({ method, request: call.request as Record<string, unknown> });
@@ -174,6 +237,15 @@ export async function startCriServer(): Promise<CriServer> {
         return cb({ code: status.INTERNAL, details: `writing ${req.location}: ${(err as Error).message}` });
       }
       cb(null, {});
+    },
+    ExecSync(call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) {
+      record("ExecSync", call);
+      const req = call.request as { container_id: string; cmd: string[]; timeout: string };
+      const c = containers.find((x) => x.id === req.container_id);
+      if (!c) return cb({ code: status.NOT_FOUND, details: `an error occurred when try to find container ${JSON.stringify(req.container_id)}: not found` });
+      if (c.state !== "CONTAINER_RUNNING") return cb({ code: status.FAILED_PRECONDITION, details: `container is in ${c.state} state` });
+      if (req.cmd.length === 0 || req.cmd[0] === "") return cb({ code: status.UNKNOWN, details: "failed to exec in container: failed to start exec: OCI runtime exec failed: exec failed: unable to start container process: exec: \"\": executable file not found in $PATH: unknown" });
+      void execSync(req.cmd, Number(req.timeout)).then((r) => ("details" in r ? cb(r) : cb(null, r)));
     },
     Exec(call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) {
       record("Exec", call);

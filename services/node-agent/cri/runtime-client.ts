@@ -11,6 +11,8 @@ import {
   runtimeServiceClient,
   type AttachRequest,
   type ExecRequest,
+  type ExecSyncRequest,
+  type ExecSyncResponse,
   type CheckpointContainerRequest,
   type Container,
   type ContainerFilter,
@@ -21,6 +23,8 @@ import {
 } from "./runtime-proto.ts";
 
 export const DEFAULT_RUNTIME_REQUEST_TIMEOUT_MS = 2 * 60 * 1000;
+/** A deadline far enough away to be none (a day). */
+const NO_DEADLINE_MS = 24 * 60 * 60 * 1000;
 /** The CRI version string the agent announces in VersionRequest. */
 export const CRI_API_VERSION = "v1";
 
@@ -108,6 +112,17 @@ export class RuntimeClient {
     const seconds = Number(req.timeout);
     const deadlineMs = seconds > 0 ? seconds * 1000 : this.timeoutMs;
     await this.call("CheckpointContainer", { container_id: req.container_id, location: req.location, timeout: String(req.timeout) }, deadlineMs);
+  }
+
+  /**
+   * Runs a command in the container and answers its output and exit code (CRI ExecSync).
+   * With a timeout the deadline is the runtime timeout plus that many seconds; without one
+   * the call has no deadline, as the platform's agent calls it.
+   */
+  async execSync(req: ExecSyncRequest): Promise<ExecSyncResponse> {
+    const deadlineMs = req.timeout > 0 ? this.timeoutMs + req.timeout * 1000 : NO_DEADLINE_MS;
+    const res = await this.call<ExecSyncResponse>("ExecSync", { container_id: req.container_id, cmd: req.cmd, timeout: String(req.timeout) }, deadlineMs);
+    return { stdout: Buffer.from(res.stdout ?? []), stderr: Buffer.from(res.stderr ?? []), exit_code: res.exit_code ?? 0 };
   }
 
   /** A streaming-server URL for a command run in the container (CRI Exec). */

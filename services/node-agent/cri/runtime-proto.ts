@@ -91,6 +91,19 @@ export interface CheckpointContainerRequest {
   timeout: string | number;
 }
 
+export interface ExecSyncRequest {
+  container_id: string;
+  cmd: string[];
+  /** Seconds; 0 = no limit. */
+  timeout: number;
+}
+
+export interface ExecSyncResponse {
+  stdout: Buffer;
+  stderr: Buffer;
+  exit_code: number;
+}
+
 export interface ExecRequest {
   container_id: string;
   cmd: string[];

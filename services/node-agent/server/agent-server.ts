@@ -4,7 +4,8 @@
  * authorized (SubjectAccessReview on nodes/<subresource>: 403 `Forbidden (...)`) before
  * routing, so an unknown path is 404 only for an allowed caller. Routes: GET /healthz,
  * GET /pods (the pods bound to this node as a PodList), GET /containerLogs/{namespace}/{pod}/{container}
- * (streaming/container-logs.ts), and, with the
+ * (streaming/container-logs.ts), POST /run/{namespace}/{pod}[/{uid}]/{container}
+ * (run-in-container.ts; the `cmd` form parameter, body before query), and, with the
  * ContainerCheckpoint gate on, POST /checkpoint/{namespace}/{pod}/{container}. Upgrade
  * requests (exec, attach, portForward: streaming/remote-command.ts) pass the same
  * authentication and authorization, and a refusal is written to the raw socket.
@@ -16,6 +17,8 @@ import { writeRawResponse } from "../../../shared/stream/upgrade-proxy.ts";
 import type { AddressInfo } from "node:net";
 import type { LogFn } from "../../../shared/observability/logger.ts";
 import type { CheckpointOutcome } from "../checkpoint.ts";
+import type { RunOutcome } from "../run-in-container.ts";
+import { formValue } from "./form-value.ts";
 import type { DelegatedAuth } from "./delegated-auth.ts";
 import { requestAttributes } from "./request-attributes.ts";
 import type { ApiObject } from "../../../shared/client/object-client.ts";
@@ -33,6 +36,8 @@ export interface AgentServerOptions {
   checkpoint: (namespace: string, pod: string, container: string, timeouts: string[]) => Promise<CheckpointOutcome>;
   /** GET /containerLogs/{namespace}/{pod}/{container} (streaming/container-logs.ts). */
   containerLogs?: (namespace: string, pod: string, container: string, query: URLSearchParams, req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /** POST /run/{namespace}/{pod}/{container} with the `cmd` command line (run-in-container.ts). */
+  run?: (namespace: string, pod: string, container: string, cmdLine: string) => Promise<RunOutcome>;
   /** Upgrade requests: /exec, /attach, /portForward (streaming/remote-command.ts). */
   upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => Promise<void>;
   log: LogFn;
@@ -54,6 +59,8 @@ function send(res: ServerResponse, status: number, contentType: string, body: st
 const TEXT = "text/plain; charset=utf-8";
 const CHECKPOINT_PATH = /^\/checkpoint\/([^/]+)\/([^/]+)\/([^/]+)\/?$/;
 const CONTAINER_LOGS_PATH = /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)\/?$/;
+/** /run/{namespace}/{pod}/{container} or /run/{namespace}/{pod}/{uid}/{container}. */
+const RUN_PATH = /^\/run\/([^/]+)\/([^/]+)\/(?:[^/]+\/)?([^/]+)\/?$/;
 
 async function route(o: AgentServerOptions, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const path = url.pathname;
@@ -72,6 +79,15 @@ async function route(o: AgentServerOptions, req: IncomingMessage, res: ServerRes
     if (method !== "GET") return send(res, 405, TEXT, "405: Method Not Allowed");
     const [ns, pod, container] = logs.slice(1).map((s) => decodeURIComponent(s));
     return o.containerLogs(ns, pod, container, url.searchParams, req, res);
+  }
+  const run = RUN_PATH.exec(path);
+  if (run && o.run) {
+    if (method !== "POST") return send(res, 405, TEXT, "405: Method Not Allowed");
+    const [ns, pod, container] = run.slice(1).map((s) => decodeURIComponent(s));
+    const out = await o.run(ns, pod, container, await formValue(req, url.searchParams, "cmd"));
+    res.writeHead(out.status, { ...(out.contentType ? { "content-type": out.contentType } : {}), "content-length": out.body.length, "x-content-type-options": "nosniff" });
+    res.end(out.body);
+    return;
   }
   const m = CHECKPOINT_PATH.exec(path);
   if (m && o.checkpointEnabled) {
