@@ -1,6 +1,7 @@
 /**
  * MutatingAdmissionPolicy (admissionregistration/v1beta1) over HTTPS: not served
- * while its feature gate is off (the default); with the gate on, a policy and a
+ * while its feature gate is off (the default); with the gate on and its group
+ * version enabled by `--runtime-config` (the platform asks for both), a policy and a
  * binding mutate matching objects with an ApplyConfiguration and a JSONPatch,
  * params and namespaceObject are available, an evaluation error follows
  * failurePolicy, and matchPolicy Equivalent mutates another version's request
@@ -8,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FeatureGates } from "../../services/apiserver/server/feature-gates.ts";
+import { getProfile } from "../../shared/platform/index.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 
 type Obj = Record<string, unknown>;
@@ -18,7 +20,7 @@ let v1beta1: string;
 beforeAll(async () => {
   const gates = new FeatureGates();
   gates.set(["MutatingAdmissionPolicy=true"]);
-  [on, off] = await Promise.all([startTestApiserver({ gates }), startTestApiserver()]);
+  [on, off] = await Promise.all([startTestApiserver({ gates, runtimeConfig: [`${getProfile().group("admissionregistration")}/v1beta1`] }), startTestApiserver()]);
   v1beta1 = `${on.profile.group("admissionregistration")}/v1beta1`;
 });
 

@@ -10,6 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FeatureGates } from "../../services/apiserver/server/feature-gates.ts";
+import { getProfile } from "../../shared/platform/index.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 
 type Obj = Record<string, unknown>;
@@ -23,7 +24,7 @@ const rules = [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], r
 beforeAll(async () => {
   const gates = new FeatureGates();
   gates.set(["MutatingAdmissionPolicy=true"]);
-  api = await startTestApiserver({ gates });
+  api = await startTestApiserver({ gates, runtimeConfig: [`${getProfile().group("admissionregistration")}/v1beta1`] });
   ar = api.profile.group("admissionregistration");
 });
 

@@ -105,11 +105,16 @@ describe("--runtime-config=api/beta,api/all=false,api/legacy,batch/v1/jobs over 
     const policies = `/apis/${group}/v1beta1/mutatingadmissionpolicies`;
     const gates = new FeatureGates();
     gates.set(["MutatingAdmissionPolicy=true"]);
-    const betaOnly = await startTestApiserver({ profileId: "kubernetes", runtimeConfig: ["api/beta"] });
-    const betas = await startTestApiserver({ profileId: "kubernetes", gates, runtimeConfig: ["api/beta"] });
-    const narrow = await startTestApiserver({ profileId: "kubernetes", runtimeConfig: ["api/all=false", "api/legacy", "batch/v1/jobs"] });
+    const [betaOnly, gateOnly, betas, narrow] = await Promise.all([
+      startTestApiserver({ profileId: "kubernetes", runtimeConfig: ["api/beta"] }),
+      startTestApiserver({ profileId: "kubernetes", gates }),
+      startTestApiserver({ profileId: "kubernetes", gates, runtimeConfig: ["api/beta"] }),
+      startTestApiserver({ profileId: "kubernetes", runtimeConfig: ["api/all=false", "api/legacy", "batch/v1/jobs"] }),
+    ]);
     try {
       expect((await betaOnly.admin.get(policies)).status).toBe(404); // the gate is off
+      expect((await gateOnly.admin.get(policies)).status).toBe(404); // the gate alone does not enable the version
+      expect((await gateOnly.admin.get(`/apis/${group}`)).json<{ versions: Array<{ version: string }> }>().versions.map((v) => v.version)).toEqual(["v1"]);
       expect((await betas.admin.get(policies)).status).toBe(200);
       expect((await betas.admin.get(`/apis/${group}`)).json<{ versions: Array<{ version: string }> }>().versions.map((v) => v.version)).toEqual(["v1", "v1beta1"]);
       expect((await narrow.admin.get("/api/v1/namespaces")).status).toBe(200);
@@ -118,7 +123,7 @@ describe("--runtime-config=api/beta,api/all=false,api/legacy,batch/v1/jobs over 
       expect((await narrow.admin.get("/apis/apps/v1/deployments")).status).toBe(404);
       expect((await narrow.admin.get("/apis")).json<{ groups: Array<{ name: string }> }>().groups.map((g) => g.name)).toEqual(["batch"]);
     } finally {
-      await Promise.all([betaOnly.close(), betas.close(), narrow.close()]);
+      await Promise.all([betaOnly.close(), gateOnly.close(), betas.close(), narrow.close()]);
     }
   });
 });

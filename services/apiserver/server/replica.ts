@@ -26,7 +26,7 @@ import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from "../storage/compa
 import type { KvStore, RevisionFeed } from "../storage/kv.ts";
 import { StoreStorage } from "../storage/store-storage.ts";
 import { openEncryption, type EncryptionOptions } from "../storage/encryption/encryption.ts";
-import { WatchCache } from "../storage/watch-cache.ts";
+import { DEFAULT_SNAPSHOT_RETENTION_MS, WatchCache } from "../storage/watch-cache.ts";
 import { Hono } from "hono";
 import { HealthRegistry, healthRoutes, rateLimitedCheck } from "../endpoints/health.ts";
 import { openapiRoutes } from "../endpoints/openapi-routes.ts";
@@ -170,17 +170,27 @@ async function ensureDefaultNamespaces(catalog: Catalog, profile: PlatformProfil
 }
 
 /**
- * The kinds this replica serves: the built-in ones under `--runtime-config`. With the
- * MutatingAdmissionPolicy gate on, admissionregistration/v1beta1 is on unless the flag
- * turns it off (the platform asks for the gate and the runtime-config entry both).
+ * The kinds this replica serves: the built-in ones under `--runtime-config`.
+ * MutatingAdmissionPolicy needs both its feature gate and the flag to enable its group
+ * version (a beta introduced after 1.22, off by default), as on the platform.
  */
 function servedKinds(opts: ReplicaOptions): KindDefinition[] {
   const known = [...opts.kinds, ...mutatingAdmissionPolicyKinds];
   const gated = opts.gates?.enabled("MutatingAdmissionPolicy") ?? false;
   const emulation = (opts.effectiveVersion ?? resolveEffectiveVersion([])).emulation;
   const candidates = availableAt(gated ? known : opts.kinds, emulation);
-  const defaults = gated ? [`${opts.profile.apiVersion("admissionregistration", "v1beta1")}=true`] : [];
-  return applyRuntimeConfig(candidates, [...defaults, ...(opts.runtimeConfig ?? [])], opts.profile, known);
+  return applyRuntimeConfig(candidates, opts.runtimeConfig ?? [], opts.profile, known);
+}
+
+/**
+ * How long watch cache snapshots are kept: the platform's 75 s, within the watch history
+ * window, and shorter than one compaction interval so that no snapshot outlives the store
+ * revision it stands for (the compactor keeps one full interval of history).
+ */
+function snapshotRetentionMs(opts: ReplicaOptions): number {
+  const compaction = opts.compactIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS;
+  const limits = [DEFAULT_SNAPSHOT_RETENTION_MS, opts.watchHistoryWindowMs ?? Infinity, compaction > 0 ? compaction : Infinity];
+  return Math.min(...limits);
 }
 
 export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
@@ -197,15 +207,18 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     isStale: encryption?.kv.isStale,
     leases: { reuseDurationSeconds: opts.leaseReuseDurationSeconds },
   });
+  const listFromCacheSnapshot = (opts.gates ?? new FeatureGates()).enabled("ListFromCacheSnapshot");
   const cache = new WatchCache(kv, feed, {
     root: "/registry/",
     historyWindowMs: opts.watchHistoryWindowMs,
     maxHistory: opts.watchHistoryMaxEvents,
+    snapshotRetentionMs: listFromCacheSnapshot ? snapshotRetentionMs(opts) : 0,
     log: (msg, fields) => opts.log?.("warn", msg, fields ?? {}) });
   await cache.start();
   const storage = new CachedStorage(store, cache, {
     initialEventsAnnotation: profile.annotations.initialEventsEnd,
     unsafeDeletionKv: opts.gates?.enabled("AllowUnsafeMalformedObjectDeletion") ? opts.kv : undefined,
+    continueTtlMs: opts.continueTokenValidityMs,
   });
   // Admission and the security chain look the catalog up lazily, once it exists.
   const holder: { catalog?: Catalog } = {};
@@ -351,7 +364,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
 
   const bookmarks = setInterval(() => cache.sendBookmarks(), opts.bookmarkIntervalMs ?? 5000);
   bookmarks.unref();
-  const compaction = startCompactor(opts.kv, opts.compactIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS, opts.log);
+  const compaction = startCompactor(opts.kv, opts.compactIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS, opts.log, (revision) => cache.compacted(revision));
 
   return {
     port: address.port,
