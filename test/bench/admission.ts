@@ -12,7 +12,8 @@
  *   rounds (issue 18's proof: ≥ 0.8×).
  * Tables give min/median/max of the per-round ratios; in the throughput comparisons each
  * side goes first in every other round.
- * BENCH_ROUNDS=<n> (default 3) sets the rounds of each comparison. BENCH_CPU_PROF=<dir>: the policed rounds and the webhook rounds are each profiled
+ * BENCH_ROUNDS=<n> (default 3) sets the rounds of each comparison; BENCH_ONLY=chain,policies,webhooks
+ * (any of them, comma-separated) runs only those comparisons. BENCH_CPU_PROF=<dir>: the policed rounds and the webhook rounds are each profiled
  * (V8's sampler in this process, which holds servers and clients) into <dir>, and
  * where their CPU time went is printed.
  */
@@ -21,17 +22,17 @@ import { DEFAULT_ON_PLUGINS } from "../../services/apiserver/admission/order.ts"
 import { BUILTIN_PLUGIN_FACTORIES, registerBuiltinPlugins } from "../../services/apiserver/admission/plugins/index.ts";
 import type { WebhookChildReply, WebhookChildRequest } from "./admission-webhooks.ts";
 import { ChildChannel } from "./child-channel.ts";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { Session } from "node:inspector/promises";
 import { join } from "node:path";
 import { renderSummary, summarizeProfile } from "./cpu-profile-summary.ts";
-import { MIN_ROUNDS, RatioTable, interleave, machineLoad } from "./harness.ts";
+import { MIN_ROUNDS, RatioTable, alternate, cpuProfiled, machineLoad, median } from "./harness.ts";
 
 const OWN = ["NamespaceLifecycle", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ValidatingAdmissionPolicy"];
 const POLICIES = 10;
 /** Interleaved rounds of each comparison (BENCH_ROUNDS, at least 3): more rounds steady the medians on a loaded machine. */
 const ROUNDS = Math.max(MIN_ROUNDS, Number(process.env.BENCH_ROUNDS ?? MIN_ROUNDS));
 const EXPRESSIONS_PER_POLICY = 5;
+const ONLY = new Set((process.env.BENCH_ONLY ?? "").split(",").filter((x) => x !== ""));
+const runs = (part: "chain" | "policies" | "webhooks"): boolean => ONLY.size === 0 || ONLY.has(part);
 
 /** Passing checks of a ConfigMap, of the kinds policies usually make. */
 const EXPRESSIONS = [
@@ -112,77 +113,57 @@ async function latencies(api: TestApiserver, prefix: string, count: number, hook
   return { p50: ms[Math.floor(ms.length * 0.5)], p95: ms[Math.floor(ms.length * 0.95)] };
 }
 
-/**
- * Like `interleave`, but each side goes first in every other round: the side measured
- * second runs beside the first one's tail of work (watch events, garbage collection).
- */
-async function alternate<T>(rounds: number, a: (round: number) => Promise<T>, b: (round: number) => Promise<T>): Promise<{ a: T[]; b: T[] }> {
-  const out = { a: [] as T[], b: [] as T[] };
-  await interleave(
-    rounds,
-    async (round) => {
-      if (round % 2 === 0) out.a.push(await a(round));
-      else out.b.push(await b(round));
-    },
-    async (round) => {
-      if (round % 2 === 0) out.b.push(await b(round));
-      else out.a.push(await a(round));
-    },
-  );
-  return out;
-}
-
 /** `fn` under this process's CPU profiler when BENCH_CPU_PROF names a directory; the summary is printed. */
 async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
   const dir = process.env.BENCH_CPU_PROF;
   if (!dir) return fn();
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.start");
-  try {
-    return await fn();
-  } finally {
-    const { profile } = await session.post("Profiler.stop");
-    session.disconnect();
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, `admission-${name}.cpuprofile`);
-    writeFileSync(file, JSON.stringify(profile));
-    process.stdout.write(renderSummary(`${file} (${machineLoad()})`, summarizeProfile(profile, 25)));
-  }
+  const file = join(dir, `admission-${name}.cpuprofile`);
+  const { result, profile } = await cpuProfiled(file, fn);
+  process.stdout.write(renderSummary(`${file} (${machineLoad()})`, summarizeProfile(profile, 25)));
+  return result;
 }
 
-export async function benchAdmission(): Promise<Record<string, number>> {
-  const out: Record<string, number> = {};
+/** Creates/s with the default chain against admission disabled, two replicas. */
+async function chainBench(on: TestApiserver, table: RatioTable): Promise<void> {
   const registered = new Set([...OWN, ...BUILTIN_PLUGIN_FACTORIES.map(([n]) => n)]);
   const disableAll = [...DEFAULT_ON_PLUGINS].filter((n) => registered.has(n));
   const off = await startTestApiserver({ bookmarkIntervalMs: 60_000, registerAdmissionPlugins: registerBuiltinPlugins, admission: { enable: [], disable: disableAll } });
-  const on = await startTestApiserver({ bookmarkIntervalMs: 60_000, registerAdmissionPlugins: registerBuiltinPlugins });
-  const webhooks = new ChildChannel<WebhookChildRequest, WebhookChildReply>(new URL("./admission-webhooks.ts", import.meta.url));
   try {
     // Warm-up, then alternating rounds.
     await rate(off, "w", 1000, 16);
     await rate(on, "w", 1000, 16);
-    const table = new RatioTable("admission");
     const rates = await alternate(
       ROUNDS,
       (round) => rate(on, `r${round}`, 3000, 16),
       (round) => rate(off, `r${round}`, 3000, 16),
     );
     table.add({ key: "create_chain_vs_disabled", label: "creates/s, 16 clients", aName: "default chain", bName: "admission disabled", a: rates.a, b: rates.b, unit: "req/s", better: "higher" });
-    await installPolicies(on);
-    await rate(on, "pw", 1000, 16, "policed");
-    const policed = await profiled("policies", () =>
-      alternate(
-        ROUNDS,
-        (round) => rateAndCpu(on, `p${round}`, 3000, 16, "policed"),
-        (round) => rateAndCpu(on, `u${round}`, 3000, 16),
-      ),
-    );
-    const policies = `${POLICIES} policies x ${EXPRESSIONS_PER_POLICY} expressions`;
-    table.add({ key: "create_policies_vs_none", label: "creates/s, 16 clients", aName: policies, bName: "no policy matching", a: policed.a.map((x) => x.rate), b: policed.b.map((x) => x.rate), unit: "req/s", better: "higher" });
-    // CPU per create is steadier than throughput on a loaded machine.
-    table.add({ key: "create_cpu_policies_vs_none", label: "CPU per create (server + clients)", aName: policies, bName: "no policy matching", a: policed.a.map((x) => x.cpuMs), b: policed.b.map((x) => x.cpuMs), unit: "ms", better: "lower" });
+  } finally {
+    await off.close();
+  }
+}
+
+/** Creates/s and CPU per create in a namespace 10 policies match, against one they do not. */
+async function policyBench(on: TestApiserver, table: RatioTable): Promise<void> {
+  await installPolicies(on);
+  await rate(on, "pw", 1000, 16, "policed");
+  const policed = await profiled("policies", () =>
+    alternate(
+      ROUNDS,
+      (round) => rateAndCpu(on, `p${round}`, 3000, 16, "policed"),
+      (round) => rateAndCpu(on, `u${round}`, 3000, 16),
+    ),
+  );
+  const policies = `${POLICIES} policies x ${EXPRESSIONS_PER_POLICY} expressions`;
+  table.add({ key: "create_policies_vs_none", label: "creates/s, 16 clients", aName: policies, bName: "no policy matching", a: policed.a.map((x) => x.rate), b: policed.b.map((x) => x.rate), unit: "req/s", better: "higher" });
+  // CPU per create is steadier than throughput on a loaded machine.
+  table.add({ key: "create_cpu_policies_vs_none", label: "CPU per create (server + clients)", aName: policies, bName: "no policy matching", a: policed.a.map((x) => x.cpuMs), b: policed.b.map((x) => x.cpuMs), unit: "ms", better: "lower" });
+}
+
+/** Sequential create latency through one mutating and one validating webhook (in a child process), against creates they skip. */
+async function webhookBench(on: TestApiserver, table: RatioTable, out: Record<string, number>): Promise<void> {
+  const webhooks = new ChildChannel<WebhookChildRequest, WebhookChildReply>(new URL("./admission-webhooks.ts", import.meta.url));
+  try {
     await latencies(on, "lw", 200, false);
     const wh = await webhooks.ask({ type: "start" }, "ready");
     const ar = on.profile.group("admissionregistration");
@@ -200,9 +181,9 @@ export async function benchAdmission(): Promise<Record<string, number>> {
     }
     await new Promise((r) => setTimeout(r, 500));
     await latencies(on, "hw", 100, true);
-    // Interleaved on one server: labelled objects go through both webhooks, others are skipped by the object selector.
+    // Alternating on one server: labelled objects go through both webhooks, others are skipped by the object selector.
     const lat = await profiled("webhooks", () =>
-      interleave(
+      alternate(
         ROUNDS,
         (round) => latencies(on, `hp${round}`, 300, true),
         (round) => latencies(on, `lp${round}`, 300, false),
@@ -213,12 +194,27 @@ export async function benchAdmission(): Promise<Record<string, number>> {
     if (!(called["/mutate"] >= labelled && called["/validate"] >= labelled)) throw new Error(`the webhooks were not called for every labelled create: ${JSON.stringify(called)}`);
     table.add({ key: "create_p50_webhooks", label: "sequential create p50", aName: "two webhooks", bName: "no webhook", a: lat.a.map((x) => x.p50), b: lat.b.map((x) => x.p50), unit: "ms", better: "lower" });
     table.add({ key: "create_p95_webhooks", label: "sequential create p95", aName: "two webhooks", bName: "no webhook", a: lat.a.map((x) => x.p95), b: lat.b.map((x) => x.p95), unit: "ms", better: "lower" });
+    // The goal is on the latency the webhooks add: p50 with them minus p50 without, per round.
+    const added = lat.a.map((x, i) => x.p50 - lat.b[i].p50);
+    out.create_p50_webhooks_added_ms = median(added);
+    process.stdout.write(`webhook p50 added per round (ms): ${added.map((x) => x.toFixed(2)).join(" ")}; min ${Math.min(...added).toFixed(2)} median ${median(added).toFixed(2)} max ${Math.max(...added).toFixed(2)}\n`);
+  } finally {
+    webhooks.kill();
+  }
+}
+
+export async function benchAdmission(): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  const on = await startTestApiserver({ bookmarkIntervalMs: 60_000, registerAdmissionPlugins: registerBuiltinPlugins });
+  try {
+    const table = new RatioTable("admission");
+    if (runs("chain")) await chainBench(on, table);
+    if (runs("policies")) await policyBench(on, table);
+    if (runs("webhooks")) await webhookBench(on, table, out);
     process.stdout.write(table.render());
     Object.assign(out, table.figures());
   } finally {
-    webhooks.kill();
     await on.close();
-    await off.close();
   }
   return out;
 }

@@ -15,17 +15,16 @@
  * sampler in this process, which holds server and clients) into <dir>, and the self
  * time a custom resource GET spends beyond a ConfigMap GET is printed, by file and function.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { Session } from "node:inspector/promises";
 import { join } from "node:path";
 import { startSecondReplica, startTestApiserver } from "../support/apiserver.ts";
 import type { HttpsClient } from "../support/https-client.ts";
 import { CRD_GROUP, crdPath, cronTabCrd, waitServed } from "../support/crd-fixtures.ts";
 import { diffRows, summarizeProfile } from "./cpu-profile-summary.ts";
-import { RatioTable, cpuSeconds, machineLoad } from "./harness.ts";
+import { MIN_ROUNDS, RatioTable, alternate, cpuProfiled, cpuSeconds, machineLoad } from "./harness.ts";
 
 const ROUND_MS = 2000;
-const ROUNDS = 5;
+/** Rounds of each comparison (BENCH_ROUNDS, default 5, at least 3). */
+const ROUNDS = Math.max(MIN_ROUNDS, Number(process.env.BENCH_ROUNDS ?? 5));
 /** Each side runs this long before its comparison's first round: the code path warmed, and the work a CRD create sets off (discovery, OpenAPI, the second replica) over. */
 const WARM_UP_MS = 1000;
 const PAYLOAD = "x".repeat(700);
@@ -35,18 +34,6 @@ const CPU_CONCURRENCY = 32;
 
 const ONLY = new Set((process.env.BENCH_ONLY ?? "").split(",").filter((x) => x !== ""));
 const runs = (part: "create" | "get" | "list"): boolean => ONLY.size === 0 || ONLY.has(part);
-
-/** `a` and `b` measured in `rounds` rounds, each first in every other round. */
-async function alternating<T>(rounds: number, a: () => Promise<T>, b: () => Promise<T>): Promise<{ a: T[]; b: T[] }> {
-  const out = { a: [] as T[], b: [] as T[] };
-  for (let r = 0; r < rounds; r++) {
-    const measureA = async () => void out.a.push(await a());
-    const measureB = async () => void out.b.push(await b());
-    if (r % 2 === 0) await measureA().then(measureB);
-    else await measureB().then(measureA);
-  }
-  return out;
-}
 
 /** Unique across rounds: object names of creates never repeat. */
 let next = 0;
@@ -69,7 +56,7 @@ async function rate(durationMs: number, concurrency: number, op: (i: number) => 
 async function paired(table: RatioTable, key: string, label: string, a: (i: number) => Promise<void>, b: (i: number) => Promise<void>, concurrency: number): Promise<void> {
   await rate(WARM_UP_MS, concurrency, a);
   await rate(WARM_UP_MS, concurrency, b);
-  const res = await alternating(
+  const res = await alternate(
     ROUNDS,
     () => rate(ROUND_MS, concurrency, a),
     () => rate(ROUND_MS, concurrency, b),
@@ -97,20 +84,8 @@ async function cpuPerCall(count: number, op: () => Promise<void>): Promise<numbe
 
 /** `fn` under this process's CPU profiler; the profile is written to `<dir>/<name>.cpuprofile` and summarized. */
 async function profileTo(dir: string, name: string, fn: () => Promise<void>): Promise<ReturnType<typeof summarizeProfile>> {
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.start");
-  let profile: unknown;
-  try {
-    await fn();
-  } finally {
-    ({ profile } = await session.post("Profiler.stop"));
-    session.disconnect();
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
-  }
-  return summarizeProfile(profile as Parameters<typeof summarizeProfile>[0], 100_000);
+  const { profile } = await cpuProfiled(join(dir, `${name}.cpuprofile`), fn);
+  return summarizeProfile(profile, 100_000);
 }
 
 async function must(res: Promise<{ status: number; text: string }>, status: number): Promise<void> {
@@ -125,7 +100,7 @@ async function compareGets(client: HttpsClient, table: RatioTable, crPath: strin
   const crGet = () => must(client.get(crPath), 200);
   const cmGet = () => must(client.get(cmPath), 200);
   await paired(table, "get", "GET", crGet, cmGet, 32);
-  const cpu = await alternating(ROUNDS, () => cpuPerCall(CPU_GETS, crGet), () => cpuPerCall(CPU_GETS, cmGet));
+  const cpu = await alternate(ROUNDS, () => cpuPerCall(CPU_GETS, crGet), () => cpuPerCall(CPU_GETS, cmGet));
   table.add({ key: "get_cpu", label: `CPU per GET (this process), ${CPU_GETS} GETs a round`, aName: "custom resource", bName: "ConfigMap", a: cpu.a, b: cpu.b, unit: "µs", better: "lower" });
   const profDir = process.env.BENCH_CPU_PROF;
   if (!profDir) return;

@@ -30,7 +30,7 @@ import { startProcessCluster } from "../support/process-cluster.ts";
 import { startServerProcess } from "../support/server-process.ts";
 import type { CeilingReply, CeilingRequest, CeilingRoute } from "./ceiling.ts";
 import { ChildChannel } from "./child-channel.ts";
-import { MIN_ROUNDS, RatioTable, cpuSeconds, interleave, machineLoad } from "./harness.ts";
+import { MIN_ROUNDS, RatioTable, alternate, cpuSeconds, interleave, machineLoad } from "./harness.ts";
 import type { CallTemplate, ClosedResult, LoadReply, LoadRequest, LoadTarget, OpenResult } from "./load-clients.ts";
 import { startBenchCluster, seedConfigMaps, type BenchCluster } from "./idle-cluster.ts";
 import { WatchClientsProcess } from "./watch-process.ts";
@@ -384,13 +384,11 @@ async function scaleBench(opts: ApiBenchOptions, rounds: number, load: Load, tab
         return r;
       };
       // Each side goes first in every other round: the side measured second runs beside the first one's tail of work (events, controllers).
-      const res = { a: [] as ClosedResult[], b: [] as ClosedResult[] };
-      for (let r = 0; r < rounds; r++) {
-        const measureFull = async () => void res.a.push(await side(full, `create at ${objects}`));
-        const measureEmpty = async () => void res.b.push(await side(empty, "create at 0"));
-        if (r % 2 === 0) await measureFull().then(measureEmpty);
-        else await measureEmpty().then(measureFull);
-      }
+      const res = await alternate(
+        rounds,
+        () => side(full, `create at ${objects}`),
+        () => side(empty, "create at 0"),
+      );
       table.add({ key: "scale_create_p99", label: `create ConfigMap p99, ${opts.writeClients} clients`, aName: `${objects} stored`, bName: "0 stored", a: res.a.map((x) => x.p99), b: res.b.map((x) => x.p99), unit: "ms", better: "lower" });
       table.add({ key: "scale_create_rps", label: `create ConfigMap req/s, ${opts.writeClients} clients`, aName: `${objects} stored`, bName: "0 stored", a: res.a.map((x) => x.rps), b: res.b.map((x) => x.rps), unit: "req/s", better: "higher" });
     } finally {

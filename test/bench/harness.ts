@@ -7,10 +7,16 @@
  * - `RatioTable`: the printed table of those ratios, and the figures it returns;
  * - `machineLoad`: the 1/5/15-minute load averages, printed before and after a bench
  *   (the machine is shared: a ratio is only as good as the load it was measured under);
- * - `cpuSeconds`: a process's CPU time, from /proc.
+ * - `alternate`: like `interleave`, but each side goes first in every other round;
+ * - `cpuSeconds`: a process's CPU time, from /proc;
+ * - `cpuProfiled`: a function run under this process's V8 CPU profiler, the profile
+ *   written to a file.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { cpus, loadavg } from "node:os";
+import { dirname } from "node:path";
+import type { summarizeProfile } from "./cpu-profile-summary.ts";
 
 export const MIN_ROUNDS = 3;
 
@@ -43,6 +49,49 @@ export async function interleave<T>(rounds: number, a: (round: number) => Promis
     out.b.push(await b(r));
   }
   return out;
+}
+
+/**
+ * Like `interleave`, but A goes first in even rounds and B in odd ones: the side
+ * measured second runs beside the first one's tail of work (watch events, garbage
+ * collection, controllers), and alternating spreads that over both sides.
+ */
+export async function alternate<T>(rounds: number, a: (round: number) => Promise<T>, b: (round: number) => Promise<T>): Promise<{ a: T[]; b: T[] }> {
+  const out = { a: [] as T[], b: [] as T[] };
+  const runA = async (round: number) => void out.a.push(await a(round));
+  const runB = async (round: number) => void out.b.push(await b(round));
+  await interleave(
+    rounds,
+    (round) => (round % 2 === 0 ? runA(round) : runB(round)),
+    (round) => (round % 2 === 0 ? runB(round) : runA(round)),
+  );
+  return out;
+}
+
+/** A V8 CPU profile as the inspector returns it (the summarizer's input). */
+export type CpuProfile = Parameters<typeof summarizeProfile>[0];
+
+/**
+ * Runs `fn` under this process's V8 CPU profiler (which samples servers and clients
+ * alike when both live here) and writes the profile to `file` (its directory made);
+ * the profile is written even when `fn` throws.
+ */
+export async function cpuProfiled<T>(file: string, fn: () => Promise<T>): Promise<{ result: T; profile: CpuProfile }> {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  let profile: CpuProfile | undefined;
+  try {
+    const result = await fn();
+    ({ profile } = await session.post("Profiler.stop"));
+    return { result, profile };
+  } finally {
+    if (!profile) ({ profile } = await session.post("Profiler.stop"));
+    session.disconnect();
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(profile));
+  }
 }
 
 /** CPU seconds (user + system) of a process, from /proc; 0 when unknown. */
