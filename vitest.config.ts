@@ -45,6 +45,7 @@ const PAIRED_PROCESS_TESTS = [
   "test/e2e/kubectl-crd.test.ts",
   "test/e2e/kubectl-debian.test.ts",
   "test/e2e/kubectl-exec.test.ts",
+  "test/e2e/kubectl-pods.test.ts",
   "test/e2e/kubectl-pods-logs.test.ts",
   "test/e2e/kubectl-port-forward.test.ts",
   "test/e2e/kubectl.test.ts",
