@@ -3,8 +3,8 @@
  * path, type and message), and which concrete fields a rule path covers.
  */
 import { describe, expect, it } from "vitest";
-import { coveredPaths, evaluateDeclarative, parseDeclarations, parseTag } from "./declarative.ts";
-import { formatFieldError } from "./field-errors.ts";
+import { coveredErrors, coveredPaths, evaluateDeclarative, parseDeclarations, parseTag } from "./declarative.ts";
+import { fieldErrors, formatFieldError } from "./field-errors.ts";
 
 describe("parseTag", () => {
   it.each([
@@ -19,14 +19,40 @@ describe("parseTag", () => {
     ["+k8s:format=k8s-short-name", { kind: "format", name: "k8s-short-name", format: "dns1123-label" }],
     ["+k8s:listType=set", { kind: "listSet" }],
     ["+k8s:listMapKey=type", { kind: "listMapKey", key: "type" }],
+    ['+k8s:item(type: "Approved")=+k8s:zeroOrOneOfMember', { kind: "item", match: { type: "Approved" }, then: { kind: "zeroOrOneOfMember" } }],
+    ['+k8s:item(name: "a", priority: 10, enabled: true)=+k8s:immutable', { kind: "item", match: { name: "a", priority: 10, enabled: true }, then: { kind: "immutable" } }],
   ])("%s", (text, rule) => {
     expect(parseTag(text)).toEqual(rule);
   });
 
-  it.each(["k8s:minimum=0", "+k8s:minimum", "+k8s:minimum=x", "+k8s:maxItems=1.5", "+k8s:format=k8s-nonsense", "+k8s:optional=1", "+k8s:unknownTag", "+k8s:listType=bag"])("refuses %s", (text) => {
+  it.each(["k8s:minimum=0", "+k8s:minimum", "+k8s:minimum=x", "+k8s:maxItems=1.5", "+k8s:format=k8s-nonsense", "+k8s:optional=1", "+k8s:unknownTag", "+k8s:listType=bag",
+    "+k8s:item(type)=+k8s:immutable",
+    "+k8s:item(type: Approved)=+k8s:immutable",
+    '+k8s:item(type: "A")=+k8s:optional',
+    '+k8s:item(type: "A")=+k8s:item(type: "B")=+k8s:immutable',
+    '+k8s:item(type: "A")=+k8s:nonsense',
+  ])("refuses %s", (text) => {
     expect(() => parseTag(text)).toThrow();
   });
+
+  it("refuses union membership outside +k8s:item", () => {
+    expect(() => parseDeclarations({ "spec.a": ["+k8s:zeroOrOneOfMember"] })).toThrow(/under \+k8s:item/);
+  });
 });
+
+/** The CertificateSigningRequest union: Approved and Denied conditions are mutually exclusive. */
+function unionCases(): Array<{ name: string; decl: Record<string, string[]>; obj: unknown; old?: unknown; errors: string[] }> {
+  const decl = { "status.conditions": ['+k8s:item(type: "Approved")=+k8s:zeroOrOneOfMember', '+k8s:item(type: "Denied")=+k8s:zeroOrOneOfMember'] };
+  const csr = (...types: string[]) => ({ status: { conditions: types.map((type) => ({ type, status: "True" })) } });
+  const both = 'status.conditions: Invalid value: "{conditions[{\\"type\\": \\"Approved\\"}], conditions[{\\"type\\": \\"Denied\\"}]}": must specify at most one of: conditions[{"type": "Approved"}], conditions[{"type": "Denied"}]';
+  return [
+    { name: "union: none", decl, obj: csr(), errors: [] },
+    { name: "union: one member and another item", decl, obj: csr("Approved", "Failed"), errors: [] },
+    { name: "union: both members", decl, obj: csr("Denied", "Failed", "Approved"), errors: [both] },
+    { name: "union: both, unchanged on update (ratchets)", decl, obj: csr("Denied", "Approved", "Failed"), old: csr("Approved", "Denied"), errors: [] },
+    { name: "union: the second added on update", decl, obj: csr("Approved", "Denied"), old: csr("Approved"), errors: [both] },
+  ];
+}
 
 describe("evaluateDeclarative", () => {
   const cases: Array<{ name: string; decl: Record<string, string[]>; obj: unknown; old?: unknown; errors: string[] }> = [
@@ -60,6 +86,14 @@ describe("evaluateDeclarative", () => {
     { name: "immutable kept", decl: { "spec.x": ["+k8s:immutable"] }, obj: { spec: { x: 1 } }, old: { spec: { x: 1 } }, errors: [] },
     { name: "wrong type is not this layer's", decl: { "spec.replicas": ["+k8s:minimum=0"] }, obj: { spec: { replicas: "many" } }, errors: [] },
     { name: "not an object at all", decl: { "spec.items[*].name": ["+k8s:required"] }, obj: "text", errors: [] },
+    ...unionCases(),
+    {
+      name: "item tag on the selected item only, the old item found by its key",
+      decl: { "spec.ports": ['+k8s:item(name: "http")=+k8s:immutable'] },
+      obj: { spec: { ports: [{ name: "grpc", port: 2 }, { name: "http", port: 81 }] } },
+      old: { spec: { ports: [{ name: "http", port: 80 }, { name: "grpc", port: 1 }] } },
+      errors: ['spec.ports[1]: Invalid value: {"name":"http","port":81}: field is immutable'],
+    },
   ];
   it.each(cases)("$name", ({ decl, obj, old, errors }) => {
     expect(evaluateDeclarative(parseDeclarations(decl), obj, old).map(formatFieldError)).toEqual(errors);
@@ -79,5 +113,21 @@ describe("coveredPaths", () => {
     ["status.conditions[1].type", false],
   ])("%s → %s", (field, expected) => {
     expect(covered(field)).toBe(expected);
+  });
+});
+
+describe("coveredErrors", () => {
+  const covered = coveredErrors(parseDeclarations({ "spec.replicas": ["+k8s:optional", "+k8s:minimum=0"], "status.conditions": ['+k8s:item(type: "Approved")=+k8s:zeroOrOneOfMember'], roleRef: ["+k8s:required", "+k8s:immutable"] }));
+  it.each([
+    ["a minimum's Invalid", fieldErrors.invalid("spec.replicas", -1), true],
+    ["another type on the same field", fieldErrors.required("spec.replicas"), false],
+    ["the union's Invalid on the list", fieldErrors.invalid("status.conditions", [], "mutually exclusive"), true],
+    ["a transition rule's Forbidden on the list", fieldErrors.forbidden("status.conditions", "may not remove"), false],
+    ["an item's field", fieldErrors.invalid("status.conditions[0].status", "x"), false],
+    ["required and immutable of one field", fieldErrors.required("roleRef"), true],
+    ["immutable", fieldErrors.invalid("roleRef", {}, "field is immutable"), true],
+    ["an undeclared field", fieldErrors.invalid("spec.paused", 1), false],
+  ])("%s", (_name, error, expected) => {
+    expect(covered(error)).toBe(expected);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The kinds validated declaratively, with their field tags as the platform's release
- * 1.35 declares them on the versioned types (`+k8s:` comments of types.go). Keys are
- * `<group>/<Kind>` with `core` for the core group; the hand-written side of the same
- * rules stays in the kind's schema and `validateKind`.
+ * 1.35 declares them on the versioned types (`+k8s:` comments of types.go), for the
+ * kinds this server serves (the release also covers the dynamic resource allocation
+ * group, which this server does not serve). Keys are `<group>/<Kind>` with `core` for the core group; the hand-written
+ * side of the same rules stays in the kind's schema, `validateKind` and strategy.
  */
 import { parseDeclarations, type DeclarativeFieldRule } from "../../../shared/schema/declarative.ts";
 
@@ -13,6 +14,23 @@ export const BUILTIN_DECLARATIONS: DeclarativeDeclarations = {
   "core/ReplicationController": {
     "spec.replicas": ["+k8s:optional", "+k8s:minimum=0"],
     "spec.minReadySeconds": ["+k8s:optional", "+k8s:minimum=0"],
+  },
+  // Approved and Denied are mutually exclusive (a union of list-map items; the list's
+  // map type is the schema's `+listType=map`, for apply, and declares no uniqueness check).
+  "certificates/CertificateSigningRequest": {
+    "status.conditions": ["+k8s:optional", '+k8s:item(type: "Approved")=+k8s:zeroOrOneOfMember', '+k8s:item(type: "Denied")=+k8s:zeroOrOneOfMember'],
+  },
+  "scheduling/PriorityClass": {
+    value: ["+k8s:immutable"],
+  },
+  "rbac/RoleBinding": {
+    roleRef: ["+k8s:required", "+k8s:immutable"],
+  },
+  "rbac/ClusterRoleBinding": {
+    roleRef: ["+k8s:required", "+k8s:immutable"],
+  },
+  "apps/Deployment": {
+    "spec.selector": ["+k8s:immutable"],
   },
 };
 

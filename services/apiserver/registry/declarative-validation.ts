@@ -4,12 +4,13 @@
  *
  * Contract:
  * - For a kind with declarations, every validate/validateUpdate runs both. The
- *   hand-written errors on fields the declarations cover are compared with the
+ *   hand-written errors the declarations cover (on a declared field, of a type its
+ *   tags report: `coveredErrors`) are compared with the
  *   declarative errors by (field path, error type), as multisets; a difference is logged
  *   (`declarative validation mismatch`, with both lists) and counted in
  *   `apiserver_validation_declarative_validation_mismatch_total`.
  * - Without takeover the client gets the hand-written errors. With takeover it gets the
- *   hand-written errors on uncovered fields plus the declarative errors.
+ *   uncovered hand-written errors plus the declarative errors.
  * - A throw inside declarative evaluation is counted in
  *   `apiserver_validation_declarative_validation_panic_total`, logged, and the
  *   hand-written result is returned (with or without takeover).
@@ -18,7 +19,7 @@
 import type { Counter } from "prom-client";
 import type { LogFn } from "../../../shared/observability/logger.ts";
 import type { MetricsRegistry } from "../../../shared/observability/metrics.ts";
-import { coveredPaths, evaluateDeclarative, type DeclarativeFieldRule } from "../../../shared/schema/declarative.ts";
+import { coveredErrors, evaluateDeclarative, type DeclarativeFieldRule } from "../../../shared/schema/declarative.ts";
 import type { FieldError } from "../../../shared/schema/types.ts";
 import type { JsonObject } from "../storage/object.ts";
 import { declarationKey } from "./declarative-validation-rules.ts";
@@ -75,7 +76,7 @@ export function sameErrors(a: readonly FieldError[], b: readonly FieldError[]): 
 export function withDeclarativeValidation(base: Strategy, opts: DeclarativeValidationOptions): Strategy {
   const rules = opts.declarations.get(declarationKey(base.def.group, base.def.kind));
   if (!opts.enabled || !rules?.length) return base;
-  const covered = coveredPaths(rules);
+  const covered = coveredErrors(rules);
   const kind = base.def.kind;
 
   const decide = (handWritten: FieldError[], obj: JsonObject, old?: JsonObject): FieldError[] => {
@@ -87,7 +88,7 @@ export function withDeclarativeValidation(base: Strategy, opts: DeclarativeValid
       opts.log?.("error", "declarative validation failed", { kind, error: String(err) });
       return handWritten;
     }
-    const handCovered = handWritten.filter((e) => covered(e.field));
+    const handCovered = handWritten.filter(covered);
     if (!sameErrors(handCovered, declarative)) {
       opts.metrics.mismatch.inc();
       opts.log?.("warn", "declarative validation mismatch", {
@@ -97,7 +98,7 @@ export function withDeclarativeValidation(base: Strategy, opts: DeclarativeValid
         declarative: declarative.map((e) => `${e.field}: ${e.type}`),
       });
     }
-    return opts.takeover ? [...handWritten.filter((e) => !covered(e.field)), ...declarative] : handWritten;
+    return opts.takeover ? [...handWritten.filter((e) => !covered(e)), ...declarative] : handWritten;
   };
 
   return {
