@@ -4,9 +4,10 @@
  * process with the test container runtime, and CRI log files the test writes. Over HTTPS:
  * the log, tailLines, timestamps, limitBytes, sinceTime, sinceSeconds, container defaulting and its
  * 400s, the 422 of bad options, the agent's 400s (waiting container, no previous
- * container), an unbound pod's empty log, and a follow stream that sees an appended
- * line; nodes/proxy to the agent. With kubectl 1.34: `kubectl logs`, `kubectl logs -f`
- * and `kubectl get --raw` through nodes/proxy.
+ * container), an unbound pod's empty log, a follow stream that sees an appended
+ * line, and `previous=true` reading the exited instance of a restarted container; nodes/proxy
+ * to the agent. With kubectl 1.34: `kubectl logs`, `kubectl logs -f`, `kubectl logs
+ * --previous` and `kubectl get --raw` through nodes/proxy.
  */
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
@@ -80,6 +81,11 @@ beforeAll(async () => {
   const soloUid = await createPod("solo", ["only"], NODE);
   soloLog = cri.logPath(cri.addPod({ name: "solo", namespace: NS, uid: soloUid, containers: ["only"] }).containerIds.only);
   writeFileSync(soloLog, `${T0} stdout F solo says hi\n`);
+  // A container that restarted once: its first instance exited with its own log, the second runs.
+  const restartedUid = await createPod("restarted", ["app"], NODE);
+  const firstId = cri.addPod({ name: "restarted", namespace: NS, uid: restartedUid, containers: ["app"] }).containerIds.app;
+  writeFileSync(cri.logPath(firstId), `${T0} stdout F before the restart\n${T1} stderr F crashed\n`);
+  writeFileSync(cri.logPath(cri.restartContainer(firstId)), `${T2} stdout F after the restart\n`);
   await createPod("waiting", ["app"], NODE);
   await createPod("unbound", ["app"]);
   // The agent knows the pods once its pod reflector saw them.
@@ -136,6 +142,14 @@ describe("pods/log over HTTPS", () => {
     expect((await admin.post(`${logPath(NS, "web")}`, {})).status).toBe(405);
   });
 
+  it("previous=true reads the exited instance of a restarted container; without it, the running one", async () => {
+    const previous = await admin.get(`${logPath(NS, "restarted")}?previous=true`);
+    expect(previous.status, previous.text).toBe(200);
+    expect(previous.text).toBe("before the restart\ncrashed\n");
+    expect((await admin.get(`${logPath(NS, "restarted")}?previous=true&tailLines=1&timestamps=true`)).text).toBe(`${T1} crashed\n`);
+    expect((await admin.get(logPath(NS, "restarted"))).text).toBe("after the restart\n");
+  });
+
   it("follow=true keeps the stream open and delivers lines appended to the log", async () => {
     const url = new URL(`${logPath(NS, "solo")}?follow=true`, api.replica.url);
     const received: string[] = [];
@@ -190,6 +204,16 @@ describe("kubectl 1.34", () => {
     const noContainer = await runClient(kubectl, ["--kubeconfig", kubeconfig, "-n", NS, "logs", "pod/waiting"]);
     expect(noContainer.code).not.toBe(0);
     expect(noContainer.stderr).toContain('container "app" in pod "waiting" is waiting to start: ContainerCreating');
+  });
+
+  it("kubectl logs --previous prints the exited instance's log", async () => {
+    const kubectl = layerClients().kubectl;
+    const res = await runClient(kubectl, ["--kubeconfig", kubeconfig, "-n", NS, "logs", "restarted", "--previous"]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toBe("before the restart\ncrashed\n");
+    const none = await runClient(kubectl, ["--kubeconfig", kubeconfig, "-n", NS, "logs", "solo", "-p"]);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toContain('previous terminated container "only" in pod "solo" not found');
   });
 
   it("kubectl logs -f follows the log", async () => {

@@ -130,7 +130,8 @@ export async function serveContainerLogs(deps: ContainerLogsDeps, namespace: str
   if (!pod) return fail(res, 404, `pod "${podName}" does not exist`);
   if (!declares(pod, container)) return fail(res, 404, `container "${container}" not found in pod "${podName}"`);
   const found = await instances(deps.runtime, pod, container);
-  const chosen = opts.previous ? found[1] : found[0];
+  // The previous instance is the one before the newest, and only once it has exited (the platform's lastState.terminated).
+  const chosen = opts.previous ? (found[1]?.state === "CONTAINER_EXITED" ? found[1] : undefined) : found[0];
   if (!chosen) {
     return fail(res, 400, opts.previous ? `previous terminated container "${container}" in pod "${podName}" not found` : `container "${container}" in pod "${podName}" is waiting to start: ContainerCreating`);
   }
