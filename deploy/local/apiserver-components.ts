@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pkiPaths } from "../../services/apiserver/server/certs.ts";
 import { REPO_ROOT } from "../../services/store/server/node-process.ts";
 import type { ClusterComponent, ComponentContext } from "./components.ts";
 import { haproxyConfig } from "./haproxy-config.ts";
@@ -13,6 +14,16 @@ import { ensureStorePki, etcdClientArgs, redisTlsArgs } from "./store-pki.ts";
 import type { ProcessRecord } from "./state.ts";
 
 const APISERVER_MAIN = join(REPO_ROOT, "services", "apiserver", "main.ts");
+
+/**
+ * How the replicas reach the node agents (logs, exec, proxy): with the admin client
+ * certificate the first replica writes before it reads these flags (the agents trust the
+ * cluster CA), at the Node's InternalIP first, as kubeadm configures it.
+ */
+function nodeAgentClientArgs(dataDir: string): string[] {
+  const pki = pkiPaths(dataDir);
+  return ["--kubelet-client-certificate", pki.adminCert, "--kubelet-client-key", pki.adminKey, "--kubelet-preferred-address-types", "InternalIP,ExternalIP,Hostname"];
+}
 /** Replicas when `--replicas` is not given. */
 export const DEFAULT_APISERVER_REPLICAS = 2;
 
@@ -54,7 +65,7 @@ export const apiserverComponent: ClusterComponent = {
       const out = logFd(dir, name);
       const child = spawn(
         process.execPath,
-        ["--import", "tsx", APISERVER_MAIN, "--data-dir", dataDir, "--bind-address", host, "--secure-port", String(port), "--store-endpoints", endpoints.join(","), "--redis-url", redisUrl, "--revision-stream", stream, "--profile", profile, ...etcdClientArgs(pki), ...redisTlsArgs(pki)],
+        ["--import", "tsx", APISERVER_MAIN, "--data-dir", dataDir, "--bind-address", host, "--secure-port", String(port), "--store-endpoints", endpoints.join(","), "--redis-url", redisUrl, "--revision-stream", stream, "--profile", profile, ...etcdClientArgs(pki), ...redisTlsArgs(pki), ...nodeAgentClientArgs(dataDir)],
         { cwd: REPO_ROOT, detached: true, stdio: ["ignore", out.fd, out.fd] },
       );
       child.unref();

@@ -3,7 +3,7 @@
  * services/node-agent/main.ts named `local-node-<i>`, each with its own root dir under
  * the cluster dir, a client certificate for `system:node:<name>` in `system:nodes`
  * signed by the cluster CA, reaching the API through the load balancer, and serving its
- * HTTPS API on its own port. No container runtime runs here: unless
+ * HTTPS API on its own port at the Node's InternalIP (`--node-ip`, the listen address). No container runtime runs here: unless
  * `--container-runtime-endpoint` would answer, the agents report Ready=False.
  */
 import { spawn } from "node:child_process";
@@ -52,7 +52,7 @@ export const nodeAgentComponent: ClusterComponent = {
       const port = await ctx.port(2 * nodes + 2 + replicas + CONTROLLER_MANAGER_REPLICAS + i);
       const log = join(dir, "logs", `${name}.log`);
       const fd = openSync(log, "a");
-      const args = ["--import", "tsx", NODE_AGENT_MAIN, "--kubeconfig", kubeconfig, "--root-dir", root, "--hostname-override", name, "--address", host, "--port", String(port), "--client-ca-file", pki.caCert, "--container-runtime-endpoint", `unix://${join(root, "runtime.sock")}`, "--profile", profile];
+      const args = ["--import", "tsx", NODE_AGENT_MAIN, "--kubeconfig", kubeconfig, "--root-dir", root, "--hostname-override", name, "--address", host, "--node-ip", host, "--port", String(port), "--client-ca-file", pki.caCert, "--container-runtime-endpoint", `unix://${join(root, "runtime.sock")}`, "--profile", profile];
       const child = spawn(process.execPath, args, { cwd: REPO_ROOT, detached: true, stdio: ["ignore", fd, fd] });
       child.unref();
       if (child.pid === undefined) throw new Error(`${name} did not start`);

@@ -1,0 +1,126 @@
+/**
+ * Node agents in the local cluster, end to end: `npm run cluster -- up --node-agents 2`
+ * (one store member, one apiserver replica behind haproxy, the controller manager, two
+ * node-agent processes) with a test container runtime on each agent's
+ * `--container-runtime-endpoint` socket. Both Nodes register Ready and renew their
+ * Leases; a pod bound to each node through pods/binding (what a scheduler posts) is
+ * listed by that node's agent only; `kubectl logs` and `kubectl exec` (kubectl 1.34) and
+ * the agent's `/run` through nodes/proxy reach the runtime of the pod's own node.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pkiPaths } from "../../services/apiserver/server/certs.ts";
+import { getProfile } from "../../shared/platform/index.ts";
+import { layerClients, runClient } from "../support/clients.ts";
+import { startCriServer, type CriServer } from "../support/cri-server.ts";
+import type { HttpsClient } from "../support/https-client.ts";
+import { localCluster } from "../deploy/support/local-cluster.ts";
+import { waitFor, writeKubeconfig } from "../node-agent/harness.ts";
+
+const NODES = ["local-node-1", "local-node-2"];
+const NS = "default";
+const profile = getProfile("kubernetes");
+const local = localCluster();
+const runtimes: CriServer[] = [];
+/** The runtime's container id of each pod's `app` container, by pod name. */
+const appIds = new Map<string, string>();
+let admin: HttpsClient;
+let kubeconfig: string;
+
+interface NodeCondition {
+  type: string;
+  status: string;
+}
+
+const podName = (node: string) => `on-${node}`;
+
+beforeAll(async () => {
+  // The agents' runtime sockets are <dir>/<node>/runtime.sock (node-agent-component.ts): the runtimes listen before the agents start.
+  for (const node of NODES) {
+    mkdirSync(join(local.dir, node), { recursive: true, mode: 0o750 });
+    runtimes.push(await startCriServer({ socket: join(local.dir, node, "runtime.sock") }));
+  }
+  await local.run("up", "--nodes", "1", "--replicas", "1", "--node-agents", String(NODES.length), "--profile", "kubernetes");
+  admin = local.admin();
+  const pki = pkiPaths(join(local.dir, "apiserver"));
+  kubeconfig = writeKubeconfig(join(local.dir, "kubectl.kubeconfig"), String(local.state().outputs.loadBalancer), readFileSync(pki.caCert, "utf8"), {
+    cert: { certPem: readFileSync(pki.adminCert, "utf8"), keyPem: readFileSync(pki.adminKey, "utf8") },
+  });
+}, 150_000);
+
+afterAll(async () => {
+  admin?.close();
+  await local.remove();
+  for (const r of runtimes) await r.close();
+}, 60_000);
+
+describe("two node agents in npm run cluster", () => {
+  it("registers both Nodes Ready with their Leases renewed", async () => {
+    for (const node of NODES) {
+      const conditions = await waitFor(async () => {
+        const res = await admin.get(`/api/v1/nodes/${node}`);
+        const found = res.status === 200 ? res.json<{ status?: { conditions?: NodeCondition[] } }>().status?.conditions : undefined;
+        return found?.some((c) => c.type === "Ready" && c.status === "True") ? found : undefined;
+      }, 30_000, `${node} Ready`);
+      expect(conditions.map((c) => c.type)).toEqual(expect.arrayContaining(["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"]));
+      const lease = await admin.get(`/apis/${profile.group("coordination")}/v1/namespaces/${profile.nodeLeaseNamespace}/leases/${node}`);
+      expect(lease.status, lease.text).toBe(200);
+      expect(lease.json<{ spec: { holderIdentity: string } }>().spec.holderIdentity).toBe(node);
+    }
+  });
+
+  it("binds a pod to each node; each agent lists only its own pod", async () => {
+    for (const [i, node] of NODES.entries()) {
+      const name = podName(node);
+      const created = await admin.post(`/api/v1/namespaces/${NS}/pods`, {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name },
+        spec: { automountServiceAccountToken: false, containers: [{ name: "app", image: "busybox:1.36" }] },
+      });
+      expect(created.status, created.text).toBe(201);
+      const bound = await admin.post(`/api/v1/namespaces/${NS}/pods/${name}/binding`, { apiVersion: "v1", kind: "Binding", metadata: { name }, target: { apiVersion: "v1", kind: "Node", name: node } });
+      expect(bound.status, bound.text).toBe(201);
+      const uid = created.json<{ metadata: { uid: string } }>().metadata.uid;
+      const id = runtimes[i].addPod({ name, namespace: NS, uid, containers: ["app"] }).containerIds.app;
+      appIds.set(name, id);
+      writeFileSync(runtimes[i].logPath(id), `2026-01-01T10:00:00.000000001Z stdout F hello from ${node}\n`);
+    }
+    for (const node of NODES) {
+      const listed = await waitFor(async () => {
+        const res = await admin.get(`/api/v1/nodes/${node}/proxy/pods`);
+        const names = res.status === 200 ? res.json<{ items: Array<{ metadata: { name: string } }> }>().items.map((p) => p.metadata.name) : [];
+        return names.includes(podName(node)) ? names : undefined;
+      }, 20_000, `${node}'s agent listing its pod`);
+      expect(listed).toEqual([podName(node)]);
+    }
+  });
+
+  it("kubectl logs and kubectl exec reach the runtime of the pod's node", async () => {
+    const kubectl = layerClients().kubectl;
+    for (const [i, node] of NODES.entries()) {
+      const name = podName(node);
+      const logs = await runClient(kubectl, ["--kubeconfig", kubeconfig, "-n", NS, "logs", name]);
+      expect(logs.stdout, logs.stderr).toBe(`hello from ${node}\n`);
+      const exec = await runClient(kubectl, ["--kubeconfig", kubeconfig, "-n", NS, "exec", name, "--", "echo", `ran on ${node}`]);
+      expect(exec.code, exec.stderr).toBe(0);
+      expect(exec.stdout).toBe(`ran on ${node}\n`);
+      const execs = (r: CriServer) => r.calls.filter((c) => c.method === "Exec" && c.request.container_id === appIds.get(name));
+      expect(execs(runtimes[i])).toHaveLength(1);
+      expect(execs(runtimes[1 - i])).toHaveLength(0);
+    }
+  });
+
+  it("nodes/proxy to /run runs the command through the runtime of that node", async () => {
+    for (const [i, node] of NODES.entries()) {
+      const name = podName(node);
+      const res = await admin.request("POST", `/api/v1/nodes/${node}/proxy/run/${NS}/${name}/app?cmd=${encodeURIComponent(`echo run on ${node}`)}`);
+      expect(res.status, res.text).toBe(200);
+      expect(res.text).toBe(`run on ${node}\n`);
+      const syncs = (r: CriServer) => r.calls.filter((c) => c.method === "ExecSync" && c.request.container_id === appIds.get(name));
+      expect(syncs(runtimes[i])).toHaveLength(1);
+      expect(syncs(runtimes[1 - i])).toHaveLength(0);
+    }
+  });
+});
