@@ -77,12 +77,17 @@ export class ServerContext {
     readonly options: ResolvedOptions,
   ) {}
 
+  /** The decimal forms of the last cluster and member ids seen (they never change while a member runs). */
+  private ids = { clusterId: -1n, memberId: -1n, cluster: "", member: "" };
+
   /** A response header at the given revision (default: the current one). */
   header(revision?: number): PbHeader {
     const s = this.backend.status();
+    const ids = this.ids;
+    if (ids.clusterId !== s.clusterId || ids.memberId !== s.memberId) this.ids = { clusterId: s.clusterId, memberId: s.memberId, cluster: s.clusterId.toString(), member: s.memberId.toString() };
     return {
-      cluster_id: s.clusterId.toString(),
-      member_id: s.memberId.toString(),
+      cluster_id: this.ids.cluster,
+      member_id: this.ids.member,
       revision: revision ?? this.backend.mvcc.currentRevision,
       raft_term: s.term,
     };

@@ -211,7 +211,7 @@ export function pbKv(kv: KeyValue): PbKeyValue {
     mod_revision: kv.modRevision,
     version: kv.version,
     value: kv.value,
-    lease: kv.lease.toString(),
+    lease: kv.lease === 0n ? "0" : kv.lease.toString(),
   };
 }
 

@@ -8,13 +8,16 @@
  *   throws past this file, so bad input cannot crash the process;
  * - messages up to maxRequestBytes + 512 KiB are received (as etcd does), and writes
  *   whose encoded request exceeds maxRequestBytes fail with "request is too large";
- * - the leader of the group (per the backend) expires leases (LeaseKeeper).
+ * - the leader of the group (per the backend) expires leases (LeaseKeeper);
+ * - KV's Range, Put, DeleteRange and Txn are read and written by the hand-written
+ *   codecs of kv-wire/ (the same bytes as the generic codec).
  */
 import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import type { StoreBackend } from "./backend.ts";
 import { GRPC_OVERHEAD_BYTES, type GrpcServerOptions, type ServerContext } from "./context.ts";
 import { toGrpcError, toServiceError } from "./grpc-errors.ts";
 import { StoreHandlers, STREAMING_METHODS, type Handler } from "./handlers.ts";
+import { kvServiceDefinition } from "./kv-wire/service.ts";
 import { serviceDefinition, type EtcdServiceName } from "../../../shared/etcd/proto.ts";
 
 export type { GrpcServerOptions } from "./context.ts";
@@ -60,7 +63,7 @@ export class StoreGrpcServer {
       "grpc.max_send_message_length": -1,
       "grpc.keepalive_permit_without_calls": 1,
     });
-    for (const name of SERVICES) this.server.addService(serviceDefinition(name), unaryService(ctx, this.handlers.services[name]));
+    for (const name of SERVICES) this.server.addService(name === "KV" ? kvServiceDefinition() : serviceDefinition(name), unaryService(ctx, this.handlers.services[name]));
   }
 
   /** Listens on host:port (port 0: any free port) with the credentials (default plaintext); resolves with the bound port. */

@@ -1,0 +1,144 @@
+// Writing protobuf wire values into a buffer of known size, for the hand-written
+// KV codecs (kv-responses.ts). Sizes are computed first (the *Size functions), so
+// each message is written once into one buffer, nested lengths included, with no
+// growth and no copy of the whole.
+//
+// 64-bit fields arrive as numbers (our own results) or decimal strings (ids and
+// leases, as the generic codec's shapes have them); int64Of turns either into a
+// number when it is a safe integer, else a bigint, once per value. A negative
+// int64 takes ten bytes (two's complement), as protobuf writes it.
+
+export const WIRE_VARINT = 0;
+export const WIRE_LEN = 2;
+
+/** A 64-bit field's value: a safe integer as a number, anything else as a bigint. */
+export type Int64Value = number | bigint;
+
+const SHORT_DECIMAL = /^-?\d{1,15}$/;
+/** Decimal ids (cluster and member ids) seen recently, parsed once. */
+const parsedIds = new Map<string, Int64Value>();
+const MAX_PARSED_IDS = 64;
+
+/** A 64-bit field (number, decimal string or bigint) as a number when safe, else a bigint; throws RangeError when not an integer. */
+export function int64Of(v: number | string | bigint | undefined): Int64Value {
+  if (v === undefined) return 0;
+  if (typeof v === "number") {
+    if (Number.isSafeInteger(v)) return v;
+    throw new RangeError(`not a 64-bit integer: ${v}`);
+  }
+  if (typeof v === "bigint") return v;
+  if (v === "0" || v === "") return 0;
+  if (SHORT_DECIMAL.test(v)) return Number(v);
+  const known = parsedIds.get(v);
+  if (known !== undefined) return known;
+  let big: bigint;
+  try {
+    big = BigInt(v);
+  } catch {
+    throw new RangeError(`not a 64-bit integer: ${v}`);
+  }
+  if (parsedIds.size >= MAX_PARSED_IDS) parsedIds.clear();
+  parsedIds.set(v, big);
+  return big;
+}
+
+/** Bytes of a varint of a non-negative safe integer. */
+export function uvarintSize(n: number): number {
+  let size = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    size++;
+  }
+  return size;
+}
+
+/** Bytes of an int64/uint64 varint (negative: ten). */
+export function varint64Size(v: Int64Value): number {
+  if (typeof v === "number") return v >= 0 ? uvarintSize(v) : 10;
+  let u = BigInt.asUintN(64, v);
+  let size = 1;
+  while (u >= 0x80n) {
+    u >>= 7n;
+    size++;
+  }
+  return size;
+}
+
+/** Bytes of a varint field with its tag (tag below 16: one byte), 0 when the value is zero (proto3 leaves it out). */
+export function int64FieldSize(v: Int64Value): number {
+  return v === 0 || v === 0n ? 0 : 1 + varint64Size(v);
+}
+
+/** Bytes of a length-delimited field of `len` bytes with a one-byte tag. */
+export function lenFieldSize(len: number): number {
+  return 1 + uvarintSize(len) + len;
+}
+
+/** A writer over a buffer sized in advance; writing past its end is a bug of the sizes and throws. */
+export class WireOut {
+  readonly buf: Buffer;
+  pos = 0;
+
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  uvarint(n: number): void {
+    const buf = this.buf;
+    let pos = this.pos;
+    while (n >= 0x80) {
+      // The low seven bits survive ToInt32 for any safe integer.
+      buf[pos++] = (n & 0x7f) | 0x80;
+      n = n < 0x1_0000_0000 ? n >>> 7 : Math.floor(n / 0x80);
+    }
+    buf[pos++] = n;
+    this.pos = pos;
+  }
+
+  varint64(v: Int64Value): void {
+    if (typeof v === "number" && v >= 0) {
+      this.uvarint(v);
+      return;
+    }
+    let u = BigInt.asUintN(64, BigInt(v));
+    while (u >= 0x80n) {
+      this.buf[this.pos++] = Number(u & 0x7fn) | 0x80;
+      u >>= 7n;
+    }
+    this.buf[this.pos++] = Number(u);
+  }
+
+  /** A varint field; nothing for zero. `field` below 16. */
+  int64Field(field: number, v: Int64Value): void {
+    if (v === 0 || v === 0n) return;
+    this.buf[this.pos++] = (field << 3) | WIRE_VARINT;
+    this.varint64(v);
+  }
+
+  /** A bool field; nothing for false. `field` below 16. */
+  boolField(field: number, v: boolean): void {
+    if (!v) return;
+    this.buf[this.pos++] = (field << 3) | WIRE_VARINT;
+    this.buf[this.pos++] = 1;
+  }
+
+  /** The tag and length of a length-delimited field; its `len` bytes follow. `field` below 16. */
+  lenPrefix(field: number, len: number): void {
+    this.buf[this.pos++] = (field << 3) | WIRE_LEN;
+    this.uvarint(len);
+  }
+
+  /** A bytes field; nothing when empty. `field` below 16. */
+  bytesField(field: number, b: Uint8Array | undefined): void {
+    if (b === undefined || b.length === 0) return;
+    this.lenPrefix(field, b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  /** The written bytes (the buffer itself when the sizes were exact). */
+  finish(): Buffer {
+    if (this.pos > this.buf.length) throw new RangeError(`kv wire: wrote ${this.pos} bytes into ${this.buf.length}`);
+    return this.pos === this.buf.length ? this.buf : this.buf.subarray(0, this.pos);
+  }
+}
