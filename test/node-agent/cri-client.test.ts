@@ -1,4 +1,4 @@
-/** The CRI client against the test runtime over a real unix socket: each method, the checkpoint archive, and the failure modes. */
+/** The CRI client against the test runtime over a real unix socket: each method, the checkpoint archive, ExecSync, and the failure modes. */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -91,5 +91,17 @@ describe("CRI runtime.v1 client over a unix socket", () => {
     expect(took).toBeLessThan(4000);
     const last = cri.calls.filter((c) => c.method === "CheckpointContainer").at(-1);
     expect(last?.request).toMatchObject({ container_id: ids.containerIds.app, timeout: "1" });
+  });
+
+  it("ExecSync answers the command's stdout, stderr and exit code, and sends the timeout", async () => {
+    const ok = await client.execSync({ container_id: ids.containerIds.app, cmd: ["sh", "-c", "printf out; printf err >&2; exit 7"], timeout: 0 });
+    expect([ok.stdout.toString(), ok.stderr.toString(), ok.exit_code]).toEqual(["out", "err", 7]);
+    expect(cri.calls.filter((c) => c.method === "ExecSync").at(-1)?.request).toMatchObject({ container_id: ids.containerIds.app, cmd: ["sh", "-c", "printf out; printf err >&2; exit 7"], timeout: "0" });
+    const started = Date.now();
+    const slow = await client.execSync({ container_id: ids.containerIds.app, cmd: ["sleep", "5"], timeout: 1 }).catch((e: unknown) => e);
+    expect((slow as RuntimeCallError).code).toBe(4);
+    expect(Date.now() - started).toBeLessThan(4000);
+    const missing = await client.execSync({ container_id: "missing", cmd: ["true"], timeout: 0 }).catch((e: unknown) => e);
+    expect((missing as RuntimeCallError).code).toBe(5);
   });
 });
