@@ -153,3 +153,95 @@ describe("default rules and precedence", () => {
     expect(served(["api/ga=false", "apps/v1"]).has("apps/v1/deployments")).toBe(true);
   });
 });
+
+describe("pre-release versions of release 1.35 (networking/v1beta1, storage/v1beta1 and v1alpha1, admissionregistration/v1alpha1)", () => {
+  const profile = getProfile("kubernetes");
+  const networking = profile.group("networking");
+  const storage = profile.group("storage");
+  const admission = profile.group("admissionregistration");
+  let pre: TestApiserver;
+
+  beforeAll(async () => {
+    const gates = new FeatureGates();
+    gates.set(["MutatingAdmissionPolicy=true"]);
+    pre = await startTestApiserver({ profileId: "kubernetes", gates, runtimeConfig: ["api/beta", `${admission}/v1alpha1`, `${storage}/v1alpha1`] });
+  }, 30_000);
+  afterAll(async () => {
+    await pre?.close();
+  });
+
+  const versionsOf = async (admin: TestApiserver["admin"], group: string) => {
+    const res = await admin.get(`/apis/${group}`);
+    expect(res.status).toBe(200);
+    const doc = res.json<{ versions: Array<{ version: string }>; preferredVersion: { version: string } }>();
+    return { versions: doc.versions.map((v) => v.version), preferred: doc.preferredVersion.version };
+  };
+
+  it("are off by default: 404 and absent from discovery", async () => {
+    for (const path of [`/apis/${networking}/v1beta1/ipaddresses`, `/apis/${networking}/v1beta1`, `/apis/${storage}/v1beta1/volumeattributesclasses`, `/apis/${admission}/v1alpha1`]) {
+      expect((await api.admin.get(path)).status, path).toBe(404);
+    }
+    expect(await versionsOf(api.admin, networking)).toEqual({ versions: ["v1"], preferred: "v1" });
+  });
+
+  it("once enabled, are in discovery after the preferred GA version; a version removed in 1.35 stays off", async () => {
+    expect(await versionsOf(pre.admin, networking)).toEqual({ versions: ["v1", "v1beta1"], preferred: "v1" });
+    expect(await versionsOf(pre.admin, storage)).toEqual({ versions: ["v1", "v1beta1"], preferred: "v1" });
+    expect(await versionsOf(pre.admin, admission)).toEqual({ versions: ["v1", "v1beta1", "v1alpha1"], preferred: "v1" });
+    const beta = (await pre.admin.get(`/apis/${networking}/v1beta1`)).json<{ resources: Array<{ name: string }> }>().resources.map((r) => r.name);
+    expect(beta.filter((n) => !n.includes("/")).sort()).toEqual(["ipaddresses", "servicecidrs"]);
+    expect((await pre.admin.get(`/apis/${storage}/v1alpha1/volumeattributesclasses`)).status).toBe(404);
+  });
+
+  it("a ServiceCIDR written through v1beta1 is the same object in v1, both ways, with the deprecation warning on v1beta1", async () => {
+    const created = await pre.admin.post(`/apis/${networking}/v1beta1/servicecidrs`, { apiVersion: `${networking}/v1beta1`, kind: "ServiceCIDR", metadata: { name: "beta-range" }, spec: { cidrs: ["10.200.0.0/24"] } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.headers.warning).toBe(`299 - "${networking}/v1beta1 ServiceCIDR is deprecated in v1.34+, unavailable in v1.37+"`);
+    const beta = created.json<{ apiVersion: string; metadata: { uid: string } }>();
+    expect(beta.apiVersion).toBe(`${networking}/v1beta1`);
+    const ga = await pre.admin.get(`/apis/${networking}/v1/servicecidrs/beta-range`);
+    expect(ga.status).toBe(200);
+    expect(ga.headers.warning).toBeUndefined();
+    const v1 = ga.json<{ apiVersion: string; metadata: { uid: string; labels?: Record<string, string> }; spec: { cidrs: string[] } }>();
+    expect(v1).toMatchObject({ apiVersion: `${networking}/v1`, metadata: { uid: beta.metadata.uid }, spec: { cidrs: ["10.200.0.0/24"] } });
+    const updated = await pre.admin.put(`/apis/${networking}/v1/servicecidrs/beta-range`, { ...v1, metadata: { ...v1.metadata, labels: { tier: "ga" } } });
+    expect(updated.status, updated.text).toBe(200);
+    const list = (await pre.admin.get(`/apis/${networking}/v1beta1/servicecidrs`)).json<{ apiVersion: string; items: Array<{ apiVersion?: string; metadata: { name: string; labels?: Record<string, string> } }> }>();
+    expect(list.apiVersion).toBe(`${networking}/v1beta1`);
+    expect(list.items.find((i) => i.metadata.name === "beta-range")?.metadata.labels).toEqual({ tier: "ga" });
+    // The spec is validated through v1beta1 as through v1 (immutable cidrs).
+    const fetched = (await pre.admin.get(`/apis/${networking}/v1beta1/servicecidrs/beta-range`)).json<Record<string, unknown>>();
+    expect(fetched.apiVersion).toBe(`${networking}/v1beta1`);
+    const changed = await pre.admin.put(`/apis/${networking}/v1beta1/servicecidrs/beta-range`, { ...fetched, spec: { cidrs: ["10.201.0.0/24"] } });
+    expect(changed.status, changed.text).toBe(422);
+  });
+
+  it("a VolumeAttributesClass written through v1 reads the same through v1beta1, and v1beta1's checks are v1's", async () => {
+    const created = await pre.admin.post(`/apis/${storage}/v1/volumeattributesclasses`, { apiVersion: `${storage}/v1`, kind: "VolumeAttributesClass", metadata: { name: "gold" }, driverName: "csi.example.com", parameters: { iops: "3000" } });
+    expect(created.status, created.text).toBe(201);
+    const beta = await pre.admin.get(`/apis/${storage}/v1beta1/volumeattributesclasses/gold`);
+    expect(beta.headers.warning).toBe(`299 - "${storage}/v1beta1 VolumeAttributesClass is deprecated in v1.34+, unavailable in v1.37+"`);
+    const obj = beta.json<Record<string, unknown>>();
+    expect(obj).toMatchObject({ apiVersion: `${storage}/v1beta1`, kind: "VolumeAttributesClass", driverName: "csi.example.com", parameters: { iops: "3000" } });
+    const refused = await pre.admin.put(`/apis/${storage}/v1beta1/volumeattributesclasses/gold`, { ...obj, parameters: { iops: "9000" } });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain("updates to parameters are forbidden.");
+  });
+
+  it("a MutatingAdmissionPolicy written through v1alpha1 is stored once and read through v1beta1", async () => {
+    const body = {
+      apiVersion: `${admission}/v1alpha1`,
+      kind: "MutatingAdmissionPolicy",
+      metadata: { name: "alpha-policy" },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] }] },
+        mutations: [{ patchType: "ApplyConfiguration", applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {'seen': 'yes'}}}" } }],
+      },
+    };
+    const created = await pre.admin.post(`/apis/${admission}/v1alpha1/mutatingadmissionpolicies`, body);
+    expect(created.status, created.text).toBe(201);
+    expect(created.json<{ apiVersion: string; spec: { failurePolicy: string } }>()).toMatchObject({ apiVersion: `${admission}/v1alpha1`, spec: { failurePolicy: "Fail" } });
+    const beta = (await pre.admin.get(`/apis/${admission}/v1beta1/mutatingadmissionpolicies`)).json<{ items: Array<{ apiVersion?: string; metadata: { name: string } }> }>();
+    expect(beta.items.map((i) => i.metadata.name)).toContain("alpha-policy");
+  });
+});

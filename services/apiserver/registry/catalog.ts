@@ -52,7 +52,7 @@ function conversionOf(
   const conversion = conversions.get(conversionKey(def.group, def.kind));
   const converter = conversion?.versions[def.version];
   const storageGroup = conversion?.storageGroup ?? def.group;
-  const storageDef = conversion && kinds.find((k) => k.group === storageGroup && k.kind === def.kind && k.version === conversion.storageVersion);
+  const storageDef = conversion && (kinds.find((k) => k.group === storageGroup && k.kind === def.kind && k.version === conversion.storageVersion) ?? conversion.storageKind);
   if (!converter || !storageDef) return undefined;
   return { storageDef, storageStrategy: strategyFor(storageDef), registry: { view: new VersionView(converter), requestStrategy: storageDef === def ? undefined : strategyFor(def) } };
 }

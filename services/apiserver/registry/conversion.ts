@@ -6,6 +6,7 @@
  * every way out (get, list, watch, write and delete responses).
  */
 import { toStatus } from "../../../shared/api/status.ts";
+import type { KindDefinition } from "../../../shared/schema/types.ts";
 import type { WatchEvent, Watcher } from "../storage/interface.ts";
 import type { JsonObject } from "../storage/object.ts";
 
@@ -44,6 +45,8 @@ export interface RemoteVersionConverter {
 export interface KindConversion {
   readonly storageGroup?: string;
   readonly storageVersion: string;
+  /** The storage version's definition, used when that version is not served by the replica. */
+  readonly storageKind?: KindDefinition;
   readonly versions: Readonly<Record<string, VersionConverter>>;
 }
 

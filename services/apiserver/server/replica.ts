@@ -38,7 +38,8 @@ import { serverConcurrencyLimit } from "../flowcontrol/dispatch/concurrency-limi
 import type { AuditSink } from "./filters/with-audit.ts";
 import { createAuditor, type AuditOptions } from "../audit/options.ts";
 import { debugRoutes, type DebugOptions } from "./debug-routes.ts";
-import { applyRuntimeConfig, availableAt } from "./runtime-config.ts";
+import { applyRuntimeConfig } from "./runtime-config.ts";
+import { candidateKinds, knownKinds } from "./served-versions.ts";
 import { resolveEffectiveVersion, type EffectiveVersion } from "./effective-version.ts";
 import type { LifecycleMetricsOptions } from "./version-options.ts";
 import { versionRoute } from "../endpoints/version-route.ts";
@@ -46,6 +47,7 @@ import { serveUpgrades } from "../endpoints/upgrade.ts";
 import { componentStatusProvider } from "./component-status.ts";
 import { SERVER_TIMEOUT_OPTIONS } from "./server-timeouts.ts";
 import { GracefulShutdown } from "./shutdown.ts";
+import { withDirectBodies } from "./direct-bodies.ts";
 import { tlsServerOptions, type TlsFlags } from "./tls-options.ts";
 import { FeatureGates } from "./feature-gates.ts";
 import { declareApiserverMetrics, MetricsRegistry } from "../../../shared/observability/metrics.ts";
@@ -57,7 +59,6 @@ import type { AdmissionFlags, PluginRegistry } from "../admission/plugins.ts";
 import { connectionCertificateUser, NO_RENEGOTIATION_SECURE_OPTIONS } from "./peer-identity.ts";
 import { CrdController } from "../apiextensions/controller.ts";
 import { crdStrategy } from "../apiextensions/crd-strategy.ts";
-import { mutatingAdmissionPolicyKinds } from "../../../shared/api/groups/admissionregistration-v1beta1.ts";
 import { Aggregator, type AggregatorOptions } from "../aggregator/aggregator.ts";
 import { declareAggregatorMetrics } from "../aggregator/metrics.ts";
 import { declareConversionMetrics } from "../apiextensions/conversion-metrics.ts";
@@ -170,22 +171,23 @@ async function ensureDefaultNamespaces(catalog: Catalog, profile: PlatformProfil
 }
 
 /**
- * The kinds this replica serves: the built-in ones under `--runtime-config`.
+ * The kinds this replica serves: the built-in ones and the pre-release versions of
+ * release 1.35 under `--runtime-config`, less those the emulated release lacks.
  * MutatingAdmissionPolicy needs both its feature gate and the flag to enable its group
  * version (a beta introduced after 1.22, off by default), as on the platform.
  */
 function servedKinds(opts: ReplicaOptions): KindDefinition[] {
-  const known = [...opts.kinds, ...mutatingAdmissionPolicyKinds];
-  const gated = opts.gates?.enabled("MutatingAdmissionPolicy") ?? false;
   const emulation = (opts.effectiveVersion ?? resolveEffectiveVersion([])).emulation;
-  const candidates = availableAt(gated ? known : opts.kinds, emulation);
-  return applyRuntimeConfig(candidates, opts.runtimeConfig ?? [], opts.profile, known);
+  const candidates = candidateKinds(opts.kinds, (gate) => opts.gates?.enabled(gate) ?? false, emulation);
+  return applyRuntimeConfig(candidates, opts.runtimeConfig ?? [], opts.profile, knownKinds(opts.kinds));
 }
 
 /**
- * How long watch cache snapshots are kept: the platform's 75 s, within the watch history
- * window, and shorter than one compaction interval so that no snapshot outlives the store
- * revision it stands for (the compactor keeps one full interval of history).
+ * How long watch cache snapshots are kept (ListFromCacheSnapshot): the platform's 75 s,
+ * within the watch history window, and shorter than one compaction interval so that no
+ * snapshot outlives the store revision it stands for when another replica compacts (the
+ * compactor keeps one full interval of history; compactions through this replica's store
+ * client reach the cache at once through `onCompacted`).
  */
 function snapshotRetentionMs(opts: ReplicaOptions): number {
   const compaction = opts.compactIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS;
@@ -214,6 +216,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     maxHistory: opts.watchHistoryMaxEvents,
     snapshotRetentionMs: listFromCacheSnapshot ? snapshotRetentionMs(opts) : 0,
     log: (msg, fields) => opts.log?.("warn", msg, fields ?? {}) });
+  const stopCompactionReports = opts.kv.onCompacted?.((revision) => cache.compacted(revision));
   await cache.start();
   const storage = new CachedStorage(store, cache, {
     initialEventsAnnotation: profile.annotations.initialEventsEnd,
@@ -356,7 +359,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     log: (msg, fields) => opts.log?.("info", msg, fields),
   });
   const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: shutdown.wrap(app.fetch), createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
+    const s = serve({ fetch: withDirectBodies(shutdown.wrap(app.fetch)), createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
   });
   serveUpgrades(server, (request, env) => app.fetch(request, env), (msg, fields) => opts.log?.("error", msg, fields));
   const address = server.address() as AddressInfo;
@@ -364,7 +367,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
 
   const bookmarks = setInterval(() => cache.sendBookmarks(), opts.bookmarkIntervalMs ?? 5000);
   bookmarks.unref();
-  const compaction = startCompactor(opts.kv, opts.compactIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS, opts.log, (revision) => cache.compacted(revision));
+  const compaction = startCompactor(opts.kv, opts.compactIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS, opts.log);
 
   return {
     port: address.port,
@@ -383,6 +386,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       flowControlConfig.stop();
       admission.close();
       compaction.stop();
+      stopCompactionReports?.();
       stopCache();
       await auditor?.close();
       encryption?.close();

@@ -8,37 +8,17 @@
  * over `api/all`. Without a key, alpha versions are off, betas introduced after 1.22
  * are off and every other version is on. A key that names nothing this server knows,
  * or a value that is not a boolean, fails start-up with one line.
- * Under `--emulated-version`, group versions introduced after the emulated release are
- * not served (`availableAt`), whatever the flag says.
+ * Under `--emulated-version`, group versions introduced after the emulated release (or
+ * removed by it) are not served (served-versions.ts), whatever the flag says.
  * Pure: kinds in, served kinds out.
  */
-import { mutatingAdmissionPolicyKinds } from "../../../shared/api/groups/admissionregistration-v1beta1.ts";
-import { builtinKinds } from "../../../shared/api/groups/index.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
+import { allKnownKinds, LATE_BETAS } from "./served-versions.ts";
+
+export { availableAt } from "./served-versions.ts";
 
 export type Stability = "alpha" | "beta" | "ga";
-
-/**
- * Group versions (`<group key>/<version>`) and resources of older group versions
- * (`<group key>/<version>/<plural>`) this server serves that appeared after the emulation
- * floor, with their first release.
- */
-const INTRODUCED_IN: Readonly<Record<string, { major: number; minor: number }>> = {
-  "admissionregistration/v1beta1": { major: 1, minor: 34 },
-  "storage/v1/volumeattributesclasses": { major: 1, minor: 34 },
-};
-
-/** The kinds that exist at an emulated release (the others were introduced later). */
-export function availableAt(kinds: readonly KindDefinition[], emulation: { major: number; minor: number }): KindDefinition[] {
-  return kinds.filter((k) => {
-    const since = INTRODUCED_IN[`${k.group}/${k.version}`] ?? INTRODUCED_IN[`${k.group}/${k.version}/${k.plural}`];
-    return !since || since.major < emulation.major || (since.major === emulation.major && since.minor <= emulation.minor);
-  });
-}
-
-/** Beta group versions (`<group key>/<version>`) introduced after release 1.22: off unless enabled. */
-const LATE_BETAS: ReadonlySet<string> = new Set<string>(["admissionregistration/v1beta1"]);
 
 const TRUE = new Set(["1", "t", "T", "TRUE", "true", "True"]);
 const FALSE = new Set(["0", "f", "F", "FALSE", "false", "False"]);
@@ -113,5 +93,5 @@ export function applyRuntimeConfig(kinds: readonly KindDefinition[], entries: re
 
 /** Checks the flag's entries against every built-in kind, before anything starts (throws a RuntimeConfigError). */
 export function validateRuntimeConfig(entries: readonly string[], profile: PlatformProfile): void {
-  parseRuntimeConfig(entries, [...builtinKinds(profile), ...mutatingAdmissionPolicyKinds], profile);
+  parseRuntimeConfig(entries, allKnownKinds(profile), profile);
 }

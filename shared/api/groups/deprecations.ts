@@ -26,6 +26,12 @@ export const BUILTIN_DEPRECATIONS: readonly ApiLifecycle[] = [
   { group: "core", version: "v1", kind: "Endpoints", deprecatedIn: "1.33", replacement: { group: "discovery", version: "v1", kind: "EndpointSlice" } },
   // ComponentStatus (when served): deprecated without replacement or removal.
   { group: "core", version: "v1", kind: "ComponentStatus", deprecatedIn: "1.19" },
+  // Betas introduced in 1.31: the default lifecycle (deprecated three releases after, removed three more after), no replacement named.
+  { group: "networking", version: "v1beta1", kind: "IPAddress", deprecatedIn: "1.34", removedIn: "1.37" },
+  { group: "networking", version: "v1beta1", kind: "ServiceCIDR", deprecatedIn: "1.34", removedIn: "1.37" },
+  { group: "storage", version: "v1beta1", kind: "VolumeAttributesClass", deprecatedIn: "1.34", removedIn: "1.37" },
+  // The alpha of 1.29, served only when emulating 1.34 or earlier.
+  { group: "storage", version: "v1alpha1", kind: "VolumeAttributesClass", deprecatedIn: "1.32", removedIn: "1.35" },
 ];
 
 /** The lifecycle entry of a kind in a group version, when it is deprecated. */
