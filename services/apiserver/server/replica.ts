@@ -38,8 +38,7 @@ import { serverConcurrencyLimit } from "../flowcontrol/dispatch/concurrency-limi
 import type { AuditSink } from "./filters/with-audit.ts";
 import { createAuditor, type AuditOptions } from "../audit/options.ts";
 import { debugRoutes, type DebugOptions } from "./debug-routes.ts";
-import { applyRuntimeConfig } from "./runtime-config.ts";
-import { candidateKinds, knownKinds } from "./served-versions.ts";
+import { applyRuntimeConfig, availableAt } from "./runtime-config.ts";
 import { resolveEffectiveVersion, type EffectiveVersion } from "./effective-version.ts";
 import type { LifecycleMetricsOptions } from "./version-options.ts";
 import { versionRoute } from "../endpoints/version-route.ts";
@@ -47,7 +46,6 @@ import { serveUpgrades } from "../endpoints/upgrade.ts";
 import { componentStatusProvider } from "./component-status.ts";
 import { SERVER_TIMEOUT_OPTIONS } from "./server-timeouts.ts";
 import { GracefulShutdown } from "./shutdown.ts";
-import { withDirectBodies } from "./direct-bodies.ts";
 import { tlsServerOptions, type TlsFlags } from "./tls-options.ts";
 import { FeatureGates } from "./feature-gates.ts";
 import { declareApiserverMetrics, MetricsRegistry } from "../../../shared/observability/metrics.ts";
@@ -59,6 +57,7 @@ import type { AdmissionFlags, PluginRegistry } from "../admission/plugins.ts";
 import { connectionCertificateUser, NO_RENEGOTIATION_SECURE_OPTIONS } from "./peer-identity.ts";
 import { CrdController } from "../apiextensions/controller.ts";
 import { crdStrategy } from "../apiextensions/crd-strategy.ts";
+import { mutatingAdmissionPolicyKinds } from "../../../shared/api/groups/admissionregistration-v1beta1.ts";
 import { Aggregator, type AggregatorOptions } from "../aggregator/aggregator.ts";
 import { declareAggregatorMetrics } from "../aggregator/metrics.ts";
 import { declareConversionMetrics } from "../apiextensions/conversion-metrics.ts";
@@ -171,15 +170,16 @@ async function ensureDefaultNamespaces(catalog: Catalog, profile: PlatformProfil
 }
 
 /**
- * The kinds this replica serves: the built-in ones and the pre-release versions of
- * release 1.35 under `--runtime-config`, less those the emulated release lacks.
+ * The kinds this replica serves: the built-in ones under `--runtime-config`.
  * MutatingAdmissionPolicy needs both its feature gate and the flag to enable its group
  * version (a beta introduced after 1.22, off by default), as on the platform.
  */
 function servedKinds(opts: ReplicaOptions): KindDefinition[] {
+  const known = [...opts.kinds, ...mutatingAdmissionPolicyKinds];
+  const gated = opts.gates?.enabled("MutatingAdmissionPolicy") ?? false;
   const emulation = (opts.effectiveVersion ?? resolveEffectiveVersion([])).emulation;
-  const candidates = candidateKinds(opts.kinds, (gate) => opts.gates?.enabled(gate) ?? false, emulation);
-  return applyRuntimeConfig(candidates, opts.runtimeConfig ?? [], opts.profile, knownKinds(opts.kinds));
+  const candidates = availableAt(gated ? known : opts.kinds, emulation);
+  return applyRuntimeConfig(candidates, opts.runtimeConfig ?? [], opts.profile, known);
 }
 
 /**
@@ -359,7 +359,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     log: (msg, fields) => opts.log?.("info", msg, fields),
   });
   const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: withDirectBodies(shutdown.wrap(app.fetch)), createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
+    const s = serve({ fetch: shutdown.wrap(app.fetch), createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
   });
   serveUpgrades(server, (request, env) => app.fetch(request, env), (msg, fields) => opts.log?.("error", msg, fields));
   const address = server.address() as AddressInfo;

@@ -3,8 +3,12 @@
  * the store; "most recent" reads ask the store for its current revision (quorum),
  * wait until the cache has it and answer from the cache; "any" reads answer from the
  * cache at once; "not older than" reads wait for the cache to reach the revision.
+ * An exact-revision list or a continue token whose revision the cache keeps a snapshot of
+ * (ListFromCacheSnapshot: the cache keeps none while its gate is off) is answered from
+ * that snapshot; any other (older, newer, malformed or expired) still goes to the store,
+ * which answers as before.
  */
-import { encodeContinue } from "./continue-token.ts";
+import { decodeContinue, encodeContinue, isExpired } from "./continue-token.ts";
 import { storageStep, type StorageOperation } from "./errors.ts";
 import {
   KeyNotFoundError,
@@ -32,6 +36,8 @@ export interface CachedStorageOptions {
   initialEventsAnnotation?: string;
   /** With AllowUnsafeMalformedObjectDeletion: the store, for `deleteUnreadable` (absent: the method is absent). */
   unsafeDeletionKv?: KvStore;
+  /** Continue token validity (as the store's; default 5 minutes): older ones go to the store for its 410. */
+  continueTtlMs?: number;
 }
 
 export class CachedStorage implements ObjectStorage {
@@ -112,8 +118,8 @@ export class CachedStorage implements ObjectStorage {
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
-    if (this.readsStore(options)) return this.store.list(prefix, options);
-    const res = await this.listShared(prefix, options);
+    const res = this.fromSnapshot(prefix, options) ?? (this.readsStore(options) ? undefined : await this.fromCurrent(prefix, options));
+    if (!res) return this.store.list(prefix, options);
     return { ...res, items: res.items.map((o) => structuredClone(o)) };
   }
 
@@ -129,12 +135,44 @@ export class CachedStorage implements ObjectStorage {
    * `getShared`); callers must not mutate them. Lists of any size cost references only.
    */
   async listShared(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    const fromSnapshot = this.fromSnapshot(prefix, options);
+    if (fromSnapshot) return fromSnapshot;
     if (this.readsStore(options)) return this.store.list(prefix, options);
+    return this.fromCurrent(prefix, options);
+  }
+
+  /** A list the store would answer from its history, answered from a kept snapshot (undefined: none kept). */
+  private fromSnapshot(prefix: string, options: ListOptions): ListResult | undefined {
+    let revision: number;
+    let startKey: string | undefined;
+    if (options.continueToken) {
+      let token;
+      try {
+        token = decodeContinue(options.continueToken);
+      } catch {
+        return undefined; // the store names what is wrong with it
+      }
+      if (isExpired(token, this.now(), this.options.continueTtlMs) || !token.startKey.startsWith(prefix)) return undefined;
+      revision = token.revision;
+      startKey = token.startKey;
+    } else {
+      const rv = parseResourceVersion(options.resourceVersion);
+      if (!this.readsStore(options) || rv === undefined || rv <= 0) return undefined;
+      revision = rv;
+    }
+    const entries = this.cache.listPrefixAt(prefix, revision, startKey);
+    return entries && this.page(entries, revision, options);
+  }
+
+  private async fromCurrent(prefix: string, options: ListOptions): Promise<ListResult> {
     await this.freshEnough(options.resourceVersion, "list", prefix);
-    const revision = this.cache.revision;
+    return this.page(this.cache.listPrefix(prefix), this.cache.revision, options);
+  }
+
+  /** One page of `entries` (the list's objects at `revision`, in key order, from its start key). */
+  private page(entries: ReadonlyArray<readonly [string, JsonObject]>, revision: number, options: ListOptions): ListResult {
     const predicate = options.predicate ?? (() => true);
     const limit = options.limit && options.limit > 0 ? options.limit : 0;
-    const entries = this.cache.listPrefix(prefix);
     const items: JsonObject[] = [];
     const corrupt: CorruptObjectError[] = [];
     let i = 0;

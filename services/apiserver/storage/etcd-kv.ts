@@ -115,6 +115,7 @@ function compareOf(c: Compare): PbCompare {
 export class EtcdKv implements KvStore {
   private readonly pool: EndpointPool;
   private readonly revisionReads = new RevisionReadBatcher(() => this.readRevision());
+  private readonly compactionListeners = new Set<(revision: number) => void>();
 
   /** Store members: endpoints (host:port or URLs) reached over gRPC, or members with their API. */
   constructor(
@@ -158,6 +159,12 @@ export class EtcdKv implements KvStore {
     } catch (err) {
       throw await this.mapError(err, revision);
     }
+    for (const listener of this.compactionListeners) listener(revision);
+  }
+
+  onCompacted(listener: (revision: number) => void): () => void {
+    this.compactionListeners.add(listener);
+    return () => this.compactionListeners.delete(listener);
   }
 
   /** Batched: one read serves every caller that asked while the previous one was in flight (revision-batcher.ts). */

@@ -75,6 +75,8 @@ export interface KvStore {
    */
   history(after: number, upTo: number): Promise<RevisionChange[]>;
   close(): Promise<void>;
+  /** Hears every compaction made through this client (the watch cache then drops older snapshots); returns the unsubscribe. */
+  onCompacted?(listener: (revision: number) => void): () => void;
 }
 
 /**

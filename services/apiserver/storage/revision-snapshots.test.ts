@@ -71,6 +71,19 @@ describe("RevisionSnapshots", () => {
     });
   }
 
+  it("compaction: revisions below the compacted one are no longer served, later ones still are", () => {
+    const d = drive({ "/a/1": "x" }, [[11, "/a/1", "y", 0], [12, "/a/2", "z", 0], [13, "/a/1", undefined, 0]]);
+    d.snaps.compact(12);
+    expect([10, 11, 12, 13].map((r) => d.snaps.covers(r))).toEqual([false, false, true, true]);
+    expect(d.listAt(12, "/a/")).toEqual([["/a/1", "y"], ["/a/2", "z"]]);
+    expect(d.snaps.size).toBe(1);
+    d.snaps.compact(20); // beyond the latest revision: nothing is served until the cache gets there
+    expect(d.snaps.covers(13)).toBe(false);
+    d.snaps.record("/a/3", 20, undefined, true, 0);
+    d.snaps.advance(20, 0);
+    expect(d.snaps.covers(20)).toBe(true);
+  });
+
   it("a deleted key leaves the index with its last record", () => {
     const d = drive({ "/a/1": "x" }, [[11, "/a/1", undefined, 0], [12, "/a/2", "y", 10_000]], { retainMs: 5000, maxChanges: 100 });
     d.snaps.trim(10_000);

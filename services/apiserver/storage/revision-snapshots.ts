@@ -48,8 +48,10 @@ export class RevisionSnapshots<T> {
   private readonly chains = new Map<string, KeyChain<T>>();
   /** Keys absent now that exist in some retained snapshot, sorted. */
   private readonly deleted: string[] = [];
-  /** Snapshots exist for revisions in [oldest, latest]; none while oldest > latest. */
-  private oldest = Number.POSITIVE_INFINITY;
+  /** Between `reset` and `clear`: the live state is known. */
+  private started = false;
+  /** Snapshots exist for revisions in [oldest, latest] (none before `reset`). */
+  private oldest = 0;
   private latest = 0;
   /** Revision of the newest record (0: none). */
   private lastChange = 0;
@@ -62,7 +64,8 @@ export class RevisionSnapshots<T> {
     this.head = 0;
     this.chains.clear();
     this.deleted.length = 0;
-    this.oldest = Number.POSITIVE_INFINITY;
+    this.started = false;
+    this.oldest = 0;
     this.latest = 0;
     this.lastChange = 0;
   }
@@ -70,13 +73,14 @@ export class RevisionSnapshots<T> {
   /** The current state is the state at `revision`; nothing older is known. */
   reset(revision: number): void {
     this.clear();
+    this.started = true;
     this.oldest = revision;
     this.latest = revision;
   }
 
   /** `key` changed at `revision` (not below the latest one) from `before`. */
   record(key: string, revision: number, before: T | undefined, existsAfter: boolean, nowMs: number): void {
-    if (this.oldest > this.latest) return; // not started
+    if (!this.started) return;
     const rec: ChangeRecord<T> = { key, revision, before, existsAfter, timeMs: nowMs };
     this.log.push(rec);
     let chain = this.chains.get(key);
@@ -90,7 +94,7 @@ export class RevisionSnapshots<T> {
 
   /** The cache reached `revision` (with or without changes of ours); old records leave. */
   advance(revision: number, nowMs: number): void {
-    if (this.oldest > this.latest) return;
+    if (!this.started) return;
     this.latest = Math.max(this.latest, revision);
     this.trim(nowMs);
   }
@@ -111,6 +115,13 @@ export class RevisionSnapshots<T> {
     }
   }
 
+  /** Revisions below `revision` are gone from the store: their states are no longer served. */
+  compact(revision: number): void {
+    if (!this.started || revision <= this.oldest) return;
+    while (this.head < this.log.length && this.log[this.head].revision <= revision) this.forgetOldest(this.log[this.head++]);
+    this.oldest = revision;
+  }
+
   private forgetOldest(rec: ChangeRecord<T>): void {
     const chain = this.chains.get(rec.key);
     if (!chain) return;
@@ -126,7 +137,7 @@ export class RevisionSnapshots<T> {
 
   /** Whether the state at `revision` can be rebuilt. */
   covers(revision: number): boolean {
-    return revision >= this.oldest && revision <= this.latest;
+    return this.started && revision >= this.oldest && revision <= this.latest;
   }
 
   get oldestRevision(): number {

@@ -14,6 +14,10 @@ import { prefixEnd, type KvStore, type RevisionChange, type RevisionFeed } from 
 import { meta, type JsonObject } from "./object.ts";
 import { corruptionOf, decodeStored } from "./corrupt-object.ts";
 import { decodeChange, eventFor, type ChangeEvents, type DecodedChange } from "./watch-filter.ts";
+import { RevisionSnapshots } from "./revision-snapshots.ts";
+
+/** How long the platform keeps watch cache snapshots (ListFromCacheSnapshot). */
+export const DEFAULT_SNAPSHOT_RETENTION_MS = 75_000;
 
 export interface WatchCacheOptions {
   /** Registry root, e.g. "/registry/". */
@@ -22,6 +26,8 @@ export interface WatchCacheOptions {
   maxHistory?: number;
   /** Events a watcher may lag behind before it is closed. */
   watcherCapacity?: number;
+  /** How long past states stay listable (revision-snapshots.ts; the platform's is 75 s); 0 (default) keeps none. */
+  snapshotRetentionMs?: number;
   now?: () => number;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
@@ -81,6 +87,8 @@ export class WatchCache {
   private readonly opts: Required<Omit<WatchCacheOptions, "log">> & Pick<WatchCacheOptions, "log">;
   private readyPromise: Promise<void> | undefined;
   private stopped = false;
+  /** Past states for exact-revision lists and continue tokens (ListFromCacheSnapshot); absent when off. */
+  private readonly snapshots: RevisionSnapshots<JsonObject> | undefined;
 
   constructor(
     private readonly kv: KvStore,
@@ -92,8 +100,11 @@ export class WatchCache {
       historyWindowMs: options.historyWindowMs ?? 5 * 60 * 1000,
       maxHistory: options.maxHistory ?? 500_000,
       watcherCapacity: options.watcherCapacity ?? 10_000,
+      snapshotRetentionMs: options.snapshotRetentionMs ?? 0,
       now: options.now ?? Date.now,
     };
+    const retainMs = this.opts.snapshotRetentionMs;
+    if (retainMs > 0) this.snapshots = new RevisionSnapshots({ retainMs, maxChanges: this.opts.maxHistory });
   }
 
   get revision(): number {
@@ -125,6 +136,7 @@ export class WatchCache {
     this.objects.clear();
     this.counts.clear();
     this.sortedKeys = undefined;
+    this.snapshots?.clear();
     for (;;) {
       const res = await this.kv.range(cursor, { end, limit: 5000, revision });
       revision ??= res.revision;
@@ -137,6 +149,7 @@ export class WatchCache {
     }
     this.current = revision ?? 0;
     this.historyStart = this.current;
+    this.snapshots?.reset(this.current);
     this.history.length = 0;
     this.historyHead = 0;
     this.unsubscribe = this.feed.subscribe(
@@ -166,6 +179,7 @@ export class WatchCache {
     for (const kc of change.changes) {
       if (!kc.key.startsWith(this.opts.root)) continue;
       const decoded = decodeChange(kc, change.revision);
+      this.snapshots?.record(kc.key, change.revision, this.objects.get(kc.key), !!decoded.current, now);
       if (decoded.current) {
         if (!this.objects.has(kc.key)) {
           this.insertSortedKey(kc.key);
@@ -180,6 +194,7 @@ export class WatchCache {
       this.dispatch(decoded);
     }
     this.current = change.revision;
+    this.snapshots?.advance(change.revision, now);
     this.trimHistory(now);
     this.wakeWaiters();
   }
@@ -267,6 +282,24 @@ export class WatchCache {
     const out: Array<[string, JsonObject]> = [];
     for (; i < keys.length && keys[i].startsWith(prefix); i++) out.push([keys[i], this.objects.get(keys[i]) as JsonObject]);
     return out;
+  }
+
+  /**
+   * Keys (sorted) and objects under a prefix at a past `revision`, from `startKey` on;
+   * undefined when no snapshot of that revision is kept (the store must answer).
+   */
+  listPrefixAt(prefix: string, revision: number, startKey?: string): Array<[string, JsonObject]> | undefined {
+    const snapshots = this.snapshots;
+    if (!snapshots) return undefined;
+    snapshots.trim(this.opts.now());
+    if (!snapshots.covers(revision)) return undefined;
+    const from = startKey && startKey > prefix ? startKey : prefix;
+    return snapshots.listAt(revision, prefix, from, this.listPrefix(prefix, from));
+  }
+
+  /** The store compacted its history below `revision`: no snapshot older than it is served any more. */
+  compacted(revision: number): void {
+    this.snapshots?.compact(revision);
   }
 
   private countKey(key: string, delta: number): void {
