@@ -3,7 +3,8 @@
  * store, one at the binary's release (1.35) and one emulating 1.32. core/v1 Endpoints,
  * deprecated in 1.33, warns, counts in `apiserver_requested_deprecated_apis` and
  * annotates the audit event on the first only; ComponentStatus, deprecated in 1.19,
- * warns on both.
+ * warns on both. IPAddress and ServiceCIDR, GA in networking/v1 in 1.33, are served by
+ * the first only.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getProfile } from "../../shared/platform/index.ts";
@@ -68,5 +69,20 @@ describe("deprecation warnings at an emulated release", () => {
       expect(res.status, res.text).toBe(200);
       expect(res.headers.warning).toBe(COMPONENT_STATUS_WARNING);
     }
+  });
+});
+
+describe("group versions at an emulated release", () => {
+  it("serves IPAddress and ServiceCIDR v1 (GA in 1.33) at 1.35, not when emulating 1.32", async () => {
+    const networking = K8S.group("networking");
+    for (const resource of ["ipaddresses", "servicecidrs"]) {
+      expect((await current.admin.get(`/apis/${networking}/v1/${resource}`)).status, resource).toBe(200);
+      expect((await emulating.admin.get(`/apis/${networking}/v1/${resource}`)).status, resource).toBe(404);
+    }
+    const names = async (admin: HttpsClient) => (await admin.get(`/apis/${networking}/v1`)).json<{ resources: Array<{ name: string }> }>().resources.map((r) => r.name);
+    expect(await names(current.admin)).toEqual(expect.arrayContaining(["ipaddresses", "servicecidrs", "ingresses"]));
+    const old = await names(emulating.admin);
+    expect(old).toContain("ingresses");
+    expect(old.filter((n) => n.startsWith("ipaddresses") || n.startsWith("servicecidrs"))).toEqual([]);
   });
 });

@@ -19,6 +19,8 @@ const existsAt = (minor: number) => new Set(availableAt(known, at(minor)).map(id
 
 // [resource, first emulated release serving it, first release no longer serving it]
 const LIFECYCLE: Array<[string, number, number?]> = [
+  [res("networking", "v1", "ipaddresses"), 33],
+  [res("networking", "v1", "servicecidrs"), 33],
   [res("networking", "v1beta1", "ipaddresses"), 31],
   [res("networking", "v1beta1", "servicecidrs"), 31],
   [res("storage", "v1", "volumeattributesclasses"), 34],

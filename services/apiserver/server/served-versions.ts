@@ -25,6 +25,8 @@ export const INTRODUCED_IN: Readonly<Record<string, Release>> = {
   "admissionregistration/v1alpha1": r(32),
   "admissionregistration/v1beta1": r(34),
   "networking/v1beta1": r(31),
+  "networking/v1/ipaddresses": r(33),
+  "networking/v1/servicecidrs": r(33),
   "storage/v1alpha1": r(29),
   "storage/v1beta1": r(31),
   "storage/v1/volumeattributesclasses": r(34),
