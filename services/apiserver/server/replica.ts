@@ -38,7 +38,8 @@ import { serverConcurrencyLimit } from "../flowcontrol/dispatch/concurrency-limi
 import type { AuditSink } from "./filters/with-audit.ts";
 import { createAuditor, type AuditOptions } from "../audit/options.ts";
 import { debugRoutes, type DebugOptions } from "./debug-routes.ts";
-import { applyRuntimeConfig, availableAt } from "./runtime-config.ts";
+import { applyRuntimeConfig } from "./runtime-config.ts";
+import { candidateKinds, knownKinds } from "./served-versions.ts";
 import { resolveEffectiveVersion, type EffectiveVersion } from "./effective-version.ts";
 import type { LifecycleMetricsOptions } from "./version-options.ts";
 import { versionRoute } from "../endpoints/version-route.ts";
@@ -57,7 +58,6 @@ import type { AdmissionFlags, PluginRegistry } from "../admission/plugins.ts";
 import { connectionCertificateUser, NO_RENEGOTIATION_SECURE_OPTIONS } from "./peer-identity.ts";
 import { CrdController } from "../apiextensions/controller.ts";
 import { crdStrategy } from "../apiextensions/crd-strategy.ts";
-import { mutatingAdmissionPolicyKinds } from "../../../shared/api/groups/admissionregistration-v1beta1.ts";
 import { Aggregator, type AggregatorOptions } from "../aggregator/aggregator.ts";
 import { declareAggregatorMetrics } from "../aggregator/metrics.ts";
 import { declareConversionMetrics } from "../apiextensions/conversion-metrics.ts";
@@ -170,16 +170,15 @@ async function ensureDefaultNamespaces(catalog: Catalog, profile: PlatformProfil
 }
 
 /**
- * The kinds this replica serves: the built-in ones under `--runtime-config`.
+ * The kinds this replica serves: the built-in ones and the pre-release versions of
+ * release 1.35 under `--runtime-config`, less those the emulated release lacks.
  * MutatingAdmissionPolicy needs both its feature gate and the flag to enable its group
  * version (a beta introduced after 1.22, off by default), as on the platform.
  */
 function servedKinds(opts: ReplicaOptions): KindDefinition[] {
-  const known = [...opts.kinds, ...mutatingAdmissionPolicyKinds];
-  const gated = opts.gates?.enabled("MutatingAdmissionPolicy") ?? false;
   const emulation = (opts.effectiveVersion ?? resolveEffectiveVersion([])).emulation;
-  const candidates = availableAt(gated ? known : opts.kinds, emulation);
-  return applyRuntimeConfig(candidates, opts.runtimeConfig ?? [], opts.profile, known);
+  const candidates = candidateKinds(opts.kinds, (gate) => opts.gates?.enabled(gate) ?? false, emulation);
+  return applyRuntimeConfig(candidates, opts.runtimeConfig ?? [], opts.profile, knownKinds(opts.kinds));
 }
 
 /**
