@@ -63,6 +63,8 @@ export interface ProfileNames {
   readonly namespaceFinalizer: string;
   /** Name of the API service in the default namespace. */
   readonly apiServiceName: string;
+  /** Value of the IPAddress managed-by label for the Service ClusterIP allocator. */
+  readonly ipAllocatorName: string;
   /** Environment variable carrying ExecCredential to client plugins. */
   readonly execInfoEnv: string;
   /** Environment variable listing client configuration files (path-list separated). */
@@ -87,6 +89,9 @@ export interface ProfileNames {
     readonly aggregateToView: string;
     readonly serviceName: string;
     readonly endpointSliceManagedBy: string;
+    /** IPAddress objects: the address family and the allocator that manages them. */
+    readonly ipAddressFamily: string;
+    readonly ipAddressManagedBy: string;
   };
   /** Well-known annotations. */
   readonly annotations: {
@@ -214,6 +219,7 @@ export const PLAT_NAMES: ProfileNames = {
   nodeLeaseNamespace: "plat-node-lease",
   namespaceFinalizer: "plat",
   apiServiceName: "plat",
+  ipAllocatorName: "ipallocator.plat.io",
   execInfoEnv: "PLAT_EXEC_INFO",
   clientConfigEnv: "PLATCONFIG",
   clientConfigHomePath: ".plat/config",
@@ -233,6 +239,8 @@ export const PLAT_NAMES: ProfileNames = {
     aggregateToView: "rbac.authorization.plat.io/aggregate-to-view",
     serviceName: "plat.io/service-name",
     endpointSliceManagedBy: "endpointslice.plat.io/managed-by",
+    ipAddressFamily: "ipaddress.plat.io/ip-family",
+    ipAddressManagedBy: "ipaddress.plat.io/managed-by",
   },
   annotations: {
     rbacAutoupdate: "rbac.authorization.plat.io/autoupdate",
@@ -340,6 +348,7 @@ export const KUBERNETES_NAMES: ProfileNames = {
   nodeLeaseNamespace: "kube-node-lease",
   namespaceFinalizer: "kubernetes",
   apiServiceName: "kubernetes",
+  ipAllocatorName: "ipallocator.k8s.io",
   execInfoEnv: "KUBERNETES_EXEC_INFO",
   clientConfigEnv: "KUBECONFIG",
   clientConfigHomePath: ".kube/config",
@@ -359,6 +368,8 @@ export const KUBERNETES_NAMES: ProfileNames = {
     aggregateToView: "rbac.authorization.k8s.io/aggregate-to-view",
     serviceName: "kubernetes.io/service-name",
     endpointSliceManagedBy: "endpointslice.kubernetes.io/managed-by",
+    ipAddressFamily: "ipaddress.kubernetes.io/ip-family",
+    ipAddressManagedBy: "ipaddress.kubernetes.io/managed-by",
   },
   annotations: {
     rbacAutoupdate: "rbac.authorization.kubernetes.io/autoupdate",
