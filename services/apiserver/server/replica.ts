@@ -47,6 +47,7 @@ import { serveUpgrades } from "../endpoints/upgrade.ts";
 import { componentStatusProvider } from "./component-status.ts";
 import { SERVER_TIMEOUT_OPTIONS } from "./server-timeouts.ts";
 import { GracefulShutdown } from "./shutdown.ts";
+import { withDirectBodies } from "./direct-bodies.ts";
 import { tlsServerOptions, type TlsFlags } from "./tls-options.ts";
 import { FeatureGates } from "./feature-gates.ts";
 import { declareApiserverMetrics, MetricsRegistry } from "../../../shared/observability/metrics.ts";
@@ -358,7 +359,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     log: (msg, fields) => opts.log?.("info", msg, fields),
   });
   const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: shutdown.wrap(app.fetch), createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
+    const s = serve({ fetch: withDirectBodies(shutdown.wrap(app.fetch)), createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
   });
   serveUpgrades(server, (request, env) => app.fetch(request, env), (msg, fields) => opts.log?.("error", msg, fields));
   const address = server.address() as AddressInfo;

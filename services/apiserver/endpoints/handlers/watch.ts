@@ -4,8 +4,10 @@
  * client goes away, or when the server closes the watcher (slow consumer, cache
  * reset — the latter with an ERROR event carrying a 410 Status). A watch from a
  * compacted version is answered the same way: 200 and one ERROR event. An idle watch keeps
- * little: its source object, framing inputs, the cache's watcher and one pending read.
+ * little: its source object, framing inputs and the cache's watcher, writing to the node
+ * response directly (direct-body.ts).
  */
+import type { ServerResponse } from "node:http";
 import { StatusError } from "../../../../shared/api/status.ts";
 import type { JsonObject } from "../../storage/object.ts";
 import type { WatchEvent, Watcher } from "../../storage/interface.ts";
@@ -17,6 +19,7 @@ import { includeObject, renderEvent, type EventRendering } from "../render.ts";
 import { encodeWatchFrame, watchContentType, type WatchFraming } from "../encode.ts";
 import { cancelExpiry, scheduleExpiry, type Expiring } from "../watch-deadlines.ts";
 import { encodedOnce } from "../encoded-cache.ts";
+import { offerDirectBody, type DirectSource } from "../direct-body.ts";
 
 const DEFAULT_MIN_TIMEOUT_S = 1800;
 
@@ -36,7 +39,7 @@ export async function handleWatch(s: RequestScope): Promise<Response> {
     })
     .catch(expiredAsEvent);
   const timeoutMs = watchTimeoutMs(q.timeoutSeconds, DEFAULT_MIN_TIMEOUT_S);
-  const body = watchStream(watcher, framing, timeoutMs, q.allowWatchBookmarks);
+  const body = watchStream(s.request, watcher, framing, timeoutMs, q.allowWatchBookmarks);
   return new Response(body, {
     status: 200,
     headers: { "content-type": watchContentType(framing), "cache-control": "no-cache, private", "transfer-encoding": "chunked" },
@@ -100,16 +103,22 @@ function bookmarkOrStatus(ev: WatchEvent, f: Framing) {
 }
 
 /**
- * The body of one watch: a pull-based source that writes the next event when the
- * client is ready for it. One object per watch with its methods on the prototype (no
- * per-watch closures, no suspended async function): an idle watch is this object
- * registered as its queue's consumer (`takeOrWait`), the stream's pending read and
- * nothing else. The deadline is on the shared timer (watch-deadlines.ts); the client
- * going away cancels the stream, which stops the watcher.
+ * The body of one watch: a source that writes the next event when the client is ready
+ * for it, one object per watch with its methods on the prototype (no per-watch closures,
+ * no suspended async function). It writes either to the node response itself, once the
+ * server attached it (direct-body.ts: an idle watch is then this object registered as its
+ * queue's consumer, and the response's listeners), or, without one, to its stream when
+ * the stream is read (the pending read kept by the stream). It stops taking events while
+ * the response is backed up, so a client that stops reading fills its queue and is closed
+ * as a slow consumer. The deadline is on the shared timer (watch-deadlines.ts); the
+ * client going away (response closed or stream cancelled) stops the watcher.
  */
-class WatchSource implements Expiring, EventConsumer {
+class WatchSource implements Expiring, EventConsumer, DirectSource {
   private first = true;
   private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  private out: ServerResponse | undefined;
+  /** The node response refused more until its `drain`. */
+  private backedUp = false;
   private done = false;
 
   constructor(
@@ -118,12 +127,23 @@ class WatchSource implements Expiring, EventConsumer {
     private readonly bookmarks: boolean,
   ) {}
 
-  /** Called when the client wants more; an event is enqueued now or when it comes (the stream keeps the read pending meanwhile). */
+  /** Stream mode: called when the client wants more; an event is enqueued now or when it comes (the stream keeps the read pending meanwhile). */
   pull(controller: ReadableStreamDefaultController<Uint8Array>): void {
     this.controller = controller;
     this.request();
   }
 
+  /** Direct mode: the response's head is written; events go to it as they come. */
+  attach(out: ServerResponse): void {
+    this.out = out;
+    (out as AttachedResponse)[SOURCE] = this;
+    out.on("drain", onResponseDrain);
+    out.once("close", onResponseClose);
+    if (out.destroyed) this.cancel();
+    else this.request();
+  }
+
+  /** Takes events while the client can take them; one waits as the queue's consumer when none is queued. */
   private request(): void {
     const w = this.watcher;
     if (!(w instanceof EventQueue)) {
@@ -137,8 +157,7 @@ class WatchSource implements Expiring, EventConsumer {
       const ev = w.takeOrWait(this);
       if (ev === WAITING) return;
       if (!this.accepts(ev)) continue;
-      this.deliver(ev);
-      return;
+      if (!this.write(ev)) return;
     }
   }
 
@@ -148,24 +167,39 @@ class WatchSource implements Expiring, EventConsumer {
 
   /** The queue's next event (undefined: the watch ended). Runs inside the cache's dispatch: never throws. */
   deliver(ev: WatchEvent | undefined): void {
-    const controller = this.controller;
-    if (this.done || !controller) return;
-    if (!this.accepts(ev)) {
-      this.request();
-      return;
-    }
+    if (!this.accepts(ev) || this.write(ev)) this.request();
+  }
+
+  /** Writes one event (undefined: ends the body); true when the next one may be written at once. */
+  private write(ev: WatchEvent | undefined): boolean {
+    const { controller, out } = this;
+    if (this.done || (!controller && !out)) return false;
     try {
       if (!ev) {
         this.done = true;
         cancelExpiry(this);
-        controller.close();
-        return;
+        if (out) out.end();
+        else controller?.close();
+        return false;
       }
-      controller.enqueue(frame(ev, this.framing, this.first));
+      const chunk = frame(ev, this.framing, this.first);
       this.first = false;
+      if (!out) {
+        controller?.enqueue(chunk); // one event per pull
+        return false;
+      }
+      this.backedUp = !out.write(chunk);
+      return !this.backedUp;
     } catch (err) {
       this.fail(err);
+      return false;
     }
+  }
+
+  drained(): void {
+    if (!this.backedUp || this.done) return;
+    this.backedUp = false;
+    this.request();
   }
 
   private fail(err: unknown): void {
@@ -173,7 +207,8 @@ class WatchSource implements Expiring, EventConsumer {
     this.done = true;
     cancelExpiry(this);
     this.watcher.stop();
-    this.controller?.error(err);
+    if (this.out) this.out.destroy(err instanceof Error ? err : undefined);
+    else this.controller?.error(err);
   }
 
   cancel(): void {
@@ -187,8 +222,25 @@ class WatchSource implements Expiring, EventConsumer {
   }
 }
 
-function watchStream(watcher: Watcher, framing: Framing, timeoutMs: number, bookmarks: boolean): ReadableStream<Uint8Array> {
+const SOURCE = Symbol("watchSource");
+type AttachedResponse = ServerResponse & { [SOURCE]?: WatchSource };
+
+/** Shared listeners of every attached response (`this` is the response): no closure per watch. */
+function onResponseDrain(this: AttachedResponse): void {
+  this[SOURCE]?.drained();
+}
+
+function onResponseClose(this: AttachedResponse): void {
+  const source = this[SOURCE];
+  this[SOURCE] = undefined;
+  this.off("drain", onResponseDrain);
+  source?.cancel();
+}
+
+function watchStream(request: Request, watcher: Watcher, framing: Framing, timeoutMs: number, bookmarks: boolean): ReadableStream<Uint8Array> {
   const source = new WatchSource(watcher, framing, bookmarks);
   scheduleExpiry(source, timeoutMs);
-  return new ReadableStream<Uint8Array>(source, { highWaterMark: 0 });
+  const stream = new ReadableStream<Uint8Array>(source, { highWaterMark: 0 });
+  offerDirectBody(request, stream, source);
+  return stream;
 }
