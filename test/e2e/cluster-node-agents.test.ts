@@ -57,13 +57,15 @@ afterAll(async () => {
 
 describe("two node agents in npm run cluster", () => {
   it("registers both Nodes Ready with their Leases renewed", async () => {
-    for (const node of NODES) {
-      const conditions = await waitFor(async () => {
+    const ready = (node: string) =>
+      waitFor(async () => {
         const res = await admin.get(`/api/v1/nodes/${node}`);
         const found = res.status === 200 ? res.json<{ status?: { conditions?: NodeCondition[] } }>().status?.conditions : undefined;
         return found?.some((c) => c.type === "Ready" && c.status === "True") ? found : undefined;
       }, 30_000, `${node} Ready`);
-      expect(conditions.map((c) => c.type)).toEqual(expect.arrayContaining(["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"]));
+    const conditions = await Promise.all(NODES.map(ready));
+    for (const [i, node] of NODES.entries()) {
+      expect(conditions[i].map((c) => c.type)).toEqual(expect.arrayContaining(["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"]));
       const lease = await admin.get(`/apis/${profile.group("coordination")}/v1/namespaces/${profile.nodeLeaseNamespace}/leases/${node}`);
       expect(lease.status, lease.text).toBe(200);
       expect(lease.json<{ spec: { holderIdentity: string } }>().spec.holderIdentity).toBe(node);
