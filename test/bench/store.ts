@@ -23,6 +23,9 @@
  * round of each load part, the leader and one follower are profiled (written as
  * <dir>/<part>-leader.cpuprofile and -follower.cpuprofile, summarized on stdout). The
  * profiler's own cost is then in our figures.
+ * BENCH_STORE_BASE=<dir>: the B side is our store as built in that tree (e.g. an
+ * extracted `git archive` of an earlier commit with node_modules linked in) instead of
+ * etcd, so that two builds of the store are compared in interleaved rounds.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -33,7 +36,7 @@ import { performance } from "node:perf_hooks";
 import type { ChannelCredentials } from "@grpc/grpc-js";
 import { EtcdClient } from "../../shared/etcd/client.ts";
 import { grpcChannelCredentials } from "../../shared/tls/grpc-credentials.ts";
-import { spawnStoreNode, stopChild, storeStatus, storeTlsArgs, waitForMembers, waitForStore, type StoreNodeTls } from "../../services/store/server/node-process.ts";
+import { spawnStoreNode, storeNodeArgs, stopChild, storeStatus, storeTlsArgs, waitForMembers, waitForStore, type StoreNodeTls } from "../../services/store/server/node-process.ts";
 import { freePort } from "../support/ports.ts";
 import { writeTlsFiles } from "../support/tls-files.ts";
 import { renderSummary, summarizeProfile } from "./cpu-profile-summary.ts";
@@ -52,6 +55,9 @@ const VALUE = Buffer.alloc(1024, "v");
 const PROFILE_DIR = process.env.BENCH_CPU_PROF || undefined;
 const ONLY = new Set((process.env.BENCH_ONLY ?? "").split(",").filter((x) => x !== ""));
 const runs = (part: string): boolean => ONLY.size === 0 || ONLY.has(part);
+const BASE_TREE = process.env.BENCH_STORE_BASE || undefined;
+/** The B side's name in the table: etcd, or the base build of our store. */
+const B_NAME = BASE_TREE === undefined ? "etcd" : "base";
 
 type Kind = "ours" | "etcd";
 
@@ -136,8 +142,12 @@ function etcdArgs(m: Member, initialCluster: string): string[] {
 }
 
 function spawnMember(cluster: Cluster, m: Member): ChildProcess {
-  if (cluster.kind === "etcd") return spawn(ETCD_BIN, etcdArgs(m, cluster.initialCluster), { stdio: ["ignore", "pipe", "pipe"] });
   const spec = { name: m.name, clientPort: m.clientPort, peerPort: m.peerPort, dataDir: m.dataDir, initialCluster: cluster.initialCluster, electionTimeoutMs: 1000, heartbeatIntervalMs: 100, tls: security.node };
+  if (cluster.kind === "etcd" && BASE_TREE !== undefined) {
+    const main = join(BASE_TREE, "services", "store", "main.ts");
+    return spawn(process.execPath, ["--import", "tsx", main, ...storeNodeArgs(spec)], { cwd: BASE_TREE, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "info" } });
+  }
+  if (cluster.kind === "etcd") return spawn(ETCD_BIN, etcdArgs(m, cluster.initialCluster), { stdio: ["ignore", "pipe", "pipe"] });
   return spawnStoreNode(spec, { stdio: ["ignore", "pipe", "pipe"], nodeArgs: PROFILE_DIR === undefined ? [] : ["--inspect=127.0.0.1:0"] });
 }
 
@@ -394,7 +404,7 @@ async function measureLoad(sides: Record<Kind, Side>, rounds: number, roundMs: n
     const ours = (round: number): Promise<Measured> => (round === 0 ? profiled(sides.ours, phase.key, () => run(sides.ours)) : run(sides.ours));
     const res = await interleave<Measured>(rounds, ours, () => run(sides.etcd));
     const add = (figure: string, label: string, pick: (m: Measured) => number, unit: string, better: "higher" | "lower") => {
-      table.add({ key: `${phase.key}_${figure}`, label: `${label}, ${phase.concurrency} client${phase.concurrency > 1 ? "s" : ""}`, aName: "ours", bName: "etcd", a: res.a.map(pick), b: res.b.map(pick), unit, better });
+      table.add({ key: `${phase.key}_${figure}`, label: `${label}, ${phase.concurrency} client${phase.concurrency > 1 ? "s" : ""}`, aName: "ours", bName: B_NAME, a: res.a.map(pick), b: res.b.map(pick), unit, better });
     };
     const verb = phase.key.startsWith("put") ? "put" : "linearizable get";
     add("rps", `${verb}/s`, (m) => m.rps, "ops/s", "higher");
@@ -404,7 +414,7 @@ async function measureLoad(sides: Record<Kind, Side>, rounds: number, roundMs: n
       add("cpu_ms_leader", "CPU ms per put: leader", (m) => cpuMsPerOp(m.cpu.leader, m.rps), "ms", "lower");
       add("cpu_ms_followers", "CPU ms per put: both followers", (m) => cpuMsPerOp(m.cpu.followers, m.rps), "ms", "lower");
     }
-    for (const [kind, list] of [["ours", res.a], ["etcd", res.b]] as const) {
+    for (const [kind, list] of [["ours", res.a], [B_NAME, res.b]] as const) {
       out[`${kind}_${phase.key}_errors`] = list.reduce((n, m) => n + m.errors, 0);
       out[`${kind}_${phase.key}_cores_client`] = median(list.map((m) => m.cpu.client));
       out[`${kind}_${phase.key}_cores_leader`] = median(list.map((m) => m.cpu.leader));
@@ -419,7 +429,7 @@ async function measureFailover(clusters: Record<Kind, Cluster>, rounds: number, 
   for (const c of [clusters.ours, clusters.etcd]) for (const m of c.members) clients.set(m, kvClient(endpointOf(m)));
   try {
     const res = await interleave(rounds, () => failoverOnce(clusters.ours, clients), () => failoverOnce(clusters.etcd, clients));
-    table.add({ key: "failover_ms", label: "leader SIGKILL -> next write", aName: "ours", bName: "etcd", a: res.a, b: res.b, unit: "ms", better: "lower" });
+    table.add({ key: "failover_ms", label: "leader SIGKILL -> next write", aName: "ours", bName: B_NAME, a: res.a, b: res.b, unit: "ms", better: "lower" });
   } finally {
     for (const c of clients.values()) c.close();
   }
@@ -432,7 +442,7 @@ export async function benchStore(): Promise<Record<string, number>> {
   process.once("SIGTERM", onSignal);
   const rounds = Math.max(MIN_ROUNDS, Number(process.env.BENCH_ROUNDS ?? 3));
   const roundMs = Number(process.env.BENCH_ROUND_MS ?? ROUND_MS);
-  const table = new RatioTable("store (ours vs etcd)");
+  const table = new RatioTable(`store (ours vs ${B_NAME})`);
   const out: Record<string, number> = {};
   const sides: Partial<Record<Kind, Side>> = {};
   let closeTls = (): void => undefined;
@@ -446,7 +456,7 @@ export async function benchStore(): Promise<Record<string, number>> {
       security.credentials = client.credentials;
       closeTls = () => client.close();
     }
-    process.stdout.write(`machine before: ${machineLoad()}\nstarting a ${MEMBERS}-node cluster of ours and one of etcd (${security.node === undefined ? "plaintext" : "mTLS on client and peer ports"})\n`);
+    process.stdout.write(`machine before: ${machineLoad()}\nstarting a ${MEMBERS}-node cluster of ours and one of ${B_NAME} (${security.node === undefined ? "plaintext" : "mTLS on client and peer ports"})\n`);
     const clusters = { ours: await startCluster("ours"), etcd: await startCluster("etcd") };
     sides.ours = await prepareSide(clusters.ours);
     sides.etcd = await prepareSide(clusters.etcd);
