@@ -12,7 +12,7 @@ import {
 describe("help text and hiding", () => {
   it("prefixes the stability class and deprecation", () => {
     expect(annotatedHelp("Number of x.", "STABLE")).toBe("[STABLE] Number of x.");
-    expect(annotatedHelp("Number of x.", "ALPHA", "1.32")).toBe("[ALPHA] (Deprecated from 1.32) Number of x.");
+    expect(annotatedHelp("Number of x.", "ALPHA", "1.32")).toBe("[ALPHA] (Deprecated since 1.32) Number of x.");
   });
 
   const cases: Array<[StabilityLevel, string | undefined, string, boolean]> = [
@@ -71,7 +71,7 @@ describe("MetricsRegistry", () => {
     fresh.inc();
     const text = await m.text();
     expect(text).not.toContain("old_total");
-    expect(text).toContain("# HELP fresh_total [STABLE] (Deprecated from 1.34) Fresh.");
+    expect(text).toContain("# HELP fresh_total [STABLE] (Deprecated since 1.34) Fresh.");
     expect(m.hiddenMetrics()).toEqual(["old_total"]);
     expect(deprecated).toEqual(["old_total@1.32", "fresh_total@1.34"]);
   });
@@ -81,7 +81,7 @@ describe("MetricsRegistry", () => {
     m.counter({ name: "just_hidden_total", help: "H.", stabilityLevel: "STABLE", deprecatedVersion: "1.32" }).inc();
     m.counter({ name: "long_hidden_total", help: "L.", stabilityLevel: "STABLE", deprecatedVersion: "1.31" }).inc();
     const text = await m.text();
-    expect(text).toContain("# HELP just_hidden_total [STABLE] (Deprecated from 1.32) H.");
+    expect(text).toContain("# HELP just_hidden_total [STABLE] (Deprecated since 1.32) H.");
     expect(text).not.toContain("long_hidden_total");
   });
 

@@ -2,7 +2,8 @@
  * Metrics (prom-client) with the platform's stability classes. Every metric is
  * declared with a class (ALPHA, BETA, STABLE, or INTERNAL), which is printed at
  * the start of its help text (`[STABLE] ...`). A deprecated metric's help
- * reads `[STABLE] (Deprecated from 1.32) ...`; once its deprecation window
+ * reads `[STABLE] (Deprecated since 1.32.0) ...` (the version as declared, as the
+ * platform's metrics framework prints it); once its deprecation window
  * has passed (STABLE 3 releases, BETA 1, ALPHA and INTERNAL 0) it is hidden:
  * the caller still gets a working metric object, but it is not registered on
  * the metrics endpoint unless `--show-hidden-metrics-for-version` names the
@@ -28,7 +29,7 @@ export interface MetricDeclaration<L extends string> {
   labelNames?: readonly L[];
   /** Default ALPHA. */
   stabilityLevel?: StabilityLevel;
-  /** `major.minor` release in which the metric was deprecated. */
+  /** Release in which the metric was deprecated (`major.minor[.patch]`, printed as written). */
   deprecatedVersion?: string;
 }
 
@@ -59,9 +60,9 @@ export function isHidden(level: StabilityLevel, deprecatedVersion: string | unde
   return releasesBetween(parseMinorVersion(deprecatedVersion), parseMinorVersion(current)) >= DEPRECATION_WINDOW[level];
 }
 
-/** The help text as printed: `[STABLE] (Deprecated from 1.32) help`. */
+/** The help text as printed: `[STABLE] (Deprecated since 1.32.0) help`. */
 export function annotatedHelp(help: string, level: StabilityLevel, deprecatedVersion?: string): string {
-  return deprecatedVersion ? `[${level}] (Deprecated from ${deprecatedVersion}) ${help}` : `[${level}] ${help}`;
+  return deprecatedVersion ? `[${level}] (Deprecated since ${deprecatedVersion}) ${help}` : `[${level}] ${help}`;
 }
 
 export interface MetricsOptions {
@@ -210,6 +211,7 @@ export interface ApiserverMetrics {
   currentInflightRequests: Gauge<"request_kind">;
   requestedDeprecatedApis: Gauge<"group" | "version" | "resource" | "subresource" | "removed_release">;
   storageObjects: Gauge<"resource">;
+  resourceObjects: Gauge<"group" | "resource">;
   etcdRequestDuration: Histogram<"operation" | "type">;
   watchEventsTotal: Counter<"group" | "version" | "resource">;
   requestTerminations: Counter<RequestLabel>;
@@ -243,11 +245,19 @@ export function declareApiserverMetrics(m: MetricsRegistry): ApiserverMetrics {
       labelNames: ["group", "version", "resource", "subresource", "removed_release"],
       stabilityLevel: "STABLE",
     }),
+    // Deprecated in 1.34 for apiserver_resource_objects; STABLE, so still shown until 1.37.
     storageObjects: m.gauge({
       name: "apiserver_storage_objects",
-      help: "Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+      help: "[DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
       labelNames: ["resource"],
       stabilityLevel: "STABLE",
+      deprecatedVersion: "1.34.0",
+    }),
+    resourceObjects: m.gauge({
+      name: "apiserver_resource_objects",
+      help: "Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+      labelNames: ["group", "resource"],
+      stabilityLevel: "ALPHA",
     }),
     etcdRequestDuration: m.histogram({
       name: "etcd_request_duration_seconds",

@@ -7,7 +7,10 @@
  * - admissionregistration/v1beta1 (introduced in 1.34) is not served;
  * - /metrics, parsed as Prometheus text, has the gate metric with 1.33's stages, every
  *   family carries a stability class in its help and follows the naming rules, the
- *   disabled metric is absent and counted, other verbs are recorded as "unexpected".
+ *   disabled metric is absent and counted, other verbs are recorded as "unexpected";
+ * - apiserver_storage_objects, STABLE and deprecated in 1.34 (within its window, so not
+ *   hidden), prints the platform's deprecation help and counts what its replacement
+ *   apiserver_resource_objects counts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllowMetricLabels } from "../../shared/observability/metric-label-allowlist.ts";
@@ -77,13 +80,13 @@ describe("metric stability and lifecycle flags", () => {
     const families = await scrape();
     expect(families.size).toBeGreaterThan(5);
     for (const f of families.values()) {
-      expect(f.help, f.name).toMatch(/^\[(ALPHA|BETA|STABLE|INTERNAL)\] (\(Deprecated from \d+\.\d+\) )?\S/);
+      expect(f.help, f.name).toMatch(/^\[(ALPHA|BETA|STABLE|INTERNAL)\] (\(Deprecated since \d+\.\d+(\.\d+)?\) )?\S/);
       expect(f.name).toMatch(/^[a-z][a-z0-9_]*$/);
       // The platform's own names end in _total, except a few it keeps for compatibility (…_rejection_count).
       if (f.type === "counter") expect(f.name, f.name).toMatch(/_(total|count)$/);
       for (const s of f.samples) for (const label of Object.keys(s.labels)) expect(label, f.name).toMatch(/^[a-z][a-z0-9_]*$/);
     }
-    const stable = ["apiserver_request_duration_seconds", "apiserver_current_inflight_requests", "apiserver_storage_objects", "apiserver_requested_deprecated_apis"];
+    const stable = ["apiserver_request_duration_seconds", "apiserver_current_inflight_requests", "apiserver_requested_deprecated_apis"];
     for (const name of stable) expect(families.get(name)?.help, name).toMatch(/^\[STABLE\] /);
   });
 
@@ -104,5 +107,42 @@ describe("metric stability and lifecycle flags", () => {
     expect(verbs.has("GET")).toBe(true);
     expect(verbs.has("unexpected")).toBe(true);
     expect([...verbs].every((v) => v === "GET" || v === "unexpected")).toBe(true);
+  });
+});
+
+describe("a deprecated STABLE metric: apiserver_storage_objects (deprecated in 1.34.0)", () => {
+  it("prints the deprecation in its help, is counted as deprecated, and counts stored objects as apiserver_resource_objects does", async () => {
+    const flowcontrol = api.profile.group("flowcontrol");
+    for (const name of ["counted-a", "counted-b"]) {
+      const res = await api.admin.post("/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name } });
+      expect(res.status, res.text).toBe(201);
+    }
+    const listed = async (path: string) => (await api.admin.get(path)).json<{ items: unknown[] }>().items.length;
+    const configmaps = await listed("/api/v1/configmaps");
+    const flowschemas = await listed(`/apis/${flowcontrol}/v1/flowschemas`);
+    expect(configmaps).toBeGreaterThanOrEqual(2);
+    expect(flowschemas).toBeGreaterThan(0);
+
+    const families = await scrape();
+    const deprecated = families.get("apiserver_storage_objects");
+    expect(deprecated?.type).toBe("gauge");
+    expect(deprecated?.help).toBe(
+      "[STABLE] (Deprecated since 1.34.0) [DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+    );
+    const replacement = families.get("apiserver_resource_objects");
+    expect(replacement?.help).toBe("[ALPHA] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.");
+    const old = (resource: string) => deprecated?.samples.find((s) => s.labels.resource === resource)?.value;
+    const now = (group: string, resource: string) => replacement?.samples.find((s) => s.labels.group === group && s.labels.resource === resource)?.value;
+    expect(old("configmaps")).toBe(configmaps);
+    expect(now("", "configmaps")).toBe(configmaps);
+    expect(old(`flowschemas.${flowcontrol}`)).toBe(flowschemas);
+    expect(now(flowcontrol, "flowschemas")).toBe(flowschemas);
+    expect(old(`tokenreviews.${api.profile.group("authentication")}`)).toBeUndefined(); // a review stores nothing
+    // Events are one stored resource served in two groups: counted once.
+    expect(deprecated?.samples.filter((s) => s.labels.resource.startsWith("events")).length).toBe(1);
+
+    const registered = families.get("registered_metrics_total")?.samples ?? [];
+    expect(registered.find((s) => s.labels.stability_level === "STABLE" && s.labels.deprecated_version === "1.34.0")?.value).toBe(1);
+    expect(families.get("hidden_metrics_total")?.samples[0]?.value).toBe(0);
   });
 });

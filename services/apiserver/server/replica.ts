@@ -6,6 +6,7 @@
 import type { KubeletClientConfig } from "../endpoints/handlers/kubelet-client.ts";
 import { serviceNetwork, type ServiceNetwork } from "../registry/service-allocation.ts";
 import { ensureDefaultServiceCIDR } from "../registry/service-cidrs.ts";
+import { startAllocationRepair } from "../registry/allocation-repair-loop.ts";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { createServer as createHttpsServer, type ServerOptions } from "node:https";
@@ -40,6 +41,7 @@ import { createAuditor, type AuditOptions } from "../audit/options.ts";
 import { debugRoutes, type DebugOptions } from "./debug-routes.ts";
 import { applyRuntimeConfig } from "./runtime-config.ts";
 import { candidateKinds, knownKinds } from "./served-versions.ts";
+import { refreshObjectCounts } from "./object-count-metrics.ts";
 import { resolveEffectiveVersion, type EffectiveVersion } from "./effective-version.ts";
 import type { LifecycleMetricsOptions } from "./version-options.ts";
 import { versionRoute } from "../endpoints/version-route.ts";
@@ -78,6 +80,8 @@ export interface ReplicaOptions {
   kubeletClient?: KubeletClientConfig;
   /** Service ClusterIP and NodePort ranges (`--service-cluster-ip-range`, `--service-node-port-range`). */
   serviceNetwork?: ServiceNetwork;
+  /** Allocation repair (allocation-repair-loop.ts): pass interval (default 3 minutes) and the grace before an orphan record is released (default 60 s). */
+  allocationRepair?: { intervalMs?: number; graceMs?: number };
   /** `--event-ttl` (default 1 hour) and `--lease-reuse-duration-seconds` (default 60). */
   eventTtlMs?: number;
   leaseReuseDurationSeconds?: number;
@@ -267,6 +271,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   await ensureDefaultServiceCIDR(catalog.lookup(profile.group("networking"), "v1", "servicecidrs")?.registry, profile, (opts.serviceNetwork ?? serviceNetwork()).cidrs.map((c) => c.cidr), (error) =>
     opts.log?.("warn", "default ServiceCIDR refused by admission", { error }),
   );
+  const allocationRepair = startAllocationRepair({ catalog, profile, net: opts.serviceNetwork ?? serviceNetwork(), ...opts.allocationRepair, log: (level, msg, fields) => opts.log?.(level, msg, fields ?? {}) });
   await security?.attach(catalog, admission.chain, opts.log);
   // APIServices: local ones for the built-in group versions, others proxied to their service.
   const aggregator = new Aggregator(catalog, { ...opts.aggregator, metrics: declareAggregatorMetrics(metricsRegistry), log: (level, msg, fields) => opts.log?.(level, msg, fields) });
@@ -292,7 +297,10 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const auditor = opts.auditOptions
     ? createAuditor(profile, opts.auditOptions, metricsRegistry, (msg, fields) => opts.log?.("warn", msg, fields), (ref) => catalog.lookup(ref.apiGroup ?? "", ref.apiVersion ?? "", ref.resource)?.resource.def)
     : undefined;
-  const serveMetrics: NonResourceHandler = async () => new Response(await metricsRegistry.text(), { status: 200, headers: { "content-type": metricsRegistry.contentType } });
+  const serveMetrics: NonResourceHandler = async () => {
+    refreshObjectCounts(metrics, catalog, (prefix) => cache.countResource(prefix));
+    return new Response(await metricsRegistry.text(), { status: 200, headers: { "content-type": metricsRegistry.contentType } });
+  };
 
   let boundAddress = "127.0.0.1:0";
   const debug = debugRoutes(opts.debug);
@@ -383,6 +391,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       security?.close();
       crdController?.stop();
       aggregator.stop();
+      allocationRepair.stop();
       flowControlConfig.stop();
       admission.close();
       compaction.stop();
