@@ -39,6 +39,7 @@ const PAIRED_PROCESS_TESTS = [
   "test/e2e/aggregated-discovery.test.ts",
   "test/e2e/authorization-modes.test.ts",
   "test/e2e/client-node.test.ts",
+  "test/e2e/cluster-node-agents.test.ts",
   "test/e2e/helm-crd.test.ts",
   "test/e2e/helm.test.ts",
   "test/e2e/kubectl-admission.test.ts",
