@@ -220,7 +220,7 @@ export class StoreStorage implements ObjectStorage {
       const res = latest ?? (await this.readKey(key));
       latest = undefined;
       const kv = res.kv;
-      const current = kv ? decodeStoredOrThrow(kv.key, kv.value, kv.modRevision) : undefined;
+      const current = res.object ?? (kv ? decodeStoredOrThrow(kv.key, kv.value, kv.modRevision) : undefined);
       let updated: JsonObject | undefined;
       try {
         if (!current && !options.ignoreNotFound) throw new KeyNotFoundError(key, res.revision);
@@ -237,10 +237,9 @@ export class StoreStorage implements ObjectStorage {
       }
       delete meta(updated).resourceVersion;
       const value = this.encode(key, updated);
-      if (current && kv && bytesEqual(kv.value, value) && !this.isStale(kv)) {
-        if (res.suggested) continue; // a no-op is only known on the store's state
-        return current; // no-op: no new revision
-      }
+      if (current && kv && !res.suggested && bytesEqual(kv.value, value) && !this.isStale(kv)) return current; // no-op: no new revision
+      // A no-op is only known on the store's state: one judged on a suggestion is judged again there.
+      if (res.suggested && current && bytesEqual(encodeForStorage(current), value)) continue;
       if (options.dryRun) {
         const out = structuredClone(updated);
         if (current) meta(out).resourceVersion = meta(current).resourceVersion;
@@ -271,7 +270,7 @@ export class StoreStorage implements ObjectStorage {
       latest = undefined;
       const kv = res.kv;
       if (!kv) throw new KeyNotFoundError(key, res.revision);
-      const current = decodeStoredOrThrow(kv.key, kv.value, kv.modRevision);
+      const current = res.object ?? decodeStoredOrThrow(kv.key, kv.value, kv.modRevision);
       try {
         checkPreconditions(key, current, options.preconditions);
         await options.validateDeletion?.(current);
@@ -346,16 +345,23 @@ interface KeyRead {
   revision: number;
   /** From the caller's copy: its lease is unknown and it may be stale. */
   suggested?: boolean;
+  /** The object itself, when the read already has it decoded (a suggestion: a private copy; `kv.value` is then empty). */
+  object?: JsonObject;
 }
 
-/** The caller's copy of `key` as a read (undefined when there is none or it has no resourceVersion). */
+const NO_BYTES = new Uint8Array(0);
+
+/**
+ * The caller's copy of `key` as a read (undefined when there is none or it has no
+ * resourceVersion). The copy is the read's object: it is neither encoded nor decoded
+ * again (its bytes are made only when a write's no-op check needs them).
+ */
 function suggestedRead(key: string, suggestion: Readonly<JsonObject> | undefined): KeyRead | undefined {
   if (suggestion === undefined) return undefined;
-  const copy = structuredClone(suggestion) as JsonObject;
-  const modRevision = Number(meta(copy).resourceVersion);
+  const modRevision = Number((suggestion.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion);
   if (!Number.isSafeInteger(modRevision) || modRevision <= 0) return undefined;
-  const kv: KeyValue = { key, value: encodeForStorage(copy), createRevision: 0, modRevision, version: 0, lease: 0 };
-  return { kv, revision: modRevision, suggested: true };
+  const kv: KeyValue = { key, value: NO_BYTES, createRevision: 0, modRevision, version: 0, lease: 0 };
+  return { kv, revision: modRevision, suggested: true, object: structuredClone(suggestion) as JsonObject };
 }
 
 /**
