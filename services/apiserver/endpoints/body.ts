@@ -23,9 +23,19 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, seen: numb
   }
 }
 
+/**
+ * The body of `req`, at most `maxBytes` (413 beyond). A body of a declared length within
+ * the limit is read in one piece (the HTTP parser holds it to that length), without the
+ * web stream `req.body` makes the server build; a body of unknown length is counted as
+ * it streams in.
+ */
 export async function readBody(req: Request, maxBytes: number): Promise<Uint8Array> {
+  const length = req.headers.get("content-length");
+  if (length !== null && /^\d+$/.test(length) && Number(length) <= maxBytes && !req.headers.has("transfer-encoding")) {
+    return length === "0" ? new Uint8Array() : new Uint8Array(await req.arrayBuffer());
+  }
   if (!req.body) return new Uint8Array();
-  const declared = Number(req.headers.get("content-length") ?? "");
+  const declared = Number(length ?? "");
   if (Number.isFinite(declared) && declared > maxBytes) {
     await drain(req.body.getReader(), 0);
     throw tooLarge(maxBytes);
