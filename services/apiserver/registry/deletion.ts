@@ -90,8 +90,47 @@ function wantsFinalizer(opts: DeleteRequest): string | undefined {
 }
 
 /** Default grace period of the object's kind, or undefined when deletion is immediate (strategy decides). */
-function gracePeriodFor(obj: JsonObject, registry: Registry): number | undefined {
-  return registry.strategy.gracePeriodSeconds?.(obj);
+function gracePeriodFor(obj: Readonly<JsonObject>, registry: Registry): number | undefined {
+  return registry.strategy.gracePeriodSeconds?.(obj as JsonObject);
+}
+
+/** How a delete treats `obj`: the finalizer the options add, the grace period, and whether the object goes at once. */
+function deletionPlan(registry: Registry, obj: Readonly<JsonObject>, opts: DeleteRequest): { extraFinalizer?: string; grace?: number; graceful: boolean; atOnce: boolean } {
+  const extraFinalizer = wantsFinalizer(opts);
+  const grace = opts.gracePeriodSeconds ?? gracePeriodFor(obj, registry);
+  const finalizers = (obj.metadata as { finalizers?: unknown[] } | undefined)?.finalizers ?? [];
+  const hasFinalizers = finalizers.length > 0 || !!registry.strategy.deletionBlocked?.(obj as JsonObject);
+  const graceful = grace !== undefined && grace > 0 && gracePeriodFor(obj, registry) !== undefined;
+  return { extraFinalizer, grace, graceful, atOnce: !hasFinalizers && !extraFinalizer && !graceful };
+}
+
+/** The stored object no longer goes at once (a finalizer or grace period came): the delete takes the Terminating path. */
+class NotAtOnce extends Error {}
+
+/**
+ * A delete that the watch cache's object shows going at once: one guarded delete with
+ * that object as the guess, without a fresh read first (the platform's cached existing
+ * object). The preconditions, the plan and admission are checked on each attempt's
+ * object, the store's own after a conflict, as the platform's deleteValidation is.
+ * Undefined when the stored object turns out to need the Terminating path.
+ */
+async function deleteCachedAtOnce(registry: Registry, key: string, name: string, guess: Readonly<JsonObject>, opts: DeleteRequest, wctx: WriteContext): Promise<DeleteResult | undefined> {
+  try {
+    const object = await registry.storage.delete(key, {
+      preconditions: opts.preconditions,
+      dryRun: wctx.dryRun,
+      suggestion: guess,
+      validateDeletion: async (current) => {
+        if (!deletionPlan(registry, current, opts).atOnce) throw new NotAtOnce();
+        await registry.admitDelete(current, wctx);
+        await registry.validatePhase("DELETE", undefined, current, wctx);
+      },
+    });
+    return { object: await registry.toRequest(object), deleted: true };
+  } catch (err) {
+    if (err instanceof NotAtOnce) return undefined;
+    registry.fail(err, name);
+  }
 }
 
 export async function deleteObject(registry: Registry, namespace: string | undefined, name: string, opts: DeleteRequest, ctx: Omit<WriteContext, "resource" | "name">): Promise<DeleteResult> {
@@ -100,17 +139,19 @@ export async function deleteObject(registry: Registry, namespace: string | undef
   // Without the gate the option changes nothing (the storage has no unsafe deletion).
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential && registry.storage.deleteUnreadable) return deleteCorruptObject(registry, key, name, opts.authorizeUnsafeDelete);
   const wctx: WriteContext = { ...ctx, resource: registry.resource, name };
+  const guess = registry.storage.cachedGuess?.(key);
+  if (guess && deletionPlan(registry, guess, opts).atOnce) {
+    const done = await deleteCachedAtOnce(registry, key, name, guess, opts, wctx);
+    if (done) return done;
+  }
   const current = await registry.getStored(namespace, name, undefined);
   if (opts.preconditions?.uid && opts.preconditions.uid !== meta(current).uid) {
     registry.fail(new StorageError("PreconditionFailed", key, `Precondition failed: UID in precondition: ${opts.preconditions.uid}, UID in object meta: ${meta(current).uid ?? ""}`), name);
   }
   await registry.admitDelete(current, wctx);
   await registry.validatePhase("DELETE", undefined, current, wctx);
-  const extraFinalizer = wantsFinalizer(opts);
-  const grace = opts.gracePeriodSeconds ?? gracePeriodFor(current, registry);
-  const hasFinalizers = (meta(current).finalizers ?? []).length > 0 || !!registry.strategy.deletionBlocked?.(current);
-  const graceful = grace !== undefined && grace > 0 && gracePeriodFor(current, registry) !== undefined;
-  if (hasFinalizers || extraFinalizer || graceful) {
+  const { extraFinalizer, grace, graceful, atOnce } = deletionPlan(registry, current, opts);
+  if (!atOnce) {
     // Terminating: record deletionTimestamp (once) and keep the object.
     let becameDeletable = false;
     const updated = await registry.storage

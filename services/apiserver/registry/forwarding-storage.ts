@@ -1,16 +1,18 @@
 /**
  * A storage that hands every call to an inner storage; kinds whose writes do more
  * (Service allocation) extend it and override only those writes.
- * Unsafe deletion stays available exactly when the inner storage offers it.
+ * Unsafe deletion and the cached guess stay available exactly when the inner storage offers them.
  */
 import type { DeleteOptions, GetOptions, ListOptions, ListResult, ObjectStorage, TryUpdate, UpdateOptions, WatchOptions, Watcher } from "../storage/interface.ts";
 import type { JsonObject } from "../storage/object.ts";
 
 export class ForwardingStorage implements ObjectStorage {
   readonly deleteUnreadable?: (key: string) => Promise<JsonObject>;
+  readonly cachedGuess?: (key: string) => Readonly<JsonObject> | undefined;
 
   constructor(protected readonly inner: ObjectStorage) {
     this.deleteUnreadable = inner.deleteUnreadable?.bind(inner);
+    this.cachedGuess = inner.cachedGuess?.bind(inner);
   }
 
   get(key: string, options?: GetOptions): Promise<JsonObject> {

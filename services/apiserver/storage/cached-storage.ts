@@ -78,6 +78,10 @@ export class CachedStorage implements ObjectStorage {
   async delete(key: string, options: DeleteOptions = {}): Promise<JsonObject> {
     return this.store.delete(key, { ...options, suggestion: options.suggestion ?? this.readableCached(key) });
   }
+  cachedGuess(key: string): Readonly<JsonObject> | undefined {
+    const obj = this.cache.getObject(key);
+    return obj && !corruptionOf(obj) ? obj : undefined;
+  }
   /** The cache's object as a write's suggestion; a corrupt one fails the write as the store read would. */
   private readableCached(key: string): Readonly<JsonObject> | undefined {
     const obj = this.cache.getObject(key);

@@ -127,6 +127,12 @@ export interface ObjectStorage {
   /** Current store revision (quorum). */
   currentRevision(): Promise<number>;
   /**
+   * The object as this replica's watch cache holds it now, without a copy and possibly
+   * stale (absent: not cached, corrupt, or no cache): a guess for choosing a write's path,
+   * which the write then checks against the store. Callers must not mutate it.
+   */
+  cachedGuess?(key: string): Readonly<JsonObject> | undefined;
+  /**
    * Removes a key whatever it holds, without reading it (AllowUnsafeMalformedObjectDeletion;
    * absent when the gate is off). Returns the name metadata and the deletion's revision.
    */
