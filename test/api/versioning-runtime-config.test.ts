@@ -10,6 +10,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mutatingAdmissionPolicyKinds } from "../../shared/api/groups/admissionregistration-v1beta1.ts";
 import { builtinKinds } from "../../shared/api/groups/index.ts";
+import { kinds as networkingV1beta1 } from "../../shared/api/groups/networking-v1beta1.ts";
+import { decodeObject } from "../../shared/codec/protobuf/index.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import { ensurePki, writeAdminKubeconfig } from "../../services/apiserver/server/certs.ts";
 import { FeatureGates } from "../../services/apiserver/server/feature-gates.ts";
@@ -209,6 +211,12 @@ describe("pre-release versions of release 1.35 (networking/v1beta1, storage/v1be
     const list = (await pre.admin.get(`/apis/${networking}/v1beta1/servicecidrs`)).json<{ apiVersion: string; items: Array<{ apiVersion?: string; metadata: { name: string; labels?: Record<string, string> } }> }>();
     expect(list.apiVersion).toBe(`${networking}/v1beta1`);
     expect(list.items.find((i) => i.metadata.name === "beta-range")?.metadata.labels).toEqual({ tier: "ga" });
+    // Protobuf in the v1beta1 form too.
+    const pb = await pre.admin.get(`/apis/${networking}/v1beta1/servicecidrs/beta-range`, { accept: profile.protobufMediaType });
+    expect(pb.status).toBe(200);
+    const betaDef = networkingV1beta1.find((k) => k.kind === "ServiceCIDR");
+    expect(betaDef).toBeDefined();
+    expect(decodeObject(betaDef!, pb.body)).toMatchObject({ apiVersion: `${networking}/v1beta1`, kind: "ServiceCIDR", metadata: { uid: beta.metadata.uid }, spec: { cidrs: ["10.200.0.0/24"] } });
     // The spec is validated through v1beta1 as through v1 (immutable cidrs).
     const fetched = (await pre.admin.get(`/apis/${networking}/v1beta1/servicecidrs/beta-range`)).json<Record<string, unknown>>();
     expect(fetched.apiVersion).toBe(`${networking}/v1beta1`);
