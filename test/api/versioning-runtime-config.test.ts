@@ -20,12 +20,20 @@ import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts"
 import { layerClients, runClient } from "../support/clients.ts";
 
 let api: TestApiserver;
+/** The MutatingAdmissionPolicy gate on, every beta and two alpha versions enabled. */
+let pre: TestApiserver;
 
 beforeAll(async () => {
-  api = await startTestApiserver({ profileId: "kubernetes", runtimeConfig: ["batch/v1=false", "apps/v1/daemonsets=false"] });
+  const k8s = getProfile("kubernetes");
+  const gates = new FeatureGates();
+  gates.set(["MutatingAdmissionPolicy=true"]);
+  [api, pre] = await Promise.all([
+    startTestApiserver({ profileId: "kubernetes", runtimeConfig: ["batch/v1=false", "apps/v1/daemonsets=false"] }),
+    startTestApiserver({ profileId: "kubernetes", gates, runtimeConfig: ["api/beta", `${k8s.group("admissionregistration")}/v1alpha1`, `${k8s.group("storage")}/v1alpha1`] }),
+  ]);
 }, 30_000);
 afterAll(async () => {
-  await api?.close();
+  await Promise.all([api?.close(), pre?.close()]);
 });
 
 describe("--runtime-config=batch/v1=false,apps/v1/daemonsets=false", () => {
@@ -107,25 +115,24 @@ describe("--runtime-config=api/beta,api/all=false,api/legacy,batch/v1/jobs over 
     const policies = `/apis/${group}/v1beta1/mutatingadmissionpolicies`;
     const gates = new FeatureGates();
     gates.set(["MutatingAdmissionPolicy=true"]);
-    const [betaOnly, gateOnly, betas, narrow] = await Promise.all([
+    const [betaOnly, gateOnly, narrow] = await Promise.all([
       startTestApiserver({ profileId: "kubernetes", runtimeConfig: ["api/beta"] }),
       startTestApiserver({ profileId: "kubernetes", gates }),
-      startTestApiserver({ profileId: "kubernetes", gates, runtimeConfig: ["api/beta"] }),
       startTestApiserver({ profileId: "kubernetes", runtimeConfig: ["api/all=false", "api/legacy", "batch/v1/jobs"] }),
     ]);
     try {
       expect((await betaOnly.admin.get(policies)).status).toBe(404); // the gate is off
       expect((await gateOnly.admin.get(policies)).status).toBe(404); // the gate alone does not enable the version
       expect((await gateOnly.admin.get(`/apis/${group}`)).json<{ versions: Array<{ version: string }> }>().versions.map((v) => v.version)).toEqual(["v1"]);
-      expect((await betas.admin.get(policies)).status).toBe(200);
-      expect((await betas.admin.get(`/apis/${group}`)).json<{ versions: Array<{ version: string }> }>().versions.map((v) => v.version)).toEqual(["v1", "v1beta1"]);
+      expect((await pre.admin.get(policies)).status).toBe(200); // gate and api/beta
+      expect((await pre.admin.get(`/apis/${group}`)).json<{ versions: Array<{ version: string }> }>().versions.map((v) => v.version)).toEqual(["v1", "v1beta1", "v1alpha1"]);
       expect((await narrow.admin.get("/api/v1/namespaces")).status).toBe(200);
       expect((await narrow.admin.get("/apis/batch/v1/jobs")).status).toBe(200);
       expect((await narrow.admin.get("/apis/batch/v1/cronjobs")).status).toBe(404);
       expect((await narrow.admin.get("/apis/apps/v1/deployments")).status).toBe(404);
       expect((await narrow.admin.get("/apis")).json<{ groups: Array<{ name: string }> }>().groups.map((g) => g.name)).toEqual(["batch"]);
     } finally {
-      await Promise.all([betaOnly.close(), gateOnly.close(), betas.close(), narrow.close()]);
+      await Promise.all([betaOnly.close(), gateOnly.close(), narrow.close()]);
     }
   });
 });
@@ -161,16 +168,6 @@ describe("pre-release versions of release 1.35 (networking/v1beta1, storage/v1be
   const networking = profile.group("networking");
   const storage = profile.group("storage");
   const admission = profile.group("admissionregistration");
-  let pre: TestApiserver;
-
-  beforeAll(async () => {
-    const gates = new FeatureGates();
-    gates.set(["MutatingAdmissionPolicy=true"]);
-    pre = await startTestApiserver({ profileId: "kubernetes", gates, runtimeConfig: ["api/beta", `${admission}/v1alpha1`, `${storage}/v1alpha1`] });
-  }, 30_000);
-  afterAll(async () => {
-    await pre?.close();
-  });
 
   const versionsOf = async (admin: TestApiserver["admin"], group: string) => {
     const res = await admin.get(`/apis/${group}`);
