@@ -182,7 +182,8 @@ class Planner {
       const ref = rec.parentRef;
       const release = () => this.plan.actions.push({ kind: "releaseIP", ip: rec.ip, resourceVersion: rec.resourceVersion });
       if (!refersToService(ref)) {
-        const shown = ref ? `&{${ref.group} ${ref.resource} ${ref.namespace} ${ref.name}}` : "<nil>";
+        const raw: ParentRefView | undefined = rec.parentRef;
+        const shown = raw ? `&{${raw.group} ${raw.resource} ${raw.namespace} ${raw.name}}` : "<nil>";
         this.event({ kind: "IPAddress", name: rec.ip }, "IPAddressNotAllocated", `IPAddress ${rec.ip} appears to have been modified, not referencing a Service ${shown}: cleaning up`, true);
         release();
         continue;

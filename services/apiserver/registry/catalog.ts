@@ -11,6 +11,7 @@ import { Registry, type RegistryConversion, type RegistryOptions } from "./regis
 import { resourceInfo, type ResourceInfo } from "./resource.ts";
 import { genericStrategy, type Strategy } from "./strategy.ts";
 import { AllocatingServiceStorage, serviceNetwork } from "./service-allocation.ts";
+import { ipAddressLabels } from "./ip-address-labels.ts";
 import { isEventKind } from "./event-strategy.ts";
 import { ExpiringStorage } from "./expiring-storage.ts";
 
@@ -61,7 +62,7 @@ function conversionOf(
 function storageFor(def: KindDefinition, storage: ObjectStorage, profile: PlatformProfile, options: RegistryOptions): ObjectStorage {
   if (isEventKind(def) && options.eventTtlSeconds) return new ExpiringStorage(storage, options.eventTtlSeconds);
   if (def.group !== "core" || def.plural !== "services") return storage;
-  return new AllocatingServiceStorage(storage, options.serviceNetwork ?? serviceNetwork(), profile.apiVersion("networking", "v1"));
+  return new AllocatingServiceStorage(storage, options.serviceNetwork ?? serviceNetwork(), profile.apiVersion("networking", "v1"), ipAddressLabels(profile));
 }
 
 export class Catalog {

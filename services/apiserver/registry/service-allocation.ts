@@ -23,6 +23,7 @@ import { ForwardingStorage } from "./forwarding-storage.ts";
 import { IP_RECORD_PREFIX, listServiceCidrs } from "./service-cidrs.ts";
 import { candidates, DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDRS, formatIP, inRange, parseCidr, parseIP, parsePortRange, type CidrRange, type IPFamily, type ValueRange } from "./service-ranges.ts";
 import { newUid, timestamp } from "./system-meta.ts";
+import type { IPAddressLabels } from "./ip-address-labels.ts";
 
 export { IP_RECORD_PREFIX };
 export const NODE_PORT_RECORD_PREFIX = "/registry/ranges/servicenodeports/";
@@ -44,7 +45,7 @@ export function serviceNetwork(cidrs: readonly string[] = DEFAULT_SERVICE_CIDRS,
   return { cidrs: ranges, nodePorts, nodePortRangeText: `${nodePorts.first}-${nodePorts.last}` };
 }
 
-interface ParentRef {
+export interface ParentRef {
   namespace: string;
   name: string;
 }
@@ -101,6 +102,13 @@ function notInServiceCidrs(requested: readonly string[], ip: string): FieldError
   return fieldInvalid("spec.clusterIPs", goStrings(requested), requested, `failed to allocate IP ${ip}: the provided network does not match the current range`);
 }
 
+/** The record of one allocated value (an IPAddress or a node port) held by `parent`. */
+export function allocationRecord(apiVersion: string, kind: string, name: string, parent: ParentRef, labels?: Record<string, string>): JsonObject {
+  const metadata: JsonObject = { name, uid: newUid(), creationTimestamp: timestamp(Date.now()), generation: 1 };
+  if (labels) metadata.labels = labels;
+  return { apiVersion, kind, metadata, spec: { parentRef: { group: "", resource: "services", namespace: parent.namespace, name: parent.name } } };
+}
+
 /** One allocation pass over a Service; records what it took so a failure can give it back. */
 class AllocationPass {
   readonly taken: string[] = [];
@@ -114,11 +122,12 @@ class AllocationPass {
     private readonly dryRun: boolean,
     /** Record keys the Service already holds (kept without a new record). */
     private readonly held: ReadonlySet<string>,
+    private readonly ipLabels?: IPAddressLabels,
   ) {}
 
   private record(kind: string, name: string): JsonObject {
-    const metadata = { name, uid: newUid(), creationTimestamp: timestamp(Date.now()), generation: 1 };
-    return { apiVersion: this.recordApiVersion, kind, metadata, spec: { parentRef: { group: "", resource: "services", namespace: this.parent.namespace, name: this.parent.name } } };
+    const family = kind === "IPAddress" ? parseIP(name)?.family : undefined;
+    return allocationRecord(this.recordApiVersion, kind, name, this.parent, family && this.ipLabels?.(family));
   }
 
   /** The ranges addresses come from now: the live ServiceCIDRs, or the flag's while none is stored. */
@@ -283,6 +292,7 @@ export class AllocatingServiceStorage extends ForwardingStorage {
     inner: ObjectStorage,
     private readonly net: ServiceNetwork,
     private readonly recordApiVersion: string,
+    private readonly ipLabels?: IPAddressLabels,
   ) {
     super(inner);
   }
@@ -290,7 +300,7 @@ export class AllocatingServiceStorage extends ForwardingStorage {
   /** Allocates what `svc` needs (keeping what `old` held); returns the pass with what it took. */
   private async allocate(svc: JsonObject, old: JsonObject | undefined, dryRun: boolean): Promise<AllocationPass> {
     const held = new Set(old ? heldRecords(old) : []);
-    const pass = new AllocationPass(this.inner, this.net, this.recordApiVersion, parentOf(svc), dryRun, held);
+    const pass = new AllocationPass(this.inner, this.net, this.recordApiVersion, parentOf(svc), dryRun, held, this.ipLabels);
     try {
       if (spec(svc).clusterIP === "None") pass.headless(svc);
       else if (needsClusterIP(svc)) await pass.clusterIPs(svc);
