@@ -36,6 +36,18 @@ afterAll(async () => {
   await Promise.all([api?.close(), pre?.close()]);
 });
 
+/** kubectl 1.34 as the admin of a replica, in a throw-away home. */
+async function kubectl(server: TestApiserver, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const home = await mkdtemp(join(tmpdir(), "versioning-runtime-config-"));
+  try {
+    const pki = await ensurePki(server.dir, { profile: server.profile });
+    await writeAdminKubeconfig(join(home, "config"), { server: server.replica.url, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem, user: "admin", clusterName: "t", contextName: "t" });
+    return await runClient(layerClients().kubectl, args, { env: { HOME: home, KUBECONFIG: join(home, "config") } });
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
 describe("--runtime-config=batch/v1=false,apps/v1/daemonsets=false", () => {
   it("answers 404 for the disabled version and resource, serves the rest", async () => {
     for (const path of ["/apis/batch/v1/jobs", "/apis/batch/v1/namespaces/default/cronjobs", "/apis/batch/v1", "/apis/batch", "/apis/apps/v1/daemonsets"]) {
@@ -72,21 +84,14 @@ describe("--runtime-config=batch/v1=false,apps/v1/daemonsets=false", () => {
   });
 
   it("kubectl 1.34 api-resources lists neither CronJob nor Job", async () => {
-    const home = await mkdtemp(join(tmpdir(), "versioning-runtime-config-"));
-    try {
-      const pki = await ensurePki(api.dir, { profile: api.profile });
-      await writeAdminKubeconfig(join(home, "config"), { server: api.replica.url, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem, user: "admin", clusterName: "t", contextName: "t" });
-      const out = await runClient(layerClients().kubectl, ["api-resources", "--no-headers", "-o", "wide"], { env: { HOME: home, KUBECONFIG: join(home, "config") } });
-      expect(out.code, out.stderr).toBe(0);
-      const kinds = out.stdout.split("\n").filter((l) => l.trim() !== "").map((l) => l.trim().split(/\s+/));
-      const kindNames = kinds.map((cols) => cols.find((c) => /^[A-Z]/.test(c)));
-      expect(kindNames).toContain("Deployment");
-      expect(kindNames).not.toContain("Job");
-      expect(kindNames).not.toContain("CronJob");
-      expect(kindNames).not.toContain("DaemonSet");
-    } finally {
-      await rm(home, { recursive: true, force: true });
-    }
+    const out = await kubectl(api, ["api-resources", "--no-headers", "-o", "wide"]);
+    expect(out.code, out.stderr).toBe(0);
+    const kinds = out.stdout.split("\n").filter((l) => l.trim() !== "").map((l) => l.trim().split(/\s+/));
+    const kindNames = kinds.map((cols) => cols.find((c) => /^[A-Z]/.test(c)));
+    expect(kindNames).toContain("Deployment");
+    expect(kindNames).not.toContain("Job");
+    expect(kindNames).not.toContain("CronJob");
+    expect(kindNames).not.toContain("DaemonSet");
   });
 });
 
@@ -219,6 +224,16 @@ describe("pre-release versions of release 1.35 (networking/v1beta1, storage/v1be
     expect(fetched.apiVersion).toBe(`${networking}/v1beta1`);
     const changed = await pre.admin.put(`/apis/${networking}/v1beta1/servicecidrs/beta-range`, { ...fetched, spec: { cidrs: ["10.201.0.0/24"] } });
     expect(changed.status, changed.text).toBe(422);
+  });
+
+  it("kubectl 1.34 reads IPAddresses through networking/v1beta1 and prints the deprecation warning", async () => {
+    const svc = await pre.admin.post("/api/v1/namespaces/default/services", { apiVersion: "v1", kind: "Service", metadata: { name: "beta-web" }, spec: { ports: [{ port: 80 }] } });
+    expect(svc.status, svc.text).toBe(201);
+    const ip = svc.json<{ spec: { clusterIP: string } }>().spec.clusterIP;
+    const out = await kubectl(pre, ["get", `ipaddresses.v1beta1.${networking}`, ip, "-o", "jsonpath={.apiVersion} {.spec.parentRef.name}"]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toBe(`${networking}/v1beta1 beta-web`);
+    expect(out.stderr).toContain(`Warning: ${networking}/v1beta1 IPAddress is deprecated in v1.34+, unavailable in v1.37+`);
   });
 
   it("a VolumeAttributesClass written through v1 reads the same through v1beta1, and v1beta1's checks are v1's", async () => {
