@@ -99,9 +99,10 @@ async function rateAndCpu(api: TestApiserver, prefix: string, durationMs: number
   return { rate: done / (durationMs / 1000), cpuMs: (used.user + used.system) / 1000 / Math.max(1, done) };
 }
 
-/** Sequential creates; `hooked`: labelled so that the webhooks' object selector matches. */
-async function latencies(api: TestApiserver, prefix: string, count: number, hooked: boolean): Promise<{ p50: number; p95: number }> {
+/** Sequential creates; `hooked`: labelled so that the webhooks' object selector matches. CPU: this process's (server and client) per create. */
+async function latencies(api: TestApiserver, prefix: string, count: number, hooked: boolean): Promise<{ p50: number; p95: number; cpuMs: number }> {
   const ms: number[] = [];
+  const cpu = process.cpuUsage();
   for (let i = 0; i < count; i++) {
     const t = process.hrtime.bigint();
     const labels = { bench: hooked ? "yes" : "no" };
@@ -109,8 +110,9 @@ async function latencies(api: TestApiserver, prefix: string, count: number, hook
     ms.push(Number(process.hrtime.bigint() - t) / 1e6);
     if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
   }
+  const used = process.cpuUsage(cpu);
   ms.sort((a, b) => a - b);
-  return { p50: ms[Math.floor(ms.length * 0.5)], p95: ms[Math.floor(ms.length * 0.95)] };
+  return { p50: ms[Math.floor(ms.length * 0.5)], p95: ms[Math.floor(ms.length * 0.95)], cpuMs: (used.user + used.system) / 1000 / count };
 }
 
 /** `fn` under this process's CPU profiler when BENCH_CPU_PROF names a directory; the summary is printed. */
@@ -160,6 +162,23 @@ async function policyBench(on: TestApiserver, table: RatioTable): Promise<void> 
   table.add({ key: "create_cpu_policies_vs_none", label: "CPU per create (server + clients)", aName: policies, bName: "no policy matching", a: policed.a.map((x) => x.cpuMs), b: policed.b.map((x) => x.cpuMs), unit: "ms", better: "lower" });
 }
 
+/** `apiserver_admission_webhook_admission_duration_seconds_sum|count{…name="x"…} value`. */
+const WEBHOOK_SECONDS_LINE = /^apiserver_admission_webhook_admission_duration_seconds_(sum|count)\{[^}]*name="([^"]+)"[^}]*\} (\S+)$/;
+
+/** Per webhook name: the sum (ms) and count of the server's webhook call durations, from /metrics. */
+async function webhookCallTotals(api: TestApiserver): Promise<Map<string, { ms: number; count: number }>> {
+  const out = new Map<string, { ms: number; count: number }>();
+  for (const line of (await api.admin.get("/metrics")).text.split("\n")) {
+    const m = WEBHOOK_SECONDS_LINE.exec(line);
+    if (!m) continue;
+    const t = out.get(m[2]) ?? { ms: 0, count: 0 };
+    if (m[1] === "sum") t.ms += Number(m[3]) * 1000;
+    else t.count += Number(m[3]);
+    out.set(m[2], t);
+  }
+  return out;
+}
+
 /** Sequential create latency through one mutating and one validating webhook (in a child process), against creates they skip. */
 async function webhookBench(on: TestApiserver, table: RatioTable, out: Record<string, number>): Promise<void> {
   const webhooks = new ChildChannel<WebhookChildRequest, WebhookChildReply>(new URL("./admission-webhooks.ts", import.meta.url));
@@ -181,6 +200,8 @@ async function webhookBench(on: TestApiserver, table: RatioTable, out: Record<st
     }
     await new Promise((r) => setTimeout(r, 500));
     await latencies(on, "hw", 100, true);
+    const callsBefore = await webhookCallTotals(on);
+    const childBefore = await webhooks.ask({ type: "count" }, "counted");
     // Alternating on one server: labelled objects go through both webhooks, others are skipped by the object selector.
     const lat = await profiled("webhooks", () =>
       alternate(
@@ -189,11 +210,24 @@ async function webhookBench(on: TestApiserver, table: RatioTable, out: Record<st
         (round) => latencies(on, `lp${round}`, 300, false),
       ),
     );
-    const called = (await webhooks.ask({ type: "count" }, "counted")).byPath;
+    const callsAfter = await webhookCallTotals(on);
+    // How much of the added time is the webhook calls themselves (request out → answer parsed), as the server measures them.
+    for (const [name, after] of callsAfter) {
+      const before = callsBefore.get(name) ?? { ms: 0, count: 0 };
+      const count = after.count - before.count;
+      if (count > 0) process.stdout.write(`webhook ${name}: ${count} calls, mean call ${((after.ms - before.ms) / count).toFixed(2)} ms (${machineLoad()})\n`);
+    }
+    const childAfter = await webhooks.ask({ type: "count" }, "counted");
+    const called = childAfter.byPath;
+    const childCalls = called["/mutate"] - (childBefore.byPath["/mutate"] ?? 0);
+    out.webhook_child_cpu_ms_per_create = (childAfter.cpuMs - childBefore.cpuMs) / Math.max(1, childCalls);
+    process.stdout.write(`webhook process CPU per labelled create (both webhooks): ${out.webhook_child_cpu_ms_per_create.toFixed(3)} ms\n`);
     const labelled = 100 + ROUNDS * 300;
     if (!(called["/mutate"] >= labelled && called["/validate"] >= labelled)) throw new Error(`the webhooks were not called for every labelled create: ${JSON.stringify(called)}`);
     table.add({ key: "create_p50_webhooks", label: "sequential create p50", aName: "two webhooks", bName: "no webhook", a: lat.a.map((x) => x.p50), b: lat.b.map((x) => x.p50), unit: "ms", better: "lower" });
     table.add({ key: "create_p95_webhooks", label: "sequential create p95", aName: "two webhooks", bName: "no webhook", a: lat.a.map((x) => x.p95), b: lat.b.map((x) => x.p95), unit: "ms", better: "lower" });
+    // CPU holds up under load where latency does not: what the calls cost the server's process.
+    table.add({ key: "create_cpu_webhooks", label: "CPU per sequential create (server + client process)", aName: "two webhooks", bName: "no webhook", a: lat.a.map((x) => x.cpuMs), b: lat.b.map((x) => x.cpuMs), unit: "ms", better: "lower" });
     // The goal is on the latency the webhooks add: p50 with them minus p50 without, per round.
     const added = lat.a.map((x, i) => x.p50 - lat.b[i].p50);
     out.create_p50_webhooks_added_ms = median(added);

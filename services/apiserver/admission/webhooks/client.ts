@@ -74,7 +74,8 @@ export class WebhookClient {
   /** POSTs the JSON body; resolves with the parsed JSON of a 200 answer. */
   async post(cc: ClientConfig, timeoutSeconds: number, body: unknown): Promise<unknown> {
     const { url, servername, hostHeader } = await this.target(cc, timeoutSeconds);
-    const payload = Buffer.from(JSON.stringify(body));
+    // Text, not a Buffer copy of it: the request's first write then carries the headers and the body together.
+    const payload = JSON.stringify(body);
     const shown = `failed to call webhook: Post "${cc.url ? url.toString() : `https://${hostHeader ?? url.host}${url.pathname}${url.search}`}"`;
     return new Promise((resolve, reject) => {
       let settled = false;
@@ -90,7 +91,7 @@ export class WebhookClient {
           method: "POST",
           agent: this.agent(cc.caPem),
           servername,
-          headers: { "content-type": "application/json", accept: "application/json", "content-length": payload.length, ...(hostHeader ? { host: hostHeader } : {}) },
+          headers: { "content-type": "application/json", accept: "application/json", "content-length": Buffer.byteLength(payload), ...(hostHeader ? { host: hostHeader } : {}) },
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -107,7 +108,7 @@ export class WebhookClient {
           res.on("error", (err) => fail(new WebhookCallError(`${shown}: ${err.message}`)));
           res.on("end", () => {
             if (settled) return;
-            const text = Buffer.concat(chunks).toString("utf8");
+            const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString("utf8");
             const status = res.statusCode ?? 0;
             if (status < 200 || status >= 300) {
               fail(new WebhookCallError(`${shown}: the server responded with the status code ${status}${text ? `: ${text.slice(0, 256)}` : ""}`, status));
