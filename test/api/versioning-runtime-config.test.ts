@@ -195,6 +195,11 @@ describe("pre-release versions of release 1.35 (networking/v1beta1, storage/v1be
     const beta = (await pre.admin.get(`/apis/${networking}/v1beta1`)).json<{ resources: Array<{ name: string }> }>().resources.map((r) => r.name);
     expect(beta.filter((n) => !n.includes("/")).sort()).toEqual(["ipaddresses", "servicecidrs"]);
     expect((await pre.admin.get(`/apis/${storage}/v1alpha1/volumeattributesclasses`)).status).toBe(404);
+    const openapi = async (server: TestApiserver) => Object.keys((await server.admin.get("/openapi/v3")).json<{ paths: Record<string, unknown> }>().paths);
+    expect(await openapi(pre)).toEqual(expect.arrayContaining([`apis/${networking}/v1beta1`, `apis/${storage}/v1beta1`, `apis/${admission}/v1alpha1`]));
+    expect(await openapi(api)).not.toContain(`apis/${networking}/v1beta1`);
+    const doc = (await pre.admin.get(`/openapi/v3/apis/${networking}/v1beta1`)).json<{ paths: Record<string, unknown> }>();
+    expect(Object.keys(doc.paths)).toContain(`/apis/${networking}/v1beta1/servicecidrs/{name}`);
   });
 
   it("a ServiceCIDR written through v1beta1 is the same object in v1, both ways, with the deprecation warning on v1beta1", async () => {
