@@ -10,6 +10,7 @@ import { parseTokenFile } from "../../services/apiserver/authn/token-file.ts";
 import { parseSigningKey } from "../../services/apiserver/authn/sa-keys.ts";
 import { parse } from "yaml";
 import { getProfile } from "../../shared/platform/index.ts";
+import { parseRedisUrl } from "../../shared/stream/redis-client.ts";
 import { chartClients, flag, kinds, NAMESPACE, one, podSpec, RELEASE, renderChart, type Manifest } from "./support/chart.ts";
 import { expandEnv, parseApiserverArgs, parseControllerManagerArgs, parseStoreArgs } from "./support/flags.ts";
 
@@ -252,6 +253,22 @@ describe("chart rendered with value variants", () => {
     expect(objects.filter((o) => o.metadata.name.endsWith("-redis"))).toEqual([]);
     checkStore(objects, 3, "redis://redis.example:6380");
     checkApiserver(objects, 3, "redis://redis.example:6380");
+  });
+
+  it("external Redis through Sentinel: the redis+sentinel URL reaches the store and the apiservers as a Sentinel target", async () => {
+    const url = "redis+sentinel://:pw@sentinel-0.example:26379,sentinel-1.example/cp-master/2";
+    const objects = await render({ externalRedis: { url } });
+    expect(objects.filter((o) => o.metadata.name.endsWith("-redis"))).toEqual([]);
+    checkStore(objects, 3, url);
+    checkApiserver(objects, 3, url);
+    expect(parseRedisUrl(url)).toEqual({
+      kind: "sentinel",
+      sentinels: [{ host: "sentinel-0.example", port: 26379 }, { host: "sentinel-1.example", port: 26379 }],
+      name: "cp-master",
+      db: 2,
+      tls: false,
+      password: "pw",
+    });
   });
 
   it("5 store members: all five in the initial cluster and the apiserver endpoints", async () => {
