@@ -6,12 +6,14 @@
  * - CBOR: JSON → CBOR → JSON is the identity;
  * - versions: a kind served in several versions converts through its storage version and
  *   back without loss (HorizontalPodAutoscaler autoscaling/v1 and v2; Event in its
- *   events/v1 and core/v1 faces).
+ *   events/v1 and core/v1 faces; the alpha and beta versions of release 1.35 that only
+ *   rename their apiVersion).
  * `FUZZ_SEED` replays a run; `LONG=1` (npm run test:long) runs 40× as many cases.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { builtinKinds } from "../../shared/api/groups/index.ts";
+import { mutatingAdmissionPolicyVersions, preReleaseKinds } from "../../shared/api/groups/pre-release-kinds.ts";
 import { decodeCbor, encodeCbor } from "../../shared/codec/cbor.ts";
 import { decodeObject, encodeObject, normalizeForProtobuf } from "../../shared/codec/protobuf/index.ts";
 import { getProfile } from "../../shared/platform/index.ts";
@@ -166,4 +168,30 @@ describe("conversion between served versions", () => {
       params,
     );
   });
+});
+
+describe("pre-release versions (release 1.35's alphas and betas of kinds served in another version)", () => {
+  const preRelease = [...preReleaseKinds, ...mutatingAdmissionPolicyVersions.filter((k) => k.version !== "v1beta1")];
+  const conversions = kindConversions(profile);
+
+  for (const def of preRelease) {
+    it(`${def.group}/${def.version} ${def.kind}: → storage → back is the identity, both ways, managedFields kept; protobuf round trip`, () => {
+      const conversion = conversions.get(conversionKey(def.group, def.kind));
+      const converter = conversion?.versions[def.version];
+      if (!conversion || !converter) throw new Error(`no conversion for ${def.group}/${def.version} ${def.kind}`);
+      const storageVersion = profile.apiVersion(def.group, conversion.storageVersion);
+      fc.assert(
+        fc.property(kindObject(def, profile.apiVersion(def.group, def.version)), (obj) => {
+          const before = structuredClone(obj);
+          const stored = converter.toStorage(obj);
+          expect(obj).toEqual(before); // the input is not mutated
+          expect(stored.apiVersion).toBe(storageVersion);
+          expect(converter.fromStorage(stored)).toEqual(obj);
+          expect(converter.toStorage(converter.fromStorage(stored))).toEqual(stored);
+          if (def.protobuf) expect(decodeObject(def, encodeObject(def, obj, profile), { profile })).toEqual(normalizeForProtobuf(def, obj));
+        }),
+        params,
+      );
+    });
+  }
 });
