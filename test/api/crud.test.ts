@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 
 let api: TestApiserver;
@@ -116,6 +116,65 @@ describe("resource CRUD over HTTPS", () => {
     const res = await api.admin.post("/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { generateName: "gen-" } });
     expect(res.status).toBe(201);
     expect(res.json<{ metadata: { name: string } }>().metadata.name).toMatch(/^gen-[a-z0-9]{5}$/);
+  });
+});
+
+describe("DELETE from the cached object", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  const path = (name: string) => `/api/v1/namespaces/default/configmaps/${name}`;
+  const key = (name: string) => `/registry/core/configmaps/default/${name}`;
+  /** A DELETE with DeleteOptions, sent with its length as clients send it. */
+  const deleteWith = (p: string, body: unknown) => {
+    const raw = JSON.stringify(body);
+    return api.admin.request("DELETE", p, { raw, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(raw)) } });
+  };
+  const keyed = (calls: unknown[][], name: string) => calls.filter((c) => c[0] === key(name) || JSON.stringify(c).includes(key(name))).length;
+
+  it("removes an object that goes at once with one store txn and no read before it", async () => {
+    expect((await api.admin.post("/api/v1/namespaces/default/configmaps", cm("quick"))).status).toBe(201);
+    expect((await api.admin.get(path("quick"))).status).toBe(200); // the cache has it
+    const revisions = vi.spyOn(api.kv, "currentRevision");
+    const ranges = vi.spyOn(api.kv, "range");
+    const txns = vi.spyOn(api.kv, "txn");
+    const del = await api.admin.delete(path("quick"));
+    expect(del.status, del.text).toBe(200);
+    expect(revisions).not.toHaveBeenCalled();
+    expect(keyed(ranges.mock.calls, "quick")).toBe(0);
+    expect(keyed(txns.mock.calls, "quick")).toBe(1);
+    expect((await api.admin.get(path("quick"))).status).toBe(404);
+  });
+
+  it("checks a uid precondition against the object and keeps it on a mismatch", async () => {
+    expect((await api.admin.post("/api/v1/namespaces/default/configmaps", cm("pre"))).status).toBe(201);
+    const uid = (await api.admin.get(path("pre"))).json<{ metadata: { uid: string } }>().metadata.uid;
+    const wrong = await deleteWith(path("pre"), { apiVersion: "v1", kind: "DeleteOptions", preconditions: { uid: "not-this-one" } });
+    expect(wrong.status).toBe(409);
+    expect(wrong.json<{ message: string }>().message).toBe(`Operation cannot be fulfilled on configmaps "pre": Precondition failed: UID in precondition: not-this-one, UID in object meta: ${uid}`);
+    expect((await api.admin.get(path("pre"))).status).toBe(200);
+    expect((await deleteWith(path("pre"), { apiVersion: "v1", kind: "DeleteOptions", preconditions: { uid } })).status).toBe(200);
+  });
+
+  it("decides on the stored object when the cached one is behind it: a finalizer added meanwhile keeps the object", async () => {
+    expect((await api.admin.post("/api/v1/namespaces/default/configmaps", cm("behind"))).status).toBe(201);
+    const before = structuredClone(api.replica.cache.getObject(key("behind")));
+    expect(before).toBeDefined();
+    const patched = await api.admin.patch(path("behind"), { metadata: { finalizers: ["example.com/hold"] } }, "application/merge-patch+json");
+    expect(patched.status, patched.text).toBe(200);
+    // The cache lags for the delete's first look: it still shows the object without the finalizer.
+    const getObject = api.replica.cache.getObject.bind(api.replica.cache);
+    let looks = 0;
+    const lagging = vi.spyOn(api.replica.cache, "getObject").mockImplementation((k) => (k === key("behind") && looks++ === 0 ? before : getObject(k)));
+    const del = await api.admin.delete(path("behind"));
+    expect(del.status, del.text).toBe(200);
+    expect(lagging).toHaveBeenCalled();
+    vi.restoreAllMocks();
+    const kept = await api.admin.get(path("behind"));
+    expect(kept.status).toBe(200);
+    expect(kept.json<{ metadata: { deletionTimestamp?: string; finalizers?: string[] } }>().metadata).toMatchObject({ finalizers: ["example.com/hold"], deletionTimestamp: expect.any(String) });
+    expect((await api.admin.patch(path("behind"), { metadata: { finalizers: null } }, "application/merge-patch+json")).status).toBe(200);
+    expect((await api.admin.get(path("behind"))).status).toBe(404);
   });
 });
 

@@ -107,6 +107,9 @@ function deletionPlan(registry: Registry, obj: Readonly<JsonObject>, opts: Delet
 /** The stored object no longer goes at once (a finalizer or grace period came): the delete takes the Terminating path. */
 class NotAtOnce extends Error {}
 
+/** How often a delete decides again after the stored object changed its plan under it. */
+const MAX_PLAN_CHANGES = 5;
+
 /**
  * A delete that the watch cache's object shows going at once: one guarded delete with
  * that object as the guess, without a fresh read first (the platform's cached existing
@@ -144,6 +147,16 @@ export async function deleteObject(registry: Registry, namespace: string | undef
     const done = await deleteCachedAtOnce(registry, key, name, guess, opts, wctx);
     if (done) return done;
   }
+  // The stored object changed its plan between the read and the delete: decided again on a new read.
+  for (let attempt = 0; attempt < MAX_PLAN_CHANGES; attempt++) {
+    const done = await deleteAfterRead(registry, key, namespace, name, opts, wctx);
+    if (done) return done;
+  }
+  registry.fail(new StorageError("Conflict", key, `too many changes deleting ${key}`), name);
+}
+
+/** Deletes from a fresh read of the object: Terminating (finalizers, grace period) or at once; undefined when the plan changed before the delete. */
+async function deleteAfterRead(registry: Registry, key: string, namespace: string | undefined, name: string, opts: DeleteRequest, wctx: WriteContext): Promise<DeleteResult | undefined> {
   const current = await registry.getStored(namespace, name, undefined);
   if (opts.preconditions?.uid && opts.preconditions.uid !== meta(current).uid) {
     registry.fail(new StorageError("PreconditionFailed", key, `Precondition failed: UID in precondition: ${opts.preconditions.uid}, UID in object meta: ${meta(current).uid ?? ""}`), name);
@@ -176,15 +189,22 @@ export async function deleteObject(registry: Registry, namespace: string | undef
           becameDeletable = (m.finalizers ?? []).length === 0 && !graceful && !registry.strategy.deletionBlocked?.(obj);
           return obj;
         },
-        { dryRun: ctx.dryRun },
+        { dryRun: wctx.dryRun },
       )
       .catch((err: unknown) => registry.fail(err, name));
     if (!becameDeletable) return { object: await registry.toRequest(updated), deleted: false };
   }
   try {
-    const object = await registry.storage.delete(key, { preconditions: opts.preconditions, dryRun: ctx.dryRun });
+    // Gone at once as read: a finalizer or grace period that came since sends it through the plan again.
+    const validateDeletion = atOnce
+      ? (obj: JsonObject) => {
+          if (!deletionPlan(registry, obj, opts).atOnce) throw new NotAtOnce();
+        }
+      : undefined;
+    const object = await registry.storage.delete(key, { preconditions: opts.preconditions, dryRun: wctx.dryRun, validateDeletion });
     return { object: await registry.toRequest(object), deleted: true };
   } catch (err) {
+    if (err instanceof NotAtOnce) return undefined;
     registry.fail(err, name);
   }
 }
