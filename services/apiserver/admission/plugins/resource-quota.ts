@@ -98,6 +98,8 @@ const LIVE_LOOKUP_TTL_MS = 30_000;
 class ResourceQuotaPlugin implements AdmissionPlugin {
   readonly name = RESOURCE_QUOTA_PLUGIN;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Namespaces with a recompute scheduled. */
+  private readonly pendingRecompute = new Set<string>();
   private readonly profile: PlatformProfile;
   /** Quotas by namespace from the watch cache (an informer), once synced. */
   private byNamespace = new Map<string, JsonObject[]>();
@@ -235,10 +237,19 @@ class ResourceQuotaPlugin implements AdmissionPlugin {
     );
   }
 
-  /** After a delete, the namespace's quotas are recomputed from the stored objects. */
+  /**
+   * After a delete, the namespace's quotas are recomputed from the stored objects: once
+   * for all the deletes of a namespace within the delay, and not at all in a namespace
+   * where the synced informer holds no quota (the platform's quota controller also
+   * replenishes only the quotas its informer has).
+   */
   private scheduleRecompute(namespace: string): void {
+    if (this.pendingRecompute.has(namespace)) return;
+    if (this.synced && !this.byNamespace.get(namespace)?.length) return;
+    this.pendingRecompute.add(namespace);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
+      this.pendingRecompute.delete(namespace);
       void this.recompute(namespace).catch((err: unknown) => this.ctx.log("warn", "resource quota recompute failed", { namespace, err: String(err) }));
     }, RECOMPUTE_DELAY_MS);
     timer.unref();
@@ -267,6 +278,7 @@ class ResourceQuotaPlugin implements AdmissionPlugin {
     this.watch.stop();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    this.pendingRecompute.clear();
   }
 }
 
