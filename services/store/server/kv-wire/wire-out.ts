@@ -4,32 +4,47 @@
 // growth and no copy of the whole.
 //
 // 64-bit fields arrive as numbers (our own results) or decimal strings (ids and
-// leases, as the generic codec's shapes have them); int64Of turns either into a
-// number when it is a safe integer, else a bigint, once per value. A negative
-// int64 takes ten bytes (two's complement), as protobuf writes it.
+// leases, as the generic codec's shapes have them); int64Of keeps a non-negative
+// safe integer as a number and turns anything else into its varint bytes, kept
+// for decimal strings seen recently. A negative int64 takes ten bytes (two's
+// complement), as protobuf writes it.
 
 export const WIRE_VARINT = 0;
 export const WIRE_LEN = 2;
 
-/** A 64-bit field's value: a safe integer as a number, anything else as a bigint. */
-export type Int64Value = number | bigint;
+/**
+ * A 64-bit field's value: a safe integer as a number; anything else as its
+ * varint bytes, made once (ids and leases of 64 bits recur on every response).
+ */
+export type Int64Value = number | Uint8Array;
 
 const SHORT_DECIMAL = /^-?\d{1,15}$/;
-/** Decimal ids (cluster and member ids) seen recently, parsed once. */
-const parsedIds = new Map<string, Int64Value>();
-const MAX_PARSED_IDS = 64;
+/** Varints of the decimal 64-bit values seen recently (cluster and member ids, leases). */
+const encodedDecimals = new Map<string, Uint8Array>();
+const MAX_ENCODED_DECIMALS = 256;
 
-/** A 64-bit field (number, decimal string or bigint) as a number when safe, else a bigint; throws RangeError when not an integer. */
+function varintBytes(v: bigint): Uint8Array {
+  let u = BigInt.asUintN(64, v);
+  const out: number[] = [];
+  while (u >= 0x80n) {
+    out.push(Number(u & 0x7fn) | 0x80);
+    u >>= 7n;
+  }
+  out.push(Number(u));
+  return Uint8Array.from(out);
+}
+
+/** A 64-bit field (number, decimal string or bigint) ready to size and write; throws RangeError when not a 64-bit integer. */
 export function int64Of(v: number | string | bigint | undefined): Int64Value {
   if (v === undefined) return 0;
   if (typeof v === "number") {
-    if (Number.isSafeInteger(v)) return v;
+    if (Number.isSafeInteger(v)) return v >= 0 ? v : varintBytes(BigInt(v));
     throw new RangeError(`not a 64-bit integer: ${v}`);
   }
-  if (typeof v === "bigint") return v;
+  if (typeof v === "bigint") return v === 0n ? 0 : varintBytes(v);
   if (v === "0" || v === "") return 0;
-  if (SHORT_DECIMAL.test(v)) return Number(v);
-  const known = parsedIds.get(v);
+  if (SHORT_DECIMAL.test(v) && v[0] !== "-") return Number(v);
+  const known = encodedDecimals.get(v);
   if (known !== undefined) return known;
   let big: bigint;
   try {
@@ -37,9 +52,12 @@ export function int64Of(v: number | string | bigint | undefined): Int64Value {
   } catch {
     throw new RangeError(`not a 64-bit integer: ${v}`);
   }
-  if (parsedIds.size >= MAX_PARSED_IDS) parsedIds.clear();
-  parsedIds.set(v, big);
-  return big;
+  if (big < -(1n << 63n) || big >= 1n << 64n) throw new RangeError(`not a 64-bit integer: ${v}`);
+  if (big === 0n) return 0;
+  const bytes = varintBytes(big);
+  if (encodedDecimals.size >= MAX_ENCODED_DECIMALS) encodedDecimals.clear();
+  encodedDecimals.set(v, bytes);
+  return bytes;
 }
 
 /** Bytes of a varint of a non-negative safe integer. */
@@ -52,21 +70,14 @@ export function uvarintSize(n: number): number {
   return size;
 }
 
-/** Bytes of an int64/uint64 varint (negative: ten). */
+/** Bytes of an int64/uint64 varint. */
 export function varint64Size(v: Int64Value): number {
-  if (typeof v === "number") return v >= 0 ? uvarintSize(v) : 10;
-  let u = BigInt.asUintN(64, v);
-  let size = 1;
-  while (u >= 0x80n) {
-    u >>= 7n;
-    size++;
-  }
-  return size;
+  return typeof v === "number" ? uvarintSize(v) : v.length;
 }
 
 /** Bytes of a varint field with its tag (tag below 16: one byte), 0 when the value is zero (proto3 leaves it out). */
 export function int64FieldSize(v: Int64Value): number {
-  return v === 0 || v === 0n ? 0 : 1 + varint64Size(v);
+  return v === 0 ? 0 : 1 + varint64Size(v);
 }
 
 /** Bytes of a length-delimited field of `len` bytes with a one-byte tag. */
@@ -96,21 +107,17 @@ export class WireOut {
   }
 
   varint64(v: Int64Value): void {
-    if (typeof v === "number" && v >= 0) {
+    if (typeof v === "number") {
       this.uvarint(v);
       return;
     }
-    let u = BigInt.asUintN(64, BigInt(v));
-    while (u >= 0x80n) {
-      this.buf[this.pos++] = Number(u & 0x7fn) | 0x80;
-      u >>= 7n;
-    }
-    this.buf[this.pos++] = Number(u);
+    this.buf.set(v, this.pos);
+    this.pos += v.length;
   }
 
   /** A varint field; nothing for zero. `field` below 16. */
   int64Field(field: number, v: Int64Value): void {
-    if (v === 0 || v === 0n) return;
+    if (v === 0) return;
     this.buf[this.pos++] = (field << 3) | WIRE_VARINT;
     this.varint64(v);
   }
