@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { startTestControllers, type TestControllers } from "../support/controllers.ts";
+import { CRD_GROUP, crdPath, cronTabCrd, waitServed } from "../support/crd-fixtures.ts";
 
 let api: TestApiserver;
 let controllers: TestControllers;
@@ -75,6 +76,25 @@ describe("namespaces", () => {
     const released = await api.admin.patch(`${held}/configmaps/pinned`, { metadata: { finalizers: null } }, "application/merge-patch+json");
     expect(released.status, released.text).toBe(200);
     expect((await eventually(() => api.admin.get(held), (r) => r.status === 404, 20_000)).status).toBe(404);
+  });
+
+  it("delete the custom resources of a type defined after the controllers started", async () => {
+    const crd = await api.admin.post(crdPath(api.profile), cronTabCrd(api.profile, { plural: "nsitems", kind: "NsItem", singular: "nsitem" }));
+    expect(crd.status, crd.text).toBe(201);
+    expect((await api.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "cr-doomed" } })).status).toBe(201);
+    const items = `/apis/${CRD_GROUP}/v1/namespaces/cr-doomed/nsitems`;
+    await waitServed(api.admin, items);
+    for (const name of ["a", "b"]) {
+      const r = await api.admin.post(items, { apiVersion: `${CRD_GROUP}/v1`, kind: "NsItem", metadata: { name }, spec: { cronSpec: "* * * * *" } });
+      expect(r.status, r.text).toBe(201);
+    }
+    // Another namespace's item of the same type stays.
+    const keep = await api.admin.post(`/apis/${CRD_GROUP}/v1/namespaces/default/nsitems`, { apiVersion: `${CRD_GROUP}/v1`, kind: "NsItem", metadata: { name: "kept" }, spec: { cronSpec: "* * * * *" } });
+    expect(keep.status, keep.text).toBe(201);
+    expect((await api.admin.delete("/api/v1/namespaces/cr-doomed")).status).toBe(200);
+    expect((await eventually(() => api.admin.get("/api/v1/namespaces/cr-doomed"), (r) => r.status === 404, 20_000)).status).toBe(404);
+    const all = (await api.admin.get(`/apis/${CRD_GROUP}/v1/nsitems`)).json<{ items: Array<{ metadata: { namespace: string; name: string } }> }>();
+    expect(all.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`)).toEqual(["default/kept"]);
   });
 
   it("scopes namespaced lists and serves cluster-wide lists across namespaces", async () => {
