@@ -91,6 +91,16 @@ describe("allocation repair", () => {
     expect(back.metadata.labels?.[api.profile.labels.ipAddressManagedBy]).toBe(api.profile.ipAllocatorName);
     const ev = await eventFor("ClusterIPNotAllocated", "lost-ip");
     expect(ev).toMatchObject({ type: "Warning", message: `Cluster IP [IPv4]: ${ip} is not allocated; repairing`, involvedObject: { kind: "Service" } });
+
+    // A record of the Service without the allocator's labels is rewritten in place.
+    expect((await api.admin.delete(`${ipAddresses}/${ip}`)).status).toBe(200);
+    const bare = { apiVersion: `${api.profile.group("networking")}/v1`, kind: "IPAddress", metadata: { name: ip }, spec: { parentRef: back.spec.parentRef } };
+    const recreated = await api.admin.post(ipAddresses, bare);
+    expect([200, 201, 409]).toContain(recreated.status); // 409: the repair was quicker
+    await until("the labels", async () => {
+      const got = (await api.admin.get(`${ipAddresses}/${ip}`)).json<Obj>();
+      return got.metadata.labels?.[api.profile.labels.ipAddressManagedBy] === api.profile.ipAllocatorName ? true : undefined;
+    });
   });
 
   it("allocates again a node port whose record was lost, and releases one left without its Service", async () => {

@@ -109,9 +109,10 @@ export function startAllocationRepair(opts: AllocationRepairOptions): Allocation
         const ip = action.kind === "writeIP";
         const name = ip ? action.ip : String(action.port);
         const key = `${ip ? IP_RECORD_PREFIX : NODE_PORT_RECORD_PREFIX}${name}`;
-        if (action.replaces) await tolerant(() => storage.delete(key, { preconditions: { resourceVersion: action.replaces } }));
         const record = allocationRecord(recordApiVersion, ip ? "IPAddress" : "ServiceNodePort", name, action.service, ip ? labels(action.family) : undefined);
-        await tolerant(() => storage.create(key, record));
+        // A rewrite replaces the record in one compare-and-swap: the value is never free in between.
+        if (action.replaces) await tolerant(() => storage.guaranteedUpdate(key, () => structuredClone(record), { preconditions: { resourceVersion: action.replaces } }));
+        else await tolerant(() => storage.create(key, record));
         return;
       }
       case "releaseIP":
