@@ -4,7 +4,7 @@
  * else is a 400 as on the platform (`field label not supported: spec.foo`).
  */
 import { badRequest } from "../../../shared/api/status.ts";
-import { parseFieldSelector, parseLabelSelector, SelectorError } from "../../../shared/api/selectors.ts";
+import { parseFieldSelector, parseLabelSelector, SelectorError, type FieldSelector, type ParsedLabelSelector } from "../../../shared/api/selectors.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
 import type { Predicate } from "../storage/interface.ts";
 import { meta, type JsonObject } from "../storage/object.ts";
@@ -39,7 +39,7 @@ export function buildSelection(def: KindDefinition, labelText: string | null, fi
   try {
     if (labelText) {
       const sel = parseLabelSelector(labelText);
-      if (!sel.empty()) predicates.push((obj) => sel.matches(meta(obj).labels));
+      if (!sel.empty()) predicates.push(labelPredicate(sel));
     }
     if (fieldText) {
       const sel = parseFieldSelector(fieldText);
@@ -48,19 +48,29 @@ export function buildSelection(def: KindDefinition, labelText: string | null, fi
         if (!allowed.has(req.key)) throw badRequest(`field label not supported: ${req.key}`);
       }
       name = sel.requiresExactMatch("metadata.name");
-      if (!sel.empty()) {
-        const fields = [...allowed];
-        predicates.push((obj) => {
-          const values: Record<string, string> = {};
-          for (const f of fields) values[f] = fieldValue(obj, f);
-          return sel.matches(values);
-        });
-      }
+      if (!sel.empty()) predicates.push(fieldPredicate(sel, [...allowed]));
     }
   } catch (err) {
     if (err instanceof SelectorError) throw badRequest(err.message);
     throw err;
   }
   if (predicates.length === 0) return { hasSelector: false };
-  return { hasSelector: true, name, predicate: (obj) => predicates.every((p) => p(obj)) };
+  return { hasSelector: true, name, predicate: predicates.length === 1 ? predicates[0] : allOf(predicates) };
+}
+
+// Each predicate closes over its selector only: an open watch keeps it for its whole life.
+function labelPredicate(sel: ParsedLabelSelector): Predicate {
+  return (obj) => sel.matches(meta(obj).labels);
+}
+
+function fieldPredicate(sel: FieldSelector, fields: string[]): Predicate {
+  return (obj) => {
+    const values: Record<string, string> = {};
+    for (const f of fields) values[f] = fieldValue(obj, f);
+    return sel.matches(values);
+  };
+}
+
+function allOf(predicates: Predicate[]): Predicate {
+  return (obj) => predicates.every((p) => p(obj));
 }

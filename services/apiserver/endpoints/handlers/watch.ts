@@ -138,7 +138,7 @@ class WatchSource implements Expiring, EventConsumer, DirectSource {
     this.out = out;
     (out as AttachedResponse)[SOURCE] = this;
     out.on("drain", onResponseDrain);
-    out.once("close", onResponseClose);
+    out.on("close", onResponseClose); // once: it removes itself (no once-wrapper per watch)
     if (out.destroyed) this.cancel();
     else this.request();
   }
@@ -234,6 +234,7 @@ function onResponseClose(this: AttachedResponse): void {
   const source = this[SOURCE];
   this[SOURCE] = undefined;
   this.off("drain", onResponseDrain);
+  this.off("close", onResponseClose);
   source?.cancel();
 }
 
