@@ -36,6 +36,9 @@ interface Event {
   verb: string;
   requestURI: string;
   user: { username: string };
+  impersonatedUser?: { username: string; groups?: string[] };
+  sourceIPs?: string[];
+  userAgent?: string;
   objectRef?: { resource: string; namespace?: string; name?: string; subresource?: string };
   responseStatus?: { code: number; reason?: string };
   requestObject?: Record<string, unknown>;
@@ -207,6 +210,24 @@ describe("audit log", () => {
     expect(ev).toMatchObject({ level: "Metadata", verb: "list", responseStatus: { code: 200 } });
     expect(ev.requestObject).toBeUndefined();
     expect(ev.responseObject).toBeUndefined();
+  });
+
+  it("records the caller's address, user agent and, under impersonation, both the authenticated and the impersonated user", async () => {
+    const r = await admin.get("/api/v1/namespaces/audited/configmaps", { "impersonate-user": "bob", "impersonate-group": "audit-viewers", "user-agent": "audit-test/1.0 (linux/amd64)" });
+    const id = String(r.headers["audit-id"]);
+    const ev = (await eventsFor((e) => e.auditID === id && e.stage === "ResponseComplete"))[0];
+    expect(ev, id).toBeDefined();
+    expect(ev.user.username).toBe("admin");
+    expect(ev.impersonatedUser?.username).toBe("bob");
+    expect(ev.impersonatedUser?.groups).toContain("audit-viewers");
+    expect(ev.sourceIPs).toEqual(["127.0.0.1"]);
+    expect(ev.userAgent).toBe("audit-test/1.0 (linux/amd64)");
+    // bob may not list ConfigMaps: the event records the impersonated request's refusal.
+    expect(r.status).toBe(403);
+    expect(ev.responseStatus?.code).toBe(403);
+    const plain = await admin.get("/api/v1/namespaces/audited/configmaps");
+    const own = (await eventsFor((e) => e.auditID === String(plain.headers["audit-id"]) && e.stage === "ResponseComplete"))[0];
+    expect(own.impersonatedUser).toBeUndefined();
   });
 
   it("keeps Secrets at the policy's Metadata level: their data never reaches the log", async () => {
