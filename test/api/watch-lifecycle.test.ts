@@ -2,9 +2,13 @@
  * What an open watch holds and when it lets go: a client going away removes its
  * watcher from the cache (no abort listener: the cancelled body stops it), a long
  * `timeoutSeconds` ends on the shared deadline tick, events still flow to many idle
- * watches, and a bad `includeObject` is refused before the stream starts.
+ * watches, a client that stops reading holds the stream back (the response's write and
+ * drain) without losing events, and a bad `includeObject` is refused before the stream starts.
  */
+import type { IncomingMessage } from "node:http";
+import { request } from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensurePki } from "../../services/apiserver/server/certs.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import type { WatchStream } from "../support/https-client.ts";
 
@@ -51,6 +55,42 @@ describe("an idle watch", () => {
     expect(took).toBeGreaterThanOrEqual(10_500);
     expect(took).toBeLessThan(16_000);
   }, 30_000);
+
+  it("holds events back while its client stops reading and delivers all of them in order once it reads again", async () => {
+    const count = 48;
+    const value = "v".repeat(256 * 1024); // 12 MiB of events: more than the socket buffers hold
+    const pki = await ensurePki(api.dir, { profile: api.profile });
+    const tls = { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem };
+    const received: string[] = [];
+    let text = "";
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request(new URL(`${base}?watch=1&resourceVersion=0&labelSelector=held%3Dback`, api.admin.baseUrl), tls, resolve);
+      req.on("error", reject);
+      req.end();
+    });
+    expect(res.statusCode).toBe(200);
+    res.pause();
+    for (let i = 0; i < count; i++) {
+      const created = await api.admin.post(base, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `held-${i}`, labels: { held: "back" } }, data: { v: value } });
+      expect(created.status).toBe(201);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    res.setEncoding("utf8");
+    res.on("data", (chunk: string) => {
+      text += chunk;
+      let nl = text.indexOf("\n");
+      while (nl >= 0) {
+        const ev = JSON.parse(text.slice(0, nl)) as { type: string; object: { metadata: { name: string } } };
+        if (ev.type === "ADDED") received.push(ev.object.metadata.name);
+        text = text.slice(nl + 1);
+        nl = text.indexOf("\n");
+      }
+    });
+    res.resume();
+    await until(() => received.length >= count, 20_000);
+    res.destroy();
+    expect(received).toEqual(Array.from({ length: count }, (_, i) => `held-${i}`));
+  }, 60_000);
 
   it("refuses a bad includeObject on a Table watch with a 400 Status before streaming", async () => {
     const res = await api.admin.get(`${base}?watch=1&includeObject=All`, { accept: `application/json;as=Table;g=${api.profile.metaGroup};v=v1` });
