@@ -194,7 +194,8 @@ export class RevisionSnapshots<T> {
   }
 }
 
-function lowerBound(keys: readonly string[], target: string): number {
+/** Index of the first key >= target in sorted `keys`. */
+export function lowerBound(keys: readonly string[], target: string): number {
   let lo = 0;
   let hi = keys.length;
   while (lo < hi) {

@@ -14,7 +14,7 @@ import { prefixEnd, type KvStore, type RevisionChange, type RevisionFeed } from 
 import { meta, type JsonObject } from "./object.ts";
 import { corruptionOf, decodeStored } from "./corrupt-object.ts";
 import { decodeChange, eventFor, type ChangeEvents, type DecodedChange } from "./watch-filter.ts";
-import { RevisionSnapshots } from "./revision-snapshots.ts";
+import { lowerBound, RevisionSnapshots } from "./revision-snapshots.ts";
 
 /** How long the platform keeps watch cache snapshots (ListFromCacheSnapshot). */
 export const DEFAULT_SNAPSHOT_RETENTION_MS = 75_000;
@@ -381,16 +381,5 @@ export class WatchCache {
 
 export function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function lowerBound(keys: string[], target: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid] < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
