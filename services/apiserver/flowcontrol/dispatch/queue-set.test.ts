@@ -152,6 +152,41 @@ describe("queue set", () => {
   });
 });
 
+describe("queue set: service of executing requests counts while they run", () => {
+  // One flow (6 queues of its hand) holds all 6 seats with requests that run for a second
+  // and has 6 more waiting (arrived at 0); another flow's request arrives at 1 s. Counting
+  // the noisy queues' service only when their requests end, they looked idle and won the
+  // next 6 releases, one per queue; counted while they run, the newcomer goes first.
+  it.each([
+    { noisyRunMs: 1000, releaseEveryMs: 10, newcomerGoesAfterReleases: 1 },
+    { noisyRunMs: 200, releaseEveryMs: 10, newcomerGoesAfterReleases: 1 },
+    { noisyRunMs: 1000, releaseEveryMs: 100, newcomerGoesAfterReleases: 1 },
+  ])("after $noisyRunMs ms of noisy service, releases every $releaseEveryMs ms: the newcomer goes after $newcomerGoesAfterReleases", ({ noisyRunMs, releaseEveryMs, newcomerGoesAfterReleases }) => {
+    const clock = new Clock();
+    const qs = new QueueSet("pl", { type: "Queue", queues: 64, handSize: 6, queueLengthLimit: 50 }, 6, clock.now);
+    const executing: SeatRequest[] = [];
+    for (let i = 0; i < 6; i++) executing.push(qs.start(spec("fs", "noisy")));
+    const waiting = Array.from({ length: 6 }, () => qs.start(spec("fs", "noisy")));
+    expect(executing.every((r) => r.state === "executing") && waiting.every((r) => r.state === "waiting")).toBe(true);
+    expect(new Set(qs.dump().queues.filter((q) => q.executing.length > 0).map((q) => q.index)).size).toBe(6);
+    clock.t = noisyRunMs;
+    const newcomer = qs.start(spec("fs", "tenant"));
+    expect(newcomer.state).toBe("waiting");
+    let releases = 0;
+    while (newcomer.state === "waiting" && releases < 12) {
+      clock.t += releaseEveryMs;
+      const done = executing.shift();
+      if (done) qs.finish(done);
+      releases++;
+      for (const r of waiting.filter((w) => w.state === "executing")) {
+        waiting.splice(waiting.indexOf(r), 1);
+        executing.push(r);
+      }
+    }
+    expect(releases).toBe(newcomerGoesAfterReleases);
+  });
+});
+
 describe("retry after", () => {
   it("doubles under sustained rejections (at most once per retryAfter seconds, up to 32) and decays by one", () => {
     const t = new RetryAfterTracker();
