@@ -21,6 +21,7 @@ import type { ProcessRecord } from "./state.ts";
 import { apiserverComponent, haproxyComponent } from "./apiserver-components.ts";
 import { controllerManagerComponent } from "./controller-manager-component.ts";
 import { nodeAgentComponent } from "./node-agent-component.ts";
+import { clusterInfoComponent } from "./cluster-info-component.ts";
 
 export interface ClusterOptions {
   dir: string;
@@ -186,4 +187,4 @@ export const storeComponent: ClusterComponent = {
 };
 
 /** Started in this order by `up`. */
-export const COMPONENTS: ClusterComponent[] = [redisComponent, storeComponent, apiserverComponent, haproxyComponent, controllerManagerComponent, nodeAgentComponent];
+export const COMPONENTS: ClusterComponent[] = [redisComponent, storeComponent, apiserverComponent, haproxyComponent, clusterInfoComponent, controllerManagerComponent, nodeAgentComponent];

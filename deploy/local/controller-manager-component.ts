@@ -3,7 +3,8 @@
  * (services/controller-manager/main.ts) under leader election, one leading, each
  * reaching the API through the load balancer with the admin client configuration (its
  * server rewritten to haproxy's address), serving health and metrics on its own port,
- * and signing approved CSRs with the cluster CA the apiservers generated.
+ * signing approved CSRs with the cluster CA the apiservers generated, and running the
+ * bootstrap signer and token cleaner as the platform's installer turns them on.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
@@ -59,6 +60,8 @@ export const controllerManagerComponent: ClusterComponent = {
         "--cert-dir", join(dir, name),
         "--cluster-signing-cert-file", pki.caCert,
         "--cluster-signing-key-file", pki.caKey,
+        // The installer's choice (kubeadm's): the bootstrap signer and token cleaner, off by default, run too.
+        "--controllers", "*,bootstrapsigner,tokencleaner",
         "--profile", profile,
       ];
       const child = spawn(process.execPath, args, { cwd: REPO_ROOT, detached: true, stdio: ["ignore", fd, fd] });

@@ -6,15 +6,18 @@
  * Leases; a pod bound to each node through pods/binding (what a scheduler posts) is
  * listed by that node's agent only; `kubectl logs` and `kubectl exec` (kubectl 1.34) and
  * the agent's `/run` through nodes/proxy reach the runtime of the pod's own node.
+ * cluster-info is readable anonymously and signed for a bootstrap token.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pkiPaths } from "../../services/apiserver/server/certs.ts";
 import { getProfile } from "../../shared/platform/index.ts";
+import { compactVerify } from "jose";
+import { parse } from "yaml";
 import { layerClients, runClient } from "../support/clients.ts";
 import { startCriServer, type CriServer } from "../support/cri-server.ts";
-import type { HttpsClient } from "../support/https-client.ts";
+import { HttpsClient } from "../support/https-client.ts";
 import { localCluster } from "../deploy/support/local-cluster.ts";
 import { waitFor, writeKubeconfig } from "../node-agent/harness.ts";
 
@@ -114,6 +117,45 @@ describe("two node agents in npm run cluster", () => {
     }
   });
 
+  it("cluster-info is readable anonymously with the load balancer and CA, and signed for a bootstrap token", async () => {
+    const lb = String(local.state().outputs.loadBalancer);
+    const caPem = readFileSync(pkiPaths(join(local.dir, "apiserver")).caCert, "utf8");
+    const anonymous = new HttpsClient(lb, { ca: caPem });
+    try {
+      const path = `/api/v1/namespaces/${profile.publicNamespace}/configmaps`;
+      const info = await anonymous.get(`${path}/cluster-info`);
+      expect(info.status, info.text).toBe(200);
+      const kubeconfig = info.json<{ data: Record<string, string> }>().data.kubeconfig;
+      const cluster = (parse(kubeconfig) as { clusters: Array<{ cluster: { server: string; "certificate-authority-data": string } }> }).clusters[0].cluster;
+      expect(cluster.server).toBe(lb);
+      expect(Buffer.from(cluster["certificate-authority-data"], "base64").toString()).toBe(caPem);
+      // Only that ConfigMap: its list and another ConfigMap stay forbidden.
+      expect((await anonymous.get(path)).status).toBe(403);
+      expect((await admin.post(path, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "not-public" } })).status).toBe(201);
+      expect((await anonymous.get(`${path}/not-public`)).status).toBe(403);
+
+      // The cluster's controller managers run the bootstrap signer: a signing token's JWS appears, verified with its secret.
+      const token = { id: "lbtk01", secret: "0123456789abcdef" };
+      const secret = await admin.post(`/api/v1/namespaces/${profile.systemNamespace}/secrets`, {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: `bootstrap-token-${token.id}` },
+        type: profile.secretTypes.bootstrapToken,
+        stringData: { "token-id": token.id, "token-secret": token.secret, "usage-bootstrap-signing": "true" },
+      });
+      expect(secret.status, secret.text).toBe(201);
+      const jws = await waitFor(async () => {
+        const r = await anonymous.get(`${path}/cluster-info`);
+        return r.status === 200 ? r.json<{ data: Record<string, string> }>().data[`jws-kubeconfig-${token.id}`] : undefined;
+      }, 20_000, "cluster-info signed for the token");
+      const [header, , signature] = jws.split(".");
+      const verified = await compactVerify(`${header}.${Buffer.from(kubeconfig).toString("base64url")}.${signature}`, new TextEncoder().encode(token.secret));
+      expect(new TextDecoder().decode(verified.payload)).toBe(kubeconfig);
+    } finally {
+      anonymous.close();
+    }
+  });
+
   it("nodes/proxy to /run runs the command through the runtime of that node", async () => {
     for (const [i, node] of NODES.entries()) {
       const name = podName(node);
@@ -125,4 +167,5 @@ describe("two node agents in npm run cluster", () => {
       expect(syncs(runtimes[1 - i])).toHaveLength(0);
     }
   });
+
 });
