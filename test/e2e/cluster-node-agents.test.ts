@@ -1,12 +1,15 @@
 /**
  * Node agents in the local cluster, end to end: `npm run cluster -- up --node-agents 2`
- * (one store member, one apiserver replica behind haproxy, the controller manager, two
+ * (one store member, two apiserver replicas behind haproxy, the controller managers, two
  * node-agent processes) with a test container runtime on each agent's
  * `--container-runtime-endpoint` socket. Both Nodes register Ready and renew their
  * Leases; a pod bound to each node through pods/binding (what a scheduler posts) is
  * listed by that node's agent only; `kubectl logs` and `kubectl exec` (kubectl 1.34) and
  * the agent's `/run` through nodes/proxy reach the runtime of the pod's own node.
- * cluster-info is readable anonymously and signed for a bootstrap token.
+ * cluster-info is readable anonymously and signed for a bootstrap token. Last, one
+ * replica is killed with SIGKILL: both agents' next Lease renewals go through the other
+ * one, within the renew interval (10 s, a quarter of the 40 s lease) plus the 7 s
+ * backoff cap.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -44,7 +47,7 @@ beforeAll(async () => {
     mkdirSync(join(local.dir, node), { recursive: true, mode: 0o750 });
     runtimes.push(await startCriServer({ socket: join(local.dir, node, "runtime.sock") }));
   }
-  await local.run("up", "--nodes", "1", "--replicas", "1", "--node-agents", String(NODES.length), "--profile", "kubernetes");
+  await local.run("up", "--nodes", "1", "--replicas", "2", "--node-agents", String(NODES.length), "--profile", "kubernetes");
   admin = local.admin();
   const pki = pkiPaths(join(local.dir, "apiserver"));
   kubeconfig = writeKubeconfig(join(local.dir, "kubectl.kubeconfig"), String(local.state().outputs.loadBalancer), readFileSync(pki.caCert, "utf8"), {
@@ -168,4 +171,37 @@ describe("two node agents in npm run cluster", () => {
     }
   });
 
+  it("heartbeats go on through the other replica after SIGKILL of one, within the renew interval plus the backoff cap", async () => {
+    const renewTime = async (node: string): Promise<number | undefined> => {
+      const res = await admin.get(`/apis/${profile.group("coordination")}/v1/namespaces/${profile.nodeLeaseNamespace}/leases/${node}`).catch(() => undefined);
+      return res?.status === 200 ? Date.parse(res.json<{ spec: { renewTime: string } }>().spec.renewTime) : undefined;
+    };
+    // Every renewal time each lease shows, read every 200 ms (a renewal comes every 10 s).
+    const seen = new Map<string, Set<number>>(NODES.map((n) => [n, new Set<number>()]));
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        for (const node of NODES) {
+          const t = await renewTime(node);
+          if (t !== undefined) seen.get(node)?.add(t);
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
+    try {
+      await waitFor(() => (NODES.every((n) => (seen.get(n)?.size ?? 0) > 0) ? true : undefined), 10_000, "both leases read");
+      const victim = local.state().processes.find((p) => p.role === "apiserver");
+      if (victim === undefined) throw new Error("no apiserver in the state");
+      process.kill(victim.pid, "SIGKILL");
+      const killedAt = Date.now();
+      const renewedAfter = (node: string) => [...(seen.get(node) ?? [])].filter((t) => t > killedAt);
+      await waitFor(() => (NODES.every((n) => renewedAfter(n).length > 0) ? true : undefined), 25_000, "both leases renewed after the kill");
+      const gaps = NODES.map((n) => Math.min(...renewedAfter(n)) - Math.max(...[...(seen.get(n) ?? [])].filter((t) => t <= killedAt)));
+      console.log(`lease renewal gaps across the SIGKILL of ${victim.name}: ${gaps.join(", ")} ms`);
+      for (const gap of gaps) expect(gap).toBeLessThanOrEqual(10_000 + 7_000);
+    } finally {
+      polling = false;
+      await poller;
+    }
+  }, 40_000);
 });
