@@ -22,6 +22,11 @@ export class WebhookCallError extends Error {
   }
 }
 
+/** A request body already encoded as JSON text (sent as it is). */
+export class EncodedJson {
+  constructor(readonly text: string) {}
+}
+
 /** Where a service-backed webhook is reached: an endpoint address and port, and the name its certificate must carry. */
 export interface ServiceEndpoint {
   host: string;
@@ -71,11 +76,11 @@ export class WebhookClient {
     return { url, servername: ep.servername, hostHeader: svc.port === 443 ? ep.servername : `${ep.servername}:${svc.port}` };
   }
 
-  /** POSTs the JSON body; resolves with the parsed JSON of a 200 answer. */
+  /** POSTs the JSON body (a value, or its text as EncodedJson); resolves with the parsed JSON of a 200 answer. */
   async post(cc: ClientConfig, timeoutSeconds: number, body: unknown): Promise<unknown> {
     const { url, servername, hostHeader } = await this.target(cc, timeoutSeconds);
     // Text, not a Buffer copy of it: the request's first write then carries the headers and the body together.
-    const payload = JSON.stringify(body);
+    const payload = body instanceof EncodedJson ? body.text : JSON.stringify(body);
     const shown = `failed to call webhook: Post "${cc.url ? url.toString() : `https://${hostHeader ?? url.host}${url.pathname}${url.search}`}"`;
     return new Promise((resolve, reject) => {
       let settled = false;

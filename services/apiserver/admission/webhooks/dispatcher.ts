@@ -10,6 +10,8 @@
  * that does not apply is an internal error whatever the failurePolicy, as on the
  * platform (500 InternalError naming the webhook and the failing operation).
  * A dry-run request fails with 400 at a webhook that may have side effects.
+ * Within one phase call each object is encoded once for all its webhooks (the
+ * objects are not changed in place while the phase runs).
  */
 import { randomUUID } from "node:crypto";
 import { badRequest, isStatusError, type StatusError } from "../../../../shared/api/status.ts";
@@ -22,7 +24,7 @@ import type { AdmissionMetrics, WebhookType } from "../metrics.ts";
 import { WebhookCallError, type WebhookClient } from "./client.ts";
 import type { Hook } from "./hook.ts";
 import { callFailure, denial, matchConditions, matchRules, matchSelectors, MatchError, type Equivalence, type MatchDeps } from "./matching.ts";
-import { parseReviewResponse, reviewRequest, reviewVersion } from "./review.ts";
+import { EncodedObjects, encodeReviewRequest, parseReviewResponse, reviewVersion } from "./review.ts";
 
 export interface DispatcherDeps {
   profile: PlatformProfile;
@@ -54,16 +56,17 @@ export class Dispatcher {
   async mutate(hooks: readonly Hook[], a: Attributes): Promise<void> {
     const reinvocation = a.reinvocation;
     const stateKey = "webhooks/reinvoke";
+    const memo = new EncodedObjects();
     if (reinvocation && reinvocation.round > 0) {
       const again = (reinvocation.state.get(stateKey) as Set<string> | undefined) ?? new Set<string>();
-      for (const [i, hook] of hooks.entries()) if (again.has(hook.key)) await this.call(hook, a, i, reinvocation.round);
+      for (const [i, hook] of hooks.entries()) if (again.has(hook.key)) await this.call(hook, a, i, reinvocation.round, memo);
       return;
     }
     // Per invoked webhook: the number of mutations once its own call returned.
     const seen = new Map<number, number>();
     let mutations = 0;
     for (const [i, hook] of hooks.entries()) {
-      const out = await this.call(hook, a, i, 0);
+      const out = await this.call(hook, a, i, 0, memo);
       if (out === "skipped") continue;
       if (out === "mutated") mutations++;
       seen.set(i, mutations);
@@ -78,17 +81,18 @@ export class Dispatcher {
       reinvocation.state.set(stateKey, again);
       reinvocation.requestReinvocation();
     } else {
-      for (const [i, hook] of hooks.entries()) if (again.has(hook.key)) await this.call(hook, a, i, 1);
+      for (const [i, hook] of hooks.entries()) if (again.has(hook.key)) await this.call(hook, a, i, 1, memo);
     }
   }
 
   /** Phase 2: every matched webhook in parallel. */
   async validate(hooks: readonly Hook[], a: Attributes): Promise<void> {
-    const results = await Promise.allSettled(hooks.map((h, i) => this.call(h, a, i, 0)));
+    const memo = new EncodedObjects();
+    const results = await Promise.allSettled(hooks.map((h, i) => this.call(h, a, i, 0, memo)));
     for (const r of results) if (r.status === "rejected") throw r.reason;
   }
 
-  private async call(hook: Hook, a: Attributes, index: number, round: number): Promise<Outcome> {
+  private async call(hook: Hook, a: Attributes, index: number, round: number, memo: EncodedObjects): Promise<Outcome> {
     const type: WebhookType = hook.type === "mutating" ? "admit" : "validating";
     const inv = matchRules(hook, a, this.deps.match);
     if (!inv) return "skipped";
@@ -114,7 +118,7 @@ export class Dispatcher {
     const start = process.hrtime.bigint();
     let response;
     try {
-      const body = await this.deps.client.post(hook.clientConfig, hook.timeoutSeconds, reviewRequest(this.deps.profile, version, uid, a, object, oldObject, inv.version ? { version: inv.version } : undefined));
+      const body = await this.deps.client.post(hook.clientConfig, hook.timeoutSeconds, encodeReviewRequest(this.deps.profile, version, uid, a, object, oldObject, memo, inv.version ? { version: inv.version } : undefined));
       response = parseReviewResponse(this.deps.profile, version, uid, body, hook.type === "mutating");
     } catch (err) {
       const code = err instanceof WebhookCallError ? (err.httpStatus ?? 0) : 0;

@@ -3,12 +3,15 @@
  * version of its `admissionReviewVersions` this server speaks) and the checks of
  * its answer: same version and kind, the request's uid, `allowed`, a JSONPatch
  * only from mutating webhooks. v1beta1 answers without apiVersion are accepted
- * the way the platform accepts them.
+ * the way the platform accepts them. `encodeReviewRequest` is the same request as
+ * JSON text, with `object` and `oldObject` taken from a per-phase memo, so that the
+ * webhooks of one phase (and the old object across both phases) encode each object
+ * once however many webhooks they call.
  */
 import type { PlatformProfile } from "../../../../shared/platform/index.ts";
 import { isObject, type JsonObject } from "../../storage/object.ts";
 import type { Attributes } from "../interfaces.ts";
-import { WebhookCallError } from "./client.ts";
+import { EncodedJson, WebhookCallError } from "./client.ts";
 
 export const REVIEW_VERSIONS = ["v1", "v1beta1"];
 
@@ -49,6 +52,34 @@ export function reviewRequest(profile: PlatformProfile, version: string, uid: st
     request.requestSubResource = a.subresource;
   }
   return { apiVersion: `${admissionGroup(profile)}/${version}`, kind: "AdmissionReview", request };
+}
+
+/**
+ * The JSON text of objects already encoded, by identity. Valid while the objects
+ * are not changed in place: one memo serves one phase's calls on one object (the
+ * validating webhooks run in parallel on the same object), never a mutating plugin.
+ */
+export class EncodedObjects {
+  private readonly texts = new Map<JsonObject, string>();
+
+  text(obj: JsonObject | undefined): string {
+    if (!obj) return "null";
+    let t = this.texts.get(obj);
+    if (t === undefined) {
+      t = JSON.stringify(obj);
+      this.texts.set(obj, t);
+    }
+    return t;
+  }
+}
+
+/** `reviewRequest` as JSON text (the same document; `object` and `oldObject` come last in `request`), the objects from `memo`. */
+export function encodeReviewRequest(profile: PlatformProfile, version: string, uid: string, a: Attributes, object: JsonObject | undefined, oldObject: JsonObject | undefined, memo: EncodedObjects, as?: { version: string }): EncodedJson {
+  const review = reviewRequest(profile, version, uid, a, undefined, undefined, as);
+  const { object: _o, oldObject: _old, ...request } = review.request as JsonObject;
+  const head = JSON.stringify({ apiVersion: review.apiVersion, kind: review.kind });
+  const rest = JSON.stringify(request);
+  return new EncodedJson(`${head.slice(0, -1)},"request":${rest.slice(0, -1)},"object":${memo.text(object)},"oldObject":${memo.text(oldObject)}}}`);
 }
 
 export interface ReviewResponse {
