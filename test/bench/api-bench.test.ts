@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { benchApi } from "./api.ts";
-import { interleave, machineLoad, median, ratioStats } from "./harness.ts";
+import { alternate, interleave, machineLoad, median, ratioStats } from "./harness.ts";
 import { cpuShares, settled, type CpuSample } from "./idle-cpu.ts";
 
 describe("bench harness: ratios and interleaving", () => {
@@ -27,6 +27,18 @@ describe("bench harness: ratios and interleaving", () => {
     { values: [4, 1, 2, 3], want: 2.5 },
   ])("median($values) = $want", ({ values, want }) => {
     expect(median(values)).toBe(want);
+  });
+
+  it("alternate puts each side first in every other round and keeps each side's results in round order", async () => {
+    const order: string[] = [];
+    const res = await alternate(
+      4,
+      async (r) => (order.push(`a${r}`), r),
+      async (r) => (order.push(`b${r}`), r * 10),
+    );
+    expect(order).toEqual(["a0", "b0", "b1", "a1", "a2", "b2", "b3", "a3"]);
+    expect(res).toEqual({ a: [0, 1, 2, 3], b: [0, 10, 20, 30] });
+    await expect(alternate(2, async () => 1, async () => 2)).rejects.toThrow(/at least 3/);
   });
 
   it("interleave alternates A and B and refuses fewer than 3 rounds", async () => {
