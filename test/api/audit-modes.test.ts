@@ -10,7 +10,9 @@
  *  - a second replica's log in batch mode with a one-event buffer drops and counts
  *    what does not fit (`apiserver_audit_error_total{plugin="buffered"}`);
  *  - a third replica's batch-mode webhook gets EventLists of the configured max size,
- *    a partial one after the configured max wait, and batches spaced by the throttle.
+ *    a partial one after the configured max wait, and batches spaced by the throttle;
+ *    a batch the webhook answers 503 is sent again after --audit-webhook-initial-backoff
+ *    (100 ms here), then × 1.5, and delivered once.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -47,6 +49,10 @@ let secondLog: string;
 let batched: { replica: Replica; admin: HttpsClient } | undefined;
 const BATCHED_PATH = "/batched";
 const batches: Array<{ at: number; size: number }> = [];
+/** The batched webhook answers 503 to this many sends of RETRIED_NS's events, then 200. */
+const RETRIED_NS = "retried";
+let refuseRetried = 0;
+const retriedSends: Array<{ at: number; events: string[]; refused: boolean }> = [];
 
 async function events(path: string): Promise<Event[]> {
   const text = await readFile(path, "utf8").catch(() => "");
@@ -71,7 +77,17 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "audit-modes-"));
   receiver = await startLocalHttps((req, res, body) => {
     if (req.url === BATCHED_PATH) {
-      batches.push({ at: Date.now(), size: (JSON.parse(body) as { items: Event[] }).items.length });
+      const items = (JSON.parse(body) as { items: Event[] }).items;
+      if (items.some((e) => e.requestURI.startsWith(`/api/v1/namespaces/${RETRIED_NS}/`))) {
+        const refused = refuseRetried > 0;
+        if (refused) refuseRetried--;
+        retriedSends.push({ at: Date.now(), events: items.map((e) => `${e.auditID}/${e.stage}`), refused });
+        if (refused) {
+          res.writeHead(503).end();
+          return;
+        }
+      }
+      batches.push({ at: Date.now(), size: items.length });
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
       return;
     }
@@ -100,10 +116,10 @@ beforeAll(async () => {
   secondLog = join(dir, "second.log");
   second = await startSecondReplica(api, { auditOptions: { policyFile: policy, log: { path: secondLog, format: "json", maxAgeDays: 0, maxBackups: 0, maxSizeMB: 0, mode: "batch", batch: { bufferSize: 1, maxBatchSize: 1 } } } });
   const batchedPolicy = join(dir, "batched-policy.yaml");
-  await writeFile(batchedPolicy, [`apiVersion: audit.${getProfile("plat").groupDomain}/v1`, "kind: Policy", "rules:", "- level: Metadata", "  namespaces: [batched]", "- level: None", ""].join("\n"));
+  await writeFile(batchedPolicy, [`apiVersion: audit.${getProfile("plat").groupDomain}/v1`, "kind: Policy", "rules:", "- level: Metadata", `  namespaces: [batched, ${RETRIED_NS}]`, "- level: None", ""].join("\n"));
   const batchedConfig = join(dir, "batched.kubeconfig");
   await writeFile(batchedConfig, auditKubeconfig(new URL(BATCHED_PATH, receiver.url).href, receiver.ca.certPem));
-  const batchedWebhook = { configFile: batchedConfig, mode: "batch" as const, bufferSize: 100, maxBatchSize: 4, maxBatchWaitMs: 400, throttleEnable: true, throttleQps: 4, throttleBurst: 1, initialBackoffMs: 5 };
+  const batchedWebhook = { configFile: batchedConfig, mode: "batch" as const, bufferSize: 100, maxBatchSize: 4, maxBatchWaitMs: 400, throttleEnable: true, throttleQps: 4, throttleBurst: 1, initialBackoffMs: 100 };
   batched = await startSecondReplica(api, { auditOptions: { policyFile: batchedPolicy, webhook: batchedWebhook } });
 }, 30_000);
 
@@ -204,5 +220,27 @@ describe("audit modes", () => {
     expect(second.length).toBeGreaterThanOrEqual(4);
     // Sends start at least 250 ms apart; arrival adds each send's own latency, hence the margin.
     expect(second[second.length - 1].at - second[0].at, JSON.stringify(second)).toBeGreaterThanOrEqual((second.length - 1) * 250 - 150);
+  });
+
+  it("batch webhook: a batch answered 503 is sent again after the initial backoff, then 1.5 times longer, and delivered once", async () => {
+    const client = batched?.admin as HttpsClient;
+    expect((await api.admin.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: RETRIED_NS } })).status).toBe(201);
+    const errorsBefore = metric(await (await client.get("/metrics")).text, /^apiserver_audit_error_total\{plugin="webhook"\} (\d+)/m);
+    refuseRetried = 2;
+    const res = await client.get(`/api/v1/namespaces/${RETRIED_NS}/configmaps`);
+    expect(res.status).toBe(200);
+    const complete = `${String(res.headers["audit-id"])}/ResponseComplete`;
+    const deadline = Date.now() + 5000;
+    while (!retriedSends.some((s) => !s.refused && s.events.includes(complete)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const sends = retriedSends.filter((s) => s.events.includes(complete));
+    expect(sends.map((s) => s.refused), JSON.stringify(retriedSends)).toEqual([true, true, false]);
+    // The same batch each time, after 100-120 ms and then 150-180 ms (jitter 0.2), plus the send itself.
+    expect(new Set(sends.map((s) => s.events.join(","))).size).toBe(1);
+    expect(sends[1].at - sends[0].at).toBeGreaterThanOrEqual(95);
+    expect(sends[2].at - sends[1].at).toBeGreaterThanOrEqual(145);
+    expect(sends[2].at - sends[0].at).toBeLessThan(2000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(retriedSends.filter((s) => s.events.includes(complete))).toHaveLength(3);
+    expect(metric(await (await client.get("/metrics")).text, /^apiserver_audit_error_total\{plugin="webhook"\} (\d+)/m)).toBe(errorsBefore);
   });
 });
