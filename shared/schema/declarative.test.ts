@@ -84,6 +84,8 @@ describe("evaluateDeclarative", () => {
     { name: "immutable on create", decl: { "spec.x": ["+k8s:immutable"] }, obj: { spec: { x: 1 } }, errors: [] },
     { name: "immutable changed", decl: { "spec.x": ["+k8s:immutable"] }, obj: { spec: { x: 2 } }, old: { spec: { x: 1 } }, errors: ["spec.x: Invalid value: 2: field is immutable"] },
     { name: "immutable kept", decl: { "spec.x": ["+k8s:immutable"] }, obj: { spec: { x: 1 } }, old: { spec: { x: 1 } }, errors: [] },
+    { name: "unchanged on update is not checked again", decl: { "spec.replicas": ["+k8s:minimum=0"], "spec.x": ["+k8s:required"] }, obj: { spec: { replicas: -1 } }, old: { spec: { replicas: -1 } }, errors: [] },
+    { name: "changed on update is checked", decl: { "spec.replicas": ["+k8s:minimum=0"] }, obj: { spec: { replicas: -2 } }, old: { spec: { replicas: -1 } }, errors: ["spec.replicas: Invalid value: -2: must be greater than or equal to 0"] },
     { name: "wrong type is not this layer's", decl: { "spec.replicas": ["+k8s:minimum=0"] }, obj: { spec: { replicas: "many" } }, errors: [] },
     { name: "not an object at all", decl: { "spec.items[*].name": ["+k8s:required"] }, obj: "text", errors: [] },
     ...unionCases(),

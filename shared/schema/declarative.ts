@@ -16,6 +16,7 @@
  *   update whose present members are those of the old object it ratchets (no error).
  * - A path is dotted with `[*]` for every item of a list: `spec.items[*].name`. Errors
  *   carry concrete paths (`spec.items[2].name`).
+ * - On update, a field equal to the old object's is not checked (ratcheting).
  * - An absent field: `required` reports it, `forbidden` is satisfied, every other rule
  *   is skipped. A present field under `forbidden` is reported. Presence means "not
  *   undefined" (null counts as absent, as an omitted pointer).
@@ -252,6 +253,8 @@ export function evaluateDeclarative(rules: readonly DeclarativeFieldRule[], obj:
   for (const rule of rules) {
     const mapKeys = rule.tags.flatMap((t) => (t.kind === "listMapKey" ? [t.key] : []));
     for (const at of locate(rule.path, obj, old)) {
+      // Unchanged data is not validated again on update (the platform's ambient ratcheting).
+      if (isUpdate && deepEqual(at.value ?? null, at.old ?? null)) continue;
       const present = at.value !== undefined && at.value !== null;
       if (!present) {
         if (rule.tags.some((t) => t.kind === "required")) errs.push(fieldErrors.required(at.path));
