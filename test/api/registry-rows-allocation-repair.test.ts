@@ -4,9 +4,10 @@
  * 2 s instead of 3 minutes and 60 s): an orphan IPAddress written by an admin is kept
  * through its grace period and then released with an IPAddressNotAllocated Event; a
  * Service whose IPAddress record is gone gets it back with a ClusterIPNotAllocated Event;
- * a node port whose record a crash lost is allocated again (another Service asking for it
- * is then refused) with a PortNotAllocated Event; a node port record a crash left without
- * its Service is released after the grace period (another Service then gets the port).
+ * a node port record a crash left without its Service is released after the grace period
+ * too (another Service then gets the port); a node port whose record a crash lost is
+ * allocated again (another Service asking for it is then refused) with a PortNotAllocated
+ * Event.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allocationRecord, NODE_PORT_RECORD_PREFIX, serviceNetwork } from "../../services/apiserver/registry/service-allocation.ts";
@@ -57,23 +58,41 @@ async function eventFor(reason: string, name: string, namespace = NS): Promise<E
   });
 }
 
+/** The storage under the services registry: where a crash's leftovers are set up (node port records have no API). */
+function servicesStorage() {
+  const storage = api.replica.catalog.lookup("", "v1", "services")?.registry.storage;
+  if (!storage) throw new Error("no services storage");
+  return storage;
+}
+
 function nodePortService(name: string, nodePort?: number): Record<string, unknown> {
   return { apiVersion: "v1", kind: "Service", metadata: { name }, spec: { type: "NodePort", selector: { app: name }, ports: [{ port: 80, ...(nodePort ? { nodePort } : {}) }] } };
 }
 
 describe("allocation repair", () => {
-  it("releases an orphan IPAddress after its grace period, with an IPAddressNotAllocated event", async () => {
+  it("releases orphan records after their grace period: an IPAddress (IPAddressNotAllocated event) and a node port", async () => {
+    // A crash after the allocation and before the Service write: a node port record of a Service that never was.
+    await servicesStorage().create(`${NODE_PORT_RECORD_PREFIX}30077`, allocationRecord("v1", "ServiceNodePort", "30077", { namespace: NS, name: "never-written" }));
     const labels = { [api.profile.labels.ipAddressFamily]: "IPv4", [api.profile.labels.ipAddressManagedBy]: api.profile.ipAllocatorName };
     const orphan = { apiVersion: `${api.profile.group("networking")}/v1`, kind: "IPAddress", metadata: { name: "10.0.0.200", labels }, spec: { parentRef: { group: "", resource: "services", namespace: NS, name: "never-written" } } };
     const created = await api.admin.post(ipAddresses, orphan);
     expect(created.status, created.text).toBe(201);
     const start = Date.now();
     await new Promise((r) => setTimeout(r, 600)); // a few passes within the grace period
-    if (Date.now() - start < GRACE_MS - TIMESTAMP_PRECISION_MS) expect((await api.admin.get(`${ipAddresses}/10.0.0.200`)).status).toBe(200);
+    if (Date.now() - start < GRACE_MS - TIMESTAMP_PRECISION_MS) {
+      expect((await api.admin.get(`${ipAddresses}/10.0.0.200`)).status).toBe(200);
+      const early = await api.admin.post(services, nodePortService("wants-77", 30077));
+      expect(early.status, early.text).toBe(422);
+    }
     await until("the orphan's release", async () => ((await api.admin.get(`${ipAddresses}/10.0.0.200`)).status === 404 ? true : undefined));
     expect(Date.now() - start).toBeGreaterThanOrEqual(GRACE_MS - TIMESTAMP_PRECISION_MS);
     const ev = await eventFor("IPAddressNotAllocated", "10.0.0.200");
     expect(ev).toMatchObject({ type: "Warning", message: "IPAddress: 10.0.0.200 for Service default/never-written appears to have leaked: cleaning up", involvedObject: { kind: "IPAddress" }, source: { component: "ipallocator-repair-controller" } });
+    // The orphan port is free again: another Service gets it.
+    await until("the orphan port's release", async () => {
+      const res = await api.admin.post(services, nodePortService("wants-77", 30077));
+      return res.status === 201 ? true : undefined;
+    });
   });
 
   it("gives a Service its IPAddress record back, with a ClusterIPNotAllocated event", async () => {
@@ -103,27 +122,16 @@ describe("allocation repair", () => {
     });
   });
 
-  it("allocates again a node port whose record was lost, and releases one left without its Service", async () => {
-    const storage = api.replica.catalog.lookup("", "v1", "services")?.registry.storage;
-    if (!storage) throw new Error("no services storage");
-    // A crash after the allocation and before the Service write: a record of a Service that never was.
-    await storage.create(`${NODE_PORT_RECORD_PREFIX}30077`, allocationRecord("v1", "ServiceNodePort", "30077", { namespace: NS, name: "never-written" }));
-    const early = await api.admin.post(services, nodePortService("wants-77", 30077));
-    expect(early.status, early.text).toBe(422);
+  it("allocates again a node port whose record was lost", async () => {
     // A crash that lost a Service's record: the port looks free until the repair writes it again.
     const held = await api.admin.post(services, nodePortService("holds-port"));
     expect(held.status, held.text).toBe(201);
     const port = held.json<Obj>().spec.ports?.[0].nodePort as number;
-    await storage.delete(`${NODE_PORT_RECORD_PREFIX}${port}`);
+    await servicesStorage().delete(`${NODE_PORT_RECORD_PREFIX}${port}`);
     const ev = await eventFor("PortNotAllocated", "holds-port");
     expect(ev).toMatchObject({ type: "Warning", message: `Port ${port} is not allocated; repairing`, source: { component: "portallocator-repair-controller" } });
     const taken = await api.admin.post(services, nodePortService("wants-same", port));
     expect(taken.status, taken.text).toBe(422);
     expect(taken.text).toContain("provided port is already allocated");
-    // The orphan record goes once its grace period is over.
-    await until("the orphan port's release", async () => {
-      const res = await api.admin.post(services, nodePortService("wants-77", 30077));
-      return res.status === 201 ? true : undefined;
-    });
   });
 });
