@@ -9,9 +9,13 @@
  * FlowSchema and priority level UIDs; the apiserver_flowcontrol_* metrics move; open
  * watches hold no seats once set up (more watches than the level's seats, all served); a
  * write that 30 open watches are interested in is estimated with 3 final seats (the
- * mutating work estimate, seen in the metrics) and succeeds; the
+ * mutating work estimate, seen in the metrics) and succeeds; a flow whose requests hold
+ * the seats for long (webhooks that do not answer) does not win the next seat over
+ * another flow's newcomer (the service of executing requests counts while they run); the
  * three debug dumps list the levels and are authorized like other /debug paths (RBAC:
- * a user without a rule for them gets 403).
+ * a user without a rule for them gets 403). Last, bob's requests are sent to a level
+ * with limitResponse Reject: a flood past its seats gets 429 at once, counted as
+ * rejected for `concurrency-limit`, never queued.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -22,6 +26,7 @@ import { dealHand, flowHash } from "../../services/apiserver/flowcontrol/dispatc
 import { flowControlHeaders } from "../../services/apiserver/server/filters/with-priority-and-fairness.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { HttpsClient, type HttpResponse } from "../support/https-client.ts";
+import { startWebhookServer } from "../../services/apiserver/admission/testing/webhook-server.ts";
 
 const NS = "apf";
 const QUEUES = 16;
@@ -267,5 +272,91 @@ describe("API Priority and Fairness dispatch over HTTPS", () => {
     expect(requests.text.split("\n")[0]).toContain("FlowDistingsher,");
     expect(requests.text.split("\n")[0]).toContain("SubResource");
     expect((await asBob.get("/debug/api_priority_and_fairness/dump_priority_levels")).status).toBe(403);
+  });
+
+  it("a flow whose requests hold the seats for long does not win the next seat over a newcomer: alice goes before mallory's queued request", async () => {
+    // mallory's B holds one of the level's 2 seats from -1 s (its webhook never answers),
+    // A the other from 0 for 1 s (webhook timeout, failure ignored); mallory's C queues
+    // at 0, alice's GET at 0.85 s. When A ends, mallory's queue has had 2 s of service
+    // (A and B); counting A's only (B still runs), it looked served less than alice's
+    // newly active queue from 0.5 s on, and C went first.
+    const ar = api.profile.group("admissionregistration");
+    const wh = await startWebhookServer();
+    wh.on("/hold", () => ({ hang: true }));
+    const hook = (name: string, hold: string, timeoutSeconds: number) => ({
+      name: `${name}.apf.example.com`,
+      clientConfig: { url: `${wh.url}/hold`, caBundle: wh.caBundle },
+      rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }],
+      objectSelector: { matchLabels: { hold } },
+      failurePolicy: "Ignore",
+      timeoutSeconds,
+      sideEffects: "None",
+      admissionReviewVersions: ["v1"],
+    });
+    const setup = [
+      await admin.post(`/apis/${ar}/v1/validatingwebhookconfigurations`, { apiVersion: `${ar}/v1`, kind: "ValidatingWebhookConfiguration", metadata: { name: "apf-hold" }, webhooks: [hook("long", "long", 10), hook("short", "short", 1)] }),
+      await admin.post(`/apis/${rbac}/v1/clusterroles`, { apiVersion: `${rbac}/v1`, kind: "ClusterRole", metadata: { name: "apf-write" }, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["create"] }] }),
+      await admin.post(`/apis/${rbac}/v1/clusterrolebindings`, { apiVersion: `${rbac}/v1`, kind: "ClusterRoleBinding", metadata: { name: "apf-write" }, roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "apf-write" }, subjects: [{ apiGroup: rbac, kind: "User", name: "mallory" }] }),
+    ];
+    for (const r of setup) expect(r.status, r.text).toBe(201);
+    const path = `/api/v1/namespaces/${NS}/configmaps`;
+    const held = (name: string, hold: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { hold } } });
+    try {
+      let probe = 0;
+      await until("the webhooks in use", async () => {
+        const t = performance.now();
+        await admin.post(`${path}?dryRun=All`, held(`probe-${probe++}`, "short"));
+        return performance.now() - t > 900 ? true : undefined;
+      });
+      const done: string[] = [];
+      const track = (who: string, answer: Promise<HttpResponse>) => answer.then((r) => (done.push(who), r));
+      const b = track("B", asMallory.post(path, held("b", "long")));
+      await new Promise((r) => setTimeout(r, 1000));
+      const a = track("A", asMallory.post(path, held("a", "short")));
+      const c = track("C", asMallory.get(`${path}/cm`));
+      await new Promise((r) => setTimeout(r, 850));
+      const alice = await track("alice", asAlice.get(`${path}/cm`));
+      expect(alice.status).toBe(200);
+      expect((await a).status).toBe(201);
+      expect((await c).status).toBe(200);
+      expect(done).toEqual(["A", "alice", "C"]);
+      await wh.close();
+      expect((await b).status).toBe(201);
+      expect(done).toEqual(["A", "alice", "C", "B"]);
+    } finally {
+      await wh.close();
+      await admin.delete(`/apis/${ar}/v1/validatingwebhookconfigurations/apf-hold`);
+    }
+  });
+
+  it("a Reject level refuses what exceeds its seats at once with 429 (reason concurrency-limit), queuing nothing", async () => {
+    const queued = level("rejecting", 0);
+    const rejecting = { ...queued, spec: { ...queued.spec, limited: { ...queued.spec.limited, limitResponse: { type: "Reject" } } } };
+    // Ahead of the `others` schema (precedence 500): bob's requests now go to the Reject level.
+    const others = schema("rejecting", "others");
+    const bobFirst = { ...others, spec: { ...others.spec, matchingPrecedence: 100 } };
+    for (const [path, body] of [[`/apis/${fc}/v1/prioritylevelconfigurations`, rejecting], [`/apis/${fc}/v1/flowschemas`, bobFirst]] as const) {
+      const r = await admin.post(path, body);
+      expect(r.status, r.text).toBe(201);
+    }
+    const schemaUid = (await admin.get(`/apis/${fc}/v1/flowschemas/rejecting`)).json<{ metadata: { uid: string } }>().metadata.uid;
+    const headers = flowControlHeaders(api.profile);
+    const list = `/api/v1/namespaces/${NS}/configmaps`;
+    await until("bob classified as rejecting", async () => ((await asBob.get(list)).headers[headers.flowSchemaUid.toLowerCase()] === schemaUid ? true : undefined));
+    const metric = async (reason: string) => metricSum((await admin.get("/metrics")).text, "apiserver_flowcontrol_rejected_requests_total", { priority_level: "rejecting", reason });
+    const answers: HttpResponse[] = [];
+    let stop = false;
+    const flooders = Array.from({ length: 8 }, async () => {
+      while (!stop) answers.push(await asBob.get(list));
+    });
+    await until("a refusal", async () => (answers.some((r) => r.status === 429) ? true : undefined));
+    stop = true;
+    await Promise.all(flooders);
+    const refused = answers.filter((r) => r.status === 429);
+    expect(answers.filter((r) => r.status !== 429 && r.status !== 200)).toEqual([]);
+    expect(refused[0].json()).toMatchObject({ kind: "Status", code: 429, reason: "TooManyRequests" });
+    expect(Number(refused[0].headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    expect(await metric("concurrency-limit")).toBe(refused.length);
+    for (const reason of ["queue-full", "time-out"]) expect(await metric(reason)).toBe(0);
   });
 });
