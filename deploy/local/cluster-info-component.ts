@@ -9,7 +9,7 @@
  * signature per signing token). Written by server-side apply, so `up` after `down`
  * keeps the signatures and refreshes the address. Starts no process.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { pkiPaths } from "../../services/apiserver/server/certs.ts";
@@ -17,6 +17,7 @@ import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
 import type { ApiObject, ResourceRef } from "../../shared/client/object-client.ts";
 import { getProfile, type PlatformProfile } from "../../shared/platform/index.ts";
 import type { ClusterComponent } from "./components.ts";
+import { waitForFile } from "./controller-manager-component.ts";
 
 export const CLUSTER_INFO = "cluster-info";
 const FIELD_MANAGER = "cluster-up";
@@ -58,14 +59,6 @@ export function clusterInfoObjects(profile: PlatformProfile, server: string, caP
       },
     },
   ];
-}
-
-async function waitForFile(path: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!existsSync(path)) {
-    if (Date.now() > deadline) throw new Error(`${path} did not appear within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 export const clusterInfoComponent: ClusterComponent = {

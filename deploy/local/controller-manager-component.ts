@@ -18,7 +18,8 @@ import type { ProcessRecord } from "./state.ts";
 const CONTROLLER_MANAGER_MAIN = join(REPO_ROOT, "services", "controller-manager", "main.ts");
 export const CONTROLLER_MANAGER_REPLICAS = 2;
 
-async function waitForFile(path: string, timeoutMs: number): Promise<void> {
+/** Resolves once `path` exists; throws after `timeoutMs`. */
+export async function waitForFile(path: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!existsSync(path)) {
     if (Date.now() > deadline) throw new Error(`${path} did not appear within ${timeoutMs} ms`);
