@@ -10,93 +10,78 @@
 // Decoded shapes are those proto-loader gives under PROTO_LOADER_OPTIONS
 // (defaults filled in): uint64 fields as numbers when they are safe integers,
 // else as decimal strings; `messages` are views into the received buffer.
-// Malformed input throws ProtobufError (grpc-js then fails the call).
+// Malformed input throws ProtobufError (grpc-js then fails the call). The wire
+// primitives are encoding/protobuf-in.ts and -out.ts: the 64-bit cluster id,
+// the same decimal string on every batch, is turned into varint bytes once.
 
-import { ProtobufError, Reader, Writer, WIRE_LEN, WIRE_VARINT, decodeUtf8 } from "../../../shared/codec/protobuf/wire.ts";
-import type { PeerAckMsg, PeerBatchMsg, U64 } from "./grpc-proto.ts";
-
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-const MAX_U64 = (1n << 64n) - 1n;
-
-function writeU64(w: Writer, field: number, v: U64 | undefined): void {
-  if (v === undefined || v === 0 || v === "0" || v === "") return;
-  w.tag(field, WIRE_VARINT);
-  if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) {
-    w.uvarint(v);
-    return;
-  }
-  const big = BigInt(v);
-  if (big < 0n || big > MAX_U64) throw new RangeError(`peer wire: field ${field} is not a uint64: ${String(v)}`);
-  w.int64(big);
-}
-
-function u64(v: bigint): number | string {
-  return v <= MAX_SAFE ? Number(v) : v.toString();
-}
-
-function wrongType(message: string, field: number): never {
-  throw new ProtobufError("WrongWireType", `${message}: field ${field} has the wrong wire type`);
-}
-
-function toBuffer(b: Uint8Array): Buffer {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-}
+import { decodeUtf8, encodeUtf8 } from "../../../shared/codec/protobuf/wire.ts";
+import { WIRE_LEN, WIRE_VARINT, WireIn } from "../encoding/protobuf-in.ts";
+import { WireOut, int64FieldSize, lenFieldSize, uint64Of } from "../encoding/protobuf-out.ts";
+import type { PeerAckMsg, PeerBatchMsg } from "./grpc-proto.ts";
 
 export function encodePeerBatch(b: PeerBatchMsg): Buffer {
-  let size = 48;
-  for (const m of b.messages) size += m.byteLength + 6;
-  const w = new Writer(size);
-  writeU64(w, 1, b.cluster_id);
-  writeU64(w, 2, b.from);
-  writeU64(w, 3, b.to);
-  writeU64(w, 4, b.seq);
-  for (const m of b.messages) w.tag(5, WIRE_LEN).bytes(m);
-  return toBuffer(w.finish());
+  const ids = [uint64Of(b.cluster_id), uint64Of(b.from), uint64Of(b.to), uint64Of(b.seq)];
+  let size = int64FieldSize(ids[0]) + int64FieldSize(ids[1]) + int64FieldSize(ids[2]) + int64FieldSize(ids[3]);
+  for (const m of b.messages) size += lenFieldSize(m.byteLength);
+  const w = new WireOut(size);
+  for (let i = 0; i < 4; i++) w.int64Field(i + 1, ids[i]);
+  // An empty message is still one entry of the repeated field.
+  for (const m of b.messages) {
+    w.lenPrefix(5, m.byteLength);
+    w.buf.set(m, w.pos);
+    w.pos += m.byteLength;
+  }
+  return w.finish();
 }
 
 export function decodePeerBatch(buf: Uint8Array): PeerBatchMsg {
   const out: PeerBatchMsg = { cluster_id: "0", from: 0, to: 0, seq: 0, messages: [] };
-  const r = new Reader(buf, "PeerBatch");
+  const r = new WireIn(buf, "PeerBatch");
   while (!r.done) {
-    const { field, wire } = r.field();
+    const { field, wireType } = r.tag();
     if (field >= 1 && field <= 4) {
-      if (wire.wireType !== WIRE_VARINT) wrongType("PeerBatch", field);
-      if (field === 1) out.cluster_id = wire.value.toString();
-      else if (field === 2) out.from = u64(wire.value);
-      else if (field === 3) out.to = u64(wire.value);
-      else out.seq = u64(wire.value);
+      r.expect(wireType, WIRE_VARINT, field);
+      const v = r.uint64();
+      if (field === 1) out.cluster_id = String(v);
+      else if (field === 2) out.from = v;
+      else if (field === 3) out.to = v;
+      else out.seq = v;
     } else if (field === 5) {
-      if (wire.wireType !== WIRE_LEN) wrongType("PeerBatch", field);
-      out.messages.push(wire.value);
-    }
+      r.expect(wireType, WIRE_LEN, field);
+      out.messages.push(r.bytes());
+    } else r.skip(wireType, field);
   }
   return out;
 }
 
 export function encodePeerAck(a: PeerAckMsg): Buffer {
-  const w = new Writer(32 + (a.error?.length ?? 0) * 3);
-  writeU64(w, 1, a.seq);
-  if (a.error) w.tag(2, WIRE_LEN).string(a.error);
-  writeU64(w, 3, a.removed_index);
-  writeU64(w, 4, a.removed_term);
-  return toBuffer(w.finish());
+  const error = a.error ? encodeUtf8(a.error) : undefined;
+  const seq = uint64Of(a.seq);
+  const index = uint64Of(a.removed_index);
+  const term = uint64Of(a.removed_term);
+  const w = new WireOut(int64FieldSize(seq) + (error === undefined ? 0 : lenFieldSize(error.length)) + int64FieldSize(index) + int64FieldSize(term));
+  w.int64Field(1, seq);
+  w.bytesField(2, error);
+  w.int64Field(3, index);
+  w.int64Field(4, term);
+  return w.finish();
 }
 
 export function decodePeerAck(buf: Uint8Array): PeerAckMsg {
   const out: Required<PeerAckMsg> = { seq: 0, error: "", removed_index: 0, removed_term: 0 };
-  const r = new Reader(buf, "PeerAck");
+  const r = new WireIn(buf, "PeerAck");
   while (!r.done) {
-    const { field, wire } = r.field();
+    const { field, wireType } = r.tag();
     if (field === 2) {
-      if (wire.wireType !== WIRE_LEN) wrongType("PeerAck", field);
-      out.error = decodeUtf8(wire.value);
+      r.expect(wireType, WIRE_LEN, field);
+      out.error = decodeUtf8(r.bytes());
     } else if (field === 1 || field === 3 || field === 4) {
-      if (wire.wireType !== WIRE_VARINT) wrongType("PeerAck", field);
-      const v = u64(wire.value);
+      r.expect(wireType, WIRE_VARINT, field);
+      const v = r.uint64();
       if (field === 1) out.seq = v;
       else if (field === 3) out.removed_index = v;
       else out.removed_term = v;
-    }
+    } else r.skip(wireType, field);
   }
   return out;
 }

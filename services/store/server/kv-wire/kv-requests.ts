@@ -15,7 +15,7 @@
 
 import type { PbCompare, PbDeleteRangeRequest, PbPutRequest, PbRangeRequest, PbRequestOp, PbTxnRequest } from "../../../../shared/etcd/wire.ts";
 import { ProtobufError } from "../../../../shared/codec/protobuf/wire.ts";
-import { WIRE_LEN, WIRE_VARINT, WireIn } from "./wire-in.ts";
+import { WIRE_LEN, WIRE_VARINT, WireIn } from "../../encoding/protobuf-in.ts";
 
 const SORT_ORDERS = ["NONE", "ASCEND", "DESCEND"] as const;
 const SORT_TARGETS = ["KEY", "VERSION", "CREATE", "MOD", "VALUE"] as const;

@@ -11,7 +11,7 @@
 // repeated fields in order. A value that is not a 64-bit integer throws.
 
 import type { PbDeleteRangeResponse, PbHeader, PbKeyValue, PbPutResponse, PbRangeResponse, PbResponseOp, PbTxnResponse } from "../../../../shared/etcd/wire.ts";
-import { WireOut, int64FieldSize, int64Of, lenFieldSize } from "./wire-out.ts";
+import { WireOut, int64FieldSize, int64Of, lenFieldSize } from "../../encoding/protobuf-out.ts";
 
 // ---- sizes (message bodies, without their own tag and length) -------------
 

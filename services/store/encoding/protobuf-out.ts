@@ -1,5 +1,6 @@
 // Writing protobuf wire values into a buffer of known size, for the hand-written
-// KV codecs (kv-responses.ts). Sizes are computed first (the *Size functions), so
+// codecs of the hot messages (the KV service's responses, the peer stream's
+// batches and acks). Sizes are computed first (the *Size functions), so
 // each message is written once into one buffer, nested lengths included, with no
 // growth and no copy of the whole.
 //
@@ -34,30 +35,43 @@ function varintBytes(v: bigint): Uint8Array {
   return Uint8Array.from(out);
 }
 
-/** A 64-bit field (number, decimal string or bigint) ready to size and write; throws RangeError when not a 64-bit integer. */
-export function int64Of(v: number | string | bigint | undefined): Int64Value {
+/** A 64-bit field (number, decimal string or bigint) ready to size and write; throws RangeError when not an int64 (`signed`) or uint64. */
+function int64Value(v: number | string | bigint | undefined, signed: boolean): Int64Value {
   if (v === undefined) return 0;
   if (typeof v === "number") {
-    if (Number.isSafeInteger(v)) return v >= 0 ? v : varintBytes(BigInt(v));
+    if (Number.isSafeInteger(v) && v >= 0) return v;
+    if (Number.isSafeInteger(v) && signed) return varintBytes(BigInt(v));
     throw new RangeError(`not a 64-bit integer: ${v}`);
   }
-  if (typeof v === "bigint") return v === 0n ? 0 : varintBytes(v);
   if (v === "0" || v === "") return 0;
-  if (SHORT_DECIMAL.test(v) && v[0] !== "-") return Number(v);
-  const known = encodedDecimals.get(v);
+  const text = typeof v === "bigint" ? undefined : v;
+  if (text !== undefined && SHORT_DECIMAL.test(text) && text[0] !== "-") return Number(text);
+  if (!signed && (typeof v === "bigint" ? v < 0n : text?.[0] === "-")) throw new RangeError(`not a uint64: ${String(v)}`);
+  const known = text === undefined ? undefined : encodedDecimals.get(text);
   if (known !== undefined) return known;
   let big: bigint;
   try {
     big = BigInt(v);
   } catch {
-    throw new RangeError(`not a 64-bit integer: ${v}`);
+    throw new RangeError(`not a 64-bit integer: ${String(v)}`);
   }
-  if (big < -(1n << 63n) || big >= 1n << 64n) throw new RangeError(`not a 64-bit integer: ${v}`);
+  if (big < (signed ? -(1n << 63n) : 0n) || big >= 1n << 64n) throw new RangeError(`not a 64-bit integer: ${String(v)}`);
   if (big === 0n) return 0;
   const bytes = varintBytes(big);
+  if (text === undefined) return bytes;
   if (encodedDecimals.size >= MAX_ENCODED_DECIMALS) encodedDecimals.clear();
-  encodedDecimals.set(v, bytes);
+  encodedDecimals.set(text, bytes);
   return bytes;
+}
+
+/** An int64 field's value (negative: ten bytes). */
+export function int64Of(v: number | string | bigint | undefined): Int64Value {
+  return int64Value(v, true);
+}
+
+/** A uint64 field's value; a negative value throws RangeError. */
+export function uint64Of(v: number | string | bigint | undefined): Int64Value {
+  return int64Value(v, false);
 }
 
 /** Bytes of a varint of a non-negative safe integer. */

@@ -1,11 +1,11 @@
-// Reading protobuf wire values for the hand-written KV request codecs
-// (kv-requests.ts). Varints are read as numbers while they fit 49 bits (every
+// Reading protobuf wire values for the hand-written codecs of the hot messages
+// (the KV service's requests, the peer stream's batches and acks). Varints are read as numbers while they fit 49 bits (every
 // key length, revision and limit in practice) and through a bigint only beyond.
 // Byte fields are views into the received buffer, never copies (as the generic
 // codec gives them). Unknown fields of any wire type but groups are skipped.
 // Malformed input throws ProtobufError, which grpc-js answers as a failed call.
 
-import { ProtobufError } from "../../../../shared/codec/protobuf/wire.ts";
+import { ProtobufError } from "../../../shared/codec/protobuf/wire.ts";
 
 export const WIRE_VARINT = 0;
 export const WIRE_FIXED64 = 1;
@@ -82,6 +82,13 @@ export class WireIn {
     const out = this.buf.subarray(this.pos, this.pos + len);
     this.pos += len;
     return out;
+  }
+
+  /** A uint64 field: a number when safe, else its decimal string. */
+  uint64(): number | string {
+    const v = this.varint();
+    if (typeof v === "number") return v;
+    return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
   }
 
   /** An int64 field: a number when safe, else its decimal string (as the generic codec gives it). */
