@@ -228,6 +228,10 @@ describe("audit log", () => {
     const plain = await admin.get("/api/v1/namespaces/audited/configmaps");
     const own = (await eventsFor((e) => e.auditID === String(plain.headers["audit-id"]) && e.stage === "ResponseComplete"))[0];
     expect(own.impersonatedUser).toBeUndefined();
+    // Behind proxies: the forwarded chain, then X-Real-Ip, then the connection's own address.
+    const proxied = await admin.get("/api/v1/namespaces/audited/configmaps", { "x-forwarded-for": "203.0.113.7, 10.1.2.3", "x-real-ip": "198.51.100.4" });
+    const via = (await eventsFor((e) => e.auditID === String(proxied.headers["audit-id"]) && e.stage === "ResponseComplete"))[0];
+    expect(via.sourceIPs).toEqual(["203.0.113.7", "10.1.2.3", "198.51.100.4", "127.0.0.1"]);
   });
 
   it("keeps Secrets at the policy's Metadata level: their data never reaches the log", async () => {

@@ -22,6 +22,7 @@ import { panicStatus } from "../../audit/panic.ts";
 import type { UserInfo } from "../../endpoints/scope.ts";
 import { isLongRunning } from "./long-running.ts";
 import { infoOf, userOf, type Filter, type RequestContext } from "./context.ts";
+import { sourceIps } from "./source-ips.ts";
 
 export type { AuditStage };
 
@@ -199,9 +200,9 @@ async function audited(
   const profile = auditor?.profile;
   const decode = bodyDecoder(auditor, event.objectRef);
   const received = microTime(ctx.receivedAt);
-  const address = ctx.incoming?.socket?.remoteAddress;
+  const headers = ctx.request.headers;
   event.level = config.level;
-  event.sourceIPs = address ? [address] : [];
+  event.sourceIPs = sourceIps(headers.get("x-forwarded-for"), headers.get("x-real-ip"), ctx.incoming?.socket?.remoteAddress);
   event.userAgent = ctx.request.headers.get("user-agent") ?? undefined;
   event.requestReceivedTimestamp = received;
   event.stageTimestamp = received;
