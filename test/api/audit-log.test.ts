@@ -234,6 +234,61 @@ describe("audit log", () => {
     expect(via.sourceIPs).toEqual(["203.0.113.7", "10.1.2.3", "198.51.100.4", "127.0.0.1"]);
   });
 
+  it("records each mutating webhook call (mutated or not) at Metadata, and its patch from the Request level up", async () => {
+    const profile = getProfile("kubernetes");
+    const patch = [{ op: "add", path: "/metadata/annotations", value: { stamped: "yes" } }];
+    const hooks = await startLocalHttps((_req, res, body) => {
+      const review = JSON.parse(body) as { request: { uid: string; object: { metadata: { labels?: Record<string, string> } } } };
+      const stamp = review.request.object.metadata.labels?.stamp === "yes";
+      const response = { uid: review.request.uid, allowed: true, ...(stamp ? { patchType: "JSONPatch", patch: Buffer.from(JSON.stringify(patch)).toString("base64") } : {}) };
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ apiVersion: `admission.${profile.groupDomain}/v1`, kind: "AdmissionReview", response }));
+    });
+    const ar = `/apis/${profile.group("admissionregistration")}/v1/mutatingwebhookconfigurations`;
+    const hook = (name: string) => ({
+      name,
+      clientConfig: { url: `${hooks.url}/${name}`, caBundle: Buffer.from(hooks.ca.certPem).toString("base64") },
+      rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }],
+      objectSelector: { matchLabels: { audited: "hook" } },
+      sideEffects: "None",
+      admissionReviewVersions: ["v1"],
+    });
+    try {
+      const reg = await admin.post(ar, { apiVersion: `${profile.group("admissionregistration")}/v1`, kind: "MutatingWebhookConfiguration", metadata: { name: "audit-stamper" }, webhooks: [hook("stamper.example.com")] });
+      expect(reg.status, reg.text).toBe(201);
+      const create = async (namespace: string, name: string, labels: Record<string, string>) => {
+        for (let i = 0; ; i++) {
+          const r = await admin.post(`/api/v1/namespaces/${namespace}/configmaps`, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${name}-${i}`, labels: { audited: "hook", ...labels } } });
+          expect(r.status, r.text).toBe(201);
+          const stamped = r.json<{ metadata: { annotations?: Record<string, string> } }>().metadata.annotations?.stamped === "yes";
+          // The webhook configuration reaches admission through the watch: retry until the call is made.
+          const ev = (await eventsFor((e) => e.auditID === String(r.headers["audit-id"]) && e.stage === "ResponseComplete"))[0];
+          if (ev.annotations?.[mutationKey] !== undefined || i > 50) return { ev, stamped };
+          await new Promise((res) => setTimeout(res, 100));
+        }
+      };
+      const mutationKey = `mutation.webhook.admission.${profile.groupDomain}/round_0_index_0`;
+      const patchKey = `patch.webhook.admission.${profile.groupDomain}/round_0_index_0`;
+      // RequestResponse level (namespace "audited"): whether it mutated, and the patch it sent.
+      const full = await create("audited", "stamped", { stamp: "yes" });
+      expect(full.stamped).toBe(true);
+      expect(JSON.parse(full.ev.annotations?.[mutationKey] ?? "null")).toEqual({ configuration: "audit-stamper", webhook: "stamper.example.com", mutated: true });
+      expect(JSON.parse(full.ev.annotations?.[patchKey] ?? "null")).toEqual({ configuration: "audit-stamper", webhook: "stamper.example.com", patch, patchType: "JSONPatch" });
+      // A call that changed nothing is recorded as such, with no patch.
+      const plain = await create("audited", "plain", {});
+      expect(JSON.parse(plain.ev.annotations?.[mutationKey] ?? "null")).toMatchObject({ mutated: false });
+      expect(plain.ev.annotations?.[patchKey]).toBeUndefined();
+      // Metadata level (namespace "default"): the patch may carry request data, so it is left out.
+      const meta = await create("default", "stamped", { stamp: "yes" });
+      expect(meta.ev.level).toBe("Metadata");
+      expect(JSON.parse(meta.ev.annotations?.[mutationKey] ?? "null")).toMatchObject({ mutated: true });
+      expect(meta.ev.annotations?.[patchKey]).toBeUndefined();
+    } finally {
+      await admin.delete(`${ar}/audit-stamper`);
+      await hooks.close();
+    }
+  });
+
   it("keeps Secrets at the policy's Metadata level: their data never reaches the log", async () => {
     const r = await admin.post("/api/v1/namespaces/audited/secrets", { apiVersion: "v1", kind: "Secret", metadata: { name: "creds" }, stringData: { password: SECRET_VALUE } });
     expect(r.status, r.text).toBe(201);

@@ -6,6 +6,8 @@
 import type { AdmissionRequest } from "../registry/registry.ts";
 import type { JsonObject } from "../storage/object.ts";
 import type { Attributes, GroupVersionKind, GroupVersionResource, Operation, Reinvocation, UserInfo } from "./interfaces.ts";
+import type { AuditLevel } from "../audit/policy.ts";
+import { levelAtLeast } from "../audit/policy-evaluator.ts";
 
 /** The identity of writes made by the server itself (no user on the context). */
 export const SERVER_USER: UserInfo = { username: "system:apiserver", groups: ["system:authenticated", "system:masters"] };
@@ -70,5 +72,10 @@ export class RequestAttributes implements Attributes {
   addAnnotation(key: string, value: string): void {
     const sink = this.request.ctx.annotations;
     if (sink && !(key in sink)) sink[key] = value;
+  }
+
+  addAnnotationWithLevel(key: string, value: string, level: AuditLevel): void {
+    const eventLevel = this.request.ctx.auditLevel;
+    if (eventLevel && levelAtLeast(eventLevel, level)) this.addAnnotation(key, value);
   }
 }

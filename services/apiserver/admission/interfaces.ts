@@ -37,6 +37,7 @@
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { LogFn } from "../../../shared/observability/logger.ts";
 import type { JsonObject } from "../storage/object.ts";
+import type { AuditLevel } from "../audit/policy.ts";
 
 export type Operation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
 
@@ -95,6 +96,8 @@ export interface Attributes {
   addWarning(message: string): void;
   /** An audit annotation on the request's audit event. */
   addAnnotation(key: string, value: string): void;
+  /** An audit annotation recorded only when the request's audit level is at least `level` (it may carry request data). */
+  addAnnotationWithLevel(key: string, value: string, level: AuditLevel): void;
 }
 
 /** The platform's ReinvocationContext: the pass, a request for a second pass, per-plugin state across passes. */

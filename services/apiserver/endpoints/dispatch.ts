@@ -27,6 +27,7 @@ import { tokenRequestKind } from "../../../shared/api/groups/authentication-v1.t
 import { handleCreate, handleUpdate } from "./handlers/write.ts";
 import type { ResponseMediaType } from "./encode.ts";
 import { warningHeader, type RequestScope, type UserInfo } from "./scope.ts";
+import type { AuditLevel } from "../audit/policy.ts";
 
 const NOT_FOUND_MESSAGE = "the server could not find the requested resource";
 
@@ -94,8 +95,8 @@ export interface DispatchConfig {
   componentStatuses?: ComponentStatusProvider;
 }
 
-/** `warnings` collects the request's `Warning` header values (the request context's list), `annotations` its audit annotations. */
-export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, req: Request, url: URL, user: UserInfo, warnings: string[] = [], annotations?: Record<string, string>): Promise<Response> {
+/** `warnings` collects the request's `Warning` header values (the request context's list), `annotations` its audit annotations, kept at the event's `auditLevel`. */
+export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, req: Request, url: URL, user: UserInfo, warnings: string[] = [], annotations?: Record<string, string>, auditLevel?: AuditLevel): Promise<Response> {
   const served = cfg.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
   if (!served) throw pageNotFound();
   const { resource, registry } = served;
@@ -139,6 +140,7 @@ export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, r
     authorizeVerb: extraVerbCheck(cfg.authorize, user, info, req),
     warnings,
     annotations,
+    auditLevel,
     maxBodyBytes: cfg.maxBodyBytes,
     bookmarkIntervalMs: cfg.bookmarkIntervalMs,
   };

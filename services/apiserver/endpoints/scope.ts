@@ -4,6 +4,7 @@ import type { Registry, WriteContext } from "../registry/registry.ts";
 import type { ResourceInfo } from "../registry/resource.ts";
 import type { ResponseMediaType } from "./encode.ts";
 import type { ConversionTarget, Encoding } from "./negotiation.ts";
+import type { AuditLevel } from "../audit/policy.ts";
 
 export interface UserInfo {
   username: string;
@@ -38,13 +39,15 @@ export interface RequestScope {
   warnings: string[];
   /** Audit annotations of the request (admission adds to them); absent when the request is not audited. */
   annotations?: Record<string, string>;
+  /** The level of the request's audit event; leveled annotations above it are not recorded. */
+  auditLevel?: AuditLevel;
   maxBodyBytes: number;
   /** Interval of BOOKMARK events on watches that allow them. */
   bookmarkIntervalMs: number;
 }
 
 export function writeContext(s: RequestScope, dryRun: boolean): Omit<WriteContext, "resource" | "name"> {
-  return { namespace: s.namespace, subresource: s.subresource, dryRun, user: s.user, warnings: s.warnings, annotations: s.annotations, options: operationOptions(s.query, dryRun) };
+  return { namespace: s.namespace, subresource: s.subresource, dryRun, user: s.user, warnings: s.warnings, annotations: s.annotations, auditLevel: s.auditLevel, options: operationOptions(s.query, dryRun) };
 }
 
 /** The options of a write as admission reports them (Create/Update/DeleteOptions fields from the query). */

@@ -18,6 +18,7 @@ import type { VersionView } from "./conversion.ts";
 import { sameInVersion, validateInRequestVersion } from "./version-checks.ts";
 import { generateName, newUid, timestamp } from "./system-meta.ts";
 import type { ServiceNetwork } from "./service-allocation.ts";
+import type { AuditLevel } from "../audit/policy.ts";
 
 /**
  * The admission hook points (admission/ implements them). Phase 1 (`admit`) runs
@@ -61,6 +62,8 @@ export interface WriteContext {
   warnings?: string[];
   /** Sink of audit annotations. */
   annotations?: Record<string, string>;
+  /** The level of the request's audit event (leveled annotations above it are dropped). */
+  auditLevel?: AuditLevel;
   /**
    * The extra authorization of a write that creates an absent object (PUT or apply that
    * creates): checked after mutating admission and validation, before validating

@@ -89,7 +89,7 @@ function terminal(cfg: AppConfig): Handler {
     const proxied = cfg.aggregated?.(ctx.request, ctx.url, user);
     if (proxied) return proxied;
     if (!info.isResourceRequest) return dispatchNonResource(cfg.nonResource, info, ctx.request, ctx.url, user);
-    const response = await dispatchResource(cfg, info, ctx.request, ctx.url, user, ctx.warnings, ctx.audit?.annotations);
+    const response = await dispatchResource(cfg, info, ctx.request, ctx.url, user, ctx.warnings, ctx.audit?.annotations, ctx.audit?.level);
     // A log is a stream (follow): compression would hold it back until a kilobyte arrived.
     return cfg.compression && info.subresource !== "log" ? maybeCompress(ctx.request, response, info.verb) : response;
   };

@@ -37,6 +37,7 @@ function approval(signerName: string): Attributes {
     setObject: () => {},
     addWarning: () => {},
     addAnnotation: () => {},
+    addAnnotationWithLevel: () => {},
   };
 }
 

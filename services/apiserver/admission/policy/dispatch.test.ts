@@ -47,6 +47,7 @@ function request(operation: Operation, resource: string, opts: { version?: strin
     setObject: () => {},
     addWarning: () => {},
     addAnnotation: () => {},
+    addAnnotationWithLevel: () => {},
   };
 }
 

@@ -23,7 +23,7 @@ import type { Attributes, PluginContext } from "../interfaces.ts";
 import type { AdmissionMetrics, WebhookType } from "../metrics.ts";
 import { WebhookCallError, type WebhookClient } from "./client.ts";
 import type { Hook } from "./hook.ts";
-import { callFailure, denial, matchConditions, matchRules, matchSelectors, MatchError, type Equivalence, type MatchDeps } from "./matching.ts";
+import { callFailure, denial, matchConditions, matchRules, matchSelectors, MatchError, type Equivalence, type Invocation, type MatchDeps } from "./matching.ts";
 import { EncodedObjects, encodeReviewRequest, parseReviewResponse, reviewVersion } from "./review.ts";
 
 export interface DispatcherDeps {
@@ -109,6 +109,25 @@ export class Dispatcher {
       if (isStatusError(err)) throw err;
       return this.failed(hook, type, a, index, round, err instanceof Error ? err.message : String(err));
     }
+    if (hook.type !== "mutating") return this.invoke(hook, type, inv, a, object, oldObject, index, round, memo);
+    // Every mutating webhook called leaves whether it changed the object (Metadata level), whatever the outcome.
+    let outcome: Outcome = "skipped";
+    try {
+      outcome = await this.invoke(hook, type, inv, a, object, oldObject, index, round, memo);
+      return outcome;
+    } finally {
+      a.addAnnotationWithLevel(this.annotationKey("mutation", round, index), JSON.stringify({ configuration: hook.configuration, webhook: hook.name, mutated: outcome === "mutated" }), "Metadata");
+    }
+  }
+
+  /** `<kind>.webhook.admission.<domain>/round_<round>_index_<index>`, the platform's audit annotation keys of webhook calls. */
+  private annotationKey(kind: string, round: number, index: number): string {
+    return `${kind}.webhook.admission.${this.deps.profile.groupDomain}/round_${round}_index_${index}`;
+  }
+
+  /** Sends the review of a webhook that matched, and applies its answer. */
+  private async invoke(hook: Hook, type: WebhookType, inv: Invocation, a: Attributes, object: JsonObject | undefined, oldObject: JsonObject | undefined, index: number, round: number, memo: EncodedObjects): Promise<Outcome> {
+    const eq = this.deps.match.equivalence;
     if (a.dryRun && hook.sideEffects !== "None" && hook.sideEffects !== "NoneOnDryRun") {
       throw badRequest(`admission webhook ${JSON.stringify(hook.name)} does not support dry run`);
     }
@@ -137,6 +156,8 @@ export class Dispatcher {
       throw err;
     }
     if (!response.patch || response.patch.length === 0 || !object) return "unchanged";
+    // The patch itself may carry request data: recorded from the Request level up, as the platform does.
+    a.addAnnotationWithLevel(this.annotationKey("patch", round, index), JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patch: response.patch, patchType: "JSONPatch" }), "Request");
     let patched: unknown;
     try {
       patched = await applyJsonPatchBounded(object, response.patch);
@@ -150,7 +171,6 @@ export class Dispatcher {
     const back = inv.version && eq ? eq.convert(patched, a.resource.group, a.resource.resource, inv.version, a.resource.version) : patched;
     if (deepEqual(back, a.object)) return "unchanged";
     a.setObject(back);
-    a.addAnnotation(`patch.webhook.admission.${this.deps.profile.groupDomain}/round_${round}_index_${index}`, JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patchType: "JSONPatch" }));
     return "mutated";
   }
 
@@ -165,7 +185,7 @@ export class Dispatcher {
   private failed(hook: Hook, type: WebhookType, a: Attributes, index: number, round: number, reason: string): Outcome {
     if (hook.failurePolicy === "Ignore") {
       this.deps.log("warn", "failed calling webhook, failing open", { webhook: hook.name, error: reason });
-      a.addAnnotation(`failed-open.${hook.type}.webhook.admission.${this.deps.profile.groupDomain}/round_${round}_index_${index}`, hook.name);
+      a.addAnnotation(this.annotationKey(`failed-open.${hook.type}`, round, index), hook.name);
       return "skipped";
     }
     this.deps.log("warn", "failed calling webhook, failing closed", { webhook: hook.name, error: reason });

@@ -29,6 +29,7 @@ function attributes(operation: Operation, over: Partial<Attributes> = {}): Attri
     setObject: () => undefined,
     addWarning: () => undefined,
     addAnnotation: () => undefined,
+    addAnnotationWithLevel: () => undefined,
     ...over,
   };
 }
