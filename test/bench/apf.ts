@@ -10,6 +10,16 @@
  * 3). The goal: the tenant's p99 under the flood with APF at most 2x its p99 without load.
  * This process only times the tenant's GETs; every server and the flood run elsewhere.
  * `BENCH_CPU_PROF=<dir>` profiles both replicas and prints where their CPU time went.
+ *
+ * Where the tenant's p99 goes (timestamps per phase in the APF filter of the replica,
+ * tenant GETs under the flood): the wait in the APF queue is most of it, then the
+ * handler (authorization, read, encode, sharing the event loop with the lists), while
+ * the phases before APF and after the handler stay small. At load 17: queue p99
+ * 492 ms of 558 ms, handler p99 110 ms; the tenant lost the next seats to the
+ * flooding flow's queues, whose executing lists were charged only when they ended
+ * (queue-set.ts now charges them while they run: queue p99 205 ms at load 12). At
+ * load 5-6 with the charge: queue p99 104 ms, handler p99 55 ms, total p99 122 ms:
+ * the tenant waits for the next of 7-8 executing lists to end.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
