@@ -32,6 +32,7 @@ const PROCESS_CLUSTER_TESTS = [
  */
 const PAIRED_PROCESS_TESTS = [
   "services/store/server/etcdctl.test.ts",
+  "test/api/watch-memory.test.ts",
   "test/controllers/certificates.test.ts",
   "test/controllers/health.test.ts",
   "test/deploy/chart-credentials.test.ts",
@@ -77,6 +78,7 @@ const IN_PROCESS_TEST_FILES = [
   "test/deploy/k6-scripts.test.ts",
   "test/loadtest/k6-thresholds.test.ts",
   "test/storage/status-mapping.test.ts",
+  "test/storage/storage-snapshots.test.ts",
   "test/storage/update-from-cache.test.ts",
   "test/storage/watch-cache-key-index.test.ts",
   "test/storage/write-outcome.test.ts",
