@@ -129,3 +129,17 @@ describe("validate", () => {
     expect(() => validate(deployment, weird)).not.toThrow();
   });
 });
+
+describe("null metav1.Time of built-in kinds", () => {
+  const condition = obj({ type: str(), lastProbeTime: time(), reason: str() });
+  const rows: Array<[string, Record<string, unknown>, boolean, number]> = [
+    ["a null time of a built-in kind is the zero time", { type: "Ready", lastProbeTime: null }, true, 0],
+    ["a custom resource follows nullable only", { type: "Ready", lastProbeTime: null }, false, 1],
+    ["other fields keep refusing null", { type: "Ready", reason: null }, true, 1],
+  ];
+  for (const [name, value, nullTimes, errors] of rows) {
+    it(name, () => {
+      expect(validate(condition, value, "", { nullTimes })).toHaveLength(errors);
+    });
+  }
+});

@@ -13,11 +13,26 @@ import { childPath, indexPath, keyPath } from "./path.ts";
 import type { FieldError, Schema } from "./types.ts";
 import { hasOwn, isObject, jsonTypeName, toJSONText } from "./values.ts";
 
+export interface ValidateOptions {
+  /**
+   * A built-in kind's `metav1.Time` fields accept `null` (the platform decodes it as the
+   * zero time and writes the zero time back as `null`, e.g. a condition's
+   * `lastProbeTime`). Custom resources follow their schema's `nullable` only.
+   */
+  nullTimes?: boolean;
+}
+
+/** The walk's shared state: the errors found and the options. */
+interface Walk {
+  errs: FieldError[];
+  nullTimes: boolean;
+}
+
 /** Validates `value` against `schema`; `basePath` prefixes every field path. */
-export function validate(schema: Schema, value: unknown, basePath = ""): FieldError[] {
-  const errs: FieldError[] = [];
-  validateNode(schema, value, basePath, errs);
-  return errs;
+export function validate(schema: Schema, value: unknown, basePath = "", options: ValidateOptions = {}): FieldError[] {
+  const walk: Walk = { errs: [], nullTimes: !!options.nullTimes };
+  validateNode(schema, value, basePath, walk);
+  return walk.errs;
 }
 
 /** The name of a path inside the OpenAPI-style messages. */
@@ -46,17 +61,19 @@ function checkType(schema: Schema, value: unknown, path: string, errs: FieldErro
   return ok;
 }
 
-function validateNode(schema: Schema, value: unknown, path: string, errs: FieldError[]): void {
+function validateNode(schema: Schema, value: unknown, path: string, walk: Walk): void {
+  const errs = walk.errs;
   if (value === null) {
     if (schema.nullable || (schema.type === undefined && !schema.intOrString)) return;
+    if (walk.nullTimes && schema.format === "date-time") return;
     errs.push(fieldErrors.typeInvalid(path, "null", `${bodyName(path)} in body must be of type ${schema.intOrString ? "integer,string" : schema.type}: "null"`));
     return;
   }
   if (value === undefined) return;
   if (!checkType(schema, value, path, errs)) return;
   validateScalar(schema, value, path, errs);
-  if (Array.isArray(value)) validateArray(schema, value, path, errs);
-  else if (isObject(value)) validateObject(schema, value, path, errs);
+  if (Array.isArray(value)) validateArray(schema, value, path, walk);
+  else if (isObject(value)) validateObject(schema, value, path, walk);
 }
 
 function validateScalar(schema: Schema, value: unknown, path: string, errs: FieldError[]): void {
@@ -112,7 +129,8 @@ function patternRegExp(pattern: string): RE2JS | undefined {
   return re ?? undefined;
 }
 
-function validateArray(schema: Schema, value: unknown[], path: string, errs: FieldError[]): void {
+function validateArray(schema: Schema, value: unknown[], path: string, walk: Walk): void {
+  const errs = walk.errs;
   if (schema.maxItems !== undefined && value.length > schema.maxItems) errs.push(fieldErrors.tooMany(path, value.length, schema.maxItems));
   if (schema.minItems !== undefined && value.length < schema.minItems) {
     errs.push(fieldErrors.invalid(path, value.length, `${bodyName(path)} in body should have at least ${schema.minItems} items`));
@@ -138,11 +156,12 @@ function validateArray(schema: Schema, value: unknown[], path: string, errs: Fie
   }
   if (schema.items) {
     const items = schema.items;
-    value.forEach((item, i) => validateNode(items, item, indexPath(path, i), errs));
+    value.forEach((item, i) => validateNode(items, item, indexPath(path, i), walk));
   }
 }
 
-function validateObject(schema: Schema, value: Record<string, unknown>, path: string, errs: FieldError[]): void {
+function validateObject(schema: Schema, value: Record<string, unknown>, path: string, walk: Walk): void {
+  const errs = walk.errs;
   for (const req of schema.required ?? []) {
     if (!hasOwn(value, req)) errs.push(fieldErrors.required(childPath(path, req)));
   }
@@ -156,8 +175,8 @@ function validateObject(schema: Schema, value: Record<string, unknown>, path: st
   }
   const props = schema.properties ?? {};
   for (const [k, v] of Object.entries(value)) {
-    if (hasOwn(props, k)) validateNode(props[k], v, childPath(path, k), errs);
-    else if (schema.additionalProperties) validateNode(schema.additionalProperties, v, keyPath(path, k), errs);
+    if (hasOwn(props, k)) validateNode(props[k], v, childPath(path, k), walk);
+    else if (schema.additionalProperties) validateNode(schema.additionalProperties, v, keyPath(path, k), walk);
   }
 }
 

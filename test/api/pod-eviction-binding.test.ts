@@ -83,6 +83,13 @@ describe("pods/binding and bindings", () => {
     expect(again.status, again.text).toBe(409);
     expect(again.json<StatusBody>()).toMatchObject({ reason: "Conflict", message: 'Operation cannot be fulfilled on pods/binding "bound": pod bound is already assigned to node "node-1"' });
     expect((await api.admin.get(`${pods}/bound`)).json<PodBody>().spec.nodeName).toBe("node-1");
+    // PodScheduled's zero lastProbeTime is written as null, as the platform writes it, and writing the status back is accepted.
+    const scheduled = pod.status?.conditions?.find((c) => c.type === "PodScheduled") as Record<string, unknown> | undefined;
+    expect(scheduled).toHaveProperty("lastProbeTime", null);
+    const running = await api.admin.patch(`${pods}/bound/status`, { status: { phase: "Running" } }, "application/merge-patch+json");
+    expect(running.status, running.text).toBe(200);
+    const replaced = await api.admin.put(`${pods}/bound/status`, running.json<PodBody>());
+    expect(replaced.status, replaced.text).toBe(200);
   });
 
   it("the bindings collection binds the pod the Binding names; dry run stores nothing", async () => {

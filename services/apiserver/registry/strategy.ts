@@ -92,7 +92,7 @@ export function genericStrategy(def: KindDefinition): Strategy {
       const { metadata, ...rest } = obj;
       return [
         ...validateObjectMeta(metadata ?? {}, metaOptions),
-        ...validate(def.schema, { ...rest, metadata: {} }),
+        ...validate(def.schema, { ...rest, metadata: {} }, "", { nullTimes: !def.custom }),
         ...(def.validateKind?.(obj) ?? []),
       ];
     },
