@@ -4,14 +4,18 @@
  * node-agent processes) with a test container runtime on each agent's
  * `--container-runtime-endpoint` socket. Both Nodes register Ready and renew their
  * Leases; a pod bound to each node through pods/binding (what a scheduler posts) is
- * listed by that node's agent only; `kubectl logs` and `kubectl exec` (kubectl 1.34) and
- * the agent's `/run` through nodes/proxy reach the runtime of the pod's own node.
+ * listed by that node's agent only; `kubectl logs`, `kubectl exec` (also with stdin),
+ * `kubectl cp`, `kubectl port-forward` (kubectl 1.34) and the agent's `/run` through
+ * nodes/proxy reach the runtime of the pod's own node.
  * cluster-info is readable anonymously and signed for a bootstrap token. Last, one
  * replica is killed with SIGKILL: both agents' next Lease renewals go through the other
  * one, within the renew interval (10 s, a quarter of the 40 s lease) plus the 7 s
  * backoff cap.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { connect, createServer, type AddressInfo, type Server } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pkiPaths } from "../../services/apiserver/server/certs.ts";
@@ -21,6 +25,7 @@ import { parse } from "yaml";
 import { layerClients, runClient } from "../support/clients.ts";
 import { startCriServer, type CriServer } from "../support/cri-server.ts";
 import { HttpsClient } from "../support/https-client.ts";
+import { freePort } from "../support/ports.ts";
 import { localCluster } from "../deploy/support/local-cluster.ts";
 import { waitFor, writeKubeconfig } from "../node-agent/harness.ts";
 
@@ -168,6 +173,66 @@ describe("two node agents in npm run cluster", () => {
       const syncs = (r: CriServer) => r.calls.filter((c) => c.method === "ExecSync" && c.request.container_id === appIds.get(name));
       expect(syncs(runtimes[i])).toHaveLength(1);
       expect(syncs(runtimes[1 - i])).toHaveLength(0);
+    }
+  });
+
+  it("kubectl exec -i with stdin, kubectl cp and kubectl port-forward reach the pod's node", async () => {
+    const kubectl = layerClients().kubectl;
+    const work = mkdtempSync(join(tmpdir(), "cluster-node-agents-"));
+    const echoes: Server[] = [];
+    try {
+      for (const [i, node] of NODES.entries()) {
+        const name = podName(node);
+        const execs = (r: CriServer) => r.calls.filter((c) => c.method === "Exec" && c.request.container_id === appIds.get(name)).length;
+        const before = [execs(runtimes[0]), execs(runtimes[1])];
+        // A scripted stdin through the stream.
+        const piped = await runClient(kubectl, ["--kubeconfig", kubeconfig, "-n", NS, "exec", "-i", name, "--", "tr", "a-z", "A-Z"], { input: `typed on ${node}\n` });
+        expect(piped.code, piped.stderr).toBe(0);
+        expect(piped.stdout).toBe(`TYPED ON ${node.toUpperCase()}\n`);
+        // kubectl cp: tar through exec, in and back out.
+        writeFileSync(join(work, `${node}.txt`), `copied to ${node}\n`);
+        const up = await runClient(kubectl, ["--kubeconfig", kubeconfig, "-n", NS, "cp", join(work, `${node}.txt`), `${name}:${work}/${node}-inside.txt`, "-c", "app"]);
+        expect(up.code, up.stderr).toBe(0);
+        const down = await runClient(kubectl, ["--kubeconfig", kubeconfig, "-n", NS, "cp", `${name}:${work}/${node}-inside.txt`, join(work, `${node}-back.txt`), "-c", "app"]);
+        expect(down.code, down.stderr).toBe(0);
+        expect(readFileSync(join(work, `${node}-back.txt`), "utf8")).toBe(`copied to ${node}\n`);
+        // Every one of those streams went to this node's runtime, none to the other's.
+        expect(execs(runtimes[i]) - before[i]).toBeGreaterThanOrEqual(3);
+        expect(execs(runtimes[1 - i]) - before[1 - i]).toBe(0);
+
+        // Port 8080 of the pod is a TCP server of this node's runtime that names its node.
+        const echo = createServer((socket) => socket.once("data", (d: Buffer) => socket.end(`${node}: ${d.toString()}`)));
+        echoes.push(echo);
+        await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
+        runtimes[i].portMap.set(8080, (echo.address() as AddressInfo).port);
+        // What an agent reports for a started pod (kubectl port-forward asks for Running); our agents post Node status only.
+        const running = await admin.patch(`/api/v1/namespaces/${NS}/pods/${name}/status`, { status: { phase: "Running" } }, "application/merge-patch+json");
+        expect(running.status, running.text).toBe(200);
+        const localPort = await freePort();
+        const child = spawn(kubectl, ["--kubeconfig", kubeconfig, "-n", NS, "port-forward", `pod/${name}`, `${localPort}:8080`], { stdio: ["ignore", "pipe", "pipe"] });
+        try {
+          let out = "";
+          child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+          child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+          await waitFor(async () => (/Forwarding from 127\.0\.0\.1/.test(out) ? true : undefined), 20_000, `kubectl port-forward to ${name} listening`).catch((err: Error) => {
+            throw new Error(`${err.message}: ${out}`);
+          });
+          const answer = await new Promise<string>((resolve, reject) => {
+            const socket = connect(localPort, "127.0.0.1", () => socket.write("ping"));
+            let got = "";
+            socket.on("data", (d: Buffer) => (got += d.toString()));
+            socket.on("close", () => resolve(got));
+            socket.on("error", reject);
+            setTimeout(() => socket.destroy(new Error(`no answer within 10 s: ${JSON.stringify(got)} ${out}`)), 10_000).unref();
+          });
+          expect(answer).toBe(`${node}: ping`);
+        } finally {
+          child.kill();
+        }
+      }
+    } finally {
+      for (const e of echoes) e.close();
+      rmSync(work, { recursive: true, force: true });
     }
   });
 
