@@ -22,9 +22,9 @@ import { waitForFile } from "./controller-manager-component.ts";
 export const CLUSTER_INFO = "cluster-info";
 const FIELD_MANAGER = "cluster-up";
 
-/** The installer's name in RBAC object names: `kubeadm` for the kubernetes profile. */
+/** The RBAC name of the anonymous read of cluster-info, prefixed with the profile's installer name. */
 export function clusterInfoRoleName(profile: PlatformProfile): string {
-  return `${profile.systemNamespace.split("-")[0]}adm:bootstrap-signer-clusterinfo`;
+  return `${profile.installerName}:bootstrap-signer-clusterinfo`;
 }
 
 /** The ConfigMap, Role and RoleBinding the installer keeps, each with its resource. */

@@ -65,6 +65,8 @@ export interface ProfileNames {
   readonly apiServiceName: string;
   /** Value of the IPAddress managed-by label for the Service ClusterIP allocator. */
   readonly ipAllocatorName: string;
+  /** The cluster installer's name, the prefix of the RBAC objects it keeps (`<installer>:bootstrap-signer-clusterinfo`). */
+  readonly installerName: string;
   /** Environment variable carrying ExecCredential to client plugins. */
   readonly execInfoEnv: string;
   /** Environment variable listing client configuration files (path-list separated). */
@@ -220,6 +222,7 @@ export const PLAT_NAMES: ProfileNames = {
   namespaceFinalizer: "plat",
   apiServiceName: "plat",
   ipAllocatorName: "ipallocator.plat.io",
+  installerName: "platadm",
   execInfoEnv: "PLAT_EXEC_INFO",
   clientConfigEnv: "PLATCONFIG",
   clientConfigHomePath: ".plat/config",
@@ -349,6 +352,7 @@ export const KUBERNETES_NAMES: ProfileNames = {
   namespaceFinalizer: "kubernetes",
   apiServiceName: "kubernetes",
   ipAllocatorName: "ipallocator.k8s.io",
+  installerName: "kubeadm",
   execInfoEnv: "KUBERNETES_EXEC_INFO",
   clientConfigEnv: "KUBECONFIG",
   clientConfigHomePath: ".kube/config",
