@@ -74,8 +74,8 @@ export class RequestAttributes implements Attributes {
     if (sink && !(key in sink)) sink[key] = value;
   }
 
-  addAnnotationWithLevel(key: string, value: string, level: AuditLevel): void {
+  addAnnotationWithLevel(key: string, level: AuditLevel, value: () => string): void {
     const eventLevel = this.request.ctx.auditLevel;
-    if (eventLevel && levelAtLeast(eventLevel, level)) this.addAnnotation(key, value);
+    if (this.request.ctx.annotations && eventLevel && levelAtLeast(eventLevel, level)) this.addAnnotation(key, value());
   }
 }

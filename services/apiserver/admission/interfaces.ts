@@ -96,8 +96,11 @@ export interface Attributes {
   addWarning(message: string): void;
   /** An audit annotation on the request's audit event. */
   addAnnotation(key: string, value: string): void;
-  /** An audit annotation recorded only when the request's audit level is at least `level` (it may carry request data). */
-  addAnnotationWithLevel(key: string, value: string, level: AuditLevel): void;
+  /**
+   * An audit annotation recorded only when the request is audited at `level` or above (it
+   * may carry request data); `value` is computed only then.
+   */
+  addAnnotationWithLevel(key: string, level: AuditLevel, value: () => string): void;
 }
 
 /** The platform's ReinvocationContext: the pass, a request for a second pass, per-plugin state across passes. */

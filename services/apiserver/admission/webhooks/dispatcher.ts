@@ -116,7 +116,8 @@ export class Dispatcher {
       outcome = await this.invoke(hook, type, inv, a, object, oldObject, index, round, memo);
       return outcome;
     } finally {
-      a.addAnnotationWithLevel(this.annotationKey("mutation", round, index), JSON.stringify({ configuration: hook.configuration, webhook: hook.name, mutated: outcome === "mutated" }), "Metadata");
+      const mutated = outcome === "mutated";
+      a.addAnnotationWithLevel(this.annotationKey("mutation", round, index), "Metadata", () => JSON.stringify({ configuration: hook.configuration, webhook: hook.name, mutated }));
     }
   }
 
@@ -157,7 +158,8 @@ export class Dispatcher {
     }
     if (!response.patch || response.patch.length === 0 || !object) return "unchanged";
     // The patch itself may carry request data: recorded from the Request level up, as the platform does.
-    a.addAnnotationWithLevel(this.annotationKey("patch", round, index), JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patch: response.patch, patchType: "JSONPatch" }), "Request");
+    const patch = response.patch;
+    a.addAnnotationWithLevel(this.annotationKey("patch", round, index), "Request", () => JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patch, patchType: "JSONPatch" }));
     let patched: unknown;
     try {
       patched = await applyJsonPatchBounded(object, response.patch);
