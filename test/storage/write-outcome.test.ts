@@ -4,7 +4,7 @@
  * whose txn call failed ambiguously committed, and at which revision.
  */
 import { describe, expect, it } from "vitest";
-import { judgeFromCurrent, judgeFromHistory, type Verdict, type WriteIntent } from "../../services/apiserver/storage/write-outcome.ts";
+import { judgeFromCurrent, judgeFromHistory, MIN_RESOLVE_BUDGET_MS, resolveBudgetMs, type Verdict, type WriteIntent } from "../../services/apiserver/storage/write-outcome.ts";
 import type { KeyChange } from "../../services/apiserver/storage/kv.ts";
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -53,5 +53,16 @@ describe("judgeFromHistory", () => {
     ["delete: no change", del, [], { outcome: "not-committed" }],
   ])("%s", (_name, intent, changes, expected) => {
     expect(judgeFromHistory(intent, changes)).toEqual(expected);
+  });
+});
+
+describe("resolveBudgetMs: how long a resolution may wait for the store", () => {
+  it.each<[string, number | undefined, number, number]>([
+    ["a fast failure with a store client of 15 s: the client's budget (an election under load can take seconds)", 15_000, 5, 15_000],
+    ["a slow failure: twice the time it took", 1500, 1000, 2000],
+    ["a failure slower than half the client's budget: twice its time", 15_000, 10_000, 20_000],
+    ["no client budget known: at least the minimum", undefined, 5, MIN_RESOLVE_BUDGET_MS],
+  ])("%s", (_name, unavailableBudgetMs, failedAfterMs, expected) => {
+    expect(resolveBudgetMs({ unavailableBudgetMs }, failedAfterMs)).toBe(expected);
   });
 });

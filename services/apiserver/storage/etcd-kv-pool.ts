@@ -15,6 +15,8 @@ import { EtcdClient } from "../../../shared/etcd/client.ts";
 import { EtcdCallError, GrpcStatus } from "../../../shared/etcd/errors.ts";
 import type { EtcdApi, EtcdStream, StreamName, StreamRequest, StreamResponse, UnaryName, UnaryRequest, UnaryResponse } from "../../../shared/etcd/methods.ts";
 
+export const DEFAULT_RETRY_BUDGET_MS = 15_000;
+
 export interface EtcdKvOptions {
   /** Deadline of each unary call (default 10 s). */
   callTimeoutMs?: number;
@@ -64,7 +66,7 @@ export class EndpointPool {
     if (members.length === 0) throw new Error("store client: no endpoints");
     this.endpoints = members.map((m) => m.endpoint);
     this.callTimeoutMs = opts.callTimeoutMs ?? 10_000;
-    this.retryBudgetMs = opts.retryBudgetMs ?? 15_000;
+    this.retryBudgetMs = opts.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
   }
 
   private get member(): StoreMember {

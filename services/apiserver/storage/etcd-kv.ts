@@ -15,7 +15,7 @@
 import { randomBytes } from "node:crypto";
 import { EtcdCallError, GrpcStatus } from "../../../shared/etcd/errors.ts";
 import type { PbCompare, PbEvent, PbKeyValue, PbRangeRequest, PbRequestOp, PbTxnResponse, PbWatchCreateRequest, PbWatchResponse } from "../../../shared/etcd/wire.ts";
-import { EndpointPool, grpcMembers, type EtcdKvOptions, type StoreMember } from "./etcd-kv-pool.ts";
+import { DEFAULT_RETRY_BUDGET_MS, EndpointPool, grpcMembers, type EtcdKvOptions, type StoreMember } from "./etcd-kv-pool.ts";
 import { CompactedError, fromEtcdError } from "./errors.ts";
 import { RevisionReadBatcher } from "./revision-batcher.ts";
 import {
@@ -124,6 +124,10 @@ export class EtcdKv implements KvStore {
   ) {
     const list = members.map((m) => (typeof m === "string" ? grpcMembers([m])[0] : m));
     this.pool = new EndpointPool(list, opts);
+  }
+
+  get unavailableBudgetMs(): number {
+    return this.opts.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
   }
 
   async range(key: string, options: RangeOptions = {}): Promise<RangeResult> {
@@ -238,7 +242,7 @@ export class EtcdKv implements KvStore {
    * etcd's sync interval, and only that answer ends the watcher.
    */
   private async watchOnce(create: PbWatchCreateRequest, onEvents: (res: PbWatchResponse) => boolean, complete: () => boolean = () => false): Promise<void> {
-    const deadline = Date.now() + (this.opts.retryBudgetMs ?? 15_000);
+    const deadline = Date.now() + this.unavailableBudgetMs;
     for (;;) {
       const { stream, endpoint } = this.pool.stream("Watch");
       try {

@@ -75,6 +75,8 @@ export interface KvStore {
    */
   history(after: number, upTo: number): Promise<RevisionChange[]>;
   close(): Promise<void>;
+  /** How long this client keeps trying a store that is unavailable (its retry budget); a write's ambiguous outcome is resolved within at least this long. */
+  readonly unavailableBudgetMs?: number;
   /** Hears every compaction made through this client (the watch cache then drops older snapshots); returns the unsubscribe. */
   onCompacted?(listener: (revision: number) => void): () => void;
 }

@@ -73,6 +73,10 @@ export class PrefixedKv implements KvStore {
     private readonly prefix: KeyPrefix,
   ) {}
 
+  get unavailableBudgetMs(): number | undefined {
+    return this.inner.unavailableBudgetMs;
+  }
+
   async range(key: string, options?: RangeOptions): Promise<RangeResult> {
     const res = await this.inner.range(this.prefix.toStore(key), mapOptions(this.prefix, options));
     return { ...res, kvs: mapKvs(this.prefix, res.kvs) };

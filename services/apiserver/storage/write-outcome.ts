@@ -12,7 +12,8 @@
  * Committed: the write answers as if the call had succeeded, at the revision it
  * committed at. Not committed: the txn is sent again (it can no longer apply twice),
  * at most `MAX_SENDS` times in all. Unknown (history compacted, or the store still
- * unreachable within twice the time the failed call took, at least 2 s): a store-unavailable error,
+ * unreachable within twice the time the failed call took and within the store client's
+ * retry budget, at least 2 s): a store-unavailable error,
  * answered as a retriable 504 Timeout. A failure that proves the txn was never
  * proposed (connection refused, no leader) needs no resolution: it is answered as
  * the platform answers an unreachable store (500 ServerTimeout, Retry-After 2).
@@ -80,6 +81,11 @@ export const MAX_SENDS = 3;
 /** The least time a resolution may wait for the store (a leader election takes about one election timeout). */
 export const MIN_RESOLVE_BUDGET_MS = 2000;
 
+/** The time a resolution may wait for the store after a send that failed after `failedAfterMs`. */
+export function resolveBudgetMs(kv: Pick<KvStore, "unavailableBudgetMs">, failedAfterMs: number): number {
+  return Math.max(2 * failedAfterMs, kv.unavailableBudgetMs ?? 0, MIN_RESOLVE_BUDGET_MS);
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Calls again while the store is unavailable (the fence is a write the store client does not retry), until the deadline. */
@@ -130,8 +136,9 @@ export async function writeTxn(kv: KvStore, intent: WriteIntent, compares: Compa
       if (!(err instanceof StoreUnavailableError) || (!err.timedOut && provesNotProposed(err.details))) throw err;
       last = err;
     }
-    // The resolution may wait twice as long as the store client spent failing (its own budget), at least MIN_RESOLVE_BUDGET_MS.
-    const verdict = await resolveWriteOutcome(kv, intent, Math.max(2 * (Date.now() - sentAt), MIN_RESOLVE_BUDGET_MS));
+    // The resolution may wait twice as long as the store client spent failing, and at least as long as the client
+    // waits for an unavailable store (a leader election under load can outlast a fixed short wait), at least MIN_RESOLVE_BUDGET_MS.
+    const verdict = await resolveWriteOutcome(kv, intent, resolveBudgetMs(kv, Date.now() - sentAt));
     if (verdict.outcome === "committed") return { succeeded: true, revision: verdict.revision, results: success.map(() => ({ kvs: [] })) };
     if (verdict.outcome !== "not-committed") throw new StoreUnavailableError(`the outcome of the write of ${intent.key} is unknown: ${last.details}`, last.endpoint, true);
   }

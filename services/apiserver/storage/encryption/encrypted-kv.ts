@@ -31,6 +31,10 @@ export class EncryptedKv implements KvStore {
     private readonly report: UnreadableReport = () => {},
   ) {}
 
+  get unavailableBudgetMs(): number | undefined {
+    return this.inner.unavailableBudgetMs;
+  }
+
   /** The value was read with another provider than the first (rewrite it). */
   readonly isStale = (kv: KeyValue): boolean => this.stale.has(kv);
 
