@@ -2,8 +2,8 @@
  * `store restore [flags]` builds a member's data directory from a snapshot file instead
  * (maintenance/restore.ts).
  *
- * The store node process: a member of the Raft group (RaftNode over the gRPC peer
- * transport on --listen-peer-urls) serving the etcd v3 client API on
+ * The store node process: a member of the Raft group (RaftNode over the framed peer
+ * stream on --listen-peer-urls) serving the etcd v3 client API on
  * --listen-client-urls and, while it leads, publishing every applied revision to
  * the Redis stream (--redis-url, --revision-stream).
  *

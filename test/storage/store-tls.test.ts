@@ -10,11 +10,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connect as tlsConnect } from "node:tls";
+import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import { credentials, status, type ChannelCredentials } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnStoreNode, stopChild, waitForMembers, waitForStore } from "../../services/store/server/node-process.ts";
-import { newPeerClient } from "../../services/store/transport/grpc-proto.ts";
+import { FrameKind } from "../../services/store/transport/frames.ts";
+import { dialPeer, framed, writeFrame } from "../../services/store/transport/peer-socket.ts";
+import { decodeSnapshotAck, encodeSnapshotChunk } from "../../services/store/transport/peer-wire.ts";
 import { EtcdClient } from "../../shared/etcd/client.ts";
 import { EtcdCallError } from "../../shared/etcd/errors.ts";
 import { grpcChannelCredentials } from "../../shared/tls/grpc-credentials.ts";
@@ -81,16 +83,23 @@ async function statusWith(port: number, c: ChannelCredentials): Promise<number |
   }
 }
 
-/** One call on the peer service (an empty snapshot stream, answered with an error ack when it gets through). */
-async function peerCall(port: number, c: ChannelCredentials): Promise<{ code?: number; ackError?: string }> {
-  const client = newPeerClient(`127.0.0.1:${port}`, c);
+/**
+ * A snapshot chunk of another cluster sent to the peer port, over TLS with
+ * `tls` or plaintext: the refusal's ack when the connection got through, or
+ * `closed` when the port dropped it first.
+ */
+async function peerCall(port: number, tls: ConnectionOptions | undefined): Promise<{ ackError?: string; closed?: true }> {
+  const sock = dialPeer({ host: "127.0.0.1", port }, tls === undefined ? undefined : { server: () => undefined, client: () => tls, onChange: () => () => undefined });
   try {
     return await new Promise((resolve) => {
-      const call = client.SendSnapshot((err, ack) => resolve(err ? { code: err.code } : { ackError: ack?.error }));
-      call.end();
+      framed(sock, (f) => resolve({ ackError: decodeSnapshotAck(f.payload).error }));
+      sock.on("error", () => undefined);
+      sock.on("close", () => resolve({ closed: true }));
+      const chunk = { cluster_id: "1", from: 1, to: 2, metadata: new Uint8Array(0), offset: 0, data: new Uint8Array(0), last: true };
+      writeFrame(sock, FrameKind.SnapshotChunk, (headroom) => encodeSnapshotChunk(chunk, headroom));
     });
   } finally {
-    client.close();
+    sock.destroy();
   }
 }
 
@@ -140,11 +149,11 @@ describe("store client port with --client-cert-auth", () => {
 describe("store peer port with --peer-client-cert-auth", () => {
   it("refuses a client without a certificate or with a foreign one, and accepts the member certificate", async () => {
     const port = members[0].peerPort;
-    expect((await peerCall(port, credentials.createInsecure())).code).toBe(status.UNAVAILABLE);
-    expect((await peerCall(port, creds({ caFile: pki.caFile }))).code).toBe(status.UNAVAILABLE);
-    expect((await peerCall(port, creds({ caFile: pki.caFile, certFile: pki.foreignClient.certFile, keyFile: pki.foreignClient.keyFile }))).code).toBe(status.UNAVAILABLE);
-    const through = await peerCall(port, creds({ caFile: pki.caFile, certFile: pki.member.certFile, keyFile: pki.member.keyFile }));
-    expect(through).toEqual({ ackError: "empty snapshot stream" });
+    expect(await peerCall(port, undefined)).toEqual({ closed: true });
+    expect(await peerCall(port, { ca: pki.caPem })).toEqual({ closed: true });
+    expect(await peerCall(port, { ca: pki.caPem, cert: pki.foreignClient.certPem, key: pki.foreignClient.keyPem })).toEqual({ closed: true });
+    const through = await peerCall(port, { ca: pki.caPem, cert: pki.member.certPem, key: pki.member.keyPem });
+    expect(through.ackError).toMatch(/^cluster id mismatch: got 1, this is /);
   });
 });
 

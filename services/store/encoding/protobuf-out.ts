@@ -104,8 +104,10 @@ export class WireOut {
   readonly buf: Buffer;
   pos = 0;
 
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
+  /** `headroom` bytes before the message are left for the caller (a frame header). */
+  constructor(size: number, headroom = 0) {
+    this.buf = Buffer.allocUnsafe(headroom + size);
+    this.pos = headroom;
   }
 
   uvarint(n: number): void {

@@ -1,6 +1,6 @@
 /**
  * Opens the StoreBackend a store node serves: the replicated Raft node over the
- * gRPC peer transport (services/store/node, services/store/transport). Its state
+ * framed peer stream (services/store/node, services/store/transport). Its state
  * machine and revision publisher are made by the caller so that the publisher
  * follows the node's leadership and applies from the start.
  */
@@ -8,8 +8,8 @@ import type { Logger } from "pino";
 import type { MvccStore } from "../mvcc/index.ts";
 import type { LeaderPublisher } from "../node/options.ts";
 import { RaftNode } from "../node/raft-node.ts";
-import { GrpcTransport } from "../transport/grpc.ts";
-import { peerCredentials } from "./tls-credentials.ts";
+import { StreamTransport } from "../transport/stream-transport.ts";
+import { peerTls } from "./tls-credentials.ts";
 import type { StoreBackend } from "./backend.ts";
 import type { NodeConfig } from "./node-flags.ts";
 import { clusterIdForToken, memberIdForPeerUrls, RaftBackend } from "./raft-backend.ts";
@@ -44,14 +44,8 @@ export async function openBackend(config: NodeConfig, log: Logger, parts: Backen
   const id = memberIdForPeerUrls(self.peerUrls);
   const clusterId = clusterIdForToken(config.initialClusterToken);
   const peer = config.listenPeerUrls[0];
-  const peerTls = peerCredentials(config, log);
-  const transport = await GrpcTransport.listen({
-    id,
-    clusterId,
-    listen: `${peer.hostname}:${peer.port}`,
-    serverCredentials: peerTls.server.credentials,
-    channelCredentials: peerTls.channel.credentials,
-  });
+  const tls = peerTls(config, log);
+  const transport = await StreamTransport.listen({ id, clusterId, listen: `${peer.hostname}:${peer.port}`, tls });
   const holder: { backend?: RaftBackend } = {};
   const node = await RaftNode.start({
     id,
@@ -83,7 +77,7 @@ export async function openBackend(config: NodeConfig, log: Logger, parts: Backen
     async close() {
       closed = true;
       await node.stop();
-      peerTls.close();
+      tls.close();
     },
   };
 }

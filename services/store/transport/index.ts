@@ -2,4 +2,5 @@
 export type { RemovalNotice, Transport } from "./types.ts";
 export { encodeMessage, decodeMessage, CodecError } from "./codec.ts";
 export { MemoryNetwork, MemoryTransport } from "./memory.ts";
-export { GrpcTransport, type GrpcTransportOptions } from "./grpc.ts";
+export { StreamTransport, type StreamTransportOptions } from "./stream-transport.ts";
+export type { PeerTls } from "./peer-socket.ts";

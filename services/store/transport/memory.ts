@@ -9,7 +9,7 @@
 // unknown peer is reported unreachable; a message lost to a cut or a drop is
 // lost silently, as on a real network. A MsgSnap reports Failure when it is
 // lost and Finish when it was handed to the receiver. A message from a peer
-// the receiver removed is refused like the gRPC transport refuses it:
+// the receiver removed is refused like the peer stream transport refuses it:
 // reported unreachable, and the removal notice (if given) handed to the
 // sender's removed handler.
 

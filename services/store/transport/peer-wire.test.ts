@@ -1,14 +1,29 @@
-// The hand-written PeerBatch/PeerAck codec against proto-loader's codec of
-// peer.proto: each side decodes what the other encodes, to the same shapes.
+// The hand-written codec of peer.proto's stream and snapshot messages against
+// proto-loader's codec: each side decodes what the other encodes, to the same
+// shapes; headroom left for a frame header does not change the message.
 import * as grpc from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 import { describe, expect, it } from "vitest";
 import { PROTO_LOADER_OPTIONS, STORE_PEER_PROTO, protoPath } from "../../../shared/proto/index.ts";
 import { ProtobufError } from "../../../shared/codec/protobuf/wire.ts";
-import type { PeerAckMsg, PeerBatchMsg } from "./grpc-proto.ts";
-import { decodePeerAck, decodePeerBatch, encodePeerAck, encodePeerBatch } from "./peer-wire.ts";
+import {
+  decodePeerAck,
+  decodePeerBatch,
+  decodeSnapshotAck,
+  decodeSnapshotChunk,
+  encodePeerAck,
+  encodePeerBatch,
+  encodeSnapshotAck,
+  encodeSnapshotChunk,
+  type PeerAckMsg,
+  type PeerBatchMsg,
+  type SnapshotAckMsg,
+  type SnapshotChunkMsg,
+} from "./peer-wire.ts";
 
-const generic = (loadSync(protoPath(STORE_PEER_PROTO), PROTO_LOADER_OPTIONS)["store.peer.v1.Peer"] as grpc.ServiceDefinition).Stream as grpc.MethodDefinition<PeerBatchMsg, PeerAckMsg>;
+const service = loadSync(protoPath(STORE_PEER_PROTO), PROTO_LOADER_OPTIONS)["store.peer.v1.Peer"] as grpc.ServiceDefinition;
+const generic = service.Stream as grpc.MethodDefinition<PeerBatchMsg, PeerAckMsg>;
+const genericSnapshot = service.SendSnapshot as grpc.MethodDefinition<SnapshotChunkMsg, SnapshotAckMsg>;
 
 const bytes = (...v: number[]): Buffer => Buffer.from(v);
 
@@ -83,5 +98,31 @@ describe("peer wire codec", () => {
   it("refuses to encode a value that is not a uint64", () => {
     expect(() => encodePeerBatch({ cluster_id: "-1", from: 0, to: 0, seq: 0, messages: [] })).toThrow(RangeError);
     expect(() => encodePeerBatch({ cluster_id: "18446744073709551616", from: 0, to: 0, seq: 0, messages: [] })).toThrow(RangeError);
+  });
+
+  it.each([
+    ["the first chunk", { cluster_id: "18446744073709551615", from: 1, to: 2, metadata: bytes(1, 2, 3), offset: 0, data: Buffer.alloc(1000, 5), last: false }],
+    ["a last chunk at a large offset", { cluster_id: "7", from: 3, to: 4, metadata: Buffer.alloc(0), offset: 2 ** 40, data: bytes(9), last: true }],
+    ["an empty last chunk", { cluster_id: "7", from: 3, to: 4, metadata: bytes(7), offset: 0, data: Buffer.alloc(0), last: true }],
+  ] as Array<[string, SnapshotChunkMsg]>)("SnapshotChunk %s: each codec decodes the other's bytes to the same message", (_name, chunk) => {
+    const norm = (c: SnapshotChunkMsg): unknown => ({ ...c, cluster_id: String(c.cluster_id), from: String(c.from), to: String(c.to), offset: String(c.offset), metadata: Buffer.from(c.metadata).toString("hex"), data: Buffer.from(c.data).toString("hex") });
+    expect(norm(decodeSnapshotChunk(genericSnapshot.requestSerialize(chunk)))).toEqual(norm(chunk));
+    expect(norm(genericSnapshot.requestDeserialize(encodeSnapshotChunk(chunk)))).toEqual(norm(chunk));
+    expect(encodeSnapshotChunk(chunk, 5).subarray(5).equals(encodeSnapshotChunk(chunk))).toBe(true);
+  });
+
+  it.each([
+    ["accepted", { received: 3 * 1024 * 1024, error: "" }],
+    ["refused", { received: 0, error: "chunk at offset 7, expected 0" }],
+  ] as Array<[string, SnapshotAckMsg]>)("SnapshotAck %s: each codec decodes the other's bytes to the same message", (_name, ack) => {
+    const norm = (a: SnapshotAckMsg): unknown => ({ received: String(a.received), error: a.error });
+    expect(norm(decodeSnapshotAck(genericSnapshot.responseSerialize(ack)))).toEqual(norm(ack));
+    expect(norm(genericSnapshot.responseDeserialize(encodeSnapshotAck(ack)))).toEqual(norm(ack));
+  });
+
+  it("leaves headroom before a batch and an ack without changing them", () => {
+    const batch: PeerBatchMsg = { cluster_id: "7", from: 1, to: 2, seq: 3, messages: [bytes(1, 2)] };
+    expect(encodePeerBatch(batch, 5).subarray(5).equals(encodePeerBatch(batch))).toBe(true);
+    expect(encodePeerAck({ seq: 3, error: "x" }, 5).subarray(5).equals(encodePeerAck({ seq: 3, error: "x" }))).toBe(true);
   });
 });

@@ -1,43 +1,34 @@
-// The gRPC peer transport over shared/proto/store/peer.proto: a server for
-// the messages of the other nodes and one PeerSender per peer (see
-// grpc-peer.ts for batching, flow control and reconnects, grpc-server.ts for
-// the receiving side). Peer URLs are "host:port", "http://host:port" or, with
-// channel credentials for TLS, "https://host:port"; the first URL is used.
+// The peer transport of a store member: Raft messages in length-prefixed
+// frames of the peer.proto codec (frames.ts, peer-wire.ts) over one TCP or
+// mutual-TLS connection per peer and direction, Nagle off. The server side
+// is stream-server.ts, one PeerSender per peer is stream-sender.ts (batching,
+// acks, reconnects, snapshots). Peer URLs are "host:port", "http://host:port"
+// or "https://host:port"; the first URL is used, and TLS is used towards
+// every peer when the member's peer TLS gives client options.
+//
+// Why not gRPC: a 1-client put crosses the peer link twice (append out, its
+// answer back), and grpc-js over Node's HTTP/2 spent a turn of the event loop
+// on each write (HTTP/2 frames are flushed from an immediate) plus its own
+// per-message work; a frame here is one socket write.
 
-import * as grpc from "@grpc/grpc-js";
 import type { Message, SnapshotStatus } from "../raft/index.ts";
-import { MAX_GRPC_MESSAGE_BYTES, grpcAddress, newPeerClient, peerServiceDefinition } from "./grpc-proto.ts";
-import { PeerSender } from "./grpc-peer.ts";
-import { peerHandlers } from "./grpc-server.ts";
+import { peerAddress, type PeerTls } from "./peer-socket.ts";
+import { PeerSender } from "./stream-sender.ts";
+import { PeerStreamServer } from "./stream-server.ts";
 import type { RemovalNotice, Transport } from "./types.ts";
 
-export interface GrpcTransportOptions {
+export interface StreamTransportOptions {
   id: number;
   clusterId: bigint;
   /** "host:port" to listen on; port 0 picks a free port. */
   listen: string;
-  /** Default: insecure. */
-  serverCredentials?: grpc.ServerCredentials;
-  /** Default: insecure. */
-  channelCredentials?: grpc.ChannelCredentials;
+  /** Default: plaintext on both sides. */
+  tls?: PeerTls;
   /** Largest PeerBatch, bytes. Default 4 MiB. */
   maxBatchBytes?: number;
 }
 
-const CHANNEL_OPTIONS: grpc.ChannelOptions = {
-  "grpc.max_send_message_length": MAX_GRPC_MESSAGE_BYTES,
-  "grpc.max_receive_message_length": MAX_GRPC_MESSAGE_BYTES,
-  "grpc.keepalive_time_ms": 10_000,
-  "grpc.keepalive_timeout_ms": 5_000,
-  "grpc.initial_reconnect_backoff_ms": 100,
-  "grpc.max_reconnect_backoff_ms": 3_000,
-  // No channelz on the channels (nothing reads it): it timestamps and counts every
-  // message. The server keeps it: grpc-js (1.14) tracks the sessions that
-  // forceShutdown destroys only with channelz on.
-  "grpc.enable_channelz": 0,
-};
-
-export class GrpcTransport implements Transport {
+export class StreamTransport implements Transport {
   readonly id: number;
   private readonly senders = new Map<number, PeerSender>();
   private readonly urls = new Map<number, string>();
@@ -47,61 +38,71 @@ export class GrpcTransport implements Transport {
   private unreachableHandler: (peerId: number) => void = () => {};
   private snapshotHandler: (peerId: number, status: SnapshotStatus) => void = () => {};
   private removedHandler: (peerId: number, notice: RemovalNotice) => void = () => {};
+  private server: PeerStreamServer | undefined;
   private closed = false;
 
-  private constructor(
-    private readonly opts: GrpcTransportOptions,
-    private readonly server: grpc.Server,
-    /** The port the server listens on. */
-    readonly port: number,
-  ) {
+  private constructor(private readonly opts: StreamTransportOptions) {
     this.id = opts.id;
   }
 
   /** Starts the server and returns the transport (port 0: see `.port`). */
-  static async listen(opts: GrpcTransportOptions): Promise<GrpcTransport> {
-    const server = new grpc.Server({ "grpc.max_receive_message_length": MAX_GRPC_MESSAGE_BYTES, "grpc.max_send_message_length": MAX_GRPC_MESSAGE_BYTES });
-    // The handlers need the transport, which needs the bound port.
-    const ref: { transport?: GrpcTransport } = {};
-    server.addService(
-      peerServiceDefinition(),
-      peerHandlers({
+  static async listen(opts: StreamTransportOptions): Promise<StreamTransport> {
+    const address = peerAddress(opts.listen);
+    if (address === undefined) throw new Error(`peer listen address ${opts.listen} has no port`);
+    const t = new StreamTransport(opts);
+    t.server = await PeerStreamServer.listen(
+      address.host,
+      address.port,
+      {
         id: opts.id,
         clusterId: opts.clusterId,
-        removal: (peer) => ref.transport?.removed.get(peer),
+        removal: (peer) => t.removed.get(peer),
         deliver: (m) => {
-          const t = ref.transport;
-          if (t && !t.closed) t.messageHandler(m);
+          if (!t.closed) t.messageHandler(m);
         },
-      }),
+      },
+      opts.tls,
     );
-    const port = await new Promise<number>((resolve, reject) => {
-      server.bindAsync(opts.listen, opts.serverCredentials ?? grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
-    });
-    ref.transport = new GrpcTransport(opts, server, port);
-    return ref.transport;
+    return t;
+  }
+
+  /** The port the server listens on. */
+  get port(): number {
+    return this.server?.port ?? 0;
   }
 
   send(messages: readonly Message[]): void {
     if (this.closed) return;
+    let touched: PeerSender | Set<PeerSender> | undefined;
     for (const m of messages) {
       const sender = this.sender(m.to);
-      if (sender) sender.send(m);
-      else this.unreachableHandler(m.to);
+      if (!sender) {
+        this.unreachableHandler(m.to);
+        continue;
+      }
+      sender.send(m);
+      if (touched === undefined) touched = sender;
+      else if (touched !== sender) {
+        if (!(touched instanceof Set)) touched = new Set([touched]);
+        touched.add(sender);
+      }
     }
+    if (touched instanceof Set) for (const s of touched) s.flush();
+    else touched?.flush();
   }
 
   private sender(id: number): PeerSender | undefined {
     const existing = this.senders.get(id);
     if (existing) return existing;
     const url = this.urls.get(id);
-    if (url === undefined) return undefined;
-    const client = newPeerClient(grpcAddress(url), this.opts.channelCredentials ?? grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+    const target = url === undefined ? undefined : peerAddress(url);
+    if (target === undefined) return undefined;
     const sender = new PeerSender(
       id,
       this.id,
       this.opts.clusterId,
-      client,
+      target,
+      this.opts.tls,
       {
         unreachable: (peer) => this.unreachableHandler(peer),
         snapshot: (peer, status) => this.snapshotHandler(peer, status),
@@ -155,7 +156,6 @@ export class GrpcTransport implements Transport {
     this.closed = true;
     for (const s of this.senders.values()) s.close();
     this.senders.clear();
-    // Streams from other nodes never end on their own: cut them.
-    this.server.forceShutdown();
+    await this.server?.close();
   }
 }

@@ -1,14 +1,14 @@
-// Smoke test of RaftNodes over the real gRPC peer transport on loopback.
+// Smoke test of RaftNodes over the real peer stream transport on loopback.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { GrpcTransport } from "../transport/grpc.ts";
+import { StreamTransport } from "../transport/stream-transport.ts";
 import type { Member } from "./members.ts";
 import { RaftNode } from "./raft-node.ts";
 import { FAST, get, put, sleep, waitFor } from "./testing/cluster.ts";
 
-describe("RaftNode over gRPC", () => {
+describe("RaftNode over the peer stream", () => {
   let dir: string | undefined;
   const nodes = new Map<number, RaftNode>();
   afterEach(async () => {
@@ -19,11 +19,11 @@ describe("RaftNode over gRPC", () => {
   });
 
   it("3 nodes: replicate, kill the leader, keep writing, bring it back", async () => {
-    dir = await mkdtemp(join(tmpdir(), "store-grpc-"));
+    dir = await mkdtemp(join(tmpdir(), "store-stream-"));
     const clusterId = 0x5eedn;
-    const transports = await Promise.all([1, 2, 3].map((id) => GrpcTransport.listen({ id, clusterId, listen: "127.0.0.1:0" })));
+    const transports = await Promise.all([1, 2, 3].map((id) => StreamTransport.listen({ id, clusterId, listen: "127.0.0.1:0" })));
     const members: Member[] = transports.map((t) => ({ id: t.id, name: `n${t.id}`, peerUrls: [`http://127.0.0.1:${t.port}`], clientUrls: [], isLearner: false }));
-    const start = async (transport: GrpcTransport): Promise<RaftNode> => {
+    const start = async (transport: StreamTransport): Promise<RaftNode> => {
       const n = await RaftNode.start({ ...FAST, heartbeatMs: 20, electionMs: 200, id: transport.id, clusterId, dataDir: join(dir!, `n${transport.id}`), transport, initialMembers: members });
       nodes.set(n.id, n);
       return n;
@@ -55,7 +55,7 @@ describe("RaftNode over gRPC", () => {
     // Bring the old leader back on its port; it catches up over the stream.
     const port = Number(members.find((m) => m.id === l1.id)!.peerUrls[0].split(":").pop());
     await sleep(50);
-    const back = await start(await GrpcTransport.listen({ id: l1.id, clusterId, listen: `127.0.0.1:${port}` }));
+    const back = await start(await StreamTransport.listen({ id: l1.id, clusterId, listen: `127.0.0.1:${port}` }));
     const t2 = l2.status().raftIndex;
     await waitFor(() => back.appliedIndex >= t2, "the restarted node to catch up", 8000);
     for (const key of acked) expect(get(back, key)).toBe(key);

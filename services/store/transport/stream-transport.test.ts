@@ -1,11 +1,17 @@
-import * as grpc from "@grpc/grpc-js";
+// The framed peer stream between transports on loopback (plaintext; the TLS
+// side is test/storage/store-tls.test.ts): order, batching, snapshots,
+// reconnects, refusals and removal notices, the ack rules, and a raw client
+// speaking the frames.
+import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { MessageType, SnapshotStatus, newMessage, type Message } from "../raft/index.ts";
 import { encodeMessage } from "./codec.ts";
-import { GrpcTransport } from "./grpc.ts";
-import { ACK_EVERY, ackNotice } from "./grpc-peer.ts";
-import { ACK_EVERY_METADATA, newPeerClient, type PeerAckMsg } from "./grpc-proto.ts";
-import { ackInterval } from "./grpc-server.ts";
+import { FrameKind } from "./frames.ts";
+import { decodePeerAck, encodePeerBatch, type PeerAckMsg } from "./peer-wire.ts";
+import { framed, writeFrame } from "./peer-socket.ts";
+import { ACK_AFTER_MS, ACK_EVERY } from "./receiver.ts";
+import { ackNotice } from "./stream-sender.ts";
+import { StreamTransport } from "./stream-transport.ts";
 
 async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
@@ -15,14 +21,14 @@ async function until(cond: () => boolean, what: string, ms = 5000): Promise<void
   }
 }
 
-describe("gRPC peer transport", () => {
-  const open: GrpcTransport[] = [];
+describe("framed peer stream transport", () => {
+  const open: StreamTransport[] = [];
   afterEach(async () => {
     await Promise.all(open.splice(0).map((t) => t.close()));
   });
 
-  async function start(id: number, clusterId = 7n, port = 0): Promise<GrpcTransport> {
-    const t = await GrpcTransport.listen({ id, clusterId, listen: `127.0.0.1:${port}` });
+  async function start(id: number, clusterId = 7n, port = 0): Promise<StreamTransport> {
+    const t = await StreamTransport.listen({ id, clusterId, listen: `127.0.0.1:${port}` });
     open.push(t);
     return t;
   }
@@ -152,7 +158,7 @@ describe("gRPC peer transport", () => {
     expect(ackNotice({ seq: "1", error: "", removed_index: "42", removed_term: "3" })).toBeUndefined();
   });
 
-  it("acks every ACK_EVERY-th batch of a sender that asks so, and the sender never waits beyond its window", async () => {
+  it("acks every ACK_EVERY-th batch at once, and the sender never waits beyond its window", async () => {
     const a = await start(1);
     const b = await start(2);
     a.addPeer(2, [`127.0.0.1:${b.port}`]);
@@ -174,40 +180,31 @@ describe("gRPC peer transport", () => {
     expect(a.stats()[2].acks).toBe(expected);
   });
 
-  it("acks every batch of a sender that does not ask otherwise", async () => {
+  it("acks a batch that is not the ACK_EVERY-th within ACK_AFTER_MS, and answers a bad frame by closing", async () => {
     const b = await start(2);
-    const client = newPeerClient(`127.0.0.1:${b.port}`, grpc.credentials.createInsecure());
+    const got: Message[] = [];
+    b.onMessage((m) => got.push(m));
+    const sock = connect({ host: "127.0.0.1", port: b.port });
     try {
-      const call = client.Stream();
-      const acks: string[] = [];
-      call.on("data", (ack: PeerAckMsg) => acks.push(`${ack.seq}:${ack.error}`));
-      call.on("error", () => undefined);
+      const acks: PeerAckMsg[] = [];
+      framed(sock, (f) => acks.push(decodePeerAck(f.payload)));
+      const closed = new Promise<void>((resolve) => sock.once("close", () => resolve()));
+      sock.on("error", () => undefined);
+      const sentAt = Date.now();
       for (let seq = 1; seq <= 3; seq++) {
-        const m = encodeMessage(newMessage({ type: MessageType.Heartbeat, from: 1, to: 2, term: 1 }));
-        call.write({ cluster_id: "7", from: 1, to: 2, seq, messages: [m] });
+        const batch = { cluster_id: "7", from: 1, to: 2, seq, messages: [encodeMessage(newMessage({ type: MessageType.Heartbeat, from: 1, to: 2, term: 1, commit: seq }))] };
+        writeFrame(sock, FrameKind.Batch, (headroom) => encodePeerBatch(batch, headroom));
       }
-      await until(() => acks.length === 3, "three acks");
-      expect(acks).toEqual(["1:", "2:", "3:"]);
-      call.cancel();
+      await until(() => acks.length === 1, "the late ack");
+      expect(Date.now() - sentAt).toBeGreaterThanOrEqual(ACK_AFTER_MS - 20);
+      expect(acks.map((a) => `${a.seq}:${a.error}`)).toEqual(["3:"]);
+      expect(got.map((m) => m.commit)).toEqual([1, 2, 3]);
+      // A frame of 0 bytes is no frame: the receiver drops the connection.
+      sock.write(Buffer.from([0, 0, 0, 0, 1]));
+      await closed;
+      expect(got).toHaveLength(3);
     } finally {
-      client.close();
+      sock.destroy();
     }
-  });
-
-  it.each([
-    [undefined, 1],
-    ["16", 16],
-    ["1", 1],
-    ["1024", 1024],
-    ["1025", 1],
-    ["0", 1],
-    ["-4", 1],
-    ["2.5", 1],
-    ["x", 1],
-    ["", 1],
-  ])("reads the requested ack interval %j as %i", (value, expected) => {
-    const md = new grpc.Metadata();
-    if (value !== undefined) md.set(ACK_EVERY_METADATA, value);
-    expect(ackInterval(md)).toBe(expected);
   });
 });
