@@ -2,7 +2,7 @@
 // side is test/storage/store-tls.test.ts): order, batching, snapshots,
 // reconnects, refusals and removal notices, the ack rules, and a raw client
 // speaking the frames.
-import { connect } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { MessageType, SnapshotStatus, newMessage, type Message } from "../raft/index.ts";
 import { encodeMessage } from "./codec.ts";
@@ -10,7 +10,7 @@ import { FrameKind } from "./frames.ts";
 import { decodePeerAck, encodePeerBatch, type PeerAckMsg } from "./peer-wire.ts";
 import { framed, writeFrame } from "./peer-socket.ts";
 import { ACK_AFTER_MS, ACK_EVERY } from "./receiver.ts";
-import { ackNotice } from "./stream-sender.ts";
+import { PeerSender, STALL_MS, ackNotice } from "./stream-sender.ts";
 import { StreamTransport } from "./stream-transport.ts";
 
 async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
@@ -205,6 +205,46 @@ describe("framed peer stream transport", () => {
       expect(got).toHaveLength(3);
     } finally {
       sock.destroy();
+    }
+  });
+
+  it("drops a stream whose batch waited STALL_MS for its ack, reports the peer and reconnects after the backoff", async () => {
+    // A peer that takes the connection and reads but never answers (a host gone without a reset looks the same).
+    const accepted: Socket[] = [];
+    const silent = createServer((sock) => {
+      accepted.push(sock);
+      sock.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const port = (silent.address() as { port: number }).port;
+    let now = 1_000_000;
+    const unreachable: number[] = [];
+    const sender = new PeerSender(2, 1, 7n, { host: "127.0.0.1", port }, undefined, { unreachable: (id) => unreachable.push(id), snapshot: () => undefined, removed: () => undefined }, 1 << 20, () => now);
+    const heartbeat = (): void => {
+      sender.send(newMessage({ type: MessageType.Heartbeat, from: 1, to: 2, term: 1 }));
+      sender.flush();
+    };
+    try {
+      heartbeat();
+      await until(() => accepted.length === 1, "the connection");
+      now += STALL_MS - 1;
+      heartbeat();
+      expect(unreachable).toEqual([]);
+      now += 1;
+      heartbeat();
+      expect(unreachable).toEqual([2]);
+      await until(() => accepted[0].destroyed || accepted[0].readableEnded, "the stalled connection to close");
+      // Blocked for the backoff (100 ms), then a new connection.
+      heartbeat();
+      expect(sender.stats.dropped).toBeGreaterThan(0);
+      now += 100;
+      heartbeat();
+      await until(() => accepted.length === 2, "the new connection");
+      expect(sender.stats.reconnects).toBe(2);
+    } finally {
+      sender.close();
+      for (const s of accepted) s.destroy();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 });
