@@ -71,4 +71,20 @@ describe("work queue", () => {
     await new Promise((r) => setTimeout(r, 60));
     expect(attempts).toBe(1);
   });
+
+  it("a key asked for later many times waits on one timer, at the earliest time asked", async () => {
+    const seen: Array<[string, number]> = [];
+    const t0 = Date.now();
+    const q = new WorkQueue<string>(async (k) => {
+      seen.push([k, Date.now() - t0]);
+    });
+    q.start();
+    for (let i = 0; i < 50; i++) q.addAfter("a", 400); // one timer, not fifty
+    q.addAfter("a", 30); // earlier: replaces the pending one
+    q.addAfter("a", 300); // later than the pending one: ignored
+    await new Promise((r) => setTimeout(r, 600));
+    expect(seen.map(([k]) => k)).toEqual(["a"]);
+    expect(seen[0][1]).toBeLessThan(300);
+    q.stop();
+  });
 });

@@ -3,7 +3,9 @@
  * key added while it is being processed is processed again afterwards (never two
  * workers on one key), failures are retried after a per-key exponential delay (5 ms
  * doubling to 1000 s like the platform's default rate limiter, capped lower here by
- * `maxDelayMs`), and success forgets the key's failures. With `metrics`, the queue
+ * `maxDelayMs`), and success forgets the key's failures. A key waiting to be added
+ * later holds one timer, at the earliest time asked for (the platform's delaying queue),
+ * so controllers may ask for a recheck on every sync without piling up timers. With `metrics`, the queue
  * reports adds, depth, time waited, time worked, retries and the items in progress
  * (the platform's `workqueue_*` metrics under the queue's name).
  */
@@ -31,7 +33,8 @@ export class WorkQueue<K> {
   private readonly processing = new Set<K>();
   private readonly dirty = new Set<K>();
   private readonly failures = new Map<K, number>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Keys waiting to be added later: their one timer and when it fires (ms since the epoch). */
+  private readonly waiting = new Map<K, { timer: NodeJS.Timeout; at: number }>();
   private readonly addedAt = new Map<K, number>();
   private readonly startedAt = new Map<K, number>();
   private active = 0;
@@ -56,8 +59,8 @@ export class WorkQueue<K> {
 
   stop(): void {
     this.running = false;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
+    for (const w of this.waiting.values()) clearTimeout(w.timer);
+    this.waiting.clear();
   }
 
   add(key: K): void {
@@ -75,12 +78,16 @@ export class WorkQueue<K> {
   }
 
   addAfter(key: K, ms: number): void {
-    const t = setTimeout(() => {
-      this.timers.delete(t);
+    const at = Date.now() + Math.max(0, ms);
+    const pending = this.waiting.get(key);
+    if (pending && pending.at <= at) return;
+    if (pending) clearTimeout(pending.timer);
+    const timer = setTimeout(() => {
+      this.waiting.delete(key);
       if (this.running) this.add(key);
-    }, ms);
-    t.unref();
-    this.timers.add(t);
+    }, Math.max(0, ms));
+    timer.unref();
+    this.waiting.set(key, { timer, at });
   }
 
   /** Resolves when nothing is queued or being processed (delayed retries do not count). */

@@ -162,6 +162,8 @@ export function startNodeLifecycleController(ctx: ControllerContext): Controller
       }
       return; // the node's update event brings the Unknown condition and the taints follow
     }
+    // Still within its grace period: check again when it ends (a recheck asked earlier may fire first; this one is the one that counts).
+    if (h && ready?.status !== "Unknown") queue.addAfter(name, Math.max(0, h.probeMs + grace - Date.now()) + 10);
     const taints = ((node.spec as { taints?: Taint[] } | undefined)?.taints ?? []);
     refreshZones();
     const wanted = reconcileTaints(keys, taints, ready?.status, nowTime());
