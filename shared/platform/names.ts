@@ -94,6 +94,9 @@ export interface ProfileNames {
     /** IPAddress objects: the address family and the allocator that manages them. */
     readonly ipAddressFamily: string;
     readonly ipAddressManagedBy: string;
+    /** Legacy (secret-based) service account tokens: the date of last use (written by the API server) and the date the cleaner marked one invalid. */
+    readonly legacyTokenLastUsed: string;
+    readonly legacyTokenInvalidSince: string;
   };
   /** Well-known annotations. */
   readonly annotations: {
@@ -142,6 +145,8 @@ export interface ProfileNames {
     readonly extraNodeName: string;
     readonly extraNodeUid: string;
     readonly extraCredentialId: string;
+    /** ConfigMap in the system namespace whose `since` is the date the API servers began tracking legacy token use. */
+    readonly legacyTokenTrackingConfigMap: string;
   };
   /** Reserved domains that user-defined extra keys may not use. */
   readonly reservedDomains: readonly string[];
@@ -244,6 +249,8 @@ export const PLAT_NAMES: ProfileNames = {
     endpointSliceManagedBy: "endpointslice.plat.io/managed-by",
     ipAddressFamily: "ipaddress.plat.io/ip-family",
     ipAddressManagedBy: "ipaddress.plat.io/managed-by",
+    legacyTokenLastUsed: "plat.io/legacy-token-last-used",
+    legacyTokenInvalidSince: "plat.io/legacy-token-invalid-since",
   },
   annotations: {
     rbacAutoupdate: "rbac.authorization.plat.io/autoupdate",
@@ -286,6 +293,7 @@ export const PLAT_NAMES: ProfileNames = {
     extraNodeName: "authentication.plat.io/node-name",
     extraNodeUid: "authentication.plat.io/node-uid",
     extraCredentialId: "authentication.plat.io/credential-id",
+    legacyTokenTrackingConfigMap: "plat-apiserver-legacy-service-account-token-tracking",
   },
   reservedDomains: ["plat.io"],
   admission: {
@@ -374,6 +382,8 @@ export const KUBERNETES_NAMES: ProfileNames = {
     endpointSliceManagedBy: "endpointslice.kubernetes.io/managed-by",
     ipAddressFamily: "ipaddress.kubernetes.io/ip-family",
     ipAddressManagedBy: "ipaddress.kubernetes.io/managed-by",
+    legacyTokenLastUsed: "kubernetes.io/legacy-token-last-used",
+    legacyTokenInvalidSince: "kubernetes.io/legacy-token-invalid-since",
   },
   annotations: {
     rbacAutoupdate: "rbac.authorization.kubernetes.io/autoupdate",
@@ -416,6 +426,7 @@ export const KUBERNETES_NAMES: ProfileNames = {
     extraNodeName: "authentication.kubernetes.io/node-name",
     extraNodeUid: "authentication.kubernetes.io/node-uid",
     extraCredentialId: "authentication.kubernetes.io/credential-id",
+    legacyTokenTrackingConfigMap: "kube-apiserver-legacy-service-account-token-tracking",
   },
   reservedDomains: ["kubernetes.io", "k8s.io"],
   admission: {

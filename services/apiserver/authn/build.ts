@@ -16,6 +16,7 @@ import type { AuthenticationConfigController } from "./config-controller.ts";
 import { RequestHeaders } from "./headers.ts";
 import { impersonate, type ImpersonationAuthorize } from "./impersonation.ts";
 import type { KeySource } from "./jwt-authenticator.ts";
+import type { SecretLabelWriter } from "./legacy-token-use.ts";
 import { AUTHENTICATION_METHODS, serviceAccountKeys, type Method } from "./methods.ts";
 import { validateAuthenticationOptions, type AuthenticationOptions } from "./options.ts";
 import { selfSubjectReviewHandler, tokenReviewHandler, type ReviewHandler } from "./reviews.ts";
@@ -27,6 +28,8 @@ export interface AuthenticatorDeps {
   profile: PlatformProfile;
   /** Reads secrets, service accounts, pods and nodes (bootstrap tokens, service account lookup). */
   getObject?: ObjectGetter;
+  /** Writes the last-used label of legacy service account token secrets (absent: not tracked). */
+  writeSecretLabels?: SecretLabelWriter;
   metrics?: MetricsRegistry;
   /** Identity of this replica (hashed into the reload metric's label). */
   apiserverId?: string;

@@ -17,6 +17,7 @@ import type { AuthenticatorDeps } from "./build.ts";
 import type { AuthenticationOptions } from "./options.ts";
 import { RequestHeaderAuthenticator } from "./request-header.ts";
 import { parsePublicKeys, parseSigningKey, type ServiceAccountPublicKey, type ServiceAccountSigningKey } from "./sa-keys.ts";
+import { legacyTokenMetrics, LegacyTokenUse } from "./legacy-token-use.ts";
 import { ServiceAccountAuthenticator } from "./service-account.ts";
 import { TokenFileAuthenticator } from "./token-file.ts";
 import type { Authenticator, TokenAuthenticator } from "./types.ts";
@@ -116,7 +117,16 @@ const serviceAccounts: MethodFactory = ({ options: o, deps, profile, apiAudience
   if (keys.length === 0 || o.serviceAccountIssuers.length === 0) return undefined;
   return {
     name: "serviceaccount",
-    token: new ServiceAccountAuthenticator({ profile, keys, issuers: o.serviceAccountIssuers, apiAudiences, lookup: o.serviceAccountLookup, getObject: deps.getObject, now }),
+    token: new ServiceAccountAuthenticator({
+      profile,
+      keys,
+      issuers: o.serviceAccountIssuers,
+      apiAudiences,
+      lookup: o.serviceAccountLookup,
+      getObject: deps.getObject,
+      legacyTokenUse: new LegacyTokenUse({ profile, write: deps.writeSecretLabels, now, log: deps.log, metrics: deps.metrics && legacyTokenMetrics(deps.metrics) }),
+      now,
+    }),
   };
 };
 

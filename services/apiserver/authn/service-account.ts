@@ -14,14 +14,17 @@
  * 60 s leeway on exp/nbf, meant for one of the requested audiences (the API
  * audiences by default). With lookup on, the service account (and a bound pod,
  * secret or node) must still exist with the same uid; a legacy token must
- * still be the one in its secret.
+ * still be the one in its secret, and its use is tracked (legacy-token-use.ts): a
+ * secret marked invalid by the legacy token cleaner refuses it.
  */
 import { randomUUID } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, type JWTPayload } from "jose";
+import { accountListsSecret } from "../../../shared/api/secret-references.ts";
 import { unauthorized } from "../../../shared/api/status.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import { secretData } from "./bootstrap-token.ts";
 import { intersectAudiences } from "./chain.ts";
+import type { LegacyTokenUse } from "./legacy-token-use.ts";
 import type { ServiceAccountPublicKey, ServiceAccountSigningKey } from "./sa-keys.ts";
 import { NO_OPINION, type AuthResult, type ObjectGetter, type TokenAuthenticator, type UserInfo } from "./types.ts";
 
@@ -147,6 +150,8 @@ export interface ServiceAccountAuthOptions {
   /** `--service-account-lookup`. */
   lookup: boolean;
   getObject?: ObjectGetter;
+  /** Records legacy token use and refuses tokens of secrets marked invalid (with lookup). */
+  legacyTokenUse?: LegacyTokenUse;
   now?: () => Date;
 }
 
@@ -291,6 +296,8 @@ export class ServiceAccountAuthenticator implements TokenAuthenticator {
       const secret = await get("secrets", ns, secretName);
       if (!secret || (secret.metadata as Record<string, unknown> | undefined)?.deletionTimestamp) throw unauthorized("service account token has been invalidated");
       if (secretData(secret).token !== token) throw unauthorized("service account token has been invalidated");
+      const refused = this.o.legacyTokenUse?.use(secret, { name, listedByAccount: accountListsSecret(sa, secretName) });
+      if (refused) throw refused;
     }
     return { user: { username: serviceAccountUsername(ns, name), uid, groups: serviceAccountGroups(ns) }, audiences };
   }

@@ -6,6 +6,7 @@
 import type { KubeletClientConfig } from "../endpoints/handlers/kubelet-client.ts";
 import { serviceNetwork, type ServiceNetwork } from "../registry/service-allocation.ts";
 import { ensureDefaultServiceCIDR } from "../registry/service-cidrs.ts";
+import { ensureLegacyTokenTracking } from "./legacy-token-tracking.ts";
 import { startAllocationRepair } from "../registry/allocation-repair-loop.ts";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
@@ -229,13 +230,13 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   });
   // Admission and the security chain look the catalog up lazily, once it exists.
   const holder: { catalog?: Catalog } = {};
-  const security = opts.security ? await Security.create(profile, opts.security, () => holder.catalog, opts.log) : undefined;
   const metricsRegistry = new MetricsRegistry({
     currentVersion: `${SERVER_VERSION.major}.${SERVER_VERSION.minor}`,
     defaultMetrics: false,
     ...opts.metricsOptions,
     onDeprecated: (name, version) => opts.log?.("warn", `This metric has been deprecated since ${version}`, { metric: name }),
   });
+  const security = opts.security ? await Security.create(profile, opts.security, () => holder.catalog, opts.log, metricsRegistry) : undefined;
   const admission = buildAdmission({
     profile,
     flags: opts.admission,
@@ -268,6 +269,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   await crdController?.start();
   await admission.start();
   await ensureDefaultNamespaces(catalog, profile, opts.log);
+  await ensureLegacyTokenTracking(catalog, profile, undefined, opts.log);
   await ensureDefaultServiceCIDR(catalog.lookup(profile.group("networking"), "v1", "servicecidrs")?.registry, profile, (opts.serviceNetwork ?? serviceNetwork()).cidrs.map((c) => c.cidr), (error) =>
     opts.log?.("warn", "default ServiceCIDR refused by admission", { error }),
   );

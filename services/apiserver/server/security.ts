@@ -6,6 +6,7 @@
  */
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { LogFn } from "../../../shared/observability/logger.ts";
+import type { MetricsRegistry } from "../../../shared/observability/metrics.ts";
 import { notFound, serviceUnavailable } from "../../../shared/api/status.ts";
 import { buildAuthenticator, catalogObjectGetter, type BuiltAuthentication } from "../authn/build.ts";
 import { tokenRequestSpec } from "../authn/token-request-spec.ts";
@@ -22,6 +23,7 @@ import type { JsonObject } from "../storage/object.ts";
 import type { UserInfo } from "../endpoints/scope.ts";
 import type { Authenticate, Authorize, Impersonate } from "./app.ts";
 import { impersonationAuthorizer } from "./filters/with-impersonation.ts";
+import { catalogSecretLabelWriter } from "./legacy-token-tracking.ts";
 import type { VirtualHandler } from "../endpoints/virtual.ts";
 
 export interface SecurityOptions {
@@ -39,10 +41,12 @@ export class Security {
     private readonly catalog: () => Catalog | undefined,
   ) {}
 
-  static async create(profile: PlatformProfile, opts: SecurityOptions, catalog: () => Catalog | undefined, log?: LogFn): Promise<Security> {
+  static async create(profile: PlatformProfile, opts: SecurityOptions, catalog: () => Catalog | undefined, log?: LogFn, metrics?: MetricsRegistry): Promise<Security> {
     const authn = await buildAuthenticator(opts.authentication, {
       profile,
+      metrics,
       getObject: catalogObjectGetter(catalog),
+      writeSecretLabels: catalogSecretLabelWriter(catalog),
       authorizationAlwaysAllow: (opts.authorization.modes ?? ["AlwaysAllow"]).every((m) => m === "AlwaysAllow") && !opts.authorization.configFile,
       log: log ? (level: string, msg: string, fields?: Record<string, unknown>) => log(level === "error" ? "error" : level === "warn" ? "warn" : "info", msg, fields ?? {}) : undefined,
     } as Parameters<typeof buildAuthenticator>[1]);
