@@ -31,6 +31,12 @@ export interface ControllerSettings {
   resourceQuotaSyncPeriodMs?: number;
   /** How old a ServiceCIDR's deletion must be before its finalizer goes (no flag; the platform's 10 s). */
   serviceCidrDeletionGracePeriodMs?: number;
+  /** `--legacy-service-account-token-clean-up-period` (default one year). */
+  legacyTokenCleanUpPeriodMs?: number;
+  /** How often the legacy token cleaner looks at the tokens (no flag; the platform's 24 h). */
+  legacyTokenCleanerSyncIntervalMs?: number;
+  /** The legacy token cleaner's clock, ms since the epoch (no flag; tests move it). */
+  legacyTokenCleanerClock?: () => number;
 }
 
 export interface ControllerContext {

@@ -6,7 +6,7 @@
  * namespace's prefix + `-controller-manager` in general) in the system namespace.
  */
 import { readFileSync } from "node:fs";
-import { FlagError, type FlagSpec, type FlagValues } from "../../shared/cli/flags.ts";
+import { FlagError, formatDuration, type FlagSpec, type FlagValues } from "../../shared/cli/flags.ts";
 import { ALL_ALPHA_BETA, beta, featureGatesFlag, gaLocked, gatesFromFlag, type FeatureGates, type VersionedGateSpec } from "../../shared/featuregate/gates.ts";
 import { LeaderElectionConfigError, validateLeaderElectionTimes } from "../../shared/client/leader-election.ts";
 import type { PlatformProfile } from "../../shared/platform/index.ts";
@@ -56,6 +56,7 @@ export const CONTROLLER_MANAGER_FLAGS: Record<string, FlagSpec> = {
   "unhealthy-zone-threshold": { kind: "number", default: 0.55, help: "Fraction of Nodes in a zone which needs to be not Ready (minimum 3) for zone to be treated as unhealthy." },
   "large-cluster-size-threshold": { kind: "number", default: 50, help: "Number of nodes from which node-lifecycle-controller treats the cluster as large for the eviction logic purposes. --secondary-node-eviction-rate is implicitly overridden to 0 for clusters this size or smaller." },
   "resource-quota-sync-period": { kind: "duration", default: 300_000, help: "The period for syncing quota usage status in the system" },
+  "legacy-service-account-token-clean-up-period": { kind: "duration", default: 8760 * 3_600_000, help: "The period of time since the last usage of an legacy service account token before it can be deleted." },
   "use-service-account-credentials": { kind: "boolean", default: false, help: "If true, use individual service account credentials for each controller." },
   profile: { kind: "string", default: "plat", help: "Naming profile of the platform: plat or kubernetes" },
   help: { kind: "boolean", help: "Print the flags and exit" },
@@ -127,6 +128,8 @@ export function validateFlags(flags: FlagValues): void {
     throw new FlagError(`--tls-min-version/--tls-cipher-suites: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (!!flags["tls-cert-file"] !== !!flags["tls-private-key-file"]) throw new FlagError("--tls-cert-file and --tls-private-key-file must be given together");
+  const cleanUpPeriod = flags["legacy-service-account-token-clean-up-period"] as number;
+  if (!(cleanUpPeriod > 0)) throw new FlagError(`failed to init the legacy service account token cleaner: invalid CleanUpPeriod: ${formatDuration(cleanUpPeriod)}`);
   if (!!flags["cluster-signing-cert-file"] !== !!flags["cluster-signing-key-file"]) throw new FlagError("cannot specify --cluster-signing-cert-file without --cluster-signing-key-file or the reverse");
   if (flags["leader-elect"]) {
     try {
@@ -170,6 +173,7 @@ export function controllerSettings(flags: FlagValues): ControllerSettings {
     nodeMonitorGracePeriodMs: flags["node-monitor-grace-period"] as number,
     nodeMonitorPeriodMs: flags["node-monitor-period"] as number,
     resourceQuotaSyncPeriodMs: flags["resource-quota-sync-period"] as number,
+    legacyTokenCleanUpPeriodMs: flags["legacy-service-account-token-clean-up-period"] as number,
     nodeEviction: {
       evictionRate: nonNegative(flags, "node-eviction-rate"),
       secondaryEvictionRate: nonNegative(flags, "secondary-node-eviction-rate"),

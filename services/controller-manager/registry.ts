@@ -16,6 +16,7 @@ import { startResourceQuotaController } from "./resourcequota/controller.ts";
 import { startTaintEvictionController } from "./tainteviction/controller.ts";
 import { startRootCaPublisher } from "./rootcacert/publisher.ts";
 import { startServiceAccountController } from "./serviceaccount/controller.ts";
+import { startLegacyTokenCleaner } from "./serviceaccount/legacy-token-cleaner.ts";
 import { startServiceCidrController } from "./servicecidr/controller.ts";
 
 export interface ControllerEntry {
@@ -41,6 +42,7 @@ export const CONTROLLER_TABLE = [
   { name: "clusterrole-aggregation-controller", clientName: "clusterrole-aggregation-controller", alias: "clusterrole-aggregation", enabledByDefault: true, start: startClusterRoleAggregationController },
   { name: "taint-eviction-controller", alias: "taint-eviction-controller", clientName: "node-controller", enabledByDefault: true, start: startTaintEvictionController },
   { name: "service-cidr-controller", alias: "service-cidr-controller", clientName: "service-cidrs-controller", enabledByDefault: true, start: startServiceCidrController },
+  { name: "legacy-serviceaccount-token-cleaner-controller", alias: "legacy-service-account-token-cleaner", clientName: "legacy-service-account-token-cleaner", enabledByDefault: true, start: startLegacyTokenCleaner },
 ] as const satisfies readonly ControllerEntry[];
 
 export type InformerControllerName = (typeof CONTROLLER_TABLE)[number]["name"];
