@@ -19,6 +19,12 @@ describe("work estimate", () => {
     { path: "/api/v1/configmaps?watch=1", method: "GET", stored: 5000, seats: 1, why: "a watch without initial events is one seat" },
     { path: "/api/v1/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan", method: "GET", stored: 450, seats: 5, why: "initial events cost a list from the cache" },
     { path: "/api/v1/configmaps", method: "GET", stored: 5000, seats: 4, maxSeats: 4, why: "the level's widest request bounds it" },
+    { path: "/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dx", method: "GET", stored: 5000, seats: 1, why: "a list naming one object processes one" },
+    { path: "/api/v1/configmaps?fieldSelector=metadata.name%3Dx&limit=500&resourceVersion=0", method: "GET", stored: 5000, seats: 1, why: "one object, whatever the other options" },
+    { path: "/api/v1/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&fieldSelector=metadata.name%3Dx", method: "GET", stored: 5000, seats: 1, why: "initial events of one object" },
+    { path: "/api/v1/configmaps?fieldSelector=metadata.namespace%3Ddefault", method: "GET", stored: 5000, seats: 10, why: "a selector on another field still processes every cached object" },
+    { path: "/api/v1/configmaps?limit=ten", method: "GET", stored: 50, seats: 6, maxSeats: 6, why: "list options that do not parse take the widest request" },
+    { path: "/api/v1/configmaps?watch=1&limit=1.5", method: "GET", stored: 50, seats: 10, why: "also for a watch" },
   ])("$method $path with $stored objects: $seats ($why)", ({ path, method, stored, seats, maxSeats }) => {
     const url = new URL(path, "https://127.0.0.1");
     const info = parseRequestInfo(method, url, url.searchParams);
