@@ -4,7 +4,8 @@
  * cleaner run in process as an ordinary API client:
  *
  * - the replica writes the tracking ConfigMap (`since` = today) at start-up;
- * - a token that authenticates gets today's last-used label on its Secret, once a day;
+ * - a token that authenticates gets today's last-used label on its Secret, once a day,
+ *   and the client is warned when the token is auto-generated (listed by its account);
  * - a Secret with the invalid-since label refuses its token (401) until the label is removed;
  * - the uses are counted (`serviceaccount_*legacy*_token_uses_total`);
  * - the cleaner does nothing while tracking is younger than a day and a period; then an
@@ -24,7 +25,7 @@ import { parseSigningKey, type ServiceAccountSigningKey } from "../../services/a
 import { mintLegacyServiceAccountToken } from "../../services/apiserver/authn/service-account.ts";
 import { runControllers, type RunningControllers } from "../../services/controller-manager/controllers.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
-import { HttpsClient } from "../support/https-client.ts";
+import { HttpsClient, type HttpResponse } from "../support/https-client.ts";
 
 const ADMIN = "admin-token-legacy-tokens";
 const HOUR = 3_600_000;
@@ -74,17 +75,24 @@ async function until<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 10
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The user a bearer token authenticates as (SelfSubjectReview), or the HTTP status of a refusal. */
-async function whoami(token: string): Promise<string | number> {
+/** A SelfSubjectReview with a bearer token. */
+async function review(token: string): Promise<HttpResponse> {
   const c = new HttpsClient(api.replica.url, { ca: api.ca, token });
   try {
     const authn = api.profile.group("authentication");
-    const r = await c.post(`/apis/${authn}/v1/selfsubjectreviews`, { apiVersion: `${authn}/v1`, kind: "SelfSubjectReview" });
-    return r.status === 201 ? r.json<{ status: { userInfo: { username: string } } }>().status.userInfo.username : r.status;
+    return await c.post(`/apis/${authn}/v1/selfsubjectreviews`, { apiVersion: `${authn}/v1`, kind: "SelfSubjectReview" });
   } finally {
     c.close();
   }
 }
+
+/** The user a bearer token authenticates as, or the HTTP status of a refusal. */
+async function whoami(token: string): Promise<string | number> {
+  const r = await review(token);
+  return r.status === 201 ? r.json<{ status: { userInfo: { username: string } } }>().status.userInfo.username : r.status;
+}
+
+const AUTO_WARNING = '299 - "Use tokens from the TokenRequest API or manually created secret-based tokens instead of auto-generated secret-based tokens."';
 
 async function secretMeta(name: string): Promise<Meta | undefined> {
   const r = await admin.get(`/api/v1/namespaces/${NS}/secrets/${name}`);
@@ -125,7 +133,9 @@ describe("legacy token tracking in the API server", () => {
     const { "builder-token": token } = await accountWithTokens("builder", ["builder-token"]);
     const lastUsed = api.profile.labels.legacyTokenLastUsed;
     expect(await labelOf("builder-token", lastUsed)).toBeUndefined();
-    expect(await whoami(token)).toBe(`system:serviceaccount:${NS}:builder`);
+    const first = await review(token);
+    expect(first.json<{ status: { userInfo: { username: string } } }>().status.userInfo.username).toBe(`system:serviceaccount:${NS}:builder`);
+    expect(first.headers.warning).toBe(AUTO_WARNING); // the account lists the Secret: an auto-generated token
     const today = utcDate(Date.now());
     expect(await until(async () => (await labelOf("builder-token", lastUsed)) === today)).toBe(true);
     const before = (await secretMeta("builder-token"))?.resourceVersion;
@@ -168,6 +178,9 @@ describe("legacy-serviceaccount-token-cleaner-controller", () => {
     });
     expect(pod.status, pod.text).toBe(201);
     expect(await whoami(tokens["used-token"])).toBe(`system:serviceaccount:${NS}:cleanup`);
+    const manual = await review(tokens["manual-token"]);
+    expect(manual.status).toBe(201);
+    expect(manual.headers.warning).toBeUndefined(); // not listed by the account: a manually created token
     expect(await until(async () => !!(await labelOf("used-token", api.profile.labels.legacyTokenLastUsed)))).toBe(true);
 
     client = new HttpsObjectClient({ server: api.replica.url, ca: api.ca, token: ADMIN, insecureSkipTlsVerify: false });

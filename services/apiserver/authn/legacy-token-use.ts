@@ -11,6 +11,7 @@
  * - a Secret that carries the invalid-since label (set by the controller manager's
  *   legacy token cleaner) no longer authenticates; its use is still recorded, and the
  *   refusal names the label to remove to allow the token again.
+ * - a client using an auto-generated token is warned (`AUTO_GENERATED_TOKEN_WARNING`);
  * - the platform's counters: `serviceaccount_legacy_auto_token_uses_total` (the
  *   Secret is listed by its service account), `serviceaccount_legacy_manual_token_uses_total`
  *   (it is not) and `serviceaccount_invalid_legacy_auto_token_uses_total` (refused as invalid).
@@ -20,6 +21,9 @@ import { unauthorized, type StatusError } from "../../../shared/api/status.ts";
 import type { LogFn } from "../../../shared/observability/logger.ts";
 import type { MetricsRegistry } from "../../../shared/observability/metrics.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
+
+/** The platform's warning to a client that authenticates with an auto-generated (listed by its account) legacy token. */
+export const AUTO_GENERATED_TOKEN_WARNING = "Use tokens from the TokenRequest API or manually created secret-based tokens instead of auto-generated secret-based tokens.";
 
 /** Writes labels onto a Secret whose uid is still `uid` (a merge of the labels; others are kept). */
 export type SecretLabelWriter = (namespace: string, name: string, uid: string, labels: Record<string, string>) => Promise<void>;

@@ -24,7 +24,7 @@ import { unauthorized } from "../../../shared/api/status.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import { secretData } from "./bootstrap-token.ts";
 import { intersectAudiences } from "./chain.ts";
-import type { LegacyTokenUse } from "./legacy-token-use.ts";
+import { AUTO_GENERATED_TOKEN_WARNING, type LegacyTokenUse } from "./legacy-token-use.ts";
 import type { ServiceAccountPublicKey, ServiceAccountSigningKey } from "./sa-keys.ts";
 import { NO_OPINION, type AuthResult, type ObjectGetter, type TokenAuthenticator, type UserInfo } from "./types.ts";
 
@@ -288,6 +288,7 @@ export class ServiceAccountAuthenticator implements TokenAuthenticator {
     if (typeof ns !== "string" || typeof secretName !== "string" || typeof name !== "string" || typeof uid !== "string" || ns === "" || name === "") {
       throw unauthorized("service account token has invalid claims");
     }
+    const warnings: string[] = [];
     if (this.o.lookup) {
       const get = this.o.getObject;
       if (!get) throw unauthorized("service account token cannot be checked");
@@ -296,9 +297,12 @@ export class ServiceAccountAuthenticator implements TokenAuthenticator {
       const secret = await get("secrets", ns, secretName);
       if (!secret || (secret.metadata as Record<string, unknown> | undefined)?.deletionTimestamp) throw unauthorized("service account token has been invalidated");
       if (secretData(secret).token !== token) throw unauthorized("service account token has been invalidated");
-      const refused = this.o.legacyTokenUse?.use(secret, { name, listedByAccount: accountListsSecret(sa, secretName) });
+      const listedByAccount = accountListsSecret(sa, secretName);
+      const refused = this.o.legacyTokenUse?.use(secret, { name, listedByAccount });
       if (refused) throw refused;
+      if (listedByAccount) warnings.push(AUTO_GENERATED_TOKEN_WARNING);
     }
-    return { user: { username: serviceAccountUsername(ns, name), uid, groups: serviceAccountGroups(ns) }, audiences };
+    const user = { username: serviceAccountUsername(ns, name), uid, groups: serviceAccountGroups(ns) };
+    return warnings.length > 0 ? { user, audiences, warnings } : { user, audiences };
   }
 }

@@ -29,6 +29,8 @@ export interface Authenticated {
   user: UserInfo;
   /** Audiences the credential is valid for (token methods that know them). */
   audiences?: string[];
+  /** `Warning` texts for the client (e.g. the use of an auto-generated legacy token). */
+  warnings?: string[];
 }
 
 export type AuthResult = Authenticated | { noOpinion: true };
@@ -49,6 +51,19 @@ export interface TokenAuthenticator {
 
 export function isAuthenticated(r: AuthResult): r is Authenticated {
   return "user" in r;
+}
+
+const WARNINGS = new WeakMap<UserInfo, readonly string[]>();
+
+/** The warnings of the result that authenticated `user` (the request's filter chain sends them). */
+export function authenticationWarnings(user: UserInfo | undefined): readonly string[] {
+  return (user && WARNINGS.get(user)) ?? [];
+}
+
+/** The user of an authenticated result, its warnings kept for `authenticationWarnings`. */
+export function userWithWarnings(r: Authenticated): UserInfo {
+  if (r.warnings && r.warnings.length > 0) WARNINGS.set(r.user, r.warnings);
+  return r.user;
 }
 
 /** Reads an object of the API: undefined when it does not exist. */
