@@ -22,7 +22,7 @@ import { validateAuthenticationOptions, type AuthenticationOptions } from "./opt
 import { selfSubjectReviewHandler, tokenReviewHandler, type ReviewHandler } from "./reviews.ts";
 import type { ServiceAccountSigningKey } from "./sa-keys.ts";
 import { mintServiceAccountToken, type MintedToken, type MintOptions } from "./service-account.ts";
-import { isAuthenticated, userWithWarnings, type AuthRequest, type ObjectGetter, type TokenAuthenticator, type UserInfo } from "./types.ts";
+import { isAuthenticated, userWithNotes, type AuthRequest, type ObjectGetter, type TokenAuthenticator, type UserInfo } from "./types.ts";
 
 export interface AuthenticatorDeps {
   profile: PlatformProfile;
@@ -114,7 +114,7 @@ export async function buildAuthenticator(o: AuthenticationOptions, deps: Authent
       deps.log?.("info", "authentication failed", { path: ctx.path, reason: e.message });
       throw unauthorized();
     }
-    if (isAuthenticated(r)) return userWithWarnings(r);
+    if (isAuthenticated(r)) return userWithNotes(r);
     return anonymousFor(anonymousPolicy(), ctx.path);
   };
 

@@ -31,6 +31,8 @@ export interface Authenticated {
   audiences?: string[];
   /** `Warning` texts for the client (e.g. the use of an auto-generated legacy token). */
   warnings?: string[];
+  /** Annotations for the request's audit event (e.g. which legacy token Secret was used). */
+  auditAnnotations?: Record<string, string>;
 }
 
 export type AuthResult = Authenticated | { noOpinion: true };
@@ -53,16 +55,27 @@ export function isAuthenticated(r: AuthResult): r is Authenticated {
   return "user" in r;
 }
 
-const WARNINGS = new WeakMap<UserInfo, readonly string[]>();
+interface AuthenticationNotes {
+  warnings: readonly string[];
+  auditAnnotations: Readonly<Record<string, string>>;
+}
+
+const NO_NOTES: AuthenticationNotes = Object.freeze({ warnings: [], auditAnnotations: Object.freeze({}) });
+const NOTES = new WeakMap<UserInfo, AuthenticationNotes>();
 
 /** The warnings of the result that authenticated `user` (the request's filter chain sends them). */
 export function authenticationWarnings(user: UserInfo | undefined): readonly string[] {
-  return (user && WARNINGS.get(user)) ?? [];
+  return ((user && NOTES.get(user)) ?? NO_NOTES).warnings;
 }
 
-/** The user of an authenticated result, its warnings kept for `authenticationWarnings`. */
-export function userWithWarnings(r: Authenticated): UserInfo {
-  if (r.warnings && r.warnings.length > 0) WARNINGS.set(r.user, r.warnings);
+/** The audit annotations of the result that authenticated `user` (the audit filter records them). */
+export function authenticationAuditAnnotations(user: UserInfo | undefined): Readonly<Record<string, string>> {
+  return ((user && NOTES.get(user)) ?? NO_NOTES).auditAnnotations;
+}
+
+/** The user of an authenticated result, its warnings and audit annotations kept for the filters. */
+export function userWithNotes(r: Authenticated): UserInfo {
+  if (r.warnings?.length || r.auditAnnotations) NOTES.set(r.user, { warnings: r.warnings ?? [], auditAnnotations: r.auditAnnotations ?? {} });
   return r.user;
 }
 

@@ -20,6 +20,7 @@ import { redactCredentials, withoutManagedFields } from "../../audit/redact.ts";
 import { microTime } from "../../audit/event.ts";
 import { panicStatus } from "../../audit/panic.ts";
 import type { UserInfo } from "../../endpoints/scope.ts";
+import { authenticationAuditAnnotations } from "../../authn/types.ts";
 import { isLongRunning } from "./long-running.ts";
 import { infoOf, userOf, type Filter, type RequestContext } from "./context.ts";
 import { sourceIps } from "./source-ips.ts";
@@ -207,6 +208,8 @@ async function audited(
   event.requestReceivedTimestamp = received;
   event.stageTimestamp = received;
   event.annotations ??= {};
+  const fromAuthentication = authenticationAuditAnnotations(ctx.user);
+  for (const key in fromAuthentication) event.annotations[key] = fromAuthentication[key];
   if (profile) decisionKeys.set(event, { decision: profile.annotations.authorizationDecision, reason: profile.annotations.authorizationReason });
   const omitted = new Set(config.omitStages);
   const send = (stage: AuditStage, extra: Partial<AuditEvent> = {}): void | Promise<boolean> => {
