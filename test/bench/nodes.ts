@@ -1,8 +1,10 @@
 /**
  * `npm run bench -- nodes`: how many simulated node agents one apiserver process
- * sustains below 50% of one core. The server is the embedded default as a real process
- * (its store and controllers run in it too, so the figure is a lower bound for a bare
- * replica). Each simulated node renews its Lease every 10 s (a PUT of the lease it wrote
+ * sustains below 50% of one core. The server (nodes-target.ts, NODES_TOPOLOGY):
+ * `embedded` (default), the embedded default as a real process (its store and controllers
+ * run in it too, so the figure is a lower bound for a bare replica); or `cluster`, one
+ * replica on the cluster path (a store node over gRPC, the revision stream in Redis).
+ * Each simulated node renews its Lease every 10 s (a PUT of the lease it wrote
  * last, as the agent does) and patches its Node status every 5 minutes, spread evenly
  * over the period; they share 32 keep-alive connections. For each step of node counts
  * (NODES_STEPS, default 1000,2000,5000,8000) the nodes are created, one lease period is
@@ -12,39 +14,24 @@
  * On a machine shared with other work the server may get less CPU than it asks for, so
  * the bench also reports the server's CPU cost per write and the node count that cost
  * allows at 50% of one core (each node: 0.1 lease writes/s + 1/300 status writes/s).
- * The server's data dir is on /dev/shm when it exists (NODES_TMPFS=0 keeps the default
- * temporary dir): the figure is about the API server, and on a shared disk the store's
- * fsyncs, not the server, set the pace.
+ * NODES_CPU_PROF=<dir> (cluster only): each step's window of the replica is profiled
+ * (V8's sampler over its inspector) into <dir>/nodes-<count>.cpuprofile, summarised on stderr.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
-import { loadKubeconfig } from "../../shared/client/kubeconfig.ts";
 import type { ApiObject, ResourceRef } from "../../shared/client/object-client.ts";
 import { getProfile } from "../../shared/platform/index.ts";
-import { startServerProcess } from "../support/server-process.ts";
-import { socketInodes, socketOwner } from "../support/socket-owner.ts";
+import { renderSummary, summarizeProfile } from "./cpu-profile-summary.ts";
+import { cpuSeconds, machineLoad } from "./harness.ts";
+import { startNodesTarget, type NodesTopology } from "./nodes-target.ts";
 
 const LEASE_PERIOD_MS = 10_000;
 const STATUS_PERIOD_MS = 300_000;
 const CONNECTIONS = 32;
 const CPU_LIMIT_PCT = 50;
-const CLOCK_TICKS = 100;
 /** A step counts as sustained only when at least this share of the offered writes was done in the window. */
 const KEPT_UP_SHARE = 0.9;
-
-/** The pid of the process listening on a loopback TCP port (from /proc). */
-export function pidListeningOn(port: number): number {
-  const pid = socketOwner(socketInodes(port, true));
-  if (pid === undefined) throw new Error(`no process listens on port ${port}`);
-  return pid;
-}
-
-/** User + system CPU seconds of a process so far. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
 
 function percentile(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] : 0;
@@ -60,15 +47,12 @@ export async function benchNodes(): Promise<Record<string, number>> {
   const steps = (process.env.NODES_STEPS ?? "1000,2000,5000,8000").split(",").map(Number).filter((n) => n > 0);
   const windowMs = Number(process.env.NODES_WINDOW_S ?? 20) * 1000;
   const profile = getProfile("kubernetes");
-  const tmpfs = process.env.NODES_TMPFS !== "0" && existsSync("/dev/shm");
-  const previousTmp = process.env.TMPDIR;
-  if (tmpfs) process.env.TMPDIR = "/dev/shm";
-  const server = await startServerProcess().finally(() => {
-    if (previousTmp === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = previousTmp;
-  });
-  const pid = pidListeningOn(server.port);
-  const config = loadKubeconfig(server.kubeconfig);
+  const topology: NodesTopology = process.env.NODES_TOPOLOGY === "cluster" ? "cluster" : "embedded";
+  const profileDir = process.env.NODES_CPU_PROF;
+  const target = await startNodesTarget(topology, { inspect: !!profileDir });
+  const { pid, config } = target;
+  const inspector = profileDir ? await target.profiler() : undefined;
+  if (profileDir && !inspector) process.stderr.write(`NODES_CPU_PROF: no inspector on the ${topology} server; not profiled\n`);
   const clients = Array.from({ length: CONNECTIONS }, () => new HttpsObjectClient(config));
   const nodesRes: ResourceRef = { group: "", version: "v1", resource: "nodes" };
   const leasesRes: ResourceRef = { group: profile.group("coordination"), version: "v1", resource: "leases" };
@@ -141,12 +125,20 @@ export async function benchNodes(): Promise<Record<string, number>> {
       })();
       await new Promise((r) => setTimeout(r, LEASE_PERIOD_MS));
       measuring = true;
+      await inspector?.startCpuProfile();
       const cpu0 = cpuSeconds(pid);
       const t0 = performance.now();
       await new Promise((r) => setTimeout(r, windowMs));
       const cpuUsed = cpuSeconds(pid) - cpu0;
       const cpuPct = (cpuUsed / ((performance.now() - t0) / 1000)) * 100;
       measuring = false;
+      if (inspector && profileDir) {
+        const cpuProfile = (await inspector.stopCpuProfile()) as Parameters<typeof summarizeProfile>[0];
+        mkdirSync(profileDir, { recursive: true });
+        const file = join(profileDir, `nodes-${nodes.length}.cpuprofile`);
+        writeFileSync(file, JSON.stringify(cpuProfile));
+        process.stderr.write(renderSummary(file, summarizeProfile(cpuProfile, 30)));
+      }
       stopped = true;
       await loop;
       await Promise.all([...inflight]);
@@ -163,15 +155,17 @@ export async function benchNodes(): Promise<Record<string, number>> {
       const offered = count * (1000 / LEASE_PERIOD_MS + 1000 / STATUS_PERIOD_MS);
       const keptUp = writes / (windowMs / 1000) >= KEPT_UP_SHARE * offered;
       figures[`kept_up_at_${count}_nodes`] = keptUp ? 1 : 0;
-      process.stdout.write(`${count} nodes: server CPU ${cpuPct.toFixed(1)}% of one core, ${figures[`writes_per_s_at_${count}_nodes`]} writes/s of ${Math.round(offered)} offered, p99 ${figures[`write_p99_ms_at_${count}_nodes`]} ms, ${errors} errors\n`);
+      process.stdout.write(`${topology}, ${count} nodes (${machineLoad()}): server CPU ${cpuPct.toFixed(1)}% of one core, ${figures[`writes_per_s_at_${count}_nodes`]} writes/s of ${Math.round(offered)} offered, p99 ${figures[`write_p99_ms_at_${count}_nodes`]} ms, ${errors} errors\n`);
       if (cpuPct >= CPU_LIMIT_PCT || errors > 0 || !keptUp) break;
       sustained = count;
     }
   } finally {
     for (const c of clients) c.close();
-    await server.close();
+    inspector?.close();
+    await target.close();
   }
   figures.nodes_sustained_below_50pct_cpu = sustained;
-  figures.store_on_tmpfs = tmpfs ? 1 : 0;
+  figures.store_on_tmpfs = target.tmpfs ? 1 : 0;
+  figures.cluster_path = topology === "cluster" ? 1 : 0;
   return figures;
 }
