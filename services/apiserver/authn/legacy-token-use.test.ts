@@ -2,10 +2,12 @@
  * Legacy token use tracking: when the last-used label needs writing (a table over
  * dates), one background write per Secret however many uses race, a failed write
  * that never reaches the caller, the refusal of a Secret marked invalid, and the
- * platform's counters of auto-generated, manual and invalid token uses.
+ * platform's counters of auto-generated, manual and invalid token uses; the cleaner's
+ * RBAC role names the same tracking ConfigMap as the profile.
  */
 import { describe, expect, it } from "vitest";
-import { getProfile } from "../../../shared/platform/index.ts";
+import { getProfile, PROFILE_IDS } from "../../../shared/platform/index.ts";
+import { componentNames } from "../authz/bootstrap/rules.ts";
 import { MetricsRegistry } from "../../../shared/observability/metrics.ts";
 import { lastUsedNeedsUpdate, legacyTokenMetrics, LegacyTokenUse, type SecretLabelWriter } from "./legacy-token-use.ts";
 
@@ -79,5 +81,11 @@ describe("LegacyTokenUse", () => {
     expect(text).toContain("serviceaccount_legacy_manual_token_uses_total 1");
     expect(text).toContain("serviceaccount_invalid_legacy_auto_token_uses_total 1");
     expect(legacyTokenMetrics(registry)).toBe(legacyTokenMetrics(registry));
+  });
+});
+
+describe("legacy token names", () => {
+  it("the cleaner's controller role may read the tracking ConfigMap of each profile", () => {
+    for (const id of PROFILE_IDS) expect(componentNames(getProfile(id)).legacyTokenTrackingConfigMap).toBe(getProfile(id).serviceAccount.legacyTokenTrackingConfigMap);
   });
 });
