@@ -3,12 +3,14 @@
  * watcher from the cache (no abort listener: the cancelled body stops it), a long
  * `timeoutSeconds` ends on the shared deadline tick, events still flow to many idle
  * watches, a client that stops reading holds the stream back (the response's write and
- * drain) without losing events, and a bad `includeObject` is refused before the stream starts.
+ * drain) without losing events, its answer carries the Audit-ID and classification headers
+ * (written with the head in one piece), and a bad `includeObject` is refused before the stream starts.
  */
 import type { IncomingMessage } from "node:http";
 import { request } from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensurePki } from "../../services/apiserver/server/certs.ts";
+import { flowControlHeaders } from "../../services/apiserver/server/filters/with-priority-and-fairness.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import type { WatchStream } from "../support/https-client.ts";
 
@@ -91,6 +93,21 @@ describe("an idle watch", () => {
     res.destroy();
     expect(received).toEqual(Array.from({ length: count }, (_, i) => `held-${i}`));
   }, 60_000);
+
+  it("answers with its Audit-ID and priority-and-fairness classification headers, served or refused", async () => {
+    const names = flowControlHeaders(api.profile);
+    const uid = /^[0-9a-f-]{36}$/;
+    const served = await api.admin.get(`${base}?watch=1&timeoutSeconds=1&labelSelector=none%3Dhere`, { "audit-id": "watch-headers-served" });
+    const refused = await api.admin.get(`${base}?watch=1&includeObject=All`, { accept: `application/json;as=Table;g=${api.profile.metaGroup};v=v1`, "audit-id": "watch-headers-refused" });
+    expect([served.status, refused.status]).toEqual([200, 400]);
+    expect(served.headers["content-type"]).toMatch(/^application\/json/);
+    expect(served.headers["audit-id"]).toBe("watch-headers-served");
+    expect(refused.headers["audit-id"]).toBe("watch-headers-refused");
+    for (const res of [served, refused]) {
+      expect(res.headers[names.flowSchemaUid.toLowerCase()]).toMatch(uid);
+      expect(res.headers[names.priorityLevelUid.toLowerCase()]).toMatch(uid);
+    }
+  });
 
   it("refuses a bad includeObject on a Table watch with a 400 Status before streaming", async () => {
     const res = await api.admin.get(`${base}?watch=1&includeObject=All`, { accept: `application/json;as=Table;g=${api.profile.metaGroup};v=v1` });

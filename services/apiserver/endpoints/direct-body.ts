@@ -28,6 +28,14 @@ export function offerDirectBody(request: Request, stream: ReadableStream<Uint8Ar
   offers.set(request, { stream, source });
 }
 
+/**
+ * Whether a direct body is offered for `request` and not yet claimed: its head will be
+ * written in one piece from the Response's headers, so headers belong on the Response.
+ */
+export function hasDirectBody(request: Request): boolean {
+  return offers.has(request);
+}
+
 /** The source offered for `request`, once (later calls: undefined); `body` must still be its stream. */
 export function claimDirectBody(request: Request, body: () => ReadableStream<Uint8Array> | null): DirectSource | undefined {
   const offer = offers.get(request);

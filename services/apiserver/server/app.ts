@@ -18,7 +18,7 @@ import { RequestMetrics } from "./request-metrics.ts";
 import { AUDIT_ID_HEADER, chain, createRequestContext, infoOf, userOf, type Handler, type LogFn, type LogLevel, type RequestContext } from "./filters/context.ts";
 import { errorResponse } from "./filters/errors.ts";
 import { InFlightLimiter } from "./filters/in-flight-limiter.ts";
-import { setResponseHeader } from "./filters/response-headers.ts";
+import { setAnswerHeader } from "./filters/response-headers.ts";
 import { withAudit, type Auditor, type AuditSink } from "./filters/with-audit.ts";
 import { withAuthentication, type Authenticate } from "./filters/with-authentication.ts";
 import { withAuthorization, type Authorize } from "./filters/with-authorization.ts";
@@ -128,13 +128,7 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
     const seconds = (Date.now() - ctx.receivedAt) / 1000;
     if (log) log("info", "request", { method: ctx.request.method, path: ctx.url.pathname, code: response.status, ms: Math.round(seconds * 1000), user: ctx.user?.username, auditID: ctx.requestId });
     if (metrics && ctx.info) metrics.record(ctx.info, response.status, seconds, (cfg.flowControl ?? limiter).counts, ctx.terminated);
-    // On the node response when there is one: the Response keeps its plain header record (node-server's fast path).
-    const outgoing = c.env?.outgoing;
-    if (outgoing && !outgoing.headersSent) {
-      outgoing.setHeader(AUDIT_ID_HEADER, ctx.requestId);
-      return response;
-    }
-    return setResponseHeader(response, AUDIT_ID_HEADER, ctx.requestId);
+    return setAnswerHeader(ctx, response, AUDIT_ID_HEADER, ctx.requestId);
   });
   return app;
 }

@@ -6,7 +6,7 @@
  * written: an idle watch keeps no reader, read promise or write loop of the adapter.
  * Every other response passes through untouched.
  */
-import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { claimDirectBody } from "../endpoints/direct-body.ts";
 
 type Fetch<E> = (request: Request, env: E) => Response | Promise<Response>;
@@ -31,11 +31,13 @@ function takeOver(request: Request, response: Response, env: { outgoing?: Server
   if (!out || out.headersSent || out.destroyed) {
     return response; // the stream is read as usual
   }
-  const headers: OutgoingHttpHeaders = {};
+  // A raw name/value list: without headers set on it before (filters put theirs on this
+  // Response, response-headers.ts), the node response keeps no header table of its own.
+  const head: string[] = [];
   response.headers.forEach((value, name) => {
-    headers[name] = value;
+    head.push(name, value);
   });
-  out.writeHead(response.status, headers);
+  out.writeHead(response.status, head);
   out.flushHeaders();
   source.attach(out);
   return ALREADY_WRITTEN;

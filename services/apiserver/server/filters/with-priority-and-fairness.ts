@@ -27,7 +27,7 @@ import type { Classification } from "../../flowcontrol/contract.ts";
 import type { ApfDispatcher } from "../../flowcontrol/dispatch/dispatcher.ts";
 import { infoOf, userOf, type Filter, type Handler, type RequestContext } from "./context.ts";
 import { InFlightLimiter } from "./in-flight-limiter.ts";
-import { setResponseHeader } from "./response-headers.ts";
+import { setAnswerHeader, setResponseHeader } from "./response-headers.ts";
 import { DeadlineTimers, type Expirable } from "./deadline-timers.ts";
 import { isLongRunning } from "./long-running.ts";
 import { estimateSeats, type ObjectCount } from "./work-estimate.ts";
@@ -69,8 +69,34 @@ function releaseWhenResponseIsOver(ctx: RequestContext, release: () => void, max
     return;
   }
   const hold = new SeatHold(maxHoldMs > 0 ? Date.now() + maxHoldMs : Infinity, out, release);
-  out.once("close", hold.onClose);
+  out.on("close", hold.onClose); // expireNow removes it (no once-wrapper)
   if (maxHoldMs > 0) timers.schedule(maxHoldMs, hold);
+}
+
+const FORGET_WATCH = Symbol("forgetWatch");
+type CountedResponse = NonNullable<RequestContext["outgoing"]> & { [FORGET_WATCH]?: () => void };
+
+/** The shared `close` listener of counted watches (`this` is the response): it forgets the watch and removes itself. */
+function forgetWatchOnClose(this: CountedResponse): void {
+  const forget = this[FORGET_WATCH];
+  this[FORGET_WATCH] = undefined;
+  this.off("close", forgetWatchOnClose);
+  forget?.();
+}
+
+/**
+ * Calls `forget` once the watch's node response closes (at once when there is none or it
+ * closed already). An open watch keeps only `forget` on its response: no hold object,
+ * bound listener or once-wrapper of its own.
+ */
+function forgetWhenResponseIsOver(ctx: RequestContext, forget: () => void): void {
+  const out = ctx.outgoing as CountedResponse | undefined;
+  if (!out || out.closed || out.destroyed || out[FORGET_WATCH]) {
+    forget();
+    return;
+  }
+  out[FORGET_WATCH] = forget;
+  out.on("close", forgetWatchOnClose);
 }
 
 /** The names of the two classification headers in a profile. */
@@ -133,8 +159,10 @@ async function runHoldingSeats(ctx: RequestContext, next: Handler, giveBack: () 
   return response;
 }
 
+type HeaderNames = { flowSchemaUid: string; priorityLevelUid: string };
+
 /** Puts the classification headers on the node response when there is one (else on the Response later). */
-function noteClassification(ctx: RequestContext, names: { flowSchemaUid: string; priorityLevelUid: string }, cls: Classification): void {
+function noteClassification(ctx: RequestContext, names: HeaderNames, cls: Classification): void {
   const out = ctx.outgoing;
   if (out && !out.headersSent) {
     out.setHeader(names.flowSchemaUid, cls.flowSchema.uid);
@@ -142,9 +170,17 @@ function noteClassification(ctx: RequestContext, names: { flowSchemaUid: string;
   }
 }
 
-function withClassification(ctx: RequestContext, names: { flowSchemaUid: string; priorityLevelUid: string }, cls: Classification, response: Response): Response {
+function withClassification(ctx: RequestContext, names: HeaderNames, cls: Classification, response: Response): Response {
   if (ctx.outgoing) return response;
   return setResponseHeader(setResponseHeader(response, names.flowSchemaUid, cls.flowSchema.uid), names.priorityLevelUid, cls.priorityLevel.uid);
+}
+
+/**
+ * The classification headers of a watch's answer, set once its handler answered: a watch
+ * body written directly carries them in its one-piece head (response-headers.ts).
+ */
+function classifiedWatch(ctx: RequestContext, names: HeaderNames, cls: Classification, response: Response): Response {
+  return setAnswerHeader(ctx, setAnswerHeader(ctx, response, names.flowSchemaUid, cls.flowSchema.uid), names.priorityLevelUid, cls.priorityLevel.uid);
 }
 
 function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: number, timers: DeadlineTimers): Filter {
@@ -165,14 +201,18 @@ function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: nu
       namespace: info.namespace,
       path: info.path,
     });
-    noteClassification(ctx, names, cls);
+    if (!watch) noteClassification(ctx, names, cls);
     const seats = estimateSeats(info, ctx.url.searchParams, count, dispatcher.maxSeats(cls.priorityLevel.name));
     let admission = dispatcher.admit({
       classification: cls,
       seats,
       mutating: MUTATING.has(info.verb),
       waitLimitMs: dispatcher.waitLimitMs(ctx.receivedAt, ctx.deadline.expiresAt),
-      signal: ctx.request.signal,
+      // Read only if the request has to wait: the signal is an AbortController and signal
+      // kept with the request for as long as its response is open (a watch: for hours).
+      get signal() {
+        return ctx.request.signal;
+      },
       target: info,
       details: {
         userName: user.username,
@@ -187,6 +227,7 @@ function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: nu
     });
     if (admission instanceof Promise) admission = await admission;
     if (!admission.admitted) {
+      if (watch) noteClassification(ctx, names, cls);
       ctx.terminated = true;
       throw tooManyRequests(undefined, admission.retryAfterSeconds);
     }
@@ -197,9 +238,10 @@ function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: nu
       const forgetWatch = dispatcher.registerWatch(info);
       try {
         const response = await next(ctx);
-        releaseWhenResponseIsOver(ctx, forgetWatch, 0, timers);
-        return withClassification(ctx, names, cls, response);
+        forgetWhenResponseIsOver(ctx, forgetWatch);
+        return classifiedWatch(ctx, names, cls, response);
       } catch (err) {
+        noteClassification(ctx, names, cls);
         forgetWatch();
         throw err;
       } finally {
