@@ -13,7 +13,8 @@
  * the seats for long (webhooks that do not answer) does not win the next seat over
  * another flow's newcomer (the service of executing requests counts while they run); the
  * three debug dumps list the levels and are authorized like other /debug paths (RBAC:
- * a user without a rule for them gets 403). Last, bob's requests are sent to a level
+ * a user without a rule for them gets 403); a list of more than 100 objects is estimated
+ * at 2 seats, one naming a single object by field selector at one. Last, bob's requests are sent to a level
  * with limitResponse Reject: a flood past its seats gets 429 at once, counted as
  * rejected for `concurrency-limit`, never queued.
  */
@@ -327,6 +328,31 @@ describe("API Priority and Fairness dispatch over HTTPS", () => {
       await wh.close();
       await admin.delete(`/apis/${ar}/v1/validatingwebhookconfigurations/apf-hold`);
     }
+  });
+
+  it("a list is estimated by its objects, and a list naming one object (fieldSelector metadata.name) at one seat", async () => {
+    const path = `/api/v1/namespaces/${NS}/configmaps`;
+    for (let i = 0; i < 120; i += 40) {
+      const created = await Promise.all(Array.from({ length: 40 }, (_, j) => admin.post(path, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `counted-${i + j}` } })));
+      expect(created.map((r) => r.status)).toEqual(Array(40).fill(201));
+    }
+    const exempt = { priority_level: "exempt", flow_schema: "exempt" };
+    // cumulative buckets; each sample's own GET /metrics is one seat, counted before its text is made
+    const seats = async () => {
+      const text = (await admin.get("/metrics")).text;
+      const bucket = (le: string) => metricSum(text, "apiserver_flowcontrol_work_estimated_seats_bucket", { ...exempt, le });
+      return { one: bucket("1"), twoToFour: bucket("4") - bucket("1") };
+    };
+    const estimateOf = async (request: string) => {
+      const before = await seats();
+      expect((await admin.get(request)).status).toBe(200);
+      const after = await seats();
+      return { one: after.one - before.one - 1, twoToFour: after.twoToFour - before.twoToFour };
+    };
+    // more than 100 ConfigMaps: a list from the cache processes them all (2 seats)
+    expect(await estimateOf(path)).toEqual({ one: 0, twoToFour: 1 });
+    expect(await estimateOf(`${path}?fieldSelector=${encodeURIComponent("metadata.name=cm")}`)).toEqual({ one: 1, twoToFour: 0 });
+    expect(await estimateOf(`${path}?labelSelector=${encodeURIComponent("app=none")}`)).toEqual({ one: 0, twoToFour: 1 });
   });
 
   it("a Reject level refuses what exceeds its seats at once with 429 (reason concurrency-limit), queuing nothing", async () => {
