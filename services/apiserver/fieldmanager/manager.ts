@@ -62,6 +62,18 @@ function metadataOf(o: Obj): Obj | undefined {
   return isObject(o.metadata) ? o.metadata : undefined;
 }
 
+/**
+ * The object without `metadata.managedFields`: a new top level and a new metadata, everything
+ * under them shared with `o` (an update only reads the live object and only sets the result's
+ * managedFields; whoever stores the result copies it first).
+ */
+function shallowWithoutManagedFields(o: Obj): Obj {
+  const meta = metadataOf(o);
+  if (!meta) return { ...o };
+  const { managedFields: _managedFields, ...rest } = meta;
+  return { ...o, metadata: rest };
+}
+
 /** A deep copy without `metadata.managedFields`. */
 function withoutManagedFields(o: Obj): Obj {
   const copy = structuredClone(o);
@@ -113,15 +125,18 @@ export interface UpdateRequest {
   now: Date;
 }
 
-/** The object to store, with `metadata.managedFields` recording the write. */
+/**
+ * The object to store, with `metadata.managedFields` recording the write. The result's
+ * top level and metadata are its own; what lies under them is shared with `req.object`.
+ */
 export function recordUpdate(req: UpdateRequest): Obj {
   const { kind } = req;
   const live = req.live ?? {};
-  const next = withoutManagedFields(req.object);
+  const next = shallowWithoutManagedFields(req.object);
   try {
     const managed = decodeLiveOrNew(live, req.object, kind.subresource !== undefined && kind.subresource !== "");
     const id = managerIdentifier({ manager: req.manager || "unknown", operation: "Update", apiVersion: kind.apiVersion, subresource: kind.subresource });
-    const fields = update(kind.schema, withoutManagedFields(live), next, kind.apiVersion, managed.fields, CURRENT_OPERATION, { ignored: kind.resetFields });
+    const fields = update(kind.schema, shallowWithoutManagedFields(live), next, kind.apiVersion, managed.fields, CURRENT_OPERATION, { ignored: kind.resetFields });
     const mine = fields.get(CURRENT_OPERATION);
     fields.delete(CURRENT_OPERATION);
     const stripped = mine && stripSet(mine);

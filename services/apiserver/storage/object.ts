@@ -48,6 +48,14 @@ export function encodeForStorage(obj: JsonObject): Uint8Array {
   }
 }
 
+/** `encodeForStorage` of an object that must not be changed, even for a moment (a cached object): the same bytes. */
+export function encodeSharedForStorage(obj: Readonly<JsonObject>): Uint8Array {
+  const m = obj.metadata;
+  if (!isObject(m) || m.resourceVersion === undefined) return encoder.encode(JSON.stringify(obj));
+  const { resourceVersion: _rv, ...rest } = m;
+  return encoder.encode(JSON.stringify({ ...obj, metadata: rest }));
+}
+
 export function decodeFromStorage(bytes: Uint8Array, modRevision: number): JsonObject {
   const obj = JSON.parse(decoder.decode(bytes)) as JsonObject;
   meta(obj).resourceVersion = String(modRevision);

@@ -30,7 +30,7 @@ import {
 import { CompactedError, prefixEnd, type Compare, type KeyValue, type KvStore, type RevisionFeed, type TxnOp, type TxnResult } from "./kv.ts";
 import { corruptionOf, corruptListError, decodeStored, decodeStoredOrThrow, type CorruptObjectError } from "./corrupt-object.ts";
 import { LeaseManager, type LeaseManagerConfig } from "./lease-manager.ts";
-import { encodeForStorage, meta, type JsonObject } from "./object.ts";
+import { encodeForStorage, encodeSharedForStorage, meta, type JsonObject } from "./object.ts";
 import { parseResourceVersion } from "./resource-version.ts";
 import { keyEventsToWatchEvents, type WatchFilter } from "./watch-filter.ts";
 import { writeTxn, type WriteIntent } from "./write-outcome.ts";
@@ -215,12 +215,13 @@ export class StoreStorage implements ObjectStorage {
   }
 
   private async updateWithRetries(key: string, tryUpdate: TryUpdate, options: UpdateOptions): Promise<JsonObject> {
-    let latest: KeyRead | undefined = options.dryRun ? undefined : suggestedRead(key, options.suggestion);
+    // The suggestion is only read here (tryUpdate gets a copy): it is not copied first.
+    let latest: KeyRead | undefined = options.dryRun ? undefined : suggestedRead(key, options.suggestion, false);
     for (let attempt = 0; attempt < this.maxRetries; attempt++) {
       const res = latest ?? (await this.readKey(key));
       latest = undefined;
       const kv = res.kv;
-      const current = res.object ?? (kv ? decodeStoredOrThrow(kv.key, kv.value, kv.modRevision) : undefined);
+      const current: Readonly<JsonObject> | undefined = res.object ?? (kv ? decodeStoredOrThrow(kv.key, kv.value, kv.modRevision) : undefined);
       let updated: JsonObject | undefined;
       try {
         if (!current && !options.ignoreNotFound) throw new KeyNotFoundError(key, res.revision);
@@ -233,13 +234,13 @@ export class StoreStorage implements ObjectStorage {
       if (updated === undefined) {
         if (res.suggested) continue;
         if (!current) throw new KeyNotFoundError(key, res.revision);
-        return current;
+        return current as JsonObject; // read from the store: this call's own object
       }
       delete meta(updated).resourceVersion;
       const value = this.encode(key, updated);
-      if (current && kv && !res.suggested && bytesEqual(kv.value, value) && !this.isStale(kv)) return current; // no-op: no new revision
+      if (current && kv && !res.suggested && bytesEqual(kv.value, value) && !this.isStale(kv)) return current as JsonObject; // no-op: no new revision
       // A no-op is only known on the store's state: one judged on a suggestion is judged again there.
-      if (res.suggested && current && bytesEqual(encodeForStorage(current), value)) continue;
+      if (res.suggested && current && bytesEqual(encodeSharedForStorage(current), value)) continue;
       if (options.dryRun) {
         const out = structuredClone(updated);
         if (current) meta(out).resourceVersion = meta(current).resourceVersion;
@@ -264,7 +265,7 @@ export class StoreStorage implements ObjectStorage {
   }
 
   private async deleteWithRetries(key: string, options: DeleteOptions): Promise<JsonObject> {
-    let latest: KeyRead | undefined = options.dryRun ? undefined : suggestedRead(key, options.suggestion);
+    let latest: KeyRead | undefined = options.dryRun ? undefined : suggestedRead(key, options.suggestion, true);
     for (let attempt = 0; attempt < this.maxRetries; attempt++) {
       const res = latest ?? (await this.readKey(key));
       latest = undefined;
@@ -345,7 +346,7 @@ interface KeyRead {
   revision: number;
   /** From the caller's copy: its lease is unknown and it may be stale. */
   suggested?: boolean;
-  /** The object itself, when the read already has it decoded (a suggestion: a private copy; `kv.value` is then empty). */
+  /** The object itself, when the read already has it decoded (a suggestion, `kv.value` then empty: a private copy, or the caller's own object when the read only reads it). */
   object?: JsonObject;
 }
 
@@ -354,14 +355,16 @@ const NO_BYTES = new Uint8Array(0);
 /**
  * The caller's copy of `key` as a read (undefined when there is none or it has no
  * resourceVersion). The copy is the read's object: it is neither encoded nor decoded
- * again (its bytes are made only when a write's no-op check needs them).
+ * again (its bytes are made only when a write's no-op check needs them). `copy`: the
+ * read's object is a private copy (the caller's may be shared and must stay unchanged);
+ * without it, the caller's object itself, which the read's user must only read.
  */
-function suggestedRead(key: string, suggestion: Readonly<JsonObject> | undefined): KeyRead | undefined {
+function suggestedRead(key: string, suggestion: Readonly<JsonObject> | undefined, copy: boolean): KeyRead | undefined {
   if (suggestion === undefined) return undefined;
   const modRevision = Number((suggestion.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion);
   if (!Number.isSafeInteger(modRevision) || modRevision <= 0) return undefined;
   const kv: KeyValue = { key, value: NO_BYTES, createRevision: 0, modRevision, version: 0, lease: 0 };
-  return { kv, revision: modRevision, suggested: true, object: structuredClone(suggestion) as JsonObject };
+  return { kv, revision: modRevision, suggested: true, object: (copy ? structuredClone(suggestion) : suggestion) as JsonObject };
 }
 
 /**
@@ -397,9 +400,7 @@ function checkPreconditions(key: string, current: JsonObject, pre: Preconditions
 }
 
 function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
 
 /** The object of a BOOKMARK event: only metadata.resourceVersion (and the initial-events-end annotation when given). */
