@@ -5,7 +5,9 @@
  * certificates (one PKI in one data dir) and read the same token file; RBAC is on. The
  * process that times requests runs none of them. `close()` stops every child it started.
  * With `profileDir`, each replica runs with `--cpu-prof` and writes its profile into
- * `<profileDir>/on` or `/off` when it stops.
+ * `<profileDir>/on` or `/off` when it stops. With `baselineRoot` (a checkout of another
+ * commit with its own node_modules or a link to these), the second replica runs that
+ * tree's apiserver with APF on instead: old and new dispatch side by side over one store.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -17,8 +19,6 @@ import { getProfile, type PlatformProfile } from "../../shared/platform/index.ts
 import { HttpsClient } from "../support/https-client.ts";
 import { freePort } from "../support/ports.ts";
 import { startRedis, type RedisServer } from "../support/redis.ts";
-
-const APISERVER_MAIN = join(REPO_ROOT, "services", "apiserver", "main.ts");
 
 /** [token, user, group] of the token file. */
 export type TokenUser = [string, string, string];
@@ -37,6 +37,8 @@ export interface ApfServersOptions {
   /** `--max-requests-inflight`; the mutating limit is half of it. */
   inflight: number;
   profileDir?: string;
+  /** Root of another tree whose apiserver serves the second replica, with APF on. */
+  baselineRoot?: string;
 }
 
 async function waitForReady(url: string, ca: string, token: string, child: ChildProcess, output: string[]): Promise<void> {
@@ -79,12 +81,12 @@ export async function startApfServers(opts: ApfServersOptions): Promise<ApfServe
     children.push(storeChild);
     await waitForStore(`127.0.0.1:${store.clientPort}`, 30_000, storeChild);
     const adminToken = opts.users[0][0];
-    const replica = async (apf: boolean): Promise<{ url: string; child: ChildProcess }> => {
+    const replica = async (apf: boolean, root = REPO_ROOT, side = apf ? "on" : "off"): Promise<{ url: string; child: ChildProcess }> => {
       const port = await freePort();
-      const profiling = opts.profileDir ? ["--cpu-prof", "--cpu-prof-dir", join(opts.profileDir, apf ? "on" : "off")] : [];
+      const profiling = opts.profileDir ? ["--cpu-prof", "--cpu-prof-dir", join(opts.profileDir, side)] : [];
       const args = [
         ...profiling,
-        "--import", "tsx", APISERVER_MAIN,
+        "--import", "tsx", join(root, "services", "apiserver", "main.ts"),
         "--data-dir", pkiDir,
         "--secure-port", String(port),
         "--profile", profile.id,
@@ -97,7 +99,7 @@ export async function startApfServers(opts: ApfServersOptions): Promise<ApfServe
         `--enable-priority-and-fairness=${apf}`,
       ];
       const output: string[] = [];
-      const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn" } });
+      const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn" } });
       children.push(child);
       child.stdout?.on("data", (d: Buffer) => output.push(d.toString()));
       child.stderr?.on("data", (d: Buffer) => output.push(d.toString()));
@@ -106,7 +108,7 @@ export async function startApfServers(opts: ApfServersOptions): Promise<ApfServe
       return { url, child };
     };
     const on = await replica(true);
-    const off = await replica(false);
+    const off = opts.baselineRoot ? await replica(true, opts.baselineRoot, "off") : await replica(false);
     return { profile, ca: pki.ca.certPem, urls: { on: on.url, off: off.url }, pids: { on: on.child.pid, off: off.child.pid, store: storeChild.pid }, close };
   } catch (err) {
     await close();
