@@ -6,8 +6,10 @@
  * is its item references plus about one chunk, whatever its size, and a large list
  * never holds the thread for more than a slice.
  * The bytes equal those of rendering and encoding the whole list (render.ts,
- * encode.ts). Items keep their bytes from the encoded cache where a GET already
- * made them; a list never adds to that cache.
+ * encode.ts). Items keep their bytes from the encoded cache where a GET or a list
+ * already made them; a compact JSON list adds the bytes of the items it encodes, up to
+ * the cache's budget for lists (encoded-cache.ts), so the next list of the same objects
+ * copies bytes instead of encoding them again (a list flood turns its seats over sooner).
  *
  * A list that fits in its first slice is answered as one buffer at once (no stream,
  * no extra turn). Each list encodes its own body: sharing one encoding among
@@ -18,11 +20,11 @@
 import { ChunkProducer, processTurnBudget, producerStream, type Piece } from "../../../shared/codec/chunked-stream.ts";
 import { cborCollection, jsonCollection, yamlCollection, type CollectionParts } from "../../../shared/codec/collection-stream.ts";
 import { protobufListBody } from "../../../shared/codec/protobuf/list-stream.ts";
-import { jsonListPieces } from "../../../shared/stream/json-list.ts";
+import { jsonListPieces, typedItemText } from "../../../shared/stream/json-list.ts";
 import { tableRow, toTable } from "../../../shared/codec/table.ts";
 import type { JsonObject } from "../storage/object.ts";
 import { bodyContentType, bodyResponse, jsonText } from "./encode.ts";
-import { encodedIfCached, objectVariant } from "./encoded-cache.ts";
+import { encodedForList, encodedIfCached, objectVariant } from "./encoded-cache.ts";
 import { includeObject, partialMetadata } from "./render.ts";
 import type { RequestScope } from "./scope.ts";
 
@@ -73,13 +75,16 @@ function listPieces(s: RequestScope, metadata: ListMeta, items: ReadonlyArray<Re
   }
   const variant = objectVariant(s);
   if (s.encoding === "json" && !s.pretty && bodyContentType(s, "list") === "application/json") {
+    const typeMeta = { apiVersion: s.resource.apiVersion, kind: s.resource.kind };
+    const typeHead = compactJson(typeMeta).slice(0, -1);
+    const itemBytes = (i: number) => () => utf8.encode(typedItemText(typeHead, typeMeta, items[i], compactJson));
     return jsonListPieces({
       envelope: { kind: `${s.resource.kind}List`, apiVersion: s.resource.apiVersion, metadata: meta },
       arrayKey: "items",
-      typeMeta: { apiVersion: s.resource.apiVersion, kind: s.resource.kind },
+      typeMeta,
       count: items.length,
       item: (i) => items[i],
-      cached: (i) => encodedIfCached(items[i], variant),
+      cached: (i) => encodedForList(items[i], variant, itemBytes(i)),
       text: compactJson,
     });
   }
@@ -107,6 +112,7 @@ function tableParts(s: RequestScope, metadata: Record<string, unknown>, items: R
 }
 
 const compactJson = (value: unknown): string => jsonText(value, false);
+const utf8 = new TextEncoder();
 
 /** JSON, YAML or CBOR of a collection in the scope's encoding (as encodeBody chooses for a non-protobuf body). */
 function encodeParts(s: RequestScope, parts: CollectionParts): Iterator<Piece> {
