@@ -332,7 +332,7 @@ export class Registry {
             return this.beforeCreate(next, wctx);
           }
           created = false;
-          const out = await this.beforeUpdate(next, current, wctx);
+          const out = await this.prepareUpdate(next, current, wctx);
           return (await this.unchangedInRequestVersion(out, current)) ? undefined : out;
         },
         { ignoreNotFound: allowCreate, dryRun: ctx.dryRun },
@@ -351,6 +351,11 @@ export class Registry {
    * `input` in this registry's version, `current` and the result in the storage form.
    */
   async beforeUpdate(input: JsonObject, current: JsonObject, ctx: WriteContext): Promise<JsonObject> {
+    return this.prepareUpdate(structuredClone(input), current, ctx);
+  }
+
+  /** `beforeUpdate` of an object the caller hands over (it is changed and may be the result). */
+  private async prepareUpdate(input: JsonObject, current: JsonObject, ctx: WriteContext): Promise<JsonObject> {
     const cm = meta(current);
     const rv = meta(input).resourceVersion;
     if (!rv) {
@@ -360,7 +365,7 @@ export class Registry {
     } else if (rv !== cm.resourceVersion) {
       throw conflict(this.resource.plural, ctx.name, this.resource.group);
     }
-    const obj = await this.intoStorage(structuredClone(input), current, ctx);
+    const obj = await this.intoStorage(input, current, ctx);
     const m = meta(obj);
     m.uid = cm.uid;
     m.creationTimestamp = cm.creationTimestamp;
