@@ -13,21 +13,27 @@
  * Tables give min/median/max of the per-round ratios; in the throughput comparisons each
  * side goes first in every other round.
  * BENCH_ROUNDS=<n> (default 3) sets the rounds of each comparison; BENCH_ONLY=chain,policies,webhooks
- * (any of them, comma-separated) runs only those comparisons. BENCH_CPU_PROF=<dir>: the policed rounds and the webhook rounds are each profiled
+ * (any of them, comma-separated) runs only those comparisons. BENCH_CPU_PROF=<dir>: the policed rounds are profiled
  * (V8's sampler in this process, which holds servers and clients) into <dir>, and
- * where their CPU time went is printed.
+ * where their CPU time went is printed; after the webhook rounds, a batch of hooked
+ * and a batch of skipping creates are profiled (the webhook process too), see
+ * profileWebhookCalls. The webhook comparison also prints the TLS handshakes the
+ * webhook process accepted during its rounds (0 when every call reused a connection).
  */
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { DEFAULT_ON_PLUGINS } from "../../services/apiserver/admission/order.ts";
 import { BUILTIN_PLUGIN_FACTORIES, registerBuiltinPlugins } from "../../services/apiserver/admission/plugins/index.ts";
 import type { WebhookChildReply, WebhookChildRequest } from "./admission-webhooks.ts";
 import { ChildChannel } from "./child-channel.ts";
+import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { renderSummary, summarizeProfile } from "./cpu-profile-summary.ts";
-import { MIN_ROUNDS, RatioTable, alternate, cpuProfiled, machineLoad, median } from "./harness.ts";
+import { diffRows, renderSummary, summarizeProfile } from "./cpu-profile-summary.ts";
+import { MIN_ROUNDS, RatioTable, alternate, cpuProfiled, machineLoad, median, type CpuProfile } from "./harness.ts";
 
 const OWN = ["NamespaceLifecycle", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ValidatingAdmissionPolicy"];
 const POLICIES = 10;
+/** Creates of each profiled batch of the webhook comparison (BENCH_CPU_PROF). */
+const PROFILED_CREATES = 1000;
 /** Interleaved rounds of each comparison (BENCH_ROUNDS, at least 3): more rounds steady the medians on a loaded machine. */
 const ROUNDS = Math.max(MIN_ROUNDS, Number(process.env.BENCH_ROUNDS ?? MIN_ROUNDS));
 const EXPRESSIONS_PER_POLICY = 5;
@@ -125,6 +131,31 @@ async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
   return result;
 }
 
+/**
+ * BENCH_CPU_PROF=<dir>, after the measured rounds (a profiler running slows what it
+ * measures): PROFILED_CREATES creates through the webhooks with both processes profiled,
+ * then as many that skip them with this process profiled; printed: where this
+ * process's CPU per create went up (self time, hooked minus skipped), and where the
+ * webhook process's CPU went.
+ */
+async function profileWebhookCalls(api: TestApiserver, child: ChildChannel<WebhookChildRequest, WebhookChildReply>): Promise<void> {
+  const dir = process.env.BENCH_CPU_PROF;
+  if (!dir) return;
+  await mkdir(dir, { recursive: true });
+  const childFile = join(dir, "admission-webhook-server.cpuprofile");
+  await child.ask({ type: "profile" }, "profiling");
+  const hooked = await cpuProfiled(join(dir, "admission-webhooks-hooked.cpuprofile"), () => latencies(api, "ph", PROFILED_CREATES, true));
+  await child.ask({ type: "profile-stop", file: childFile }, "profiled");
+  const skipped = await cpuProfiled(join(dir, "admission-webhooks-skipped.cpuprofile"), () => latencies(api, "ps", PROFILED_CREATES, false));
+  const a = summarizeProfile(skipped.profile, 100_000);
+  const b = summarizeProfile(hooked.profile, 100_000);
+  const busy = (x: typeof a) => (x.totalMs * (1 - x.idleShare)) / PROFILED_CREATES;
+  process.stdout.write(
+    `server + client process, ${PROFILED_CREATES} creates each way (${machineLoad()}): busy ${busy(a).toFixed(3)} ms per skipping create, ${busy(b).toFixed(3)} ms per hooked create; self time, hooked minus skipped, by file:\n${diffRows(a.files, b.files, 20)}by function:\n${diffRows(a.functions, b.functions, 30)}`,
+  );
+  process.stdout.write(renderSummary(`${childFile} (${PROFILED_CREATES} hooked creates)`, summarizeProfile(JSON.parse(await readFile(childFile, "utf8")) as CpuProfile, 25)));
+}
+
 /** Creates/s with the default chain against admission disabled, two replicas. */
 async function chainBench(on: TestApiserver, table: RatioTable): Promise<void> {
   const registered = new Set([...OWN, ...BUILTIN_PLUGIN_FACTORIES.map(([n]) => n)]);
@@ -203,12 +234,10 @@ async function webhookBench(on: TestApiserver, table: RatioTable, out: Record<st
     const callsBefore = await webhookCallTotals(on);
     const childBefore = await webhooks.ask({ type: "count" }, "counted");
     // Alternating on one server: labelled objects go through both webhooks, others are skipped by the object selector.
-    const lat = await profiled("webhooks", () =>
-      alternate(
-        ROUNDS,
-        (round) => latencies(on, `hp${round}`, 300, true),
-        (round) => latencies(on, `lp${round}`, 300, false),
-      ),
+    const lat = await alternate(
+      ROUNDS,
+      (round) => latencies(on, `hp${round}`, 300, true),
+      (round) => latencies(on, `lp${round}`, 300, false),
     );
     const callsAfter = await webhookCallTotals(on);
     // How much of the added time is the webhook calls themselves (request out → answer parsed), as the server measures them.
@@ -221,9 +250,12 @@ async function webhookBench(on: TestApiserver, table: RatioTable, out: Record<st
     const called = childAfter.byPath;
     const childCalls = called["/mutate"] - (childBefore.byPath["/mutate"] ?? 0);
     out.webhook_child_cpu_ms_per_create = (childAfter.cpuMs - childBefore.cpuMs) / Math.max(1, childCalls);
-    process.stdout.write(`webhook process CPU per labelled create (both webhooks): ${out.webhook_child_cpu_ms_per_create.toFixed(3)} ms\n`);
+    // Every call of the measured rounds reuses a kept-alive connection: no TLS handshake while they ran.
+    out.webhook_tls_handshakes_in_rounds = childAfter.handshakes - childBefore.handshakes;
+    process.stdout.write(`webhook process CPU per labelled create (both webhooks): ${out.webhook_child_cpu_ms_per_create.toFixed(3)} ms; TLS handshakes during the rounds: ${out.webhook_tls_handshakes_in_rounds} (${childAfter.handshakes} in all)\n`);
     const labelled = 100 + ROUNDS * 300;
     if (!(called["/mutate"] >= labelled && called["/validate"] >= labelled)) throw new Error(`the webhooks were not called for every labelled create: ${JSON.stringify(called)}`);
+    await profileWebhookCalls(on, webhooks);
     table.add({ key: "create_p50_webhooks", label: "sequential create p50", aName: "two webhooks", bName: "no webhook", a: lat.a.map((x) => x.p50), b: lat.b.map((x) => x.p50), unit: "ms", better: "lower" });
     table.add({ key: "create_p95_webhooks", label: "sequential create p95", aName: "two webhooks", bName: "no webhook", a: lat.a.map((x) => x.p95), b: lat.b.map((x) => x.p95), unit: "ms", better: "lower" });
     // CPU holds up under load where latency does not: what the calls cost the server's process.
