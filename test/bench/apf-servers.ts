@@ -26,8 +26,12 @@ export type TokenUser = [string, string, string];
 export interface ApfServers {
   profile: PlatformProfile;
   ca: string;
-  /** Replica with APF (`on`) and with the plain in-flight limit (`off`). */
-  urls: { on: string; off: string };
+  /**
+   * Replica with APF (`on`) and with the plain in-flight limit (`off`), and the replica
+   * that creates the bench's objects (`fill`, APF off, so that no measured replica's
+   * borrowing remembers the setup's burst of system:masters writes as exempt demand).
+   */
+  urls: { on: string; off: string; fill: string };
   pids: { on?: number; off?: number; store?: number };
   close(): Promise<void>;
 }
@@ -109,7 +113,8 @@ export async function startApfServers(opts: ApfServersOptions): Promise<ApfServe
     };
     const on = await replica(true);
     const off = opts.baselineRoot ? await replica(true, opts.baselineRoot, "off") : await replica(false);
-    return { profile, ca: pki.ca.certPem, urls: { on: on.url, off: off.url }, pids: { on: on.child.pid, off: off.child.pid, store: storeChild.pid }, close };
+    const fill = opts.baselineRoot ? await replica(false, REPO_ROOT, "fill") : off;
+    return { profile, ca: pki.ca.certPem, urls: { on: on.url, off: off.url, fill: fill.url }, pids: { on: on.child.pid, off: off.child.pid, store: storeChild.pid }, close };
   } catch (err) {
     await close();
     throw err;
