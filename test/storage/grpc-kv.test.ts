@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryStore } from "../../services/store/embedded.ts";
 import { StoreGrpcServer } from "../../services/store/server/grpc-server.ts";
 import { CachedStorage } from "../../services/apiserver/storage/cached-storage.ts";
@@ -51,4 +52,33 @@ storageConformance("grpc store client with watch cache", async () => {
       await server.close(100);
     },
   };
+});
+
+describe("grpc store client txn results", () => {
+  let fx: Awaited<ReturnType<typeof fixture>>;
+  beforeAll(async () => {
+    fx = await fixture();
+  });
+  afterAll(async () => {
+    fx.unsubscribe();
+    await fx.kv.close();
+    await fx.server.close(100);
+  });
+  const enc = (s: string) => new TextEncoder().encode(s);
+  const text = (b: Uint8Array | undefined) => (b === undefined ? undefined : new TextDecoder().decode(b));
+
+  it("carries the previous values of puts and deletes only when the op asks for them", async () => {
+    const key = "/registry/core/configmaps/prev/a";
+    await fx.kv.txn([], [{ type: "put", key, value: enc("v1") }], []);
+    const unasked = await fx.kv.txn([], [{ type: "put", key, value: enc("v2") }], []);
+    expect(unasked.results[0].kvs).toEqual([]);
+    const asked = await fx.kv.txn([], [{ type: "put", key, value: enc("v3"), prevKv: true }], []);
+    expect(asked.results[0].kvs.map((kv) => text(kv.value))).toEqual(["v2"]);
+    const deleted = await fx.kv.txn([], [{ type: "delete", key }], []);
+    expect(deleted.results[0]).toEqual({ kvs: [], deleted: 1 });
+    await fx.kv.txn([], [{ type: "put", key, value: enc("v4") }], []);
+    const deletedAsked = await fx.kv.txn([], [{ type: "delete", key, prevKv: true }], []);
+    expect(deletedAsked.results[0].deleted).toBe(1);
+    expect(deletedAsked.results[0].kvs.map((kv) => text(kv.value))).toEqual(["v4"]);
+  });
 });

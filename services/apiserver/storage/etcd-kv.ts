@@ -5,7 +5,9 @@
  * - reads are linearizable Ranges unless `serializable`; `currentRevision()` is a
  *   linearizable count-only Range of one key (its header revision), one read shared
  *   by all callers waiting at the same moment (revision-batcher.ts);
- * - puts and deletes inside txns ask for previous values (results carry them);
+ * - puts and deletes inside txns ask for previous values only when the op says so
+ *   (`prevKv`; results then carry them): a write that does not use them spares the store
+ *   reading and sending them, and this client decoding them;
  * - `history(after, upTo)` is a Watch from `after + 1` over every key with prev_kv,
  *   ended by a progress request (answered once the watcher has caught up);
  * - failures are the typed errors of errors.ts (compacted, future revision,
@@ -88,9 +90,9 @@ function rangeRequest(key: string, o: RangeOptions = {}): PbRangeRequest {
 function requestOp(op: TxnOp): PbRequestOp {
   switch (op.type) {
     case "put":
-      return { request: "request_put", request_put: { key: bytes(op.key), value: op.value, lease: op.lease ?? 0, prev_kv: true, ignore_value: false, ignore_lease: false } };
+      return { request: "request_put", request_put: { key: bytes(op.key), value: op.value, lease: op.lease ?? 0, prev_kv: op.prevKv === true, ignore_value: false, ignore_lease: false } };
     case "delete":
-      return { request: "request_delete_range", request_delete_range: { key: bytes(op.key), range_end: rangeEnd(op.end) ?? Buffer.alloc(0), prev_kv: true } };
+      return { request: "request_delete_range", request_delete_range: { key: bytes(op.key), range_end: rangeEnd(op.end) ?? Buffer.alloc(0), prev_kv: op.prevKv === true } };
     case "range":
       return { request: "request_range", request_range: rangeRequest(op.key, op.options) };
   }

@@ -50,15 +50,16 @@ export interface Compare {
   value: number | Uint8Array;
 }
 
+/** Puts and deletes return the previous values only when asked (`prevKv`): the store then reads and sends them. */
 export type TxnOp =
-  | { type: "put"; key: string; value: Uint8Array; lease?: number }
-  | { type: "delete"; key: string; end?: string }
+  | { type: "put"; key: string; value: Uint8Array; lease?: number; prevKv?: boolean }
+  | { type: "delete"; key: string; end?: string; prevKv?: boolean }
   | { type: "range"; key: string; options?: RangeOptions };
 
 export interface TxnResult {
   succeeded: boolean;
   revision: number;
-  /** For each op of the taken branch: the range result (range ops) or the deleted/prev kvs. */
+  /** For each op of the taken branch: the range result (range ops), the deleted count (deletes), and the previous kvs (puts and deletes that asked for them). */
   results: Array<{ kvs: KeyValue[]; deleted?: number }>;
 }
 
