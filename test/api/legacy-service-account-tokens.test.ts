@@ -14,20 +14,19 @@
  *   later, while a recently used one, one a pod mounts and a manually created one are
  *   kept. Time is moved through the cleaner's clock setting; the period is one hour.
  */
-import { generateKeyPairSync } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DAY_MS, utcDate } from "../../shared/api/calendar-date.ts";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
 import { getProfile } from "../../shared/platform/index.ts";
-import { defaultAuthenticationOptions } from "../../services/apiserver/authn/options.ts";
 import { parseSigningKey, type ServiceAccountSigningKey } from "../../services/apiserver/authn/sa-keys.ts";
 import { mintLegacyServiceAccountToken } from "../../services/apiserver/authn/service-account.ts";
 import { runControllers, type RunningControllers } from "../../services/controller-manager/controllers.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { HttpsClient, type HttpResponse } from "../support/https-client.ts";
+import { serviceAccountAuthentication } from "../support/service-account-auth.ts";
 
 const ADMIN = "admin-token-legacy-tokens";
 const HOUR = 3_600_000;
@@ -45,17 +44,8 @@ type Meta = { uid: string; resourceVersion: string; labels?: Labels };
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "legacy-tokens-"));
-  const keys = generateKeyPairSync("ec", { namedCurve: "P-256", privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
-  const file = (name: string, text: string) => {
-    writeFileSync(join(dir, name), text);
-    return join(dir, name);
-  };
-  const authentication = defaultAuthenticationOptions();
-  authentication.tokenAuthFile = file("tokens.csv", `${ADMIN},admin,0,system:masters\n`);
-  authentication.serviceAccountSigningKeyFile = file("sa.key", keys.privateKey);
-  authentication.serviceAccountKeyFiles = [file("sa.pub", keys.publicKey)];
-  authentication.serviceAccountIssuers = ["https://issuer.legacy.test"];
-  signingKey = parseSigningKey(keys.privateKey);
+  const { authentication, signingKeyPem, file } = serviceAccountAuthentication(dir, ADMIN, "https://issuer.legacy.test");
+  signingKey = parseSigningKey(signingKeyPem);
   const profile = getProfile("plat");
   auditLog = join(dir, "audit.log");
   const policyFile = file("policy.yaml", `apiVersion: audit.${profile.groupDomain}/v1\nkind: Policy\nrules:\n- level: Metadata\n`);

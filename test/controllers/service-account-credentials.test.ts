@@ -6,14 +6,13 @@
  * account controller creates `default` accounts while its binding exists and is
  * refused (as its own user) once the binding is removed.
  */
-import { generateKeyPairSync } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultAuthenticationOptions } from "../../services/apiserver/authn/options.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 import { HttpsClient } from "../support/https-client.ts";
+import { serviceAccountAuthentication } from "../support/service-account-auth.ts";
 import { eventually, startControllerManager, stopAll, type ControllerManagerProcess } from "./support.ts";
 
 const ADMIN = "admin-token-0123456789";
@@ -24,16 +23,7 @@ let cm: ControllerManagerProcess;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cm-sa-creds-"));
-  const keys = generateKeyPairSync("ec", { namedCurve: "P-256", privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
-  const file = (name: string, text: string) => {
-    writeFileSync(join(dir, name), text);
-    return join(dir, name);
-  };
-  const authentication = defaultAuthenticationOptions();
-  authentication.tokenAuthFile = file("tokens.csv", `${ADMIN},admin,0,system:masters\n`);
-  authentication.serviceAccountSigningKeyFile = file("sa.key", keys.privateKey);
-  authentication.serviceAccountKeyFiles = [file("sa.pub", keys.publicKey)];
-  authentication.serviceAccountIssuers = ["https://issuer.cm.test"];
+  const { authentication, file } = serviceAccountAuthentication(dir, ADMIN, "https://issuer.cm.test");
   api = await startTestApiserver({ security: { authentication, authorization: { modes: ["RBAC"] } } });
   admin = new HttpsClient(api.replica.url, { ca: api.ca, token: ADMIN });
   const b64 = Buffer.from(api.ca).toString("base64");
