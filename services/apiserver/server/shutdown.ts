@@ -17,7 +17,8 @@
  *      resourceVersion) and their connections are given that long to finish; otherwise
  *      they are cut with the connections. Once new requests are refused (step 2),
  *      every response carries `Connection: close`, and idle connections are closed as
- *      they become idle; what is still open after the grace period (at least 100 ms) is cut.
+ *      they become idle (never while a response's tail is being flushed); what is still
+ *      open after the grace period (at least 100 ms) is cut.
  *
  * A request is in flight while its handler runs: a watch's or a log's handler returns
  * as soon as its stream starts, so long-running requests never hold the drain up.
@@ -45,7 +46,19 @@ export interface ShutdownTargets {
   beginShutdown(): void;
   /** Ends every watch stream cleanly. */
   endWatches(): void;
-  server: Pick<Server, "close" | "closeIdleConnections" | "closeAllConnections">;
+  server: Pick<Server, "close" | "closeIdleConnections" | "closeAllConnections" | "keepAliveTimeout">;
+}
+
+/**
+ * From now on connections close once idle: those idle now at once, one whose response is
+ * still running 1 ms after that response is flushed (Node arms its keep-alive timer then).
+ * Node's closeIdleConnections also destroys a connection whose response has ended but is
+ * not yet flushed, cutting the response's tail; so it is called here once, before watches
+ * are ended, and never swept while responses end (a watch ended cleanly reached its client cut).
+ */
+function closeConnectionsOnceIdle(server: ShutdownTargets["server"]): void {
+  server.keepAliveTimeout = 1;
+  server.closeIdleConnections();
 }
 
 /** Paths never refused while shutting down (health probes and metrics scraping), as on the platform. */
@@ -199,6 +212,7 @@ export class GracefulShutdown {
       // The listener stays open while in-flight requests drain; new requests are refused with 429.
       this.refusal = "retry-after";
       this.closingConnections = true;
+      closeConnectionsOnceIdle(server);
       const drained = await this.waitForDrain(drainTimeoutMs);
       this.signal("InFlightRequestsDrained", { drained });
       closed = stopListening();
@@ -210,16 +224,14 @@ export class GracefulShutdown {
       this.signal("HTTPServerStoppedListening");
       this.refusal = "unavailable";
       this.closingConnections = true;
+      closeConnectionsOnceIdle(server);
       const drained = await this.waitForDrain(drainTimeoutMs);
       this.signal("InFlightRequestsDrained", { drained });
     }
 
     if (watchGraceMs > 0) endWatches();
-    // Connections close as their last response ends; idle ones are closed as they become idle.
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
-    server.closeIdleConnections();
+    // Connections close as their last response ends (Connection: close) or once idle (above).
     const allClosed = await Promise.race([closed.then(() => true), sleep(Math.max(watchGraceMs, 100)).then(() => false)]);
-    clearInterval(sweep);
     if (!allClosed) server.closeAllConnections();
     await closed;
   }
