@@ -5,6 +5,7 @@
  * `NodeGraph` is a pure in-memory structure; `NodeGraphWatcher` keeps one current
  * from the pod, claim and volume registries.
  */
+import { podSecretNames } from "../../../shared/api/secret-references.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { Catalog } from "../registry/catalog.ts";
 import type { JsonObject } from "../storage/object.ts";
@@ -22,7 +23,12 @@ function metaOf(o: JsonObject): { name: string; namespace: string } {
   return { name: str(m.name), namespace: str(m.namespace) };
 }
 
-/** The objects a pod references, as `kind/namespace/name` keys. */
+/**
+ * The objects a pod references, as `kind/namespace/name` keys: its service account,
+ * the Secrets of `podSecretNames` (the platform's pod visitor, shared with the legacy
+ * token cleaner), ConfigMaps (volumes, projected sources, env and envFrom) and volume
+ * claims (named and ephemeral).
+ */
 export function podReferences(pod: JsonObject): string[] {
   const { name: podName, namespace } = metaOf(pod);
   const spec = obj(pod.spec) ?? {};
@@ -31,33 +37,21 @@ export function podReferences(pod: JsonObject): string[] {
     if (name) refs.add(`${kind}/${namespace}/${name}`);
   };
   add("serviceaccount", str(spec.serviceAccountName) || str(spec.serviceAccount));
-  for (const s of arr(spec.imagePullSecrets)) add("secret", str(obj(s)?.name));
+  for (const secret of podSecretNames(pod)) add("secret", secret);
   for (const v of arr(spec.volumes)) {
     const vol = obj(v) ?? {};
-    add("secret", str(obj(vol.secret)?.secretName));
     add("configmap", str(obj(vol.configMap)?.name));
     add("pvc", str(obj(vol.persistentVolumeClaim)?.claimName));
     if (obj(vol.ephemeral)) add("pvc", `${podName}-${str(vol.name)}`);
     for (const src of arr(obj(vol.projected)?.sources)) {
-      add("secret", str(obj(obj(src)?.secret)?.name));
       add("configmap", str(obj(obj(src)?.configMap)?.name));
     }
-    add("secret", str(obj(obj(vol.csi)?.nodePublishSecretRef)?.name));
-    add("secret", str(obj(vol.azureFile)?.secretName));
-    for (const k of ["cephfs", "rbd", "flexVolume", "iscsi", "scaleIO", "storageos", "cinder"]) add("secret", str(obj(obj(vol[k])?.secretRef)?.name));
   }
   for (const list of ["containers", "initContainers", "ephemeralContainers"]) {
     for (const c of arr(spec[list])) {
       const container = obj(c) ?? {};
-      for (const e of arr(container.env)) {
-        const from = obj(obj(e)?.valueFrom);
-        add("secret", str(obj(from?.secretKeyRef)?.name));
-        add("configmap", str(obj(from?.configMapKeyRef)?.name));
-      }
-      for (const e of arr(container.envFrom)) {
-        add("secret", str(obj(obj(e)?.secretRef)?.name));
-        add("configmap", str(obj(obj(e)?.configMapRef)?.name));
-      }
+      for (const e of arr(container.env)) add("configmap", str(obj(obj(obj(e)?.valueFrom)?.configMapKeyRef)?.name));
+      for (const e of arr(container.envFrom)) add("configmap", str(obj(obj(e)?.configMapRef)?.name));
     }
   }
   return [...refs];
