@@ -5,7 +5,7 @@
  * timing. Pure parts of the harness (ratios, interleaving) are tested by table.
  */
 import { describe, expect, it } from "vitest";
-import { benchApi } from "./api.ts";
+import { benchApi, parseBenchOnly } from "./api.ts";
 import { alternate, interleave, machineLoad, median, ratioStats } from "./harness.ts";
 import { cpuShares, settled, type CpuSample } from "./idle-cpu.ts";
 
@@ -79,6 +79,22 @@ describe("bench -- idle: CPU shares of one core", () => {
     { shares: {}, want: true },
   ])("settled($shares, 2 %) = $want", ({ shares, want }) => {
     expect(settled(shares, 0.02)).toBe(want);
+  });
+});
+
+describe("bench -- api: BENCH_ONLY", () => {
+  it.each([
+    { value: undefined, want: undefined },
+    { value: "", want: undefined },
+    { value: "get", want: ["get"] },
+    { value: "get, lb,list", want: ["get", "lb", "list"] },
+  ])("parseBenchOnly($value)", ({ value, want }) => {
+    const got = parseBenchOnly(value);
+    expect(got && [...got]).toEqual(want);
+  });
+
+  it("refuses a part it does not know", () => {
+    expect(() => parseBenchOnly("get,lsit")).toThrow(/unknown part "lsit"/);
   });
 });
 

@@ -15,11 +15,14 @@
  * - unless BENCH_CLUSTER=0: GET and create on one replica of a process cluster (3 store
  *   nodes over gRPC, Redis revision stream; no load balancer) vs the embedded server,
  *   req/s and server CPU ms per request (from /proc);
+ * - unless BENCH_CLUSTER=0: GET through haproxy in front of 2 replicas of a cluster as
+ *   `npm run cluster` starts it vs the embedded server (req/s; CPU of both replicas);
  * - unless BENCH_SCALE_OBJECTS=0: create at scale (issue 27): two local clusters as
  *   `npm run cluster` starts them (idle-cluster.ts; 1 store node, 1 replica, the
  *   controller managers), one holding BENCH_SCALE_OBJECTS (100,000) ConfigMaps and one
- *   holding none; creates on each replica in interleaved rounds, p99 and req/s
- *   (BENCH_ONLY=scale runs only this part).
+ *   holding none; creates on each replica in interleaved rounds, p99 and req/s.
+ * BENCH_ONLY=<parts> (comma-separated: get, writes, list, watch, cluster, lb, scale) runs
+ * only those parts.
  * Absolute figures depend on the machine's load (printed before and after): compare
  * the ratios.
  */
@@ -51,9 +54,24 @@ export interface ApiBenchOptions {
   cluster: boolean;
   /** Stored objects of the create-at-scale comparison; 0 or unset: not run. */
   scaleObjects?: number;
-  /** Only the LIST, watch or scale part (BENCH_ONLY=list|watch|scale), e.g. for a before/after of the list path. */
-  only?: "list" | "watch" | "scale";
+  /**
+   * Only these parts (BENCH_ONLY, comma-separated: get, writes, list, watch, cluster, lb, scale), e.g. for a
+   * before/after of one path; unset: all of them.
+   */
+  only?: ReadonlySet<ApiBenchPart>;
   write: (text: string) => void;
+}
+
+/** The parts of the bench that BENCH_ONLY can choose. */
+export const API_BENCH_PARTS = ["get", "writes", "list", "watch", "cluster", "lb", "scale"] as const;
+export type ApiBenchPart = (typeof API_BENCH_PARTS)[number];
+
+/** BENCH_ONLY's parts; an unknown name is an error (a typo would silently run nothing). */
+export function parseBenchOnly(value: string | undefined): ReadonlySet<ApiBenchPart> | undefined {
+  const names = (value ?? "").split(",").map((x) => x.trim()).filter((x) => x !== "");
+  if (names.length === 0) return undefined;
+  for (const n of names) if (!(API_BENCH_PARTS as readonly string[]).includes(n)) throw new Error(`BENCH_ONLY: unknown part "${n}" (known: ${API_BENCH_PARTS.join(", ")})`);
+  return new Set(names as ApiBenchPart[]);
 }
 
 export function defaultApiBenchOptions(): ApiBenchOptions {
@@ -70,7 +88,7 @@ export function defaultApiBenchOptions(): ApiBenchOptions {
     watchWritesPerRound: 50,
     cluster: process.env.BENCH_CLUSTER !== "0",
     scaleObjects: Number(process.env.BENCH_SCALE_OBJECTS ?? 100_000),
-    only: process.env.BENCH_ONLY === "list" || process.env.BENCH_ONLY === "watch" || process.env.BENCH_ONLY === "scale" ? process.env.BENCH_ONLY : undefined,
+    only: parseBenchOnly(process.env.BENCH_ONLY),
     write: (t) => void process.stdout.write(t),
   };
 }
@@ -178,12 +196,14 @@ export async function benchApi(opts: ApiBenchOptions = defaultApiBenchOptions())
     };
 
     // GET one object.
-    const all = !opts.only;
-    if (all) await capture(ours, { method: "POST", path: CM_PATH, body: configMap("get"), headers: json });
-    if (all) await closedPair("get", "GET one ConfigMap", { method: "GET", path: `${CM_PATH}/get`, headers: { accept: "application/json" } }, opts.getClients);
+    const runs = (part: ApiBenchPart): boolean => !opts.only || opts.only.has(part);
+    // The object every GET comparison reads (the cluster and load-balancer ones read it on the embedded side).
+    if (runs("get") || (opts.cluster && (runs("cluster") || runs("lb")))) await capture(ours, { method: "POST", path: CM_PATH, body: configMap("get"), headers: json });
+    if (runs("get")) await closedPair("get", "GET one ConfigMap", { method: "GET", path: `${CM_PATH}/get`, headers: { accept: "application/json" } }, opts.getClients);
 
     // Writes: create, update, merge patch, apply (on objects u-<m>, p-<m>, a-<m>, m < 100, created first).
-    if (all) await closedPair("create", "create ConfigMap", { method: "POST", path: CM_PATH, body: configMap("c-{n}"), headers: json, expect: 201 }, opts.writeClients, {
+    const writes = runs("writes");
+    if (writes) await closedPair("create", "create ConfigMap", { method: "POST", path: CM_PATH, body: configMap("c-{n}"), headers: json, expect: 201 }, opts.writeClients, {
       method: "POST",
       path: CM_PATH,
       body: configMap("c-sample"),
@@ -192,10 +212,10 @@ export async function benchApi(opts: ApiBenchOptions = defaultApiBenchOptions())
     });
     const objects = 100;
     const prepare = { method: "POST", path: CM_PATH, headers: json, expect: 201 };
-    if (all) for (const prefix of ["u", "p", "a"]) await load.closed(ours, { ...prepare, body: configMap(`${prefix}-{m}`), modulo: objects }, 60_000, 8, objects);
-    if (all) await closedPair("update", "update (PUT) ConfigMap", { method: "PUT", path: `${CM_PATH}/u-{m}`, body: configMap("u-{m}", undefined, { payload: PAYLOAD, n: "{n}" }), headers: json, modulo: objects }, opts.writeClients);
-    if (all) await closedPair("patch", "merge patch ConfigMap", { method: "PATCH", path: `${CM_PATH}/p-{m}`, body: JSON.stringify({ data: { n: "{n}" } }), headers: { "content-type": "application/merge-patch+json", accept: "application/json" }, modulo: objects }, opts.writeClients);
-    if (all) {
+    if (writes) for (const prefix of ["u", "p", "a"]) await load.closed(ours, { ...prepare, body: configMap(`${prefix}-{m}`), modulo: objects }, 60_000, 8, objects);
+    if (writes) await closedPair("update", "update (PUT) ConfigMap", { method: "PUT", path: `${CM_PATH}/u-{m}`, body: configMap("u-{m}", undefined, { payload: PAYLOAD, n: "{n}" }), headers: json, modulo: objects }, opts.writeClients);
+    if (writes) await closedPair("patch", "merge patch ConfigMap", { method: "PATCH", path: `${CM_PATH}/p-{m}`, body: JSON.stringify({ data: { n: "{n}" } }), headers: { "content-type": "application/merge-patch+json", accept: "application/json" }, modulo: objects }, opts.writeClients);
+    if (writes) {
       await closedPair(
         "apply",
         "server-side apply ConfigMap",
@@ -205,14 +225,15 @@ export async function benchApi(opts: ApiBenchOptions = defaultApiBenchOptions())
     }
 
     // LIST: JSON vs bytes from memory; protobuf vs JSON.
-    if (all || opts.only === "list") await listBench(opts, rounds, ours, ceiling, bare, load, table, extra, pidWithArg(server.dir));
+    if (runs("list")) await listBench(opts, rounds, ours, ceiling, bare, load, table, extra, pidWithArg(server.dir));
 
     // Watch at a fixed offered rate vs the bare fan-out.
-    if (all || opts.only === "watch") await watchBench(opts, rounds, ours, bare, load, table, extra);
+    if (runs("watch")) await watchBench(opts, rounds, ours, bare, load, table, extra);
 
-    if (all && opts.cluster) await clusterBench(opts, rounds, ours, pidWithArg(server.dir), load, table);
+    if (opts.cluster && runs("cluster")) await clusterBench(opts, rounds, ours, pidWithArg(server.dir), load, table);
+    if (opts.cluster && runs("lb")) await loadBalancedBench(opts, rounds, ours, pidWithArg(server.dir), load, table);
 
-    if ((all || opts.only === "scale") && (opts.scaleObjects ?? 0) > 0) await scaleBench(opts, rounds, load, table);
+    if (runs("scale") && (opts.scaleObjects ?? 0) > 0) await scaleBench(opts, rounds, load, table);
   } finally {
     load.kill();
     ceiling.kill();
@@ -350,6 +371,49 @@ async function clusterBench(opts: ApiBenchOptions, rounds: number, embedded: Loa
     };
     await compare("cluster_get", "GET one ConfigMap", { method: "GET", path: `${CM_PATH}/get`, headers: { accept: "application/json" } }, opts.getClients);
     await compare("cluster_create", "create ConfigMap", { method: "POST", path: CM_PATH, body: configMap("k-{n}"), headers: json, expect: 201 }, opts.writeClients);
+  } finally {
+    await cluster.stop();
+  }
+}
+
+/**
+ * GET throughput of two replicas behind haproxy, as `npm run cluster` starts them (3 store
+ * nodes, Redis, controller managers), vs the embedded server, interleaved: the issue's
+ * "2 replicas behind haproxy on 2 cores" goal. Server CPU per GET is summed over both
+ * replicas (haproxy's and the store's CPU are not in it).
+ */
+async function loadBalancedBench(opts: ApiBenchOptions, rounds: number, embedded: LoadTarget, embeddedPid: number | undefined, load: Load, table: RatioTable): Promise<void> {
+  const write = opts.write;
+  const cluster = await startBenchCluster({ nodes: 3, replicas: 2 });
+  try {
+    const json = { "content-type": "application/json", accept: "application/json" };
+    const ns = await capture(cluster.target, { method: "POST", path: "/api/v1/namespaces", body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name: NS } }), headers: json });
+    const cm = await capture(cluster.target, { method: "POST", path: CM_PATH, body: configMap("get"), headers: json });
+    if (ns.status !== 201 || cm.status !== 201) throw new Error(`load-balanced setup: namespace ${ns.status}, configmap ${cm.status}: ${cm.body.toString().slice(0, 300)}`);
+    const replicaPids = cluster.records.filter((r) => r.role === "apiserver").map((r) => r.pid);
+    const call: CallTemplate = { method: "GET", path: `${CM_PATH}/get`, headers: { accept: "application/json" } };
+    type Side = { rps: number; cpuMs: number };
+    const side = async (t: LoadTarget, pids: Array<number | undefined>, label: string): Promise<Side> => {
+      const cpu = () => pids.reduce((sum: number, pid) => sum + cpuSeconds(pid), 0);
+      const before = cpu();
+      const r = await load.closed(t, call, opts.roundMs, opts.getClients);
+      checkClosed(label, r, write);
+      return { rps: r.rps, cpuMs: r.requests > 0 ? ((cpu() - before) * 1000) / r.requests : Number.NaN };
+    };
+    // Both replicas serve the object before the first round (the second one through its watch cache).
+    await load.closed(cluster.target, call, 1000, 8);
+    const res = await alternate(
+      rounds,
+      () => side(cluster.target, replicaPids, "2 replicas behind haproxy"),
+      () => side(embedded, [embeddedPid], "embedded"),
+    );
+    const label = `GET one ConfigMap req/s, ${opts.getClients} clients`;
+    table.add({ key: "lb_get_rps", label, aName: "2 replicas + haproxy", bName: "embedded", a: res.a.map((x) => x.rps), b: res.b.map((x) => x.rps), unit: "req/s", better: "higher" });
+    if (embeddedPid !== undefined && replicaPids.length === 2) {
+      table.add({ key: "lb_get_cpu", label: "GET one ConfigMap server CPU per request (both replicas)", aName: "2 replicas + haproxy", bName: "embedded", a: res.a.map((x) => x.cpuMs), b: res.b.map((x) => x.cpuMs), unit: "ms", better: "lower" });
+    } else {
+      write(`load-balanced: replica pids ${JSON.stringify(replicaPids)}: no CPU comparison\n`);
+    }
   } finally {
     await cluster.stop();
   }
