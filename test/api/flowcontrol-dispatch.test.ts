@@ -13,8 +13,9 @@
  * the seats for long (webhooks that do not answer) does not win the next seat over
  * another flow's newcomer (the service of executing requests counts while they run); the
  * three debug dumps list the levels and are authorized like other /debug paths (RBAC:
- * a user without a rule for them gets 403); a list of more than 100 objects is estimated
- * at 2 seats, one naming a single object by field selector at one. Last, bob's requests are sent to a level
+ * a user without a rule for them gets 403); a list is estimated by the memory it loads
+ * (SizeBasedListCostEstimate): 40 ConfigMaps of 6 KiB among ~40 small ones take 3 seats
+ * (by count they would take one), one named by field selector one seat. Last, bob's requests are sent to a level
  * with limitResponse Reject: a flood past its seats gets 429 at once, counted as
  * rejected for `concurrency-limit`, never queued.
  */
@@ -330,12 +331,11 @@ describe("API Priority and Fairness dispatch over HTTPS", () => {
     }
   });
 
-  it("a list is estimated by its objects, and a list naming one object (fieldSelector metadata.name) at one seat", async () => {
+  it("a list is estimated by the size of its objects, and a list naming one object (fieldSelector metadata.name) at one seat", async () => {
     const path = `/api/v1/namespaces/${NS}/configmaps`;
-    for (let i = 0; i < 120; i += 40) {
-      const created = await Promise.all(Array.from({ length: 40 }, (_, j) => admin.post(path, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `counted-${i + j}` } })));
-      expect(created.map((r) => r.status)).toEqual(Array(40).fill(201));
-    }
+    const large = "x".repeat(6 * 1024);
+    const created = await Promise.all(Array.from({ length: 40 }, (_, j) => admin.post(path, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `sized-${j}` }, data: { v: large } })));
+    expect(created.map((r) => r.status)).toEqual(Array(40).fill(201));
     const exempt = { priority_level: "exempt", flow_schema: "exempt" };
     // cumulative buckets; each sample's own GET /metrics is one seat, counted before its text is made
     const seats = async () => {
@@ -349,7 +349,7 @@ describe("API Priority and Fairness dispatch over HTTPS", () => {
       const after = await seats();
       return { one: after.one - before.one - 1, twoToFour: after.twoToFour - before.twoToFour };
     };
-    // more than 100 ConfigMaps: a list from the cache processes them all (2 seats)
+    // fewer than 100 ConfigMaps (one seat by count), but more than 200 kB stored: 3 seats
     expect(await estimateOf(path)).toEqual({ one: 0, twoToFour: 1 });
     expect(await estimateOf(`${path}?fieldSelector=${encodeURIComponent("metadata.name=cm")}`)).toEqual({ one: 1, twoToFour: 0 });
     expect(await estimateOf(`${path}?labelSelector=${encodeURIComponent("app=none")}`)).toEqual({ one: 0, twoToFour: 1 });

@@ -26,6 +26,7 @@ export const VERSIONED_GATES: Readonly<Record<string, readonly VersionedGateSpec
   MutatingAdmissionPolicy: [alpha("1.32"), beta("1.34", false)],
   ResilientWatchCacheInitialization: [beta("1.31"), gaLocked("1.34")],
   RetryGenerateName: [alpha("1.30"), beta("1.31"), gaLocked("1.32")],
+  SizeBasedListCostEstimate: [beta("1.34")],
   StreamingCollectionEncodingToJSON: [beta("1.33"), gaLocked("1.34")],
   StreamingCollectionEncodingToProtobuf: [beta("1.33"), gaLocked("1.34")],
   StructuredAuthenticationConfiguration: [alpha("1.29"), beta("1.30"), gaLocked("1.34")],

@@ -215,6 +215,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     leases: { reuseDurationSeconds: opts.leaseReuseDurationSeconds },
   });
   const listFromCacheSnapshot = (opts.gates ?? new FeatureGates()).enabled("ListFromCacheSnapshot");
+  const sizeBasedListCost = (opts.gates ?? new FeatureGates()).enabled("SizeBasedListCostEstimate");
   const cache = new WatchCache(kv, feed, {
     root: "/registry/",
     historyWindowMs: opts.watchHistoryWindowMs,
@@ -346,7 +347,9 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     requestTimeoutMs: opts.requestTimeoutMs,
     objectCount: (info) => {
       const served = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
-      return served ? cache.countResource(served.resource.keyPrefix) : undefined;
+      if (!served) return undefined;
+      const stats = cache.resourceStats(served.resource.keyPrefix);
+      return sizeBasedListCost ? stats : { objects: stats.objects };
     },
     log: opts.log,
     audit: auditor ?? opts.audit,

@@ -75,6 +75,9 @@ export class WatchCache {
   private readonly objects = new Map<string, JsonObject>();
   /** Objects per resource prefix (`/registry/<group>/<resource>/`), for the in-flight work estimate. */
   private readonly counts = new Map<string, number>();
+  /** Stored (encoded) bytes of each cached key, and their sum per resource prefix: the list work estimate's average size. */
+  private readonly keyBytes = new Map<string, number>();
+  private readonly resourceBytes = new Map<string, number>();
   private sortedKeys: string[] | undefined;
   private readonly history: HistoryEntry[] = [];
   private historyHead = 0;
@@ -135,6 +138,8 @@ export class WatchCache {
     let cursor = root;
     this.objects.clear();
     this.counts.clear();
+    this.keyBytes.clear();
+    this.resourceBytes.clear();
     this.sortedKeys = undefined;
     this.snapshots?.clear();
     for (;;) {
@@ -142,6 +147,7 @@ export class WatchCache {
       revision ??= res.revision;
       for (const kv of res.kvs) {
         if (!this.objects.has(kv.key)) this.countKey(kv.key, 1);
+        this.sizeKey(kv.key, kv.value.length);
         this.objects.set(kv.key, decodeStored(kv.key, kv.value, kv.modRevision)); // a corrupt value is kept as a marked placeholder
       }
       if (!res.more || res.kvs.length === 0) break;
@@ -186,9 +192,11 @@ export class WatchCache {
           this.countKey(kc.key, 1);
         }
         this.objects.set(kc.key, decoded.current);
+        this.sizeKey(kc.key, kc.value?.length ?? 0);
       } else if (this.objects.delete(kc.key)) {
         this.removeSortedKey(kc.key);
         this.countKey(kc.key, -1);
+        this.sizeKey(kc.key, undefined);
       }
       this.history.push({ change: decoded, timeMs: now });
       this.dispatch(decoded);
@@ -307,6 +315,22 @@ export class WatchCache {
     const n = (this.counts.get(prefix) ?? 0) + delta;
     if (n > 0) this.counts.set(prefix, n);
     else this.counts.delete(prefix);
+  }
+
+  /** Records the stored size of a key (undefined: deleted) in its resource's total. */
+  private sizeKey(key: string, bytes: number | undefined): void {
+    const prefix = resourcePrefixOf(key, this.opts.root);
+    const total = (this.resourceBytes.get(prefix) ?? 0) - (this.keyBytes.get(key) ?? 0) + (bytes ?? 0);
+    if (bytes === undefined) this.keyBytes.delete(key);
+    else this.keyBytes.set(key, bytes);
+    if (total > 0) this.resourceBytes.set(prefix, total);
+    else this.resourceBytes.delete(prefix);
+  }
+
+  /** Cached objects under a resource prefix and their average stored size in bytes (0 without objects). */
+  resourceStats(resourcePrefix: string): { objects: number; averageBytes: number } {
+    const objects = this.countResource(resourcePrefix);
+    return { objects, averageBytes: objects > 0 ? Math.floor((this.resourceBytes.get(resourcePrefix) ?? 0) / objects) : 0 };
   }
 
   /** Number of cached objects under a resource prefix (`/registry/<group>/<resource>/`). */
