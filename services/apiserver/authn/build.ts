@@ -22,7 +22,7 @@ import { validateAuthenticationOptions, type AuthenticationOptions } from "./opt
 import { selfSubjectReviewHandler, tokenReviewHandler, type ReviewHandler } from "./reviews.ts";
 import type { ServiceAccountSigningKey } from "./sa-keys.ts";
 import { mintServiceAccountToken, type MintedToken, type MintOptions } from "./service-account.ts";
-import { isAuthenticated, userWithNotes, type AuthRequest, type ObjectGetter, type TokenAuthenticator, type UserInfo } from "./types.ts";
+import { failureAuditAnnotations, isAuthenticated, userWithNotes, withFailureAuditAnnotations, type AuthRequest, type ObjectGetter, type TokenAuthenticator, type UserInfo } from "./types.ts";
 
 export interface AuthenticatorDeps {
   profile: PlatformProfile;
@@ -112,7 +112,7 @@ export async function buildAuthenticator(o: AuthenticationOptions, deps: Authent
     } catch (err) {
       const e = isStatusError(err) ? err : unauthorized();
       deps.log?.("info", "authentication failed", { path: ctx.path, reason: e.message });
-      throw unauthorized();
+      throw withFailureAuditAnnotations(unauthorized(), failureAuditAnnotations(err));
     }
     if (isAuthenticated(r)) return userWithNotes(r);
     return anonymousFor(anonymousPolicy(), ctx.path);

@@ -9,8 +9,10 @@
  *   because of it (a failure is logged, the next use tries again). Concurrent uses of
  *   one Secret on this replica share one write.
  * - a Secret that carries the invalid-since label (set by the controller manager's
- *   legacy token cleaner) no longer authenticates; its use is still recorded, and the
- *   refusal names the label to remove to allow the token again.
+ *   legacy token cleaner) no longer authenticates; its use is still recorded, the
+ *   refusal names the label to remove to allow the token again, and it carries the
+ *   platform's `<authentication group>/legacy-token-invalidated: <secret>/<namespace>`
+ *   audit annotation (authn/types.ts `failureAuditAnnotations`).
  * - a client using an auto-generated token is warned (`AUTO_GENERATED_TOKEN_WARNING`);
  * - the platform's counters: `serviceaccount_legacy_auto_token_uses_total` (the
  *   Secret is listed by its service account), `serviceaccount_legacy_manual_token_uses_total`
@@ -21,6 +23,7 @@ import { unauthorized, type StatusError } from "../../../shared/api/status.ts";
 import type { LogFn } from "../../../shared/observability/logger.ts";
 import type { MetricsRegistry } from "../../../shared/observability/metrics.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
+import { withFailureAuditAnnotations } from "./types.ts";
 
 /** The platform's warning to a client that authenticates with an auto-generated (listed by its account) legacy token. */
 export const AUTO_GENERATED_TOKEN_WARNING = "Use tokens from the TokenRequest API or manually created secret-based tokens instead of auto-generated secret-based tokens.";
@@ -96,9 +99,11 @@ export class LegacyTokenUse {
     if (labels[invalidLabel]) {
       this.o.metrics?.invalidAutoUses.inc();
       const ns = meta.namespace ?? "";
-      return unauthorized(
+      const refusal = unauthorized(
         `the token in secret ${ns}/${meta.name ?? ""} for service account ${ns}/${account.name} has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '${invalidLabel}' label from the secret to temporarily allow use of this token`,
       );
+      // The platform's audit annotation of a refused invalidated token: `<secret name>/<namespace>`.
+      return withFailureAuditAnnotations(refusal, { [`${this.o.profile.group("authentication")}/legacy-token-invalidated`]: `${meta.name ?? ""}/${ns}` });
     }
     (account.listedByAccount ? this.o.metrics?.autoUses : this.o.metrics?.manualUses)?.inc();
     return undefined;

@@ -79,6 +79,19 @@ export function userWithNotes(r: Authenticated): UserInfo {
   return r.user;
 }
 
+const FAILURE_NOTES = new WeakMap<object, Readonly<Record<string, string>>>();
+
+/** `err` (a refusal) carrying annotations for the refused request's audit event; returns `err`. */
+export function withFailureAuditAnnotations<E extends object>(err: E, annotations: Readonly<Record<string, string>>): E {
+  if (Object.keys(annotations).length > 0) FAILURE_NOTES.set(err, annotations);
+  return err;
+}
+
+/** The audit annotations a refusal carries (the failed authentication's audit event records them). */
+export function failureAuditAnnotations(err: unknown): Readonly<Record<string, string>> {
+  return (typeof err === "object" && err !== null && FAILURE_NOTES.get(err)) || NO_NOTES.auditAnnotations;
+}
+
 /** Reads an object of the API: undefined when it does not exist. */
 export type ObjectGetter = (resource: "secrets" | "serviceaccounts" | "pods" | "nodes", namespace: string | undefined, name: string) => Promise<Record<string, unknown> | undefined>;
 

@@ -21,6 +21,7 @@ import { InFlightLimiter } from "./filters/in-flight-limiter.ts";
 import { setAnswerHeader } from "./filters/response-headers.ts";
 import { withAudit, type Auditor, type AuditSink } from "./filters/with-audit.ts";
 import { withAuthentication, type Authenticate } from "./filters/with-authentication.ts";
+import { failedAuthenticationAudit } from "./filters/failed-authentication-audit.ts";
 import { withAuthorization, type Authorize } from "./filters/with-authorization.ts";
 import { withDeprecation } from "./filters/with-deprecation.ts";
 import { withImpersonation, type Impersonate } from "./filters/with-impersonation.ts";
@@ -108,7 +109,7 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
     withRequestInfo,
     withTimeout(cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
     withWarnings,
-    withAuthentication(cfg.authenticate),
+    withAuthentication(cfg.authenticate, failedAuthenticationAudit(cfg.audit)),
     withAudit(cfg.audit),
     withImpersonation(cfg.impersonate),
     withPriorityAndFairness(cfg.flowControl ? { dispatcher: cfg.flowControl, profile: cfg.profile } : limiter, cfg.objectCount, cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),

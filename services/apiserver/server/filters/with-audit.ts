@@ -51,7 +51,8 @@ export interface AuditEvent {
   stage: AuditStage;
   requestURI: string;
   verb: string;
-  user: UserInfo;
+  /** Empty (`{}`) in the event of a refused authentication (failed-authentication-audit.ts). */
+  user: UserInfo | NoUser;
   /** The impersonated user, set by with-impersonation. */
   impersonatedUser?: UserInfo;
   /** Filled in when a sink is configured, like the timestamps. */
@@ -65,6 +66,12 @@ export interface AuditEvent {
   annotations?: Record<string, string>;
   requestReceivedTimestamp?: string;
   stageTimestamp?: string;
+}
+
+/** The event user of a request that has none (its authentication was refused). */
+export interface NoUser {
+  username?: undefined;
+  groups?: undefined;
 }
 
 /** Receives audit events; must not throw and must not block. */

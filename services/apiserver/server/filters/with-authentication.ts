@@ -3,24 +3,34 @@
  * (anonymous) or throws a 401 Status, which ends the request here. An
  * `Authorization: Bearer  <token>` header (extra space) is ignored as the platform
  * ignores it, with the platform's warning. Warnings of the method that authenticated
- * the request (authn/types.ts `authenticationWarnings`) are sent too.
+ * the request (authn/types.ts `authenticationWarnings`) are sent too. A refusal is
+ * handed to `failed` first (failed-authentication-audit.ts), then passed on.
  */
 import type { IncomingMessage } from "node:http";
 import { authorizationHeaderWarning } from "../../authn/headers.ts";
 import { authenticationWarnings } from "../../authn/types.ts";
 import { warningHeader, type UserInfo } from "../../endpoints/scope.ts";
-import type { Filter } from "./context.ts";
+import type { Filter, RequestContext } from "./context.ts";
 
 /** Decides who sent a request: a user, `undefined` (no opinion: anonymous), or a thrown 401 Status. */
 export type Authenticate = (req: Request, incoming: IncomingMessage | undefined) => Promise<UserInfo | undefined>;
 
 export const ANONYMOUS: Readonly<UserInfo> = Object.freeze({ username: "system:anonymous", groups: ["system:unauthenticated"] });
 
-export function withAuthentication(authenticate: Authenticate): Filter {
+/** Told of a refused authentication before the refusal goes on (the failed authentication's audit event). */
+export type AuthenticationFailed = (ctx: RequestContext, err: unknown) => void;
+
+export function withAuthentication(authenticate: Authenticate, failed?: AuthenticationFailed): Filter {
   return (next) => async (ctx) => {
     const warning = authorizationHeaderWarning(ctx.request.headers.get("authorization") ?? undefined);
     if (warning) ctx.warnings.push(warningHeader(warning));
-    const user = await authenticate(ctx.request, ctx.incoming);
+    let user: UserInfo | undefined;
+    try {
+      user = await authenticate(ctx.request, ctx.incoming);
+    } catch (err) {
+      failed?.(ctx, err);
+      throw err;
+    }
     for (const text of authenticationWarnings(user)) ctx.warnings.push(warningHeader(text));
     ctx.user = user ?? { ...ANONYMOUS, groups: [...ANONYMOUS.groups] };
     return next(ctx);
