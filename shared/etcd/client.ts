@@ -1,8 +1,11 @@
 /**
  * The one etcd v3 gRPC client: one member (host:port or URL), every method of the
- * table in methods.ts typed, over a single @grpc/grpc-js channel. Errors reject as
- * EtcdCallError with the gRPC code and etcd's message. Failover across members is
- * the caller's (the apiserver's endpoint pool); this client only connects.
+ * table in methods.ts typed. Unary calls go over a lean HTTP/2 channel of our own
+ * (http2-channel.ts: same wire protocol, TLS and status mapping as grpc-js, a fraction
+ * of its per-call cost); the bidirectional streams over a @grpc/grpc-js channel,
+ * opened on the first stream. Both encode with the protobufjs codecs of proto.ts.
+ * Errors reject as EtcdCallError with the gRPC code and etcd's message. Failover
+ * across members is the caller's (the apiserver's endpoint pool); this client only connects.
  */
 import { Client, credentials, Metadata, status, type ChannelCredentials, type ChannelOptions, type ClientDuplexStream } from "@grpc/grpc-js";
 import { EtcdCallError } from "./errors.ts";
@@ -18,6 +21,7 @@ import {
   type UnaryRequest,
   type UnaryResponse,
 } from "./methods.ts";
+import { Http2UnaryChannel } from "./http2-channel.ts";
 import { grpcTarget, methodDefinition } from "./proto.ts";
 
 /** Channel options every store client uses unless overridden: no message size limits. */
@@ -59,39 +63,51 @@ class ClientStream<Req, Res> implements EtcdStream<Req, Res> {
   }
 }
 
+function numberOption(options: ChannelOptions, key: string): number | undefined {
+  const v: unknown = options[key];
+  return typeof v === "number" ? v : undefined;
+}
+
 export class EtcdClient implements EtcdApi {
   /** The gRPC target (host:port). */
   readonly endpoint: string;
-  private readonly client: Client;
+  private readonly unaryChannel: Http2UnaryChannel;
+  private streamClient: Client | undefined;
+  private readonly options: ChannelOptions;
 
-  /** `channelCredentials`: TLS (shared/tls/grpc-credentials.ts); default plaintext. */
-  constructor(endpoint: string, options: ChannelOptions = {}, channelCredentials: ChannelCredentials = credentials.createInsecure()) {
+  /**
+   * `channelCredentials`: TLS (shared/tls/grpc-credentials.ts); default plaintext.
+   * `options`: grpc-js channel options; the unary channel reads its reconnect backoff
+   * ("grpc.initial_reconnect_backoff_ms", "grpc.max_reconnect_backoff_ms").
+   */
+  constructor(
+    endpoint: string,
+    options: ChannelOptions = {},
+    private readonly channelCredentials: ChannelCredentials = credentials.createInsecure(),
+  ) {
     this.endpoint = grpcTarget(endpoint);
-    this.client = new Client(this.endpoint, channelCredentials, { ...DEFAULT_CHANNEL_OPTIONS, ...options });
+    this.options = { ...DEFAULT_CHANNEL_OPTIONS, ...options };
+    this.unaryChannel = new Http2UnaryChannel(this.endpoint, channelCredentials, {
+      initialReconnectBackoffMs: numberOption(options, "grpc.initial_reconnect_backoff_ms"),
+      maxReconnectBackoffMs: numberOption(options, "grpc.max_reconnect_backoff_ms"),
+    });
   }
 
-  unary<M extends UnaryName>(method: M, req: UnaryRequest<M>, opts: EtcdCallOptions = {}): Promise<UnaryResponse<M>> {
+  async unary<M extends UnaryName>(method: M, req: UnaryRequest<M>, opts: EtcdCallOptions = {}): Promise<UnaryResponse<M>> {
     const def = methodDefinition(METHOD_SERVICES[method], method);
-    return new Promise((resolve, reject) => {
-      this.client.makeUnaryRequest<UnaryRequest<M>, UnaryResponse<M>>(
-        def.path,
-        (r) => def.requestSerialize(r),
-        (buf) => def.responseDeserialize(buf) as UnaryResponse<M>,
-        req,
-        new Metadata(),
-        opts.deadline === undefined ? {} : { deadline: opts.deadline },
-        (err, res) => {
-          if (err !== null) reject(callError(err, this.endpoint));
-          else if (res === undefined) reject(new EtcdCallError(status.INTERNAL, `no response to ${method}`, this.endpoint));
-          else resolve(res);
-        },
-      );
-    });
+    const body = await this.unaryChannel.call(def.path, def.requestSerialize(req), opts.deadline);
+    if (body === undefined) throw new EtcdCallError(status.INTERNAL, `no response to ${method}`, this.endpoint);
+    try {
+      return def.responseDeserialize(body) as UnaryResponse<M>;
+    } catch (err) {
+      throw new EtcdCallError(status.INTERNAL, `Response message parsing error: ${(err as Error).message}`, this.endpoint);
+    }
   }
 
   stream<M extends StreamName>(method: M): EtcdStream<StreamRequest<M>, StreamResponse<M>> {
     const def = methodDefinition(METHOD_SERVICES[method], method);
-    const call = this.client.makeBidiStreamRequest<StreamRequest<M>, StreamResponse<M>>(
+    this.streamClient ??= new Client(this.endpoint, this.channelCredentials, this.options);
+    const call = this.streamClient.makeBidiStreamRequest<StreamRequest<M>, StreamResponse<M>>(
       def.path,
       (r) => def.requestSerialize(r),
       (buf) => def.responseDeserialize(buf) as StreamResponse<M>,
@@ -100,12 +116,13 @@ export class EtcdClient implements EtcdApi {
     return new ClientStream(call, this.endpoint);
   }
 
-  /** Resolves once the channel is connected (rejects after the deadline). */
+  /** Resolves once the unary channel is connected (rejects after the deadline). */
   waitForReady(deadline: number): Promise<void> {
-    return new Promise((resolve, reject) => this.client.waitForReady(deadline, (err) => (err ? reject(err) : resolve())));
+    return this.unaryChannel.waitForReady(deadline);
   }
 
   close(): void {
-    this.client.close();
+    this.unaryChannel.close();
+    this.streamClient?.close();
   }
 }

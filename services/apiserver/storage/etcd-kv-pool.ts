@@ -1,6 +1,7 @@
 /**
  * The store members a replica talks to, each through the typed etcd v3 API of
- * shared/etcd (a gRPC EtcdClient per endpoint, or one in-process member), with
+ * shared/etcd (an EtcdClient per endpoint: unary calls over its lean HTTP/2 channel,
+ * streams over grpc-js; or one in-process member), with
  * failover: a call that fails because its member is unreachable or has no leader
  * moves on to the next one and is retried (with backoff, within a retry budget).
  *
@@ -31,7 +32,8 @@ export interface StoreMember {
 }
 
 // "Connection dropped" is not here: the request may have reached the leader before the connection closed.
-const NOT_PROPOSED = /no leader|ECONNREFUSED|No connection established|failed to connect|connect ECONN/i;
+// A stream refused by the server (HTTP/2 REFUSED_STREAM) was not processed (RFC 9113 8.7).
+const NOT_PROPOSED = /no leader|ECONNREFUSED|No connection established|failed to connect|connect ECONN|Stream refused by server/i;
 
 /** Whether an UNAVAILABLE failure's message proves the request was never proposed (no connection, no leader). */
 export function provesNotProposed(details: string): boolean {

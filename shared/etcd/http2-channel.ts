@@ -1,0 +1,334 @@
+/**
+ * A lean unary gRPC channel to one member over node:http2: one HTTP/2 session, each
+ * call one stream (headers, one length-prefixed message, status from the trailers).
+ * It replaces grpc-js's per-call machinery (filters, metadata objects, resolver and
+ * picker) on the hot unary path; the wire protocol is the same.
+ *
+ * Contracts:
+ * - TLS is the grpc-js channel credentials' own (their secure connector: the same
+ *   server verification, ALPN h2, client certificate and reloaded files); plaintext
+ *   credentials give a plaintext session;
+ * - a call waits for a connection in progress (bounded by its deadline); after a
+ *   failed connection attempt, calls fail fast with UNAVAILABLE "No connection
+ *   established. Last error: ..." until the reconnect backoff has passed (initial,
+ *   x1.6, up to the maximum; reset by a connection), as grpc-js does in transient
+ *   failure. Such a call was never sent;
+ * - a GOAWAY, error or close of the session makes the next call connect anew; calls
+ *   on it end with the status grpc-js gives (UNAVAILABLE "Connection dropped", ...);
+ * - the deadline travels as `grpc-timeout`; when it passes the call rejects with
+ *   DEADLINE_EXCEEDED and its stream is cancelled;
+ * - failures reject with EtcdCallError (gRPC code, details, this endpoint).
+ * The session keeps the process alive only while calls are in flight.
+ */
+import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders } from "node:http2";
+import { connect as netConnect, type Socket } from "node:net";
+import type { ChannelCredentials, experimental } from "@grpc/grpc-js";
+import { EtcdCallError, GrpcStatus } from "./errors.ts";
+import { frameMessage, grpcTimeout, statusFromHeaders, statusFromHttp, unframeMessage, type CallStatus } from "./grpc-frame.ts";
+
+const { NGHTTP2_NO_ERROR, NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL, NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_INADEQUATE_SECURITY } = http2.constants;
+
+/** Per-stream and session receive windows: a large Range answer is not paced by 64 KiB window updates. */
+const STREAM_WINDOW = 4 << 20;
+const SESSION_WINDOW = 32 << 20;
+
+export interface Http2ChannelOptions {
+  /** First reconnect backoff after a failed connection attempt (default 1 s, as grpc-js). */
+  initialReconnectBackoffMs?: number;
+  /** Largest reconnect backoff (default 120 s, as grpc-js). */
+  maxReconnectBackoffMs?: number;
+  /** Bound of one connection attempt: TCP, TLS and the server's SETTINGS (default 20 s, as grpc-js). */
+  connectTimeoutMs?: number;
+}
+
+/** An established session and its calls in flight. */
+class Connection {
+  active = 0;
+  constructor(readonly session: ClientHttp2Session) {}
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** "host:port" or "[v6]:port" -> host and port. */
+function hostPort(target: string): { host: string; port: number } {
+  const m = /^\[([^\]]+)\]:(\d+)$/.exec(target) ?? /^([^:]+):(\d+)$/.exec(target);
+  if (m === null) return { host: target, port: 443 };
+  return { host: m[1], port: Number(m[2]) };
+}
+
+function tcpConnect(host: string, port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect({ host, port }, () => {
+      socket.removeListener("error", reject);
+      socket.setNoDelay(true);
+      resolve(socket);
+    });
+    socket.once("error", reject);
+  });
+}
+
+/** The status of a stream that closed without one (grpc-js's mapping of RST_STREAM codes). */
+function statusOfReset(stream: ClientHttp2Stream, httpStatus: number | undefined, streamError: Error | undefined, sessionGone: boolean): CallStatus {
+  const code = stream.rstCode ?? NGHTTP2_NO_ERROR;
+  if (sessionGone || code === NGHTTP2_CANCEL) return { code: GrpcStatus.UNAVAILABLE, details: "Connection dropped" };
+  const sysCode = (streamError as NodeJS.ErrnoException | undefined)?.code;
+  if (sysCode === "ECONNRESET" || sysCode === "ETIMEDOUT") return { code: GrpcStatus.UNAVAILABLE, details: errorMessage(streamError) };
+  switch (code) {
+    case NGHTTP2_NO_ERROR:
+      if (httpStatus !== undefined && httpStatus !== 200) return statusFromHttp(httpStatus);
+      return { code: GrpcStatus.INTERNAL, details: "Received RST_STREAM with code 0 (Call ended without gRPC status)" };
+    case NGHTTP2_REFUSED_STREAM:
+      return { code: GrpcStatus.UNAVAILABLE, details: "Stream refused by server" };
+    case NGHTTP2_ENHANCE_YOUR_CALM:
+      return { code: GrpcStatus.RESOURCE_EXHAUSTED, details: "Bandwidth exhausted or memory limit exceeded" };
+    case NGHTTP2_INADEQUATE_SECURITY:
+      return { code: GrpcStatus.PERMISSION_DENIED, details: "Protocol not secure enough" };
+    default:
+      return { code: GrpcStatus.INTERNAL, details: `Received RST_STREAM with code ${code}` };
+  }
+}
+
+export class Http2UnaryChannel {
+  private conn: Connection | undefined;
+  private connecting: Promise<Connection> | undefined;
+  private lastError = "";
+  private retryAt = 0;
+  private backoffMs: number;
+  private closed = false;
+  private readonly connector: experimental.SecureConnector;
+  private readonly initialBackoffMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly connectTimeoutMs: number;
+
+  /** `target`: host:port. */
+  constructor(
+    readonly target: string,
+    credentials: ChannelCredentials,
+    opts: Http2ChannelOptions = {},
+  ) {
+    this.initialBackoffMs = opts.initialReconnectBackoffMs ?? 1000;
+    this.maxBackoffMs = opts.maxReconnectBackoffMs ?? 120_000;
+    this.connectTimeoutMs = opts.connectTimeoutMs ?? 20_000;
+    this.backoffMs = this.initialBackoffMs;
+    this.connector = credentials._createSecureConnector({ scheme: "dns", path: target }, {});
+  }
+
+  /**
+   * One unary call: `path` is /package.Service/Method, `message` the encoded request.
+   * Resolves with the encoded response (undefined when the server sent none with OK).
+   * `deadline`: ms since the epoch.
+   */
+  call(path: string, message: Uint8Array, deadline?: number): Promise<Buffer | undefined> {
+    const conn = this.conn;
+    if (conn !== undefined) return this.request(conn, path, message, deadline);
+    return this.ready(deadline).then((c) => this.request(c, path, message, deadline));
+  }
+
+  /** Resolves once a session is established; keeps trying until `deadline` (ms since the epoch). */
+  async waitForReady(deadline: number): Promise<void> {
+    for (;;) {
+      try {
+        await this.ready(deadline);
+        return;
+      } catch (err) {
+        if (this.closed || Date.now() >= deadline) throw err;
+        await new Promise((r) => setTimeout(r, Math.max(1, Math.min(this.retryAt, deadline) - Date.now())));
+      }
+    }
+  }
+
+  /** Ends the session once its calls are done; later calls fail with CANCELLED. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.conn?.session.close();
+    this.conn = undefined;
+    this.connector.destroy();
+  }
+
+  private fail(code: GrpcStatus, details: string): EtcdCallError {
+    return new EtcdCallError(code, details, this.target);
+  }
+
+  private noConnection(): EtcdCallError {
+    return this.fail(GrpcStatus.UNAVAILABLE, `No connection established. Last error: ${this.lastError}`);
+  }
+
+  /** The established session, a connection in progress, or a new attempt (unless backing off). */
+  private ready(deadline?: number): Promise<Connection> {
+    if (this.closed) return Promise.reject(this.fail(GrpcStatus.CANCELLED, "Channel has been shut down"));
+    if (this.conn !== undefined) return Promise.resolve(this.conn);
+    if (this.connecting === undefined) {
+      if (Date.now() < this.retryAt) return Promise.reject(this.noConnection());
+      this.connecting = this.connect().then(
+        (conn) => {
+          this.connecting = undefined;
+          this.backoffMs = this.initialBackoffMs;
+          if (this.closed) {
+            conn.session.close();
+            throw this.fail(GrpcStatus.CANCELLED, "Channel has been shut down");
+          }
+          this.conn = conn;
+          return conn;
+        },
+        (err: unknown) => {
+          this.connecting = undefined;
+          this.lastError = errorMessage(err);
+          this.retryAt = Date.now() + this.backoffMs;
+          this.backoffMs = Math.min(this.backoffMs * 1.6, this.maxBackoffMs);
+          throw this.noConnection();
+        },
+      );
+    }
+    const connecting = this.connecting;
+    if (deadline === undefined) return connecting;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(this.fail(GrpcStatus.DEADLINE_EXCEEDED, "Deadline exceeded while connecting")), Math.max(0, deadline - Date.now()));
+      connecting.then(
+        (c) => {
+          clearTimeout(timer);
+          resolve(c);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  /** TCP, the credentials' TLS, then an HTTP/2 session that has received the server's SETTINGS. */
+  private async connect(): Promise<Connection> {
+    const started = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    let socket: Socket | undefined;
+    let session: ClientHttp2Session | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`connection attempt timed out after ${Date.now() - started} ms`)), this.connectTimeoutMs);
+    });
+    try {
+      return await Promise.race([timeout, this.establish((s) => (socket = s), (s) => (session = s))]);
+    } catch (err) {
+      session?.destroy();
+      socket?.destroy();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async establish(onSocket: (s: Socket) => void, onSession: (s: ClientHttp2Session) => void): Promise<Connection> {
+    await this.connector.waitForReady();
+    const { host, port } = hostPort(this.target);
+    const tcp = await tcpConnect(host, port);
+    onSocket(tcp);
+    const secured = await this.connector.connect(tcp);
+    onSocket(secured.socket);
+    const session = http2.connect(`${secured.secure ? "https" : "http"}://${this.target}`, {
+      createConnection: () => secured.socket,
+      settings: { initialWindowSize: STREAM_WINDOW },
+      maxSessionMemory: Number.MAX_SAFE_INTEGER,
+    });
+    onSession(session);
+    // A refusal after the handshake (e.g. a TLS 1.3 server rejecting the client certificate) closes the socket.
+    const socket = secured.socket;
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error) => reject(err);
+      const onClose = () => reject(new Error("connection closed before the server's settings"));
+      session.once("error", onError);
+      session.once("close", onClose);
+      socket.once("error", onError);
+      socket.once("close", onClose);
+      session.once("remoteSettings", () => {
+        session.removeListener("error", onError);
+        session.removeListener("close", onClose);
+        socket.removeListener("error", onError);
+        socket.removeListener("close", onClose);
+        resolve();
+      });
+    });
+    session.setLocalWindowSize(SESSION_WINDOW);
+    const conn = new Connection(session);
+    const drop = () => {
+      if (this.conn === conn) this.conn = undefined;
+    };
+    session.on("goaway", () => {
+      drop();
+      if (!session.closed) session.close();
+    });
+    session.on("error", drop);
+    session.on("close", drop);
+    session.unref();
+    return conn;
+  }
+
+  private request(conn: Connection, path: string, message: Uint8Array, deadline: number | undefined): Promise<Buffer | undefined> {
+    return new Promise((resolve, reject) => {
+      const headers: OutgoingHttpHeaders = { ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers" };
+      if (deadline !== undefined) {
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          reject(this.fail(GrpcStatus.DEADLINE_EXCEEDED, "Deadline exceeded"));
+          return;
+        }
+        headers["grpc-timeout"] = grpcTimeout(left);
+      }
+      const { session } = conn;
+      let stream: ClientHttp2Stream;
+      try {
+        stream = session.request(headers, { endStream: false });
+      } catch (err) {
+        // Nothing was sent: the session is closing or gone.
+        if (this.conn === conn) this.conn = undefined;
+        reject(this.fail(GrpcStatus.UNAVAILABLE, `No connection established. Last error: ${errorMessage(err)}`));
+        return;
+      }
+      if (conn.active++ === 0) session.ref();
+      let settled = false;
+      let httpStatus: number | undefined;
+      let status: CallStatus | undefined;
+      let streamError: Error | undefined;
+      let first: Buffer | undefined;
+      let chunks: Buffer[] | undefined;
+      const timer =
+        deadline === undefined
+          ? undefined
+          : setTimeout(() => {
+              settled = true;
+              reject(this.fail(GrpcStatus.DEADLINE_EXCEEDED, "Deadline exceeded"));
+              stream.close(NGHTTP2_CANCEL);
+            }, deadline - Date.now());
+      stream.on("response", (h: IncomingHttpHeaders) => {
+        httpStatus = Number(h[":status"]);
+        status = statusFromHeaders(h);
+      });
+      stream.on("trailers", (h: IncomingHttpHeaders) => {
+        status = statusFromHeaders(h) ?? status;
+      });
+      stream.on("data", (chunk: Buffer) => {
+        if (first === undefined) first = chunk;
+        else (chunks ??= [first]).push(chunk);
+      });
+      stream.on("error", (err: Error) => {
+        streamError = err;
+      });
+      stream.on("close", () => {
+        clearTimeout(timer);
+        if (--conn.active === 0) session.unref();
+        if (settled) return;
+        settled = true;
+        const st = status ?? statusOfReset(stream, httpStatus, streamError, session.destroyed);
+        if (st.code !== GrpcStatus.OK) {
+          reject(this.fail(st.code, st.details));
+          return;
+        }
+        const body = unframeMessage(chunks !== undefined ? Buffer.concat(chunks) : (first ?? Buffer.alloc(0)));
+        if (body === undefined || Buffer.isBuffer(body)) resolve(body);
+        else reject(this.fail(body.code, body.details));
+      });
+      stream.end(frameMessage(message));
+    });
+  }
+}
