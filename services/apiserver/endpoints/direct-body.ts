@@ -30,7 +30,8 @@ export function offerDirectBody(request: Request, stream: ReadableStream<Uint8Ar
 
 /**
  * Whether a direct body is offered for `request` and not yet claimed: its head will be
- * written in one piece from the Response's headers, so headers belong on the Response.
+ * written in one piece from the Response's headers, so the answer headers belong on the
+ * Response (asked only by the one place that applies them).
  */
 export function hasDirectBody(request: Request): boolean {
   return offers.has(request);

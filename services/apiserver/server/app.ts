@@ -18,7 +18,7 @@ import { RequestMetrics } from "./request-metrics.ts";
 import { AUDIT_ID_HEADER, chain, createRequestContext, infoOf, userOf, type Handler, type LogFn, type LogLevel, type RequestContext } from "./filters/context.ts";
 import { errorResponse } from "./filters/errors.ts";
 import { InFlightLimiter } from "./filters/in-flight-limiter.ts";
-import { setAnswerHeader } from "./filters/response-headers.ts";
+import { answerHeader, applyAnswerHeaders } from "./filters/response-headers.ts";
 import { withAudit, type Auditor, type AuditSink } from "./filters/with-audit.ts";
 import { withAuthentication, type Authenticate } from "./filters/with-authentication.ts";
 import { failedAuthenticationAudit } from "./filters/failed-authentication-audit.ts";
@@ -120,6 +120,7 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
     const ctx: RequestContext = createRequestContext(c.req.raw, c.env?.incoming, log);
     ctx.outgoing = c.env?.outgoing;
     ctx.profile = cfg.profile;
+    answerHeader(ctx, AUDIT_ID_HEADER, ctx.requestId);
     let response: Response;
     try {
       response = await handler(ctx);
@@ -129,7 +130,7 @@ export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
     const seconds = (Date.now() - ctx.receivedAt) / 1000;
     if (log) log("info", "request", { method: ctx.request.method, path: ctx.url.pathname, code: response.status, ms: Math.round(seconds * 1000), user: ctx.user?.username, auditID: ctx.requestId });
     if (metrics && ctx.info) metrics.record(ctx.info, response.status, seconds, (cfg.flowControl ?? limiter).counts, ctx.terminated);
-    return setAnswerHeader(ctx, response, AUDIT_ID_HEADER, ctx.requestId);
+    return applyAnswerHeaders(ctx, response);
   });
   return app;
 }

@@ -31,8 +31,9 @@ function takeOver(request: Request, response: Response, env: { outgoing?: Server
   if (!out || out.headersSent || out.destroyed) {
     return response; // the stream is read as usual
   }
-  // A raw name/value list: without headers set on it before (filters put theirs on this
-  // Response, response-headers.ts), the node response keeps no header table of its own.
+  // A raw name/value list: without headers set on it before (the app applied the answer
+  // headers to this Response, filters/response-headers.ts), the node response keeps no
+  // header table of its own.
   const head: string[] = [];
   response.headers.forEach((value, name) => {
     head.push(name, value);

@@ -44,6 +44,8 @@ export interface RequestContext {
   audit?: AuditEvent;
   /** `Warning` header values (`299 - "text"`), written by with-warnings. */
   readonly warnings: string[];
+  /** Headers of the answer as a flat name/value list, recorded by the app and filters and applied once (response-headers.ts). */
+  readonly answerHeaders: string[];
   /** Set when the server ended the request in self-defense (429 of the in-flight limit, 504 at the deadline). */
   terminated?: boolean;
   /** Expires at the request's deadline (set by with-timeout; never for long-running requests). */
@@ -73,6 +75,7 @@ class RequestState implements RequestContext {
   user?: UserInfo;
   audit?: AuditEvent;
   readonly warnings: string[] = [];
+  readonly answerHeaders: string[] = [];
   terminated?: boolean;
   deadline: Deadline = NEVER;
   profile?: PlatformProfile;

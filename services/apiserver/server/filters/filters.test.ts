@@ -5,6 +5,7 @@ import { forbidden, StatusError, unauthorized } from "../../../../shared/api/sta
 import type { UserInfo } from "../../endpoints/scope.ts";
 import { chain, createRequestContext, type Handler, type RequestContext } from "./context.ts";
 import { InFlightLimiter } from "./in-flight-limiter.ts";
+import { applyAnswerHeaders } from "./response-headers.ts";
 import { withAudit, type AuditEvent } from "./with-audit.ts";
 import { withAuthentication } from "./with-authentication.ts";
 import { withAuthorization } from "./with-authorization.ts";
@@ -113,15 +114,19 @@ describe("filters", () => {
     expect((await chain(ok, [withRequestInfo, deny])(get)).status).toBe(200);
   });
 
-  it("with-warnings writes deduplicated Warning headers on successes and on Status errors", async () => {
+  it("with-warnings records one deduplicated Warning answer header on successes and on Status errors", async () => {
     const warn = (fail: boolean): Handler => async (ctx) => {
       ctx.warnings.push('299 - "a"', '299 - "b"', '299 - "a"');
       if (fail) throw forbidden({ user: "alice", verb: "get", path: "/" });
       return new Response("ok");
     };
-    const good = await chain(warn(false), [withWarnings])(ctxFor("GET", "/"));
+    const answered = async (fail: boolean) => {
+      const ctx = ctxFor("GET", "/");
+      return applyAnswerHeaders(ctx, await chain(warn(fail), [withWarnings])(ctx));
+    };
+    const good = await answered(false);
     expect(good.headers.get("warning")).toBe('299 - "a", 299 - "b"');
-    const bad = await chain(warn(true), [withWarnings])(ctxFor("GET", "/"));
+    const bad = await answered(true);
     expect(bad.status).toBe(403);
     expect(bad.headers.get("warning")).toBe('299 - "a", 299 - "b"');
     expect(await bad.json()).toMatchObject({ kind: "Status", code: 403, reason: "Forbidden" });

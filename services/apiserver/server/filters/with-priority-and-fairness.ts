@@ -27,7 +27,7 @@ import type { Classification } from "../../flowcontrol/contract.ts";
 import type { ApfDispatcher } from "../../flowcontrol/dispatch/dispatcher.ts";
 import { infoOf, userOf, type Filter, type Handler, type RequestContext } from "./context.ts";
 import { InFlightLimiter } from "./in-flight-limiter.ts";
-import { setAnswerHeader, setResponseHeader } from "./response-headers.ts";
+import { answerHeader } from "./response-headers.ts";
 import { DeadlineTimers, type Expirable } from "./deadline-timers.ts";
 import { isLongRunning } from "./long-running.ts";
 import { estimateSeats, type ObjectCount } from "./work-estimate.ts";
@@ -161,26 +161,10 @@ async function runHoldingSeats(ctx: RequestContext, next: Handler, giveBack: () 
 
 type HeaderNames = { flowSchemaUid: string; priorityLevelUid: string };
 
-/** Puts the classification headers on the node response when there is one (else on the Response later). */
+/** Records the classification headers on the answer: served, queued then refused, or failed alike. */
 function noteClassification(ctx: RequestContext, names: HeaderNames, cls: Classification): void {
-  const out = ctx.outgoing;
-  if (out && !out.headersSent) {
-    out.setHeader(names.flowSchemaUid, cls.flowSchema.uid);
-    out.setHeader(names.priorityLevelUid, cls.priorityLevel.uid);
-  }
-}
-
-function withClassification(ctx: RequestContext, names: HeaderNames, cls: Classification, response: Response): Response {
-  if (ctx.outgoing) return response;
-  return setResponseHeader(setResponseHeader(response, names.flowSchemaUid, cls.flowSchema.uid), names.priorityLevelUid, cls.priorityLevel.uid);
-}
-
-/**
- * The classification headers of a watch's answer, set once its handler answered: a watch
- * body written directly carries them in its one-piece head (response-headers.ts).
- */
-function classifiedWatch(ctx: RequestContext, names: HeaderNames, cls: Classification, response: Response): Response {
-  return setAnswerHeader(ctx, setAnswerHeader(ctx, response, names.flowSchemaUid, cls.flowSchema.uid), names.priorityLevelUid, cls.priorityLevel.uid);
+  answerHeader(ctx, names.flowSchemaUid, cls.flowSchema.uid);
+  answerHeader(ctx, names.priorityLevelUid, cls.priorityLevel.uid);
 }
 
 function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: number, timers: DeadlineTimers): Filter {
@@ -201,7 +185,7 @@ function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: nu
       namespace: info.namespace,
       path: info.path,
     });
-    if (!watch) noteClassification(ctx, names, cls);
+    noteClassification(ctx, names, cls);
     const seats = estimateSeats(info, ctx.url.searchParams, count, dispatcher.maxSeats(cls.priorityLevel.name));
     let admission = dispatcher.admit({
       classification: cls,
@@ -227,7 +211,6 @@ function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: nu
     });
     if (admission instanceof Promise) admission = await admission;
     if (!admission.admitted) {
-      if (watch) noteClassification(ctx, names, cls);
       ctx.terminated = true;
       throw tooManyRequests(undefined, admission.retryAfterSeconds);
     }
@@ -239,15 +222,14 @@ function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: nu
       try {
         const response = await next(ctx);
         forgetWhenResponseIsOver(ctx, forgetWatch);
-        return classifiedWatch(ctx, names, cls, response);
+        return response;
       } catch (err) {
-        noteClassification(ctx, names, cls);
         forgetWatch();
         throw err;
       } finally {
         release(true);
       }
     }
-    return withClassification(ctx, names, cls, await runHoldingSeats(ctx, next, () => release(false), maxStreamHoldMs, timers));
+    return runHoldingSeats(ctx, next, () => release(false), maxStreamHoldMs, timers);
   };
 }

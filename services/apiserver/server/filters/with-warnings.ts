@@ -1,12 +1,13 @@
 /**
  * Warnings recorded while handling a request (`ctx.warnings`, shared with the
- * handler's scope) leave as `Warning` headers, deduplicated, on successes and
- * failures alike. It is also the chain's error boundary: what the inner filters
- * throw becomes a Status response here, so the warnings can be attached to it.
+ * handler's scope) leave as one `Warning` answer header, deduplicated, on successes
+ * and failures alike (recorded on the context; the app applies it: response-headers.ts).
+ * It is also the chain's error boundary: what the inner filters throw becomes a Status
+ * response here, so the warnings go with it.
  */
 import type { Filter } from "./context.ts";
 import { errorResponse } from "./errors.ts";
-import { setResponseHeader } from "./response-headers.ts";
+import { answerHeader } from "./response-headers.ts";
 
 export const withWarnings: Filter = (next) => async (ctx) => {
   let response: Response;
@@ -15,8 +16,6 @@ export const withWarnings: Filter = (next) => async (ctx) => {
   } catch (err) {
     response = errorResponse(ctx, err);
   }
-  if (ctx.warnings.length > 0) {
-    response = setResponseHeader(response, "warning", [...new Set(ctx.warnings)].join(", "));
-  }
+  if (ctx.warnings.length > 0) answerHeader(ctx, "warning", [...new Set(ctx.warnings)].join(", "));
   return response;
 };
