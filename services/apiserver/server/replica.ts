@@ -6,7 +6,7 @@
 import type { KubeletClientConfig } from "../endpoints/handlers/kubelet-client.ts";
 import { serviceNetwork, type ServiceNetwork } from "../registry/service-allocation.ts";
 import { ensureDefaultServiceCIDR } from "../registry/service-cidrs.ts";
-import { ensureLegacyTokenTracking } from "./legacy-token-tracking.ts";
+import { LegacyTokenTracking } from "./legacy-token-tracking.ts";
 import { startAllocationRepair } from "../registry/allocation-repair-loop.ts";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
@@ -270,7 +270,8 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   await crdController?.start();
   await admission.start();
   await ensureDefaultNamespaces(catalog, profile, opts.log);
-  await ensureLegacyTokenTracking(catalog, profile, undefined, opts.log);
+  const legacyTokenTracking = new LegacyTokenTracking(catalog, profile, { log: opts.log });
+  await legacyTokenTracking.start();
   await ensureDefaultServiceCIDR(catalog.lookup(profile.group("networking"), "v1", "servicecidrs")?.registry, profile, (opts.serviceNetwork ?? serviceNetwork()).cidrs.map((c) => c.cidr), (error) =>
     opts.log?.("warn", "default ServiceCIDR refused by admission", { error }),
   );
@@ -397,6 +398,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       crdController?.stop();
       aggregator.stop();
       allocationRepair.stop();
+      legacyTokenTracking.stop();
       flowControlConfig.stop();
       admission.close();
       compaction.stop();
