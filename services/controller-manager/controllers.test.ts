@@ -25,6 +25,11 @@ describe("--controllers", () => {
     for (const name of OFF_BY_DEFAULT) if (KNOWN_CONTROLLERS.includes(name)) expect(on.has(name as never)).toBe(false);
   });
 
+  it("runs the legacy service account token cleaner under '*', as the platform's default", () => {
+    expect(selectControllers(["*"]).has("legacy-serviceaccount-token-cleaner-controller")).toBe(true);
+    expect(selectControllers(["*", "-legacy-service-account-token-cleaner"]).has("legacy-serviceaccount-token-cleaner-controller")).toBe(false);
+  });
+
   it("refuses an unknown name like the platform", () => {
     expect(() => selectControllers(["*", "nodelifecycles"])).toThrow('"nodelifecycles" is not in the list of known controllers');
     expect(() => selectControllers(["-bogus"])).toThrow('"bogus" is not in the list of known controllers');

@@ -15,9 +15,7 @@
  * embedded default sharing a store run them once, and a controller-manager process
  * beside them takes turns on the same lease. A lost lease stops the controllers and
  * this process campaigns again; it never ends the API server; shutdown releases the
- * lease. The cluster CA signs approved CSRs. The controllers that add objects to every
- * namespace (default service accounts, the root CA ConfigMap) are left to the
- * controller-manager process.
+ * lease. The cluster CA signs approved CSRs. Which controllers: controllers.ts.
  */
 import { readFileSync } from "node:fs";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
@@ -26,10 +24,8 @@ import { main as runApiserver } from "../apiserver/main.ts";
 import { pkiPaths } from "../apiserver/server/certs.ts";
 import { runControllersInBackground } from "../controller-manager/controllers.ts";
 import { runControllersUnderLease } from "../controller-manager/embedded-lease.ts";
+import { EMBEDDED_CONTROLLERS } from "./controllers.ts";
 import { connectEmbeddedOrRemote } from "./store.ts";
-
-/** The controllers of the single-process default: deletion, garbage collection, ClusterRole aggregation and the CSR flow of node TLS bootstrap. */
-const EMBEDDED_CONTROLLERS = ["garbagecollector", "namespace", "clusterrole-aggregation", "csrapproving", "csrsigning", "csrcleaner", "service-cidr-controller"];
 
 runApiserver({
   connect: connectEmbeddedOrRemote,
