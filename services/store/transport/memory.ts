@@ -15,6 +15,7 @@
 
 import { MessageType, SeededRandom, SnapshotStatus, type Message } from "../raft/index.ts";
 import { decodeMessage, encodeMessage } from "./codec.ts";
+import { TransportHandlers } from "./handlers.ts";
 import type { RemovalNotice, Transport } from "./types.ts";
 
 export class MemoryNetwork {
@@ -92,13 +93,9 @@ export class MemoryNetwork {
   }
 }
 
-export class MemoryTransport implements Transport {
+export class MemoryTransport extends TransportHandlers implements Transport {
   closed = false;
   private readonly peers = new Set<number>();
-  private messageHandler: (m: Message) => void = () => {};
-  private unreachableHandler: (peerId: number) => void = () => {};
-  private snapshotHandler: (peerId: number, status: SnapshotStatus) => void = () => {};
-  private removedHandler: (peerId: number, notice: RemovalNotice) => void = () => {};
   private readonly removed = new Map<number, { notice: RemovalNotice | undefined }>();
   private outbox: { m: Message; buf: Uint8Array }[] = [];
   private inbox: Uint8Array[] = [];
@@ -108,7 +105,9 @@ export class MemoryTransport implements Transport {
   constructor(
     readonly id: number,
     private readonly network: MemoryNetwork,
-  ) {}
+  ) {
+    super();
+  }
 
   send(messages: readonly Message[]): void {
     if (this.closed) return;
@@ -125,22 +124,6 @@ export class MemoryTransport implements Transport {
     this.outbox = [];
     if (this.closed) return;
     for (const { m, buf } of out) this.network.route(this, m, buf);
-  }
-
-  onMessage(handler: (m: Message) => void): void {
-    this.messageHandler = handler;
-  }
-
-  onUnreachable(handler: (peerId: number) => void): void {
-    this.unreachableHandler = handler;
-  }
-
-  onSnapshotStatus(handler: (peerId: number, status: SnapshotStatus) => void): void {
-    this.snapshotHandler = handler;
-  }
-
-  onRemoved(handler: (peerId: number, notice: RemovalNotice) => void): void {
-    this.removedHandler = handler;
   }
 
   addPeer(id: number): void {

@@ -11,7 +11,8 @@
 // on each write (HTTP/2 frames are flushed from an immediate) plus its own
 // per-message work; a frame here is one socket write.
 
-import type { Message, SnapshotStatus } from "../raft/index.ts";
+import type { Message } from "../raft/index.ts";
+import { TransportHandlers } from "./handlers.ts";
 import { peerAddress, type PeerTls } from "./peer-socket.ts";
 import { PeerSender } from "./stream-sender.ts";
 import { PeerStreamServer } from "./stream-server.ts";
@@ -28,20 +29,17 @@ export interface StreamTransportOptions {
   maxBatchBytes?: number;
 }
 
-export class StreamTransport implements Transport {
+export class StreamTransport extends TransportHandlers implements Transport {
   readonly id: number;
   private readonly senders = new Map<number, PeerSender>();
   private readonly urls = new Map<number, string>();
   /** Removed peers, whose messages are refused, with the notice to answer them with. */
   private readonly removed = new Map<number, { notice: RemovalNotice | undefined }>();
-  private messageHandler: (m: Message) => void = () => {};
-  private unreachableHandler: (peerId: number) => void = () => {};
-  private snapshotHandler: (peerId: number, status: SnapshotStatus) => void = () => {};
-  private removedHandler: (peerId: number, notice: RemovalNotice) => void = () => {};
   private server: PeerStreamServer | undefined;
   private closed = false;
 
   private constructor(private readonly opts: StreamTransportOptions) {
+    super();
     this.id = opts.id;
   }
 
@@ -112,22 +110,6 @@ export class StreamTransport implements Transport {
     );
     this.senders.set(id, sender);
     return sender;
-  }
-
-  onMessage(handler: (m: Message) => void): void {
-    this.messageHandler = handler;
-  }
-
-  onUnreachable(handler: (peerId: number) => void): void {
-    this.unreachableHandler = handler;
-  }
-
-  onSnapshotStatus(handler: (peerId: number, status: SnapshotStatus) => void): void {
-    this.snapshotHandler = handler;
-  }
-
-  onRemoved(handler: (peerId: number, notice: RemovalNotice) => void): void {
-    this.removedHandler = handler;
   }
 
   addPeer(id: number, urls: readonly string[]): void {
