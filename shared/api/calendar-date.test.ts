@@ -1,5 +1,6 @@
 /** UTC calendar dates as table cases: formatting, Go's `2006-01-02` parsing, order as strings. */
 import { describe, expect, it } from "vitest";
+import { isDate } from "../schema/formats.ts";
 import { DAY_MS, parseUtcDate, utcDate } from "./calendar-date.ts";
 
 describe("utcDate", () => {
@@ -49,5 +50,19 @@ describe("parseUtcDate", () => {
     const days = ["2025-12-31", "2026-01-01", "2026-01-10", "2026-10-01"];
     for (const d of days) expect(utcDate(parseUtcDate(d) as number)).toBe(d);
     expect([...days].sort()).toEqual(days);
+  });
+
+  it("accepts exactly the schema's date format, as that day's 00:00 UTC", () => {
+    const two = (n: number) => String(n).padStart(2, "0");
+    for (const year of ["0000", "0099", "1900", "2000", "2024", "2025"]) {
+      for (let month = 0; month <= 13; month++) {
+        for (let day = 0; day <= 32; day++) {
+          const text = `${year}-${two(month)}-${two(day)}`;
+          const at = parseUtcDate(text);
+          expect(at !== undefined, text).toBe(isDate(text));
+          if (at !== undefined) expect(utcDate(at)).toBe(text);
+        }
+      }
+    }
   });
 });

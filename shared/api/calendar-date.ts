@@ -6,12 +6,12 @@
  * Contract: `utcDate` always yields a string that `parseUtcDate` accepts, and such
  * strings compare in time order as plain strings (the platform compares them so).
  * `parseUtcDate` accepts exactly what Go's `time.Parse("2006-01-02", s)` accepts: four
- * year digits, two month digits (01–12), two day digits valid for that month.
+ * year digits, two month digits (01–12), two day digits valid for that month (the
+ * schema's `date` format, shared/schema/formats.ts `isDate`).
  */
+import { isDate } from "../schema/formats.ts";
 
 export const DAY_MS = 86_400_000;
-
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** The UTC calendar date of a moment. */
 export function utcDate(at: Date | number): string {
@@ -24,13 +24,9 @@ export function utcDate(at: Date | number): string {
 
 /** 00:00 UTC of a date (ms since the epoch), or undefined when `text` is not a date. */
 export function parseUtcDate(text: string | undefined): number | undefined {
-  const m = DATE.exec(text ?? "");
-  if (!m) return undefined;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (month < 1 || month > 12 || day < 1) return undefined;
+  if (text === undefined || !isDate(text)) return undefined;
   const d = new Date(0);
-  d.setUTCFullYear(year, month - 1, day); // unlike Date.UTC, keeps years 0–99 as they are
-  // A day past the month's end rolls over into the next month: not a date.
-  if (d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day) return undefined;
+  // Unlike Date.UTC, keeps years 0–99 as they are.
+  d.setUTCFullYear(Number(text.slice(0, 4)), Number(text.slice(5, 7)) - 1, Number(text.slice(8, 10)));
   return d.getTime();
 }
