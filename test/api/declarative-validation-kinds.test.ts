@@ -1,7 +1,8 @@
 /**
- * Declarative validation per declared kind beyond ReplicationController, over HTTPS:
- * each kind gets one deliberate declaration the hand-written validation does not have
- * (added to the shipped table), and
+ * Declarative validation per declared kind beyond ReplicationController, and of the Scale
+ * written through ReplicationController's scale subresource, over HTTPS: each gets one
+ * deliberate declaration the hand-written validation does not have (added to the
+ * shipped table), and
  * - with the default gates a create that breaks only that declaration is accepted
  *   (the hand-written result answers) and counted in
  *   `apiserver_validation_declarative_validation_mismatch_total`;
@@ -12,7 +13,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { BUILTIN_DECLARATIONS, type DeclarativeDeclarations } from "../../services/apiserver/registry/declarative-validation-rules.ts";
+import { BUILTIN_DECLARATIONS, SCALE_DECLARATIONS_KEY, type DeclarativeDeclarations } from "../../services/apiserver/registry/declarative-validation-rules.ts";
 import { FeatureGates } from "../../services/apiserver/server/feature-gates.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 
@@ -93,7 +94,22 @@ function withDeliberateMismatches(): DeclarativeDeclarations {
     expect(table[c.key], `${c.key} is declared as shipped`).toBeDefined();
     table[c.key][c.field] = c.tags;
   }
+  expect(table[SCALE_DECLARATIONS_KEY], "the Scale is declared as shipped").toBeDefined();
+  table[SCALE_DECLARATIONS_KEY]["spec.replicas"] = ["+k8s:optional", "+k8s:minimum=2"];
   return table;
+}
+
+const RC_BASE = "/api/v1/namespaces/default/replicationcontrollers";
+
+/** Creates a ReplicationController of 3 replicas and scales it to 1 through `/scale` (allowed by hand, not by the deliberate Scale rule). */
+async function scaleToOne(api: TestApiserver, name: string): Promise<{ status: number; text: string; json<T>(): T }> {
+  const rc = { apiVersion: "v1", kind: "ReplicationController", metadata: { name }, spec: { replicas: 3, selector: { app: name }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "c", image: "busybox" }] } } } };
+  const created = await api.admin.post(RC_BASE, rc);
+  expect(created.status, created.text).toBe(201);
+  const scale = await api.admin.get(`${RC_BASE}/${name}/scale`);
+  expect(scale.status, scale.text).toBe(200);
+  const body = scale.json<{ spec: Obj }>();
+  return api.admin.put(`${RC_BASE}/${name}/scale`, { ...body, spec: { ...body.spec, replicas: 1 } });
 }
 
 async function counter(api: TestApiserver, name: string): Promise<number> {
@@ -119,6 +135,14 @@ describe("declarative validation per kind with the default gates", () => {
     expect(res.status, res.text).toBe(201);
     expect(await counter(api, MISMATCH)).toBe(before + 1);
   });
+
+  it("ReplicationController /scale: a Scale rule only the declarative side has is counted, and the hand-written result answers", async () => {
+    const before = await counter(api, MISMATCH);
+    const res = await scaleToOne(api, "mismatch-scale");
+    expect(res.status, res.text).toBe(200);
+    expect(res.json<{ spec: { replicas: number } }>().spec.replicas).toBe(1);
+    expect(await counter(api, MISMATCH)).toBe(before + 1);
+  });
 });
 
 describe("declarative validation per kind with DeclarativeValidationTakeover", () => {
@@ -137,5 +161,12 @@ describe("declarative validation per kind with DeclarativeValidationTakeover", (
     expect(res.status, res.text).toBe(422);
     const causes = res.json<{ details?: { causes?: Cause[] } }>().details?.causes ?? [];
     expect(causes).toEqual([expect.objectContaining({ field: c.field, reason: c.reason })]);
+  });
+
+  it("ReplicationController /scale: the declarative error answers", async () => {
+    const res = await scaleToOne(api, "takeover-scale");
+    expect(res.status, res.text).toBe(422);
+    const causes = res.json<{ details?: { causes?: Cause[] } }>().details?.causes ?? [];
+    expect(causes).toEqual([expect.objectContaining({ field: "spec.replicas", reason: "FieldValueInvalid", message: expect.stringContaining("must be greater than or equal to 2") })]);
   });
 });

@@ -2,13 +2,20 @@
  * The kinds validated declaratively, with their field tags as the platform's release
  * 1.35 declares them on the versioned types (`+k8s:` comments of types.go), for the
  * kinds this server serves (the release also covers the dynamic resource allocation
- * group, which this server does not serve). Keys are `<group>/<Kind>` with `core` for the core group; the hand-written
+ * group, which this server does not serve), and the Scale of ReplicationController's
+ * scale subresource. Keys are `<group>/<Kind>` with `core` for the core group; the hand-written
  * side of the same rules stays in the kind's schema, `validateKind` and strategy.
  */
 import { parseDeclarations, type DeclarativeFieldRule } from "../../../shared/schema/declarative.ts";
 
 /** Tag declarations per kind: field path → tags. */
 export type DeclarativeDeclarations = Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
+
+/** The declarations of the Scale written through a scale subresource. */
+export const SCALE_DECLARATIONS_KEY = "autoscaling/Scale";
+
+/** Kinds whose scale subresource validates the Scale declaratively (ReplicationController's since release 1.34). */
+export const SCALE_DECLARATIVE_KINDS: readonly string[] = ["core/ReplicationController"];
 
 export const BUILTIN_DECLARATIONS: DeclarativeDeclarations = {
   "core/ReplicationController": {
@@ -31,6 +38,10 @@ export const BUILTIN_DECLARATIONS: DeclarativeDeclarations = {
   },
   "apps/Deployment": {
     "spec.selector": ["+k8s:immutable"],
+  },
+  // The Scale of the scale subresource (autoscaling/v1 ScaleSpec), for the kinds in SCALE_DECLARATIVE_KINDS.
+  [SCALE_DECLARATIONS_KEY]: {
+    "spec.replicas": ["+k8s:optional", "+k8s:minimum=0"],
   },
 };
 

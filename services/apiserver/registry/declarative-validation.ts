@@ -14,6 +14,9 @@
  * - A throw inside declarative evaluation is counted in
  *   `apiserver_validation_declarative_validation_panic_total`, logged, and the
  *   hand-written result is returned (with or without takeover).
+ * - The scale subresource of the kinds in `SCALE_DECLARATIVE_KINDS` validates the
+ *   written Scale the same way: the Scale's declarations (`SCALE_DECLARATIONS_KEY`)
+ *   beside the hand-written `validateScaleSpec` (`validateScale` of the strategy).
  * - Kinds without declarations, or the gate off, get the strategy unchanged.
  */
 import type { Counter } from "prom-client";
@@ -22,7 +25,8 @@ import type { MetricsRegistry } from "../../../shared/observability/metrics.ts";
 import { coveredErrors, evaluateDeclarative, type DeclarativeFieldRule } from "../../../shared/schema/declarative.ts";
 import type { FieldError } from "../../../shared/schema/types.ts";
 import type { JsonObject } from "../storage/object.ts";
-import { declarationKey } from "./declarative-validation-rules.ts";
+import { declarationKey, SCALE_DECLARATIONS_KEY, SCALE_DECLARATIVE_KINDS } from "./declarative-validation-rules.ts";
+import { validateScaleSpec } from "./scale-validation.ts";
 import type { Strategy } from "./strategy.ts";
 
 export interface DeclarativeValidationMetrics {
@@ -74,40 +78,49 @@ export function sameErrors(a: readonly FieldError[], b: readonly FieldError[]): 
 
 /** The strategy with declarative validation run beside its own, per the gates. */
 export function withDeclarativeValidation(base: Strategy, opts: DeclarativeValidationOptions): Strategy {
-  const rules = opts.declarations.get(declarationKey(base.def.group, base.def.kind));
-  if (!opts.enabled || !rules?.length) return base;
-  const covered = coveredErrors(rules);
+  const key = declarationKey(base.def.group, base.def.kind);
+  const rules = opts.declarations.get(key);
+  const scaleRules = SCALE_DECLARATIVE_KINDS.includes(key) && base.def.scale ? opts.declarations.get(SCALE_DECLARATIONS_KEY) : undefined;
+  if (!opts.enabled || (!rules?.length && !scaleRules?.length)) return base;
   const kind = base.def.kind;
 
-  const decide = (handWritten: FieldError[], obj: JsonObject, old?: JsonObject): FieldError[] => {
-    let declarative: FieldError[];
-    try {
-      declarative = evaluateDeclarative(rules, obj, old);
-    } catch (err) {
-      opts.metrics.panic.inc();
-      opts.log?.("error", "declarative validation failed", { kind, error: String(err) });
-      return handWritten;
-    }
-    const handCovered = handWritten.filter(covered);
-    if (!sameErrors(handCovered, declarative)) {
-      opts.metrics.mismatch.inc();
-      opts.log?.("warn", "declarative validation mismatch", {
-        kind,
-        operation: old === undefined ? "create" : "update",
-        handwritten: handCovered.map((e) => `${e.field}: ${e.type}`),
-        declarative: declarative.map((e) => `${e.field}: ${e.type}`),
-      });
-    }
-    return opts.takeover ? [...handWritten.filter((e) => !covered(e)), ...declarative] : handWritten;
+  /** Runs `declared` beside the hand-written errors, compares, counts and picks per takeover. */
+  const checker = (declared: DeclarativeFieldRule[], subresource?: string) => {
+    const covered = coveredErrors(declared);
+    return (handWritten: FieldError[], obj: JsonObject, old?: JsonObject): FieldError[] => {
+      let declarative: FieldError[];
+      try {
+        declarative = evaluateDeclarative(declared, obj, old);
+      } catch (err) {
+        opts.metrics.panic.inc();
+        opts.log?.("error", "declarative validation failed", { kind, subresource, error: String(err) });
+        return handWritten;
+      }
+      const handCovered = handWritten.filter(covered);
+      if (!sameErrors(handCovered, declarative)) {
+        opts.metrics.mismatch.inc();
+        opts.log?.("warn", "declarative validation mismatch", {
+          kind,
+          subresource,
+          operation: old === undefined ? "create" : "update",
+          handwritten: handCovered.map((e) => `${e.field}: ${e.type}`),
+          declarative: declarative.map((e) => `${e.field}: ${e.type}`),
+        });
+      }
+      return opts.takeover ? [...handWritten.filter((e) => !covered(e)), ...declarative] : handWritten;
+    };
   };
 
-  return {
-    ...base,
-    validate(obj) {
-      return decide(base.validate(obj), obj);
-    },
-    validateUpdate(obj, old) {
-      return decide(base.validateUpdate(obj, old), obj, old);
-    },
-  };
+  const strategy: Strategy = { ...base };
+  if (rules?.length) {
+    const decide = checker(rules);
+    strategy.validate = (obj) => decide(base.validate(obj), obj);
+    strategy.validateUpdate = (obj, old) => decide(base.validateUpdate(obj, old), obj, old);
+  }
+  if (scaleRules?.length) {
+    const decideScale = checker(scaleRules, "scale");
+    const handWritten = base.validateScale?.bind(base) ?? ((scale: JsonObject) => validateScaleSpec(scale));
+    strategy.validateScale = (scale, oldScale) => decideScale(handWritten(scale, oldScale), scale, oldScale);
+  }
+  return strategy;
 }

@@ -34,6 +34,8 @@ export interface Strategy {
   prepareForSubresource?(subresource: string, obj: JsonObject, old: JsonObject): JsonObject | undefined;
   /** Validation of an update through such a subresource, in place of `validateUpdate` (undefined: `validateUpdate`). */
   validateSubresourceUpdate?(subresource: string, obj: JsonObject, old: JsonObject): FieldError[] | undefined;
+  /** Validation of a Scale written through the scale subresource (absent: registry/scale-validation.ts `validateScaleSpec`). */
+  validateScale?(scale: JsonObject, oldScale: JsonObject): FieldError[];
   /** Grace period of a graceful deletion, or undefined when the object is removed at once. */
   gracePeriodSeconds?(obj: JsonObject): number | undefined;
   /** True while something other than metadata.finalizers keeps a deleted object (namespaces: spec.finalizers). */

@@ -6,6 +6,7 @@ import { labelSelectorFromObject } from "../../../../shared/api/selectors.ts";
 import { badRequest, conflict, notFound } from "../../../../shared/api/status.ts";
 import { scaleKindSchema } from "../../../../shared/api/groups/autoscaling-v1.ts";
 import type { ScaleMapping } from "../../../../shared/schema/types.ts";
+import { validateScaleSpec } from "../../registry/scale-validation.ts";
 import { isObject, meta, type JsonObject } from "../../storage/object.ts";
 import { bodyFormat, decodeBody, readBody } from "../body.ts";
 import { respond } from "../encode.ts";
@@ -81,9 +82,12 @@ export async function handleScale(s: RequestScope): Promise<Response> {
       const rv = meta(desired).resourceVersion;
       if (rv && rv !== meta(current).resourceVersion) throw conflict(s.resource.plural, name, s.resource.group);
       const replicas = (desired.spec as JsonObject | undefined)?.replicas;
-      if (typeof replicas !== "number" || !Number.isInteger(replicas) || replicas < 0) {
+      if (typeof replicas !== "number" || !Number.isInteger(replicas)) {
         throw s.registry.invalid(name, [{ type: "FieldValueInvalid", field: "spec.replicas", value: replicas, message: "must be greater than or equal to 0" }]);
       }
+      const strategy = s.registry.strategy;
+      const errors = strategy.validateScale ? strategy.validateScale(desired, currentScale) : validateScaleSpec(desired);
+      if (errors.length > 0) throw s.registry.invalid(name, errors);
       const next = structuredClone(current);
       setAt(next, mapping.specReplicasPath, replicas);
       return next;

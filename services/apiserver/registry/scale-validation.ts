@@ -1,0 +1,13 @@
+/**
+ * The hand-written validation of a Scale written through a workload's scale
+ * subresource (the platform's ValidateScale): `spec.replicas` must not be negative.
+ * The caller has checked that `spec.replicas` is an integer.
+ */
+import type { FieldError } from "../../../shared/schema/types.ts";
+import { isObject, type JsonObject } from "../storage/object.ts";
+
+export function validateScaleSpec(scale: JsonObject): FieldError[] {
+  const replicas = isObject(scale.spec) ? scale.spec.replicas : undefined;
+  if (typeof replicas === "number" && replicas < 0) return [{ type: "FieldValueInvalid", field: "spec.replicas", value: replicas, message: "must be greater than or equal to 0" }];
+  return [];
+}
