@@ -391,6 +391,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     health,
     admission: admission.chain,
     async close() {
+      legacyTokenTracking.stop(); // before the watches end: it would only watch again
       await shutdown.run({ beginShutdown: () => health.beginShutdown(), endWatches: stopCache, server: server as Server });
       clearInterval(bookmarks);
       flowControl?.close();
@@ -398,7 +399,6 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
       crdController?.stop();
       aggregator.stop();
       allocationRepair.stop();
-      legacyTokenTracking.stop();
       flowControlConfig.stop();
       admission.close();
       compaction.stop();
