@@ -1,7 +1,8 @@
 /**
  * Declarative validation over HTTPS, for the kinds of the platform's release 1.35 that
  * this server serves (ReplicationController; CertificateSigningRequest's Approved/Denied
- * union; the immutable PriorityClass value, binding roleRef and Deployment selector):
+ * union) and, added to the replicas' tables, later releases' migrations (the immutable
+ * PriorityClass value, binding roleRef and Deployment selector):
  * - with the default gates both validations run, the client gets the hand-written
  *   errors, and a declared rule the hand-written validation does not have is counted in
  *   `apiserver_validation_declarative_validation_mismatch_total` on /metrics; for the
@@ -13,7 +14,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { FeatureGates } from "../../services/apiserver/server/feature-gates.ts";
-import { BUILTIN_DECLARATIONS } from "../../services/apiserver/registry/declarative-validation-rules.ts";
+import { BUILTIN_DECLARATIONS, LATER_RELEASE_DECLARATIONS } from "../../services/apiserver/registry/declarative-validation-rules.ts";
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
 
 type Obj = Record<string, unknown>;
@@ -116,7 +117,7 @@ describe("declarative validation with the default gates", () => {
   beforeAll(async () => {
     // A deliberate mismatch: minReadySeconds declared with a minimum of 10, which the hand-written validation does not have.
     const rc = { ...BUILTIN_DECLARATIONS["core/ReplicationController"], "spec.minReadySeconds": ["+k8s:optional", "+k8s:minimum=10"] };
-    api = await startTestApiserver({ profileId: "kubernetes", declarativeValidation: { ...BUILTIN_DECLARATIONS, "core/ReplicationController": rc } });
+    api = await startTestApiserver({ profileId: "kubernetes", declarativeValidation: { ...BUILTIN_DECLARATIONS, ...LATER_RELEASE_DECLARATIONS, "core/ReplicationController": rc } });
   });
   afterAll(async () => {
     await api?.close();
@@ -164,7 +165,7 @@ describe("declarative validation with DeclarativeValidationTakeover", () => {
   beforeAll(async () => {
     const gates = new FeatureGates();
     gates.set(["DeclarativeValidationTakeover=true"]);
-    api = await startTestApiserver({ profileId: "kubernetes", gates });
+    api = await startTestApiserver({ profileId: "kubernetes", gates, declarativeValidation: { ...BUILTIN_DECLARATIONS, ...LATER_RELEASE_DECLARATIONS } });
   });
   afterAll(async () => {
     await api?.close();

@@ -1,10 +1,13 @@
 /**
- * The kinds validated declaratively, with their field tags as the platform's release
- * 1.35 declares them on the versioned types (`+k8s:` comments of types.go), for the
- * kinds this server serves (the release also covers the dynamic resource allocation
- * group, which this server does not serve), and the Scale of ReplicationController's
- * scale subresource. Keys are `<group>/<Kind>` with `core` for the core group; the hand-written
- * side of the same rules stays in the kind's schema, `validateKind` and strategy.
+ * The kinds validated declaratively, with their field tags as the platform declares them
+ * on the versioned types (`+k8s:` comments of types.go). `BUILTIN_DECLARATIONS` is what
+ * release 1.35 runs for the kinds this server serves: ReplicationController (1.33), the
+ * Scale of its scale subresource (1.34) and the CertificateSigningRequest Approved/Denied
+ * union (1.34); the release also covers the dynamic resource allocation group, which this
+ * server does not serve. `LATER_RELEASE_DECLARATIONS` holds migrations of later releases,
+ * off by default (in 1.35 those kinds are validated by hand only). Keys are
+ * `<group>/<Kind>` with `core` for the core group; the hand-written side of the same
+ * rules stays in the kind's schema, `validateKind` and strategy.
  */
 import { parseDeclarations, type DeclarativeFieldRule } from "../../../shared/schema/declarative.ts";
 
@@ -27,6 +30,18 @@ export const BUILTIN_DECLARATIONS: DeclarativeDeclarations = {
   "certificates/CertificateSigningRequest": {
     "status.conditions": ["+k8s:optional", '+k8s:item(type: "Approved")=+k8s:zeroOrOneOfMember', '+k8s:item(type: "Denied")=+k8s:zeroOrOneOfMember'],
   },
+  // The Scale of the scale subresource (autoscaling/v1 ScaleSpec), for the kinds in SCALE_DECLARATIVE_KINDS.
+  [SCALE_DECLARATIONS_KEY]: {
+    "spec.replicas": ["+k8s:optional", "+k8s:minimum=0"],
+  },
+};
+
+/**
+ * Migrations the platform made after release 1.35 (wired in 1.36 or later: the immutable
+ * PriorityClass value, RoleBinding/ClusterRoleBinding roleRef and Deployment selector).
+ * Not run by default; a replica's `declarativeValidation` table may add them.
+ */
+export const LATER_RELEASE_DECLARATIONS: DeclarativeDeclarations = {
   "scheduling/PriorityClass": {
     value: ["+k8s:immutable"],
   },
@@ -38,10 +53,6 @@ export const BUILTIN_DECLARATIONS: DeclarativeDeclarations = {
   },
   "apps/Deployment": {
     "spec.selector": ["+k8s:immutable"],
-  },
-  // The Scale of the scale subresource (autoscaling/v1 ScaleSpec), for the kinds in SCALE_DECLARATIVE_KINDS.
-  [SCALE_DECLARATIONS_KEY]: {
-    "spec.replicas": ["+k8s:optional", "+k8s:minimum=0"],
   },
 };
 

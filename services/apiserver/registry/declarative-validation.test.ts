@@ -9,7 +9,9 @@ import { MetricsRegistry } from "../../../shared/observability/metrics.ts";
 import { fieldErrors, formatFieldError } from "../../../shared/schema/field-errors.ts";
 import type { FieldError } from "../../../shared/schema/types.ts";
 import { declareDeclarativeValidationMetrics, sameErrors, withDeclarativeValidation } from "./declarative-validation.ts";
-import { BUILTIN_DECLARATIONS, parseDeclarationTable } from "./declarative-validation-rules.ts";
+import { builtinKinds } from "../../../shared/api/groups/index.ts";
+import { getProfile } from "../../../shared/platform/index.ts";
+import { BUILTIN_DECLARATIONS, declarationKey, LATER_RELEASE_DECLARATIONS, parseDeclarationTable, type DeclarativeDeclarations } from "./declarative-validation-rules.ts";
 import { genericStrategy } from "./strategy.ts";
 
 const inv = (field: string, detail = "x"): FieldError => fieldErrors.invalid(field, 1, detail);
@@ -70,5 +72,40 @@ describe("withDeclarativeValidation", () => {
     expect(strategy.validateUpdate(rc({ minReadySeconds: 6 }), rc({ minReadySeconds: 5 }))).toEqual([]);
     expect(await mismatches()).toBe(2);
     expect(logged).toEqual(["declarative validation mismatch", "declarative validation mismatch"]);
+  });
+});
+
+describe("the declared kinds", () => {
+  /** The served kinds whose strategy the wrapper changes with `table`. */
+  const wrapped = (table: DeclarativeDeclarations): string[] => {
+    const opts = { enabled: true, takeover: false, declarations: parseDeclarationTable(table), metrics: declareDeclarativeValidationMetrics(new MetricsRegistry({ currentVersion: "1.35" })) };
+    return builtinKinds(getProfile("kubernetes"))
+      .filter((def) => {
+        const base = genericStrategy(def);
+        return withDeclarativeValidation(base, opts) !== base;
+      })
+      .map((def) => declarationKey(def.group, def.kind))
+      .sort();
+  };
+
+  it("are release 1.35's by default: ReplicationController (with its Scale) and CertificateSigningRequest", () => {
+    expect(wrapped(BUILTIN_DECLARATIONS)).toEqual(["certificates/CertificateSigningRequest", "core/ReplicationController"]);
+  });
+
+  it("take the later releases' migrations only when a table adds them", () => {
+    expect(wrapped({ ...BUILTIN_DECLARATIONS, ...LATER_RELEASE_DECLARATIONS })).toEqual(
+      ["apps/Deployment", "certificates/CertificateSigningRequest", "core/ReplicationController", "rbac/ClusterRoleBinding", "rbac/RoleBinding", "scheduling/PriorityClass"],
+    );
+  });
+
+  it("validate ReplicationController's Scale: the hand-written error by default, the declarative one under takeover, a deliberate rule counted", async () => {
+    const scale = (replicas: number) => ({ apiVersion: "autoscaling/v1", kind: "Scale", metadata: { name: "a", namespace: "default" }, spec: { replicas } });
+    const plain = setUp(true, false).strategy;
+    expect(plain.validateScale?.(scale(-1), scale(1)).map(formatFieldError)).toEqual(["spec.replicas: Invalid value: -1: must be greater than or equal to 0"]);
+    const takeover = setUp(true, true).strategy;
+    expect(takeover.validateScale?.(scale(-1), scale(1)).map(formatFieldError)).toEqual(["spec.replicas: Invalid value: -1: must be greater than or equal to 0"]);
+    const deliberate = setUp(true, false, { "autoscaling/Scale": { "spec.replicas": ["+k8s:minimum=2"] } });
+    expect(deliberate.strategy.validateScale?.(scale(1), scale(3))).toEqual([]);
+    expect(await deliberate.mismatches()).toBe(1);
   });
 });
