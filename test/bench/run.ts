@@ -76,6 +76,10 @@ const BENCHES: Record<string, Bench> = {
     const { benchNodes } = await import("./nodes.ts");
     return benchNodes();
   },
+  "nodes-store-client": async () => {
+    const { benchNodesStoreClient } = await import("./nodes-store-client.ts");
+    return benchNodesStoreClient();
+  },
 };
 
 async function main(): Promise<void> {
