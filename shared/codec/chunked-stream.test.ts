@@ -85,7 +85,7 @@ describe("ChunkProducer: turns and the shared budget", () => {
 
   it("a spent budget holds every later slice until the turn that refills it, but not a body's first slice", async () => {
     const sched = new ManualScheduler();
-    const budget = new TurnBudget(sched, 2);
+    const budget = new TurnBudget(sched, 2, 0); // time only
     const logA = { produced: 0, finished: false };
     const logB = { produced: 0, finished: false };
     const a = new ChunkProducer(work(sched, 100, 10, 1, logA), budget, { chunkBytes: 1_000_000, sliceMs: 2 });
@@ -126,6 +126,61 @@ describe("ChunkProducer: turns and the shared budget", () => {
     expect(chunk).toBeUndefined();
     for (let i = 0; i < 3 && !chunk; i++) await sched.turn();
     expect(new TextDecoder().decode(chunk)).toBe("done");
+  });
+});
+
+describe("ChunkProducer: bytes are work (their copy and socket write)", () => {
+  const KIB = 1024;
+  /** A budget of 2 ms per turn where 1 KiB costs 0.25 ms to write. */
+  const budgetOf = (sched: ManualScheduler) => new TurnBudget(sched, 2, 256);
+
+  it("ends a slice of pieces that take no time once its bytes' writing cost uses the slice", async () => {
+    const sched = new ManualScheduler();
+    const log = { produced: 0, finished: false };
+    const producer = new ChunkProducer(work(sched, 100, KIB, 0, log), budgetOf(sched), { chunkBytes: 1_000_000, sliceMs: 2 });
+    expect((await producer.next())?.length).toBe(8 * KIB);
+    expect(log.produced).toBe(8);
+  });
+
+  it("bytes spend the turn's shared budget: after one producer's chunk of cheap bytes, the others wait for the next turn", async () => {
+    const sched = new ManualScheduler();
+    const budget = budgetOf(sched);
+    const logs = [0, 1, 2].map(() => ({ produced: 0, finished: false }));
+    const producers = logs.map((log) => new ChunkProducer(work(sched, 100, KIB, 0, log), budget, { chunkBytes: 1_000_000, sliceMs: 2 }));
+    for (const p of producers) await p.next(); // first slices: 8 KiB each
+    expect(budget.available).toBeLessThanOrEqual(0);
+    const got: number[] = [];
+    producers.forEach((p, i) => void p.next().then(() => got.push(i)));
+    await settle();
+    expect(got).toEqual([]);
+    await sched.turn(); // one budget: one producer's 8 KiB
+    expect(got).toEqual([0]);
+    expect(logs.map((l) => l.produced)).toEqual([16, 8, 8]);
+    await sched.turn();
+    expect(got).toEqual([0, 1]);
+    await sched.turn();
+    expect(got).toEqual([0, 1, 2]);
+  });
+
+  it("with the budget spent, a body's first slice holds at most firstChunkBytes: a small body is answered whole at once, a large one goes on later", async () => {
+    const sched = new ManualScheduler();
+    const budget = budgetOf(sched);
+    await new ChunkProducer(work(sched, 100, KIB, 0, { produced: 0, finished: false }), budget, { sliceMs: 2 }).next();
+    expect(budget.available).toBeLessThanOrEqual(0);
+    const small = new ChunkProducer(work(sched, 3, KIB, 0, { produced: 0, finished: false }), budget, { sliceMs: 2, firstChunkBytes: 4 * KIB });
+    expect((await small.next())?.length).toBe(3 * KIB);
+    expect(small.finished).toBe(true);
+    const largeLog = { produced: 0, finished: false };
+    const large = new ChunkProducer(work(sched, 100, KIB, 0, largeLog), budget, { sliceMs: 2, firstChunkBytes: 4 * KIB });
+    expect((await large.next())?.length).toBe(4 * KIB);
+    expect(large.finished).toBe(false);
+    expect(largeLog.produced).toBe(4);
+  });
+
+  it("with budget left, a first slice is not held to firstChunkBytes", async () => {
+    const sched = new ManualScheduler();
+    const producer = new ChunkProducer(work(sched, 100, KIB, 0, { produced: 0, finished: false }), budgetOf(sched), { sliceMs: 2, firstChunkBytes: 4 * KIB });
+    expect((await producer.next())?.length).toBe(8 * KIB);
   });
 });
 

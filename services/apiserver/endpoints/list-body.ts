@@ -43,11 +43,16 @@ export interface ListMeta {
 export const LIST_CHUNK_BYTES = 256 * 1024;
 /** Bytes a list chunk holds before its time slice may end it (about a third of a millisecond of JSON). */
 export const LIST_MIN_CHUNK_BYTES = 64 * 1024;
+/**
+ * Bytes a list's first chunk holds at most when the turn's list budget is already spent:
+ * a list that small is answered at once, a larger one goes on under the budget.
+ */
+export const LIST_FIRST_CHUNK_BYTES = 64 * 1024;
 
 /** Items are the objects as stored or cached (no apiVersion/kind); they are not mutated. */
 export async function listResponse(s: RequestScope, metadata: ListMeta, items: ReadonlyArray<Readonly<JsonObject>>): Promise<Response> {
   const contentType = bodyContentType(s, "list");
-  const producer = new ChunkProducer(listPieces(s, metadata, items), processTurnBudget, { chunkBytes: LIST_CHUNK_BYTES, minChunkBytes: LIST_MIN_CHUNK_BYTES });
+  const producer = new ChunkProducer(listPieces(s, metadata, items), processTurnBudget, { chunkBytes: LIST_CHUNK_BYTES, minChunkBytes: LIST_MIN_CHUNK_BYTES, firstChunkBytes: LIST_FIRST_CHUNK_BYTES });
   const first = await producer.next();
   if (producer.finished) return bodyResponse(s, first ?? new Uint8Array(0), contentType, 200);
   return bodyResponse(s, producerStream(producer, first), contentType, 200);
