@@ -60,7 +60,7 @@ export const eventLoopScheduler: TurnScheduler = {
 /** Work (ms) of one slice before it yields. */
 export const SLICE_MS = 2;
 /** Work (ms) all chunk producers together may do in one turn of the event loop. */
-export const TURN_BUDGET_MS = 2;
+export const TURN_BUDGET_MS = 1;
 /**
  * Work (ms) charged per MiB a producer hands on: copying it, then encrypting and writing
  * it to a TLS socket. Writing 256 MiB in 256 KiB pieces to a loopback HTTPS client cost
