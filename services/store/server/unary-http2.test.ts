@@ -94,6 +94,19 @@ describe("unary calls served from HTTP/2 streams", () => {
     expect(statusOf(await raw(session, path, framed(Buffer.from([0x0a, 0x09, 0x61]))))).toEqual({ code: status.INTERNAL, message: "Error deserializing request" });
   });
 
+  it("refuses bytes past the one message at once, before the request ends", async () => {
+    const path = methodDefinition("KV", "Range").path;
+    const req = session.request({ ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers" });
+    req.on("error", () => undefined);
+    const headers = new Promise<IncomingHttpHeaders>((resolve) => req.once("response", resolve));
+    const one = framed(Buffer.from([0x0a, 0x01, 0x61]));
+    req.write(Buffer.concat([one, one.subarray(0, 3)]));
+    const h = await headers;
+    expect(Number(h["grpc-status"])).toBe(status.UNIMPLEMENTED);
+    expect(req.writableEnded).toBe(false);
+    req.close();
+  });
+
   it("answers the handler's errors with etcd's codes and leaves unknown paths to grpc-js", async () => {
     await expectGrpcError(t.call("KV", "Put", { key: b(""), value: b("v") }), status.INVALID_ARGUMENT, "etcdserver: key is not provided");
     await expectGrpcError(t.call("KV", "Put", { key: b("big"), value: Buffer.alloc(2048) }), status.INVALID_ARGUMENT, "etcdserver: request is too large");

@@ -9,7 +9,8 @@
  *   (or application/grpc+…) and no grpc-encoding other than identity; anything
  *   else is declined (grpc-js answers it: 415, compression, unknown paths);
  * - the request is one length-prefixed message of at most maxReceiveBytes, else
- *   RESOURCE_EXHAUSTED "Received message larger than max (n vs. max)"; none, two or
+ *   RESOURCE_EXHAUSTED "Received message larger than max (n vs. max)" as soon as its
+ *   length prefix arrives (nothing beyond one message is buffered); none, two or
  *   a compressed one: UNIMPLEMENTED/INTERNAL as grpc-js; a body that does not
  *   decode: INTERNAL "Error deserializing request";
  * - success: headers (200, application/grpc+proto, identity encodings), the one
@@ -73,11 +74,17 @@ export class UnaryHttp2Router {
       if (failed) return;
       chunks.push(chunk);
       size += chunk.length;
-      if (declared >= 0 || size < PREFIX) return;
-      declared = (chunks.length === 1 ? chunk : Buffer.concat(chunks)).readUInt32BE(1);
-      if (declared > this.maxReceiveBytes) {
+      if (declared < 0 && size >= PREFIX) {
+        declared = (chunks.length === 1 ? chunk : Buffer.concat(chunks)).readUInt32BE(1);
+        if (declared > this.maxReceiveBytes) {
+          failed = true;
+          this.fail(stream, status.RESOURCE_EXHAUSTED, `Received message larger than max (${declared} vs. ${this.maxReceiveBytes})`);
+        }
+      }
+      // Bytes past the one message: refused now, so that nothing more is buffered.
+      if (!failed && declared >= 0 && size > PREFIX + declared) {
         failed = true;
-        this.fail(stream, status.RESOURCE_EXHAUSTED, `Received message larger than max (${declared} vs. ${this.maxReceiveBytes})`);
+        this.fail(stream, status.UNIMPLEMENTED, `Received a second request message for server streaming method ${path}`);
       }
     });
     stream.once("end", () => {
