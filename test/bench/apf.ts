@@ -39,7 +39,22 @@
  * against 23.7 ms (0.27-0.36x), but the closed-loop flood then runs 3-6x more of them,
  * and their TLS writes are outside the chunk producers' per-turn budget. The lists are 1 seat each, as the
  * platform charges them here: global-default has 3 nominal seats of 30 and hand
- * size 6, so its widest request is max(1, min(ceil(0.15 x 3), floor(3 / 6))) = 1.
+ * size 6, so its widest request is max(1, min(ceil(0.15 x 3), floor(3 / 6))) = 1; the
+ * size-based estimate (1 MB, 10 seats) is capped to it as well.
+ * Bytes as list work (chunked-stream.ts: a list's bytes cost 2 ms per MiB, what copying
+ * and writing them to TLS costs, in one budget of 1 ms per turn for all list bodies):
+ * against the tree before (4 rounds alternating, load 2-3) the tenant's growth fell from
+ * 5.4x to 2.8x (medians) while the flood served about half as many lists; APF on vs off
+ * (4 rounds, load 2.6-3.5): the tenant's p99 under the flood 0.40/0.60/0.94 of off's, the
+ * goal 2.95x (2.05-4.10 per round). What is left: in the first round the level still has
+ * its initial 2 seats (borrowing is re-divided every 10 s), so the tenant queues behind
+ * lists; after that each tenant GET asks the store for its current revision (a round
+ * trip to a process on the same 2 cores) and waits two or more turns of the event loop,
+ * each carrying up to 1 ms of list bodies plus new lists' handlers and socket writes
+ * (writev alone is about a third of the busy server time), while the flood client
+ * decrypting ~1.3 MB per list shares the cores. The off side is no flood: the in-flight
+ * limiter sizes a list by the work estimate (10 of its pool's 20 seats, the user's fair
+ * share), so the noisy tenant gets ~14,000 429s a round and 110-120 lists served.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
