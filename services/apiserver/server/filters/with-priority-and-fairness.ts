@@ -230,6 +230,6 @@ function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: nu
         release(true);
       }
     }
-    return runHoldingSeats(ctx, next, () => release(false), maxStreamHoldMs, timers);
+    return await runHoldingSeats(ctx, next, () => release(false), maxStreamHoldMs, timers);
   };
 }
