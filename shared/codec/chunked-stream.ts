@@ -10,8 +10,9 @@
  * `TURN_BUDGET_MS`): twenty large lists together delay other requests by about one
  * budget per turn, not twenty slices. The work of a slice is its time plus its bytes
  * at `WRITE_MS_PER_MIB`: the bytes are copied into one chunk and then written to a TLS
- * socket (encrypted and handed to the kernel) after the slice, in the same turn, and
- * a chunk of kept bytes costs little to gather but as much as any to write. A piece
+ * socket (encrypted and handed to the kernel, partly right after the slice, mostly as
+ * the socket drains), and a chunk of kept bytes costs little to gather but as much as
+ * any to write. A piece
  * `PAUSE` produces no bytes; it only lets
  * a slice end during long work that emits nothing (a size pass). `stop()` returns the
  * generator (its `finally` runs) and no piece is produced after it, even by a slice
