@@ -46,7 +46,9 @@
  * against the tree before (4 rounds alternating, load 2-3) the tenant's growth fell from
  * 5.4x to 2.8x (medians) while the flood served about half as many lists; APF on vs off
  * (4 rounds, load 2.6-3.5): the tenant's p99 under the flood 0.40/0.60/0.94 of off's, the
- * goal 2.95x (2.05-4.10 per round). What is left: in the first round the level still has
+ * goal 2.95x (2.05-4.10 per round); against e4669b8 (before both changes, 4 rounds,
+ * load 3.3-3.7) the tenant's p99 under the flood was 0.25/0.59/0.71 of old's (23.7 vs
+ * 46.4 ms), the flood 333-703 lists a round against 1,680-1,810. What is left: in the first round the level still has
  * its initial 2 seats (borrowing is re-divided every 10 s), so the tenant queues behind
  * lists; after that each tenant GET asks the store for its current revision (a round
  * trip to a process on the same 2 cores) and waits two or more turns of the event loop,
