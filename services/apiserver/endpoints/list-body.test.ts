@@ -1,7 +1,7 @@
 /**
  * List bodies: the bytes of the sliced, streamed body equal the one-shot encoding of
  * the whole list for each encoding, kind and size; a list whose reader goes away
- * stops encoding; a repeated compact JSON list copies the item bytes the first kept.
+ * stops encoding; a repeated compact JSON or protobuf list copies the item bytes the first kept.
  */
 import { describe, expect, it } from "vitest";
 import { readAll } from "../../../shared/codec/chunked-stream.ts";
@@ -114,14 +114,17 @@ describe("a list in flight", () => {
     expect(atCancel).toBeLessThan(20_000);
   });
 
-  it("a second list of the same objects copies the bytes the first one kept (no item encoded again)", async () => {
+  it.each([
+    { name: "compact JSON", scope: s },
+    { name: "protobuf", scope: scope(kindOf("ConfigMap"), "protobuf", profile.protobufMediaType) },
+  ])("$name: a second list of the same objects copies the bytes the first one kept (no item encoded again)", async ({ scope: sc }) => {
     const { items, reads } = watchedConfigMaps(2000);
-    const first = await bodyOf(await listResponse(s, { resourceVersion: "9" }, items));
+    const first = await bodyOf(await listResponse(sc, { resourceVersion: "9" }, items));
     expect(reads()).toBe(2000);
-    const second = await bodyOf(await listResponse(s, { resourceVersion: "10" }, items));
+    const second = await bodyOf(await listResponse(sc, { resourceVersion: "10" }, items));
     expect(reads()).toBe(2000);
-    expect(second.equals(Buffer.from(oneShot(s, { resourceVersion: "10" }, items)))).toBe(true);
-    expect(first.equals(Buffer.from(oneShot(s, { resourceVersion: "9" }, items)))).toBe(true);
+    expect(second.equals(Buffer.from(oneShot(sc, { resourceVersion: "10" }, items)))).toBe(true);
+    expect(first.equals(Buffer.from(oneShot(sc, { resourceVersion: "9" }, items)))).toBe(true);
   });
 
 });

@@ -8,7 +8,8 @@
  * The bytes equal those of rendering and encoding the whole list (render.ts,
  * encode.ts). Items keep their bytes from the encoded cache where a GET or a list
  * already made them; a compact JSON list adds the bytes of the items it encodes, up to
- * the cache's budget for lists (encoded-cache.ts), so the next list of the same objects
+ * the cache's budget for lists (encoded-cache.ts), and so does a protobuf list (each
+ * item's bytes as a GET encodes it), so the next list of the same objects
  * copies bytes instead of encoding them again (a list flood turns its seats over sooner).
  *
  * A list that fits in its first slice is answered as one buffer at once (no stream,
@@ -19,6 +20,7 @@
  */
 import { ChunkProducer, processTurnBudget, producerStream, type Piece } from "../../../shared/codec/chunked-stream.ts";
 import { cborCollection, jsonCollection, yamlCollection, type CollectionParts } from "../../../shared/codec/collection-stream.ts";
+import { encodeObject } from "../../../shared/codec/protobuf/index.ts";
 import { protobufListBody } from "../../../shared/codec/protobuf/list-stream.ts";
 import { jsonListPieces, typedItemText } from "../../../shared/stream/json-list.ts";
 import { tableRow, toTable } from "../../../shared/codec/table.ts";
@@ -75,8 +77,10 @@ function listPieces(s: RequestScope, metadata: ListMeta, items: ReadonlyArray<Re
     });
   }
   if (s.encoding === "protobuf") {
+    // An item's bytes are a GET's (the whole object in its envelope), kept as compact JSON lists keep theirs.
     const variant = objectVariant(s);
-    return protobufListBody(s.resource.def, s.profile, { metadata: meta, count: items.length, item: (i) => items[i], cached: (i) => encodedIfCached(items[i], variant) });
+    const whole = (i: number) => () => encodeObject(s.resource.def, withTypeMeta(s, items[i]), s.profile);
+    return protobufListBody(s.resource.def, s.profile, { metadata: meta, count: items.length, item: (i) => items[i], cached: (i) => encodedForList(items[i], variant, whole(i)) });
   }
   const variant = objectVariant(s);
   if (s.encoding === "json" && !s.pretty && bodyContentType(s, "list") === "application/json") {

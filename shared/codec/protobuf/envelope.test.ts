@@ -7,6 +7,7 @@ import {
   PROTOBUF_MAGIC,
   ProtobufError,
   decodeEnvelope,
+  envelopeRaw,
   decodeFrames,
   decodeList,
   decodeObject,
@@ -247,5 +248,37 @@ describe("lists, Status and watch events", () => {
     }
     expect(errorOf(() => decodeFrames(stream.subarray(0, stream.length - 1))).code).toBe("Truncated");
     expect(errorOf(() => new FrameReader(10).push(Uint8Array.of(0, 0, 1, 0))).code).toBe("FrameTooLarge");
+  });
+});
+
+describe("envelopeRaw: the raw field without decoding the others", () => {
+  const withUnknown = (raw: Uint8Array) => {
+    const e = encodeEnvelope({ apiVersion: "v1", kind: "ConfigMap", raw });
+    const extra = Uint8Array.of((9 << 3) | 2, 2, 0x61, 0x62); // field 9, length-delimited: skipped
+    return Uint8Array.from([...e, ...extra]);
+  };
+  it.each([
+    { name: "empty raw", bytes: encodeEnvelope({ apiVersion: "v1", kind: "ConfigMap", raw: new Uint8Array(0) }) },
+    { name: "short raw", bytes: encodeEnvelope({ apiVersion: "v1", kind: "ConfigMap", raw: Uint8Array.of(10, 3, 1, 2, 3) }) },
+    { name: "raw over 127 bytes (two-byte length)", bytes: encodeEnvelope({ apiVersion: "apps/v1", kind: "Deployment", raw: new Uint8Array(300).fill(7) }) },
+    { name: "raw over 16 KiB (three-byte length)", bytes: encodeEnvelope({ apiVersion: "v1", kind: "Pod", raw: new Uint8Array(20_000).fill(9) }) },
+    { name: "an object as a GET encodes it", bytes: encodeObject(configMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a", namespace: "b" }, data: { k: "v".repeat(200) } }, kube) },
+    { name: "an unknown field after the others", bytes: withUnknown(Uint8Array.of(1, 2)) },
+    { name: "no raw field", bytes: Uint8Array.from([...PROTOBUF_MAGIC, (3 << 3) | 2, 0]) },
+  ])("$name: the same bytes as decodeEnvelope's raw", ({ bytes }) => {
+    const got = envelopeRaw(bytes);
+    expect(Buffer.from(got).equals(Buffer.from(decodeEnvelope(bytes).raw))).toBe(true);
+  });
+
+  it.each([
+    { name: "empty", bytes: new Uint8Array(0) },
+    { name: "prefix only", bytes: Uint8Array.from(PROTOBUF_MAGIC) },
+    { name: "no prefix", bytes: Uint8Array.of(1, 2, 3, 4, 5) },
+    { name: "a length past the end", bytes: Uint8Array.from([...PROTOBUF_MAGIC, (2 << 3) | 2, 9, 1]) },
+    { name: "a varint field", bytes: Uint8Array.from([...PROTOBUF_MAGIC, (2 << 3) | 0, 1]) },
+  ])("$name: the error decodeEnvelope gives", ({ bytes }) => {
+    const want = errorOf(() => decodeEnvelope(bytes));
+    const got = errorOf(() => envelopeRaw(bytes));
+    expect([got.code, got.message]).toEqual([want.code, want.message]);
   });
 });

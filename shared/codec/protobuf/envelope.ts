@@ -46,6 +46,33 @@ export function encodeEnvelope(e: EnvelopeInput): Uint8Array {
 }
 
 /**
+ * The `raw` field of an envelope, a view into `bytes`, found by skipping the other fields
+ * without decoding them (a list copies the raw of each item's kept GET bytes); anything
+ * it does not expect (no prefix, a field not length-delimited, a cut length) is left to
+ * `decodeEnvelope`, which names the error. Same result as `decodeEnvelope(bytes).raw`.
+ */
+export function envelopeRaw(bytes: Uint8Array): Uint8Array {
+  if (bytes.length <= PROTOBUF_MAGIC.length || !hasProtobufMagic(bytes)) return decodeEnvelope(bytes).raw;
+  let raw: Uint8Array | undefined;
+  let at = PROTOBUF_MAGIC.length;
+  while (at < bytes.length) {
+    const tag = bytes[at++];
+    if (tag >= 0x80 || (tag & 7) !== WIRE_LEN) return decodeEnvelope(bytes).raw;
+    let length = 0;
+    for (let shift = 0; ; shift += 7) {
+      if (at >= bytes.length || shift > 28) return decodeEnvelope(bytes).raw;
+      const b = bytes[at++];
+      length += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) break;
+    }
+    if (at + length > bytes.length) return decodeEnvelope(bytes).raw;
+    if (tag >> 3 === 2) raw = bytes.subarray(at, at + length); // the last one wins, as in decodeEnvelope
+    at += length;
+  }
+  return raw ?? new Uint8Array(0);
+}
+
+/**
  * Decodes an envelope. Throws `ProtobufError` with code `Truncated` (empty or
  * cut input), `BadMagic` (no prefix) or `Malformed`/`WrongWireType` (a broken
  * `Unknown` message). Unknown fields are skipped, as protobuf readers do.

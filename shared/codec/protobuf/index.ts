@@ -1,5 +1,5 @@
 /** The protobuf media type: envelope, schema-driven messages, lists, Status, watch events and framing. */
-export { PROTOBUF_MAGIC, decodeEnvelope, encodeEnvelope, hasProtobufMagic, type Envelope, type EnvelopeInput } from "./envelope.ts";
+export { PROTOBUF_MAGIC, decodeEnvelope, encodeEnvelope, envelopeRaw, hasProtobufMagic, type Envelope, type EnvelopeInput } from "./envelope.ts";
 export { ProtobufError, type ProtobufErrorCode } from "./wire.ts";
 export { decodeMessage, encodeMessageReference, formatTime, parseTime, DEFAULT_MAX_MESSAGE_DEPTH, type DecodeMessageOptions } from "./message.ts";
 export { encodeMessage } from "./compiled.ts";

@@ -12,7 +12,7 @@ import type { PlatformProfile } from "../../platform/index.ts";
 import type { KindDefinition } from "../../schema/types.ts";
 import { PAUSE, type Piece } from "../chunked-stream.ts";
 import { GrowingWriter, encodeMessage, releaseWriter, takeWriter, writeMessageInto } from "./compiled.ts";
-import { PROTOBUF_MAGIC, decodeEnvelope } from "./envelope.ts";
+import { PROTOBUF_MAGIC, envelopeRaw } from "./envelope.ts";
 import { kindLayout, listLayout } from "./layout.ts";
 import { typeMetaOnWire } from "./object.ts";
 import { WIRE_LEN, Writer } from "./wire.ts";
@@ -45,7 +45,7 @@ export function* protobufListBody(def: KindDefinition, profile: PlatformProfile,
     const s = w.begin();
     const whole = parts.cached?.(i);
     if (whole) {
-      const raw = decodeEnvelope(whole).raw;
+      const raw = envelopeRaw(whole);
       w.ensure(raw.length);
       w.buf.set(raw, w.pos);
       w.pos += raw.length;
