@@ -141,8 +141,17 @@ export interface SubjectNames {
   organizations: string[];
 }
 
-/** CN and the O entries (in order) of a certificate's subject. */
+/** Names read per certificate object: a connection's chain is parsed once and shared (client-cert.ts), so every request on it reads the same object. */
+const namesOf = new WeakMap<X509Certificate, SubjectNames>();
+
+/** CN and the O entries (in order) of a certificate's subject; the result is the caller's own (a fresh list each call). */
 export function subjectNames(cert: X509Certificate): SubjectNames {
+  let names = namesOf.get(cert);
+  if (!names) namesOf.set(cert, (names = readSubjectNames(cert)));
+  return { ...names, organizations: [...names.organizations] };
+}
+
+function readSubjectNames(cert: X509Certificate): SubjectNames {
   const der = cert.raw;
   const certSeq = readTlv(der, 0);
   const tbs = children(der, certSeq)[0];

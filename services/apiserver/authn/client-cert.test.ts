@@ -84,6 +84,18 @@ describe("chain verification (pure)", () => {
     expect(subjectNames(cert)).toEqual({ commonName: "system:node:n1", organizations: ["system:nodes", "a,b"] });
   });
 
+  it("reads a certificate's names once (every request of a connection shares its parsed chain), handing each caller its own list", async () => {
+    const ca = (await clusterPki()).ca;
+    const [cert] = parseCertificateBundle((await createClientCert(ca, { user: "u", groups: ["g1", "g2"] })).certPem);
+    const raw = cert.raw;
+    let reads = 0;
+    Object.defineProperty(cert, "raw", { get: () => (reads++, raw) });
+    const first = subjectNames(cert);
+    first.organizations.push("added by a caller");
+    expect(subjectNames(cert)).toEqual({ commonName: "u", organizations: ["g1", "g2"] });
+    expect(reads).toBe(1);
+  });
+
   it("accepts a chain to a root of the bundle and refuses others", async () => {
     const ca = (await clusterPki()).ca;
     const other = await createCA();
