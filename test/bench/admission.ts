@@ -17,7 +17,8 @@
  * (V8's sampler in this process, which holds servers and clients) into <dir>, and
  * where their CPU time went is printed; after the webhook rounds, a batch of hooked
  * and a batch of skipping creates are profiled (the webhook process too), see
- * profileWebhookCalls. The webhook comparison also prints the TLS handshakes the
+ * profileWebhookCalls; after the chain rounds, creates through the chain and without
+ * admission are profiled, see profileChain. The webhook comparison also prints the TLS handshakes the
  * webhook process accepted during its rounds (0 when every call reused a connection).
  */
 import { startTestApiserver, type TestApiserver } from "../support/apiserver.ts";
@@ -156,6 +157,36 @@ async function profileWebhookCalls(api: TestApiserver, child: ChildChannel<Webho
   process.stdout.write(renderSummary(`${childFile} (${PROFILED_CREATES} hooked creates)`, summarizeProfile(JSON.parse(await readFile(childFile, "utf8")) as CpuProfile, 25)));
 }
 
+/**
+ * BENCH_CPU_PROF=<dir>, after the chain's measured rounds: PROFILED_CREATES creates
+ * (16 clients) through the default chain, then as many with admission disabled, this
+ * process profiled; printed: CPU per create each way and where the chain's went (self
+ * time, chain minus disabled).
+ */
+async function profileChain(on: TestApiserver, off: TestApiserver): Promise<void> {
+  const dir = process.env.BENCH_CPU_PROF;
+  if (!dir) return;
+  const creates = async (api: TestApiserver, prefix: string) => {
+    let n = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        for (let i = n++; i < PROFILED_CREATES; i = n++) {
+          const r = await api.admin.post("/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${prefix}-${i}` }, data: { i: String(i) } });
+          if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
+        }
+      }),
+    );
+  };
+  const chain = await cpuProfiled(join(dir, "admission-chain-on.cpuprofile"), () => creates(on, "pc"));
+  const none = await cpuProfiled(join(dir, "admission-chain-off.cpuprofile"), () => creates(off, "pc"));
+  const a = summarizeProfile(none.profile, 100_000);
+  const b = summarizeProfile(chain.profile, 100_000);
+  const busy = (x: typeof a) => (x.totalMs * (1 - x.idleShare)) / PROFILED_CREATES;
+  process.stdout.write(
+    `server + client process, ${PROFILED_CREATES} creates each way (${machineLoad()}): busy ${busy(a).toFixed(3)} ms per create without admission, ${busy(b).toFixed(3)} ms with the default chain; self time, chain minus disabled, by file:\n${diffRows(a.files, b.files, 20)}by function:\n${diffRows(a.functions, b.functions, 30)}`,
+  );
+}
+
 /** Creates/s with the default chain against admission disabled, two replicas. */
 async function chainBench(on: TestApiserver, table: RatioTable): Promise<void> {
   const registered = new Set([...OWN, ...BUILTIN_PLUGIN_FACTORIES.map(([n]) => n)]);
@@ -170,6 +201,7 @@ async function chainBench(on: TestApiserver, table: RatioTable): Promise<void> {
       (round) => rate(on, `r${round}`, 3000, 16),
       (round) => rate(off, `r${round}`, 3000, 16),
     );
+    await profileChain(on, off);
     table.add({ key: "create_chain_vs_disabled", label: "creates/s, 16 clients", aName: "default chain", bName: "admission disabled", a: rates.a, b: rates.b, unit: "req/s", better: "higher" });
   } finally {
     await off.close();

@@ -113,7 +113,7 @@ export interface Reinvocation {
 /** The plugin interface: `admit` mutates (phase 1), `validate` checks (phase 2). */
 export interface AdmissionPlugin {
   readonly name: string;
-  /** Whether the plugin takes part in requests of this operation. */
+  /** Whether the plugin takes part in requests of this operation; fixed (the chain asks once per phase and operation). */
   handles(operation: Operation): boolean;
   admit?(attributes: Attributes): Promise<void> | void;
   validate?(attributes: Attributes): Promise<void> | void;

@@ -166,30 +166,48 @@ class ResourceQuotaPlugin implements AdmissionPlugin {
   }
 
   /** Phase 1 for quotas themselves: their status follows spec.hard with computed usage. */
-  async admit(a: Attributes): Promise<void> {
-    if (a.resource.group !== "" || a.resource.resource !== "resourcequotas" || a.subresource || !a.object) return;
-    if (a.operation !== "CREATE" && a.operation !== "UPDATE") return;
-    // A quota written through this replica is looked up live until the informer has it.
-    this.emptyUntil.delete(a.namespace);
-    if (!needsSync({ spec: a.object.spec, status: a.oldObject?.status })) {
-      a.object.status = a.oldObject?.status;
-      return;
-    }
-    const used = await this.computeUsage(a.namespace, a.object);
-    if (a.operation === "CREATE" && used.has("resourcequotas")) used.set("resourcequotas", add(used.get("resourcequotas")!, { nano: 1_000_000_000n, format: "DecimalSI" }));
-    a.object.status = { hard: { ...(obj(obj(a.object.spec)?.hard) ?? {}) }, used: render(used) };
+  admit(a: Attributes): Promise<void> | undefined {
+    if (a.resource.group !== "" || a.resource.resource !== "resourcequotas" || a.subresource || !a.object) return undefined;
+    if (a.operation !== "CREATE" && a.operation !== "UPDATE") return undefined;
+    return this.admitQuota(a, a.object);
   }
 
-  async validate(a: Attributes): Promise<void> {
-    if (a.subresource || !a.namespaced || !a.namespace) return;
+  private async admitQuota(a: Attributes, object: JsonObject): Promise<void> {
+    // A quota written through this replica is looked up live until the informer has it.
+    this.emptyUntil.delete(a.namespace);
+    if (!needsSync({ spec: object.spec, status: a.oldObject?.status })) {
+      object.status = a.oldObject?.status;
+      return;
+    }
+    const used = await this.computeUsage(a.namespace, object);
+    if (a.operation === "CREATE" && used.has("resourcequotas")) used.set("resourcequotas", add(used.get("resourcequotas")!, { nano: 1_000_000_000n, format: "DecimalSI" }));
+    object.status = { hard: { ...(obj(obj(object.spec)?.hard) ?? {}) }, used: render(used) };
+  }
+
+  /** Whether the namespace is known to have no quota (what quotasIn would answer without a lookup). */
+  private knownEmpty(namespace: string): boolean {
+    if (!this.synced || (this.byNamespace.get(namespace)?.length ?? 0) > 0) return false;
+    const until = this.emptyUntil.get(namespace);
+    return until !== undefined && until > Date.now();
+  }
+
+  validate(a: Attributes): Promise<void> | undefined {
+    if (a.subresource || !a.namespaced || !a.namespace) return undefined;
     const { group, resource } = a.resource;
     if (a.operation === "DELETE") {
       if (!a.dryRun) this.scheduleRecompute(a.namespace);
-      return;
+      return undefined;
     }
-    if (!a.object) return;
-    if (a.operation === "UPDATE" && !(group === "" && (resource === "persistentvolumeclaims" || resource === "services"))) return;
-    let delta = usageOf(group, resource, a.object, this.profile);
+    if (!a.object) return undefined;
+    if (a.operation === "UPDATE" && !(group === "" && (resource === "persistentvolumeclaims" || resource === "services"))) return undefined;
+    // Synchronous where no quota can be charged: no usage computed, no turn of the event loop.
+    if (this.knownEmpty(a.namespace)) return undefined;
+    return this.chargeQuotas(a, a.object);
+  }
+
+  private async chargeQuotas(a: Attributes, object: JsonObject): Promise<void> {
+    const { group, resource } = a.resource;
+    let delta = usageOf(group, resource, object, this.profile);
     if (a.operation === "UPDATE") {
       const prev = a.oldObject ? usageOf(group, resource, a.oldObject, this.profile) : new Map<string, Quantity>();
       const grown: Usage = new Map();
@@ -204,10 +222,10 @@ class ResourceQuotaPlugin implements AdmissionPlugin {
     for (const quota of [...quotas].sort((x, y) => str(obj(x.metadata)?.name).localeCompare(str(obj(y.metadata)?.name)))) {
       const hard = parseList(obj(quota.spec)?.hard);
       const relevant: Usage = new Map([...delta].filter(([k]) => hard.has(k)));
-      if (relevant.size === 0 || !quotaSelects(quota, group, resource, a.object)) continue;
+      if (relevant.size === 0 || !quotaSelects(quota, group, resource, object)) continue;
       const name = str(obj(quota.metadata)?.name);
       if (group === "" && resource === "pods") {
-        const missing = missingContainerResources(a.object, hard.keys());
+        const missing = missingContainerResources(object, hard.keys());
         if (missing) throw admissionForbidden(a, `failed quota: ${name}: ${missing}`);
       }
       await this.chargeQuota(a, name, relevant);

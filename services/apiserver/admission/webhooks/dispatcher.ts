@@ -36,8 +36,9 @@ export interface DispatcherDeps {
 
 type Outcome = "skipped" | "unchanged" | "mutated";
 
-function seconds(start: bigint): number {
-  return Number(process.hrtime.bigint() - start) / 1e9;
+/** Seconds since `start`, a performance.now() reading. */
+function seconds(start: number): number {
+  return (performance.now() - start) / 1e3;
 }
 
 function asVersion(eq: Equivalence | undefined, a: Attributes, obj: JsonObject | undefined, version: string | undefined): JsonObject | undefined {
@@ -135,7 +136,7 @@ export class Dispatcher {
     const version = reviewVersion(hook.admissionReviewVersions);
     if (!version) return this.failed(hook, type, a, index, round, `webhook does not accept known AdmissionReview versions (v1, v1beta1): ${JSON.stringify(hook.admissionReviewVersions)}`);
     const uid = randomUUID();
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     let response;
     try {
       const body = await this.deps.client.post(hook.clientConfig, hook.timeoutSeconds, encodeReviewRequest(this.deps.profile, version, uid, a, object, oldObject, memo, inv.version ? { version: inv.version } : undefined));

@@ -34,10 +34,16 @@ function webhookPlugin(type: HookType, ctx: PluginContext, deps: WebhookDeps): A
     hooks = [...items].sort((x, y) => configName(x).localeCompare(configName(y))).flatMap((c) => hooksOf(c, type));
   });
   const dispatcher = new Dispatcher({ profile: ctx.profile, client: deps.client, match: { profile: ctx.profile, objects: ctx.objects, equivalence: deps.equivalence, authorize: celAuthorizer(ctx) }, metrics: deps.metrics, log: ctx.log });
-  const run = async (a: Attributes, phase: (h: readonly Hook[], a: Attributes) => Promise<void>) => {
-    await watch.synced;
-    if (hooks.length === 0 || isExempt(ctx.profile, a)) return;
-    await phase(hooks, a);
+  let synced = false;
+  watch.synced.then(
+    () => (synced = true),
+    () => {}, // a request waiting for the list gets its error
+  );
+  // Synchronous when nothing can match (no webhook configured once the first list is in): no turn of the event loop.
+  const run = (a: Attributes, phase: (h: readonly Hook[], a: Attributes) => Promise<void>): Promise<void> | undefined => {
+    if (!synced) return watch.synced.then(() => run(a, phase));
+    if (hooks.length === 0 || isExempt(ctx.profile, a)) return undefined;
+    return phase(hooks, a);
   };
   const plugin: AdmissionPlugin = {
     name: type === "mutating" ? MUTATING_WEBHOOK : VALIDATING_WEBHOOK,
