@@ -41,11 +41,27 @@ describe("jsonListPieces: the bytes of stringifying the whole typed list", () =>
     });
   }
 
-  it("passes cached item bytes through unchanged, in place", () => {
-    const items = [{ metadata: { name: "a" } }, { metadata: { name: "b" } }, { metadata: { name: "c" } }];
-    const bytesOfB = utf8.encode(JSON.stringify({ ...typeMeta, ...items[1] }));
-    const pieces = [...jsonListPieces(parts(envelope, items, (i) => (i === 1 ? bytesOfB : undefined)))];
-    expect(pieces).toContain(bytesOfB);
+  it.each([
+    { name: "one cached item among others", cachedOf: (i: number) => i === 1 },
+    { name: "every item cached", cachedOf: () => true },
+    { name: "every other item cached", cachedOf: (i: number) => i % 2 === 0 },
+    { name: "the first and last cached", cachedOf: (i: number) => i === 0 || i === 39 },
+  ])("$name: cached item bytes in place, gathered into pieces of about the batch size", ({ cachedOf }) => {
+    const items = Array.from({ length: 40 }, (_, i) => ({ metadata: { name: `o-${i}` }, data: { k: "v".repeat(i * 3) } }));
+    const bytesOf = items.map((o) => utf8.encode(JSON.stringify({ ...typeMeta, ...o })));
+    for (const batch of [16, 256, 4096, 1 << 16]) {
+      const pieces = [...jsonListPieces(parts(envelope, items, (i) => (cachedOf(i) ? bytesOf[i] : undefined)), batch)];
+      expect(joined(pieces), `batch ${batch}`).toBe(reference(envelope, items));
+      const byteRuns = pieces.filter((p) => typeof p !== "string").length;
+      if (batch === 1 << 16 && items.every((_, i) => cachedOf(i))) expect(byteRuns).toBe(1);
+    }
+  });
+
+  it("passes a cached item larger than a batch through as it is", () => {
+    const items = [{ metadata: { name: "a" } }, { metadata: { name: "b" }, data: { big: "x".repeat(5000) } }, { metadata: { name: "c" } }];
+    const bytesOf = items.map((o) => utf8.encode(JSON.stringify({ ...typeMeta, ...o })));
+    const pieces = [...jsonListPieces(parts(envelope, items, (i) => bytesOf[i]), 4096)];
+    expect(pieces).toContain(bytesOf[1]);
     expect(joined(pieces)).toBe(reference(envelope, items));
   });
 

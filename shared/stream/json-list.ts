@@ -7,8 +7,9 @@
  *
  * Contract: the bytes equal `JSON.stringify({...envelope, [arrayKey]: items.map((o) =>
  * ({...typeMeta, ...o}))})` (with `text` as the stringifier); the array is the last key.
- * An item already encoded alone (`cached`, the whole typed item's JSON bytes) is
- * passed through as it is, after the batch before it.
+ * Items already encoded alone (`cached`, the whole typed item's JSON bytes) are copied
+ * into byte pieces of about `batchChars` bytes, in place; one larger than that is
+ * passed through as it is. Pieces are never written to after they are handed on.
  */
 export interface JsonListParts {
   /** The body without its array. */
@@ -46,25 +47,68 @@ function startsWithIndexKey(item: Readonly<Record<string, unknown>>): boolean {
   return false;
 }
 
+const COMMA = Uint8Array.of(0x2c);
+
+/** Cached item bytes gathered into one piece of about `size` bytes (a fresh buffer after each `take`). */
+class ByteBatch {
+  private buf: Uint8Array;
+  pos = 0;
+
+  constructor(private readonly size: number) {
+    this.buf = new Uint8Array(size);
+  }
+
+  fits(n: number): boolean {
+    return this.pos + n <= this.buf.length;
+  }
+
+  add(bytes: Uint8Array): void {
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
+  take(): Uint8Array {
+    const out = this.buf.subarray(0, this.pos);
+    this.buf = new Uint8Array(this.size);
+    this.pos = 0;
+    return out;
+  }
+}
+
 export function* jsonListPieces(parts: JsonListParts, batchChars = DEFAULT_BATCH_CHARS): Generator<string | Uint8Array> {
   const head = parts.text(parts.envelope);
   const key = JSON.stringify(parts.arrayKey);
   const typeHead = parts.text(parts.typeMeta).slice(0, -1);
   let batch = head === "{}" ? `{${key}:[` : `${head.slice(0, -1)},${key}:[`;
+  let bytesBatch: ByteBatch | undefined;
   for (let i = 0; i < parts.count; i++) {
-    if (i > 0) batch += ",";
     const bytes = parts.cached?.(i);
     if (bytes) {
-      yield batch;
-      batch = "";
-      yield bytes;
+      // Runs of cached items are copied into byte pieces of about the batch size (not two pieces per item).
+      if (batch) {
+        yield batch;
+        batch = "";
+      }
+      const b = (bytesBatch ??= new ByteBatch(batchChars));
+      const n = bytes.length + (i > 0 ? 1 : 0);
+      if (!b.fits(n) && b.pos > 0) yield b.take();
+      if (b.fits(n)) {
+        if (i > 0) b.add(COMMA);
+        b.add(bytes);
+      } else {
+        if (i > 0) yield COMMA;
+        yield bytes; // larger than a batch: passed through as it is
+      }
       continue;
     }
+    if (bytesBatch && bytesBatch.pos > 0) yield bytesBatch.take();
+    if (i > 0) batch += ",";
     batch += typedItemText(typeHead, parts.typeMeta, parts.item(i), parts.text);
     if (batch.length >= batchChars) {
       yield batch;
       batch = "";
     }
   }
+  if (bytesBatch && bytesBatch.pos > 0) yield bytesBatch.take();
   yield `${batch}]}`;
 }
