@@ -4,7 +4,7 @@
  * deadlines, a dropped connection, a refused one with fail-fast backoff, GOAWAY.
  */
 import http2, { type Http2Server, type Http2Session, type ServerHttp2Stream, type IncomingHttpHeaders } from "node:http2";
-import type { AddressInfo } from "node:net";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import { credentials } from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
 import { EtcdCallError, GrpcStatus } from "./errors.ts";
@@ -191,6 +191,29 @@ describe("Http2UnaryChannel", () => {
     await new Promise((r) => setTimeout(r, 50));
     expect((await ch.call("/b", Buffer.from("34")))?.toString()).toBe("43");
     expect(s.sessions).toHaveLength(2);
+  });
+
+  it("gives up a connection whose server never sends its SETTINGS after the connect timeout, and closes the socket", async () => {
+    const accepted: Socket[] = [];
+    let closed = 0;
+    const silent = createServer((sock) => {
+      accepted.push(sock);
+      sock.on("close", () => closed++);
+      sock.on("error", () => undefined);
+      sock.resume();
+    });
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    cleanups.push(() => new Promise<void>((r) => silent.close(() => r())));
+    cleanups.push(() => accepted.forEach((sock) => sock.destroy()));
+    const ch = new Http2UnaryChannel(`127.0.0.1:${(silent.address() as AddressInfo).port}`, credentials.createInsecure(), { connectTimeoutMs: 200 });
+    cleanups.push(() => ch.close());
+    const started = Date.now();
+    const err = await failure(ch.call("/x", Buffer.alloc(0), Date.now() + 5000));
+    expect(err.code).toBe(GrpcStatus.UNAVAILABLE);
+    expect(err.details).toMatch(/^No connection established\. Last error: connection attempt timed out/);
+    expect(Date.now() - started).toBeLessThan(2000);
+    for (let i = 0; i < 100 && closed === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect([accepted.length, closed]).toEqual([1, 1]);
   });
 
   it("waits for a server that starts later, and rejects calls after close", async () => {

@@ -208,9 +208,20 @@ export class Http2UnaryChannel {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`connection attempt timed out after ${Date.now() - started} ms`)), this.connectTimeoutMs);
     });
+    let abandoned = false;
+    // An attempt abandoned by the timeout destroys what it opens later.
+    const keep = <T extends { destroy(): void }>(x: T, set: (x: T) => void): T => {
+      set(x);
+      if (abandoned) {
+        x.destroy();
+        throw new Error("connection attempt abandoned");
+      }
+      return x;
+    };
     try {
-      return await Promise.race([timeout, this.establish((s) => (socket = s), (s) => (session = s))]);
+      return await Promise.race([timeout, this.establish((s) => keep(s, (v) => (socket = v)), (s) => keep(s, (v) => (session = v)))]);
     } catch (err) {
+      abandoned = true;
       session?.destroy();
       socket?.destroy();
       throw err;
