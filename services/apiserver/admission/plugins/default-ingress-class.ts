@@ -19,13 +19,19 @@ export function defaultIngressClass(classes: JsonObject[], profile: PlatformProf
   return pickNewest(classes.filter((c) => annotationsOf(c)[profile.admission.defaultIngressClass] === "true"), false);
 }
 
-export const defaultIngressClassPlugin: PluginFactory = (ctx): AdmissionPlugin => ({
-  name: DEFAULT_INGRESS_CLASS_PLUGIN,
-  handles: (op) => op === "CREATE",
-  async admit(a) {
-    if (!isResource(a, ctx.profile.group("networking"), "ingresses") || !a.object || !needsIngressClass(a.object, ctx.profile)) return;
+export const defaultIngressClassPlugin: PluginFactory = (ctx): AdmissionPlugin => {
+  const setDefault = async (object: JsonObject): Promise<void> => {
     const classes = await listFresh(ctx.objects, ctx.profile.group("networking"), "ingressclasses", undefined, (items) => defaultIngressClass(items, ctx.profile) !== undefined);
     const def = defaultIngressClass(classes, ctx.profile);
-    if (def) child(a.object, "spec").ingressClassName = str(obj(def.metadata)?.name);
-  },
-});
+    if (def) child(object, "spec").ingressClassName = str(obj(def.metadata)?.name);
+  };
+  return {
+    name: DEFAULT_INGRESS_CLASS_PLUGIN,
+    handles: (op) => op === "CREATE",
+    // Synchronous for everything but an ingress without a class.
+    admit(a) {
+      if (!isResource(a, ctx.profile.group("networking"), "ingresses") || !a.object || !needsIngressClass(a.object, ctx.profile)) return undefined;
+      return setDefault(a.object);
+    },
+  };
+};

@@ -36,13 +36,19 @@ export function defaultStorageClass(classes: JsonObject[], profile: PlatformProf
   return pickNewest(classes.filter((c) => isDefaultStorageClass(c, profile)));
 }
 
-export const defaultStorageClassPlugin: PluginFactory = (ctx): AdmissionPlugin => ({
-  name: DEFAULT_STORAGE_CLASS_PLUGIN,
-  handles: (op) => op === "CREATE",
-  async admit(a) {
-    if (!isResource(a, "", "persistentvolumeclaims") || !a.object || hasClass(a.object, ctx.profile)) return;
+export const defaultStorageClassPlugin: PluginFactory = (ctx): AdmissionPlugin => {
+  const setDefault = async (object: JsonObject): Promise<void> => {
     const classes = await listFresh(ctx.objects, ctx.profile.group("storage"), "storageclasses", undefined, (items) => defaultStorageClass(items, ctx.profile) !== undefined);
     const def = defaultStorageClass(classes, ctx.profile);
-    if (def) child(a.object, "spec").storageClassName = str(obj(def.metadata)?.name);
-  },
-});
+    if (def) child(object, "spec").storageClassName = str(obj(def.metadata)?.name);
+  };
+  return {
+    name: DEFAULT_STORAGE_CLASS_PLUGIN,
+    handles: (op) => op === "CREATE",
+    // Synchronous for everything but a claim without a class.
+    admit(a) {
+      if (!isResource(a, "", "persistentvolumeclaims") || !a.object || hasClass(a.object, ctx.profile)) return undefined;
+      return setDefault(a.object);
+    },
+  };
+};

@@ -184,15 +184,22 @@ class LimitRangerPlugin implements AdmissionPlugin {
     return listFresh(this.ctx.objects, "", "limitranges", a.namespace, (items) => items.length > 0);
   }
 
-  async admit(a: Attributes): Promise<void> {
-    if (this.kind(a) !== "pod") return;
+  // Synchronous for the kinds it leaves alone.
+  admit(a: Attributes): Promise<void> | undefined {
+    return this.kind(a) === "pod" ? this.defaultPod(a) : undefined;
+  }
+
+  private async defaultPod(a: Attributes): Promise<void> {
     const ranges = await this.ranges(a);
     if (ranges.length > 0) defaultPodResources(a.object!, ranges, this.ctx.profile);
   }
 
-  async validate(a: Attributes): Promise<void> {
+  validate(a: Attributes): Promise<void> | undefined {
     const kind = this.kind(a);
-    if (!kind) return;
+    return kind ? this.check(a, kind) : undefined;
+  }
+
+  private async check(a: Attributes, kind: "pod" | "pvc"): Promise<void> {
     const ranges = await this.ranges(a);
     if (ranges.length === 0) return;
     const errs = kind === "pod" ? podViolations(a.object!, ranges) : claimViolations(a.object!, ranges);

@@ -69,7 +69,12 @@ class PriorityPlugin implements AdmissionPlugin {
     return listFresh(this.ctx.objects, this.ctx.profile.group("scheduling"), "priorityclasses", undefined, (items) => defaultPriorityClass(items) !== undefined);
   }
 
-  async admit(a: Attributes): Promise<void> {
+  // Synchronous for everything but pods.
+  admit(a: Attributes): Promise<void> | undefined {
+    return !isResource(a, "", "pods") || !a.object ? undefined : this.admitPod(a);
+  }
+
+  private async admitPod(a: Attributes): Promise<void> {
     if (!isResource(a, "", "pods") || !a.object) return;
     const spec = child(a.object, "spec");
     if (a.operation === "UPDATE") {
@@ -94,7 +99,12 @@ class PriorityPlugin implements AdmissionPlugin {
     if (err) throw admissionForbidden(a, err);
   }
 
-  async validate(a: Attributes): Promise<void> {
+  // Synchronous for everything but PriorityClasses.
+  validate(a: Attributes): Promise<void> | undefined {
+    return !isResource(a, this.ctx.profile.group("scheduling"), "priorityclasses") || !a.object ? undefined : this.validateClass(a);
+  }
+
+  private async validateClass(a: Attributes): Promise<void> {
     if (!isResource(a, this.ctx.profile.group("scheduling"), "priorityclasses") || !a.object) return;
     if (a.operation !== "CREATE" && a.operation !== "UPDATE") return;
     if (a.object.globalDefault !== true) return;

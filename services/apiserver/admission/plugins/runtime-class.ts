@@ -122,7 +122,12 @@ class RuntimeClassPlugin implements AdmissionPlugin {
     return isResource(a, "", "pods") && a.object !== undefined;
   }
 
-  async admit(a: Attributes): Promise<void> {
+  // Synchronous for everything but pods.
+  admit(a: Attributes): Promise<void> | undefined {
+    return this.applies(a) ? this.admitPod(a) : undefined;
+  }
+
+  private async admitPod(a: Attributes): Promise<void> {
     if (!this.applies(a)) return;
     const rc = await this.runtimeClass(a);
     if (!rc) return;
@@ -130,7 +135,11 @@ class RuntimeClassPlugin implements AdmissionPlugin {
     if (err) throw admissionForbidden(a, err);
   }
 
-  async validate(a: Attributes): Promise<void> {
+  validate(a: Attributes): Promise<void> | undefined {
+    return this.applies(a) ? this.validatePod(a) : undefined;
+  }
+
+  private async validatePod(a: Attributes): Promise<void> {
     if (!this.applies(a)) return;
     const err = overheadViolation(a.object, await this.runtimeClass(a));
     if (err) throw admissionForbidden(a, err);

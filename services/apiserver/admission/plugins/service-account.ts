@@ -169,7 +169,12 @@ class ServiceAccountPlugin implements AdmissionPlugin {
     throw admissionForbidden(a, `error looking up service account ${a.namespace}/${name}: serviceaccount ${JSON.stringify(name)} not found`);
   }
 
-  async admit(a: Attributes): Promise<void> {
+  // Synchronous for everything but pod creates.
+  admit(a: Attributes): Promise<void> | undefined {
+    return a.operation !== "CREATE" || !this.applies(a) ? undefined : this.admitCreate(a);
+  }
+
+  private async admitCreate(a: Attributes): Promise<void> {
     if (a.operation !== "CREATE" || !this.applies(a)) return;
     const pod = a.object;
     if (this.isMirror(pod)) return;
@@ -181,7 +186,11 @@ class ServiceAccountPlugin implements AdmissionPlugin {
     admitPod(pod, sa, this.ctx.profile, randomSuffix());
   }
 
-  async validate(a: Attributes): Promise<void> {
+  validate(a: Attributes): Promise<void> | undefined {
+    return a.operation !== "CREATE" || !this.applies(a) ? undefined : this.validateCreate(a);
+  }
+
+  private async validateCreate(a: Attributes): Promise<void> {
     if (a.operation !== "CREATE" || !this.applies(a)) return;
     const pod = a.object;
     if (this.isMirror(pod)) {
