@@ -1,11 +1,11 @@
 /**
- * The deterministic cost units of one evaluation. Constants follow the
- * platform: the specification ("a comparison costs 1", "a list literal costs a
- * fixed 40", regular expressions ≈ length(regex) × length(input)) and the
- * platform's CEL runtime cost tracker and cost estimator (select/ident 1,
- * constants 0, map literal 30, string traversal factor 0.1, regex length
- * factor 0.25, authorizer check 350,000, per-call limit 1,000,000). Every operator and function call
- * costs at least 1, so each evaluation step moves the meter.
+ * The deterministic cost units of one evaluation: cel-go's cost model (its
+ * runtime cost tracker, and the platform's library costs), with the
+ * specification's list literal (a fixed 40): select/ident 1, constants 0, map
+ * literal 30, string traversal factor 0.1, regex length factor 0.25,
+ * authorizer check 350,000, per-call limit 1,000,000. As in cel-go, `&&`,
+ * `||` and `?:` cost nothing of their own, and a traversal of an empty string
+ * costs 0.
  */
 
 /** Default cost budget of one evaluation (the platform's per-call limit). */
@@ -17,8 +17,12 @@ export const SELECT_COST = 1;
 /** Any list literal, whatever its length (the specification). */
 export const LIST_LITERAL_COST = 40;
 export const MAP_LITERAL_COST = 30;
-/** Each iteration of a comprehension macro (all, exists, exists_one, map, filter), on top of its body. */
-export const ITERATION_COST = 1;
+/**
+ * Per iteration of `all` on top of its predicate: cel-go's loop condition
+ * `@not_strictly_false(__result__)` (2) and step `__result__ && p` (1).
+ * (`exists` has one more: `!__result__`.)
+ */
+export const ITERATION_COST = 3;
 /** One authorizer check (the platform's fixed price: two checks fit into one per-call limit). */
 export const AUTHZ_CHECK_COST = 350_000;
 /** Cost per unit of length when a string, byte or list operand is traversed. */
@@ -37,9 +41,8 @@ export function sizeOf(v: unknown): number {
 }
 
 const traverse = (n: number, factor = TRAVERSAL_FACTOR): number => Math.ceil(n * factor);
-const atLeastOne = (n: number): number => Math.max(1, n);
 const isList = (v: unknown): boolean => Array.isArray(v) || v instanceof Set;
-const isSequence = (v: unknown): boolean => typeof v === "string" || v instanceof Uint8Array || isList(v);
+const isText = (v: unknown): boolean => typeof v === "string" || v instanceof Uint8Array;
 
 /** Regex functions: ceil((1 + |input|) × 0.1) × ceil(|regex| × 0.25). */
 export function regexCost(input: string, regex: string): number {
@@ -50,29 +53,32 @@ export function regexCost(input: string, regex: string): number {
 export interface OperandSizes {
   left: number;
   right: number;
-  /** Both operands are strings, bytes or lists (`+` copies them). */
+  /** An operand is a string or bytes (`+` copies them; comparisons traverse them). */
   sequences: boolean;
   /** The right operand is a list (`in` scans it). */
   rightIsList: boolean;
 }
 
-/** Cost of a binary operator from its operands' sizes (the runtime meter and the static estimate). */
+/**
+ * Cost of a binary operator from its operands' sizes (cel-go's runtime cost
+ * tracker): equality ceil(min(m, n) × 0.1) (a scalar has size 1, so 1);
+ * ordering of strings the same, of numbers 1; list membership the list's
+ * length, map membership 1; string concatenation ceil((m + n) × 0.1); the rest 1.
+ */
 export function operatorCostBySize(op: string, s: OperandSizes): number {
   switch (op) {
     case "==":
     case "!=":
+      return traverse(Math.min(s.left, s.right));
     case "<":
     case "<=":
     case ">":
     case ">=":
-      // O(min(m, n)): scalars have size 1, so a scalar comparison costs 1
-      return atLeastOne(traverse(Math.min(s.left, s.right)));
+      return s.sequences ? traverse(Math.min(s.left, s.right)) : 1;
     case "in":
-      // list membership is a linear scan; map membership a lookup
-      return s.rightIsList ? atLeastOne(s.right) : 1;
+      return s.rightIsList ? s.right : 1;
     case "+":
-      // concatenation copies both operands
-      return s.sequences ? atLeastOne(traverse(s.left + s.right)) : 1;
+      return s.sequences ? traverse(s.left + s.right) : 1;
     default:
       return 1;
   }
@@ -80,47 +86,48 @@ export function operatorCostBySize(op: string, s: OperandSizes): number {
 
 /** Cost of a binary operator applied to evaluated operands. */
 export function operatorCost(op: string, left: unknown, right: unknown): number {
-  return operatorCostBySize(op, { left: sizeOf(left), right: sizeOf(right), sequences: isSequence(left) && isSequence(right), rightIsList: isList(right) });
+  return operatorCostBySize(op, { left: sizeOf(left), right: sizeOf(right), sequences: isText(left) || isText(right), rightIsList: isList(right) });
 }
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 const REGEX_FUNCTIONS: ReadonlySet<string> = new Set(["matches", "find", "findAll"]);
+/** The platform's library functions that traverse their (first) string once: ceil(size × 0.1). */
+const ONE_TRAVERSAL: ReadonlySet<string> = new Set(["lowerAscii", "upperAscii", "substring", "trim", "url", "cidr", "isIP", "isCIDR", "ip", "quantity", "isQuantity"]);
 
 /**
- * Cost of a function call from sizes: `a` of the receiver or first argument,
- * `b` of the second (the pattern of a regex function), `result` of the result
- * (`join`); `copies`: a string ↔ bytes conversion.
+ * Cost of a function call from sizes (cel-go's runtime tracker and the
+ * platform's library costs): `a` of the receiver or first argument, `b` of the
+ * second (the pattern of a regex function), `result` of the result (`join`);
+ * `copies`: a string ↔ bytes conversion. Without its operands' costs.
  */
 export function callCostBySize(name: string, a: number, b: number, result: number, copies: boolean): number {
   switch (name) {
     case "matches":
     case "find":
     case "findAll":
-      // ceil((1 + |input|) × 0.1) × ceil(|regex| × 0.25)
-      return atLeastOne(traverse(1 + a) * traverse(b, REGEX_LENGTH_FACTOR));
+      return traverse(1 + a) * traverse(b, REGEX_LENGTH_FACTOR);
     case "contains":
-      return atLeastOne(traverse(a) * traverse(b));
-    case "startsWith":
-    case "endsWith":
-    case "lowerAscii":
-    case "upperAscii":
-    case "trim":
-    case "substring":
+      return traverse(a) * traverse(b);
     case "indexOf":
     case "lastIndexOf":
-      return atLeastOne(traverse(a));
+    case "isSorted":
+    case "sum":
+    case "max":
+    case "min":
+      return traverse(a);
     case "split":
-      return atLeastOne(traverse(a, 2 * TRAVERSAL_FACTOR));
+    case "replace":
+      return traverse(a, 2 * TRAVERSAL_FACTOR);
     case "join":
-      return atLeastOne(traverse(result, 2 * TRAVERSAL_FACTOR));
+      return traverse(result, 2 * TRAVERSAL_FACTOR);
     case "check":
       return AUTHZ_CHECK_COST;
     case "bytes":
     case "string":
       // string ↔ bytes conversions copy the value; other conversions are O(1)
-      return copies ? atLeastOne(traverse(a)) : 1;
+      return copies ? traverse(a) : 1;
     default:
-      return 1;
+      return ONE_TRAVERSAL.has(name) ? traverse(a) : 1;
   }
 }
 
@@ -147,11 +154,15 @@ export function nodeCost(op: string): number {
     case "?:":
     case "&&":
     case "||":
-    case "accuValue":
-    case "accuInc":
-    case "accuPush":
     case "comprehension":
       return CONSTANT_COST;
+    // cel-go's steps of exists_one, map and filter: `__result__`, `__result__ + 1`, `__result__ + [e]`
+    case "accuValue":
+      return SELECT_COST;
+    case "accuInc":
+      return SELECT_COST + 1;
+    case "accuPush":
+      return SELECT_COST + 1 + LIST_LITERAL_COST;
     case "id":
     case ".":
     case ".?":
@@ -166,4 +177,16 @@ export function nodeCost(op: string): number {
       // binary operators and calls are priced from their operands; anything else costs 1
       return PRICED_BY_OPERANDS.has(op) ? 0 : 1;
   }
+}
+
+/** Fixed cost of a comprehension macro's result (cel-go: `__result__`, for exists_one `__result__ == 1`). */
+export function macroResultCost(name: string): number {
+  return name === "exists_one" ? 2 : 1;
+}
+
+/** cel-go's per-iteration cost of a macro's loop condition and step, on top of the predicate or transform. */
+export function macroStepCost(name: string): number {
+  if (name === "all") return ITERATION_COST;
+  if (name === "exists") return ITERATION_COST + 1;
+  return 0;
 }

@@ -40,37 +40,43 @@ const input = { self: atBounds(self) };
 
 describe("static cost estimate", () => {
   // name ≤ 63, image ≤ 256, tags ≤ 10 × ≤ 20, ports ≤ 100 × {port, name ≤ 15}, labels ≤ 20 × ≤ 63
-  // Each row is also evaluated on an input at the bounds: where no branch short-circuits, the
-  // runtime meter must arrive at the estimate exactly.
-  const rows: [string, number, "exact" | "bound"][] = [
+  // (a maxLength counts 4 bytes a character, as on the platform). Each row is also evaluated on
+  // an input at the bounds (ASCII: a quarter of the bytes): where neither sizes nor a branch
+  // make a difference, the runtime meter arrives at the estimate exactly. "platform+1": the
+  // platform's estimator sizes a number reached through the schema 0, so `==` on it is
+  // estimated 0 where the runtime charges 1; kept, as it is in the published estimates.
+  const rows: [string, number, "exact" | "bound" | "platform+1"][] = [
     ["self.n > 0", 3, "exact"],
     ["self.name == 'x'", 3, "exact"],
     ["self.name.size() <= 63", 4, "exact"],
-    ["self.image.startsWith('registry.example.com/')", 28, "exact"],
-    ["self.name.matches('^[a-z0-9-]+$')", 23, "exact"],
-    ["self.ports.all(p, p.port > 0 && p.port < 65536)", 702, "exact"],
-    ["self.ports.exists(p, p.name == 'http')", 402, "exact"],
-    ["self.ports.map(p, p.port).all(x, x > 0)", 642, "exact"],
-    ["self.tags.filter(t, t.startsWith('a')).size() > 0", 94, "exact"],
-    ["self.ports.filter(p, p.port > 0).map(p, p.name).exists(n, n == 'x')", 1182, "exact"],
-    ["self.labels.all(k, k.size() < 64)", 82, "exact"],
-    ["self.labels.exists(k, self.labels[k] == 'x')", 122, "exact"],
+    // startsWith is O(1) in cel-go
+    ["self.image.startsWith('registry.example.com/')", 3, "exact"],
+    ["self.name.matches('^[a-z0-9-]+$')", 80, "bound"],
+    // all: result 1, per element loop condition 2 + step 1 + predicate
+    ["self.ports.all(p, p.port > 0 && p.port < 65536)", 903, "exact"],
+    ["self.ports.exists(p, p.name == 'http')", 703, "exact"],
+    // map: the empty list literal 40, result 1, per element `__result__ + [e]` 42 + transform
+    ["self.ports.map(p, p.port).all(x, x > 0)", 4944, "exact"],
+    ["self.tags.filter(t, t.startsWith('a')).size() > 0", 495, "exact"],
+    ["self.ports.filter(p, p.port > 0).map(p, p.name).exists(n, n == 'x')", 9685, "exact"],
+    ["self.labels.all(k, k.size() < 64)", 123, "exact"],
+    ["self.labels.exists(k, self.labels[k] == 'x')", 183, "exact"],
     ["'app' in self.labels", 3, "exact"],
     ["'a' in self.tags", 12, "exact"],
-    ["self.image.contains(self.name)", 186, "exact"],
+    ["self.image.contains(self.name)", 2682, "bound"],
     ["self.desc.size() < 100", 4, "exact"],
-    ["[1, 2, 3].all(x, x > 0)", 49, "exact"],
+    ["[1, 2, 3].all(x, x > 0)", 56, "exact"],
     ["{'a': 1}.size() == 1", 32, "exact"],
-    ["self.name + '-' + self.image", 43, "exact"],
-    ["has(self.name) ? self.name.lowerAscii() == self.name : true", 20, "exact"],
-    ["self.tags.join(',').size() < 100", 46, "exact"],
-    ["self.image.split('/').size() <= 3", 56, "exact"],
-    ["self.ports[0].port == 80", 5, "exact"],
+    ["self.name + '-' + self.image", 158, "bound"],
+    ["has(self.name) ? self.name.lowerAscii() == self.name : true", 58, "bound"],
+    ["self.tags.join(',').size() < 100", 85, "bound"],
+    ["self.image.split('/').size() <= 3", 209, "bound"],
+    ["self.ports[0].port == 80", 4, "platform+1"],
     // short-circuits at runtime: the estimate is the worst case
-    ["self.tags.all(t, t.size() < 10)", 42, "bound"],
-    ["self.tags.all(a, self.tags.exists_one(b, a == b))", 532, "bound"],
+    ["self.tags.all(t, t.size() < 10)", 63, "bound"],
+    ["self.tags.all(a, self.tags.exists_one(b, a == b))", 1273, "bound"],
     // an unbounded list of unbounded strings is sized by what fits into one request
-    ["self.free.all(x, x.matches('^a+$'))", 329_855_480_627, "bound"],
+    ["self.free.all(x, x.matches('^a+$'))", 329_857_577_778, "bound"],
     // each authorizer check costs 350,000
     ["authorizer.group('').resource('pods').check('get').allowed()", 350_004, "bound"],
   ];
@@ -79,7 +85,7 @@ describe("static cost estimate", () => {
     if (source.includes("authorizer")) return;
     const actual = env.compile(source).evaluate(input, { costBudget: 1e13 }).cost;
     if (kind === "exact") expect(actual).toBe(expected);
-    else expect(actual).toBeLessThanOrEqual(expected);
+    else expect(actual).toBeLessThanOrEqual(kind === "platform+1" ? expected + 1 : expected);
   });
 
   it("sizes unbounded values by the request size, as the platform does", () => {

@@ -13,7 +13,7 @@
  * Also the limits and the messages of the platform's write-time check.
  */
 import type { Schema } from "../schema/types.ts";
-import { callCostBySize, ITERATION_COST, LIST_LITERAL_COST, MAP_LITERAL_COST, operatorCostBySize, SELECT_COST } from "./cost-model.ts";
+import { AUTHZ_CHECK_COST, LIST_LITERAL_COST, macroResultCost, macroStepCost, MAP_LITERAL_COST, REGEX_LENGTH_FACTOR, SELECT_COST, TRAVERSAL_FACTOR } from "./cost-model.ts";
 
 /** The largest estimated cost of one expression (the platform's StaticEstimatedCostLimit). */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
@@ -32,9 +32,13 @@ export interface CostSizes {
   unbounded(schema: Schema | undefined): number;
 }
 
-/** A value's largest size and, when known, its schema (for selections below it). */
+/** What a value is, where known: strings and bytes are traversed, lists scanned, maps looked up. */
+type Kind = "text" | "list" | "map" | "object" | "scalar";
+
+/** A value's largest size and, when known, its kind and schema (for selections below it). */
 interface Shape {
   size: number;
+  kind?: Kind;
   schema?: Schema;
   /** The largest size of an element (lists) or value (maps), when it is not described by a schema. */
   element?: Shape;
@@ -51,33 +55,64 @@ interface Node {
 }
 
 const COMPREHENSIONS = new Set(["all", "exists", "exists_one", "map", "filter"]);
-/** Functions whose result is at most as long as their receiver. */
+const ORDERING = new Set(["==", "!=", "<", "<=", ">", ">="]);
+/** Library functions whose result is at most as long as their receiver. */
 const SIZED_RESULTS = new Set(["find", "findAll", "lowerAscii", "upperAscii", "trim", "substring", "bytes", "string"]);
+/** Library functions costing ceil(size × 0.1) of their receiver (methods) or first argument. */
+const ONE_TRAVERSAL = new Set(["lowerAscii", "upperAscii", "substring", "trim", "url", "cidr", "isIP", "isCIDR", "ip", "quantity", "isQuantity"]);
+/** Library functions over a list comparing each element (and traversing string elements). */
+const LIST_SCANS = new Set(["isSorted", "sum", "max", "min", "indexOf", "lastIndexOf"]);
 
-/** The minimal JSON size of a value of this schema (used to size unbounded containers). */
+/** The platform's largest JSON sizes of the string formats it types as timestamps. */
+const JSON_DATE_SIZE = 12;
+const MAX_DATETIME_SIZE_JSON = 32;
+/** The platform's smallest JSON size of a date-time (`"2006-01-02T15:04:05Z"` less one). */
+const MIN_DATETIME_SIZE_JSON = 21;
+
+const ceil = (n: number, factor = TRAVERSAL_FACTOR): number => Math.ceil(n * factor);
+
+/** The minimal JSON size of a value of this schema (the platform's estimateMinSizeJSON). */
 function minJsonSize(s: Schema | undefined): number {
-  switch (s?.type) {
+  if (!s || s.intOrString) return 1;
+  switch (s.type) {
     case "boolean":
       return 4;
-    case "integer":
-    case "number":
-      return 1;
     case "string":
-      return 2 + (s.minLength ?? 0);
+      return s.format === "date" ? JSON_DATE_SIZE : s.format === "date-time" ? MIN_DATETIME_SIZE_JSON : 2;
     case "array":
-    case "object":
       return 2;
+    case "object": {
+      // required properties without a default: "name": value,
+      let size = 2;
+      for (const name of s.required ?? []) {
+        const prop = s.properties?.[name];
+        if (prop && prop.default === undefined) size += name.length + minJsonSize(prop) + 4;
+      }
+      return size;
+    }
     default:
       return 1;
   }
 }
 
-/** The platform's sizing of unbounded values: what fits into one request of MAX_REQUEST_SIZE_BYTES. */
+/**
+ * The platform's sizing of unbounded values: what fits into one request of
+ * MAX_REQUEST_SIZE_BYTES less the brackets: list items of their minimal size
+ * and a comma, map entries of their minimal value size and 6 (`"":` and `,`).
+ */
 export function requestBoundedSize(schema: Schema | undefined): number {
   const room = MAX_REQUEST_SIZE_BYTES - 2;
   if (schema?.type === "array") return Math.floor(room / (minJsonSize(schema.items) + 1));
-  if (schema?.type === "object") return Math.floor(room / (minJsonSize(schema.additionalProperties) + 4));
+  if (schema?.type === "object") return Math.floor(room / (minJsonSize(schema.additionalProperties) + 6));
   return room;
+}
+
+function kindOf(s: Schema): Kind | undefined {
+  if (s.intOrString) return undefined;
+  if (s.type === "string") return "text";
+  if (s.type === "array") return "list";
+  if (s.type === "object") return s.additionalProperties ? "map" : "object";
+  return s.type ? "scalar" : undefined;
 }
 
 class Estimator {
@@ -85,30 +120,58 @@ class Estimator {
 
   constructor(private readonly sizes: CostSizes) {}
 
+  /**
+   * The shape of a value of `schema`, as the platform's size estimator gives it: a
+   * string's maxLength counts 4 bytes a character; dates and date-times their JSON
+   * size; numbers and booleans size 0; unbounded values the caller's size.
+   */
   shapeOf(schema: Schema | undefined): Shape {
     if (!schema) return { size: this.sizes.unbounded(undefined) };
-    const declared = schema.type === "string" ? schema.maxLength : schema.type === "array" ? schema.maxItems : schema.type === "object" ? schema.maxProperties : 1;
-    if (schema.type === "object" && declared === undefined && schema.properties && !schema.additionalProperties) {
-      return { size: Object.keys(schema.properties).length, schema };
+    const kind = kindOf(schema);
+    const shape = (size: number): Shape => ({ size, schema, ...(kind ? { kind } : {}) });
+    if (schema.intOrString) return shape(this.sizes.unbounded(schema));
+    switch (schema.type) {
+      case "string": {
+        if (schema.maxLength !== undefined) return shape(Math.max(0, schema.maxLength) * 4);
+        if (schema.format === "date") return shape(JSON_DATE_SIZE);
+        if (schema.format === "date-time") return shape(MAX_DATETIME_SIZE_JSON);
+        const values = (schema.enum ?? []).filter((v): v is string => typeof v === "string");
+        if (values.length > 0) return shape(Math.max(...values.map((v) => Buffer.byteLength(v))));
+        return shape(this.sizes.unbounded(schema));
+      }
+      case "integer":
+      case "number":
+      case "boolean":
+        return shape(0);
+      case "array":
+        return shape(schema.maxItems ?? this.sizes.unbounded(schema));
+      case "object":
+        if (schema.maxProperties !== undefined) return shape(schema.maxProperties);
+        if (schema.properties && !schema.additionalProperties) return shape(Object.keys(schema.properties).length);
+        return shape(this.sizes.unbounded(schema));
+      default:
+        return shape(this.sizes.unbounded(schema));
     }
-    if (schema.type === "integer" || schema.type === "number" || schema.type === "boolean") return { size: 1, schema };
-    return { size: declared ?? this.sizes.unbounded(schema), schema };
   }
 
-  /** The shape of a member (field, index, element) of `v`. */
+  /** The shape of a member of `v`: a field (`field` set), a list element or a map value. */
   member(v: Shape, field?: string): Shape {
     if (v.element) return v.element;
     const s = v.schema;
     if (!s) return { size: this.sizes.unbounded(undefined) };
-    if (field !== undefined && s.properties?.[field]) return this.shapeOf(s.properties[field]);
-    if (s.items) return this.shapeOf(s.items);
-    if (s.additionalProperties) return this.shapeOf(s.additionalProperties);
-    return this.shapeOf(undefined);
+    if (field !== undefined) {
+      if (s.properties?.[field]) return this.shapeOf(s.properties[field]);
+      // a map's value by field name: the platform's estimator has no path for it; scalars count 1
+      const value = s.additionalProperties;
+      if (value && kindOf(value) === "scalar") return { size: 1, kind: "scalar" };
+      return this.shapeOf(value);
+    }
+    return this.shapeOf(s.items ?? s.additionalProperties);
   }
 
-  /** An iteration variable: list elements, or map keys (strings). */
+  /** An iteration variable: list elements, or map keys (of size 0 to the platform's estimator). */
   iterationShape(range: Shape): Shape {
-    if (range.schema?.type === "object") return { size: this.sizes.unbounded({ type: "string" }), schema: { type: "string" } };
+    if (range.kind === "map" || range.kind === "object") return { size: 0, kind: "text" };
     return this.member(range);
   }
 
@@ -123,8 +186,11 @@ class Estimator {
   estimate(node: Node): Estimate {
     const args = node.args as unknown[];
     switch (node.op) {
-      case "value":
-        return { cost: 0, size: typeof node.args === "string" ? node.args.length : node.args instanceof Uint8Array ? node.args.length : 1 };
+      case "value": {
+        const v = node.args;
+        if (typeof v === "string" || v instanceof Uint8Array) return { cost: 0, size: v.length, kind: "text" };
+        return { cost: 0, size: 1, kind: "scalar" };
+      }
       case "id":
         return { cost: SELECT_COST, ...this.lookup(String(node.args)) };
       case ".":
@@ -140,12 +206,12 @@ class Estimator {
       }
       case "list": {
         const items = (args as Node[]).map((n) => this.estimate(n));
-        const element = items.reduce<Shape>((m, e) => (e.size > m.size ? { size: e.size, schema: e.schema } : m), { size: 0 });
-        return { cost: LIST_LITERAL_COST + sum(items), size: items.length, element };
+        const element = items.reduce<Shape>((m, e) => (e.size > m.size ? withoutCost(e) : m), { size: 0 });
+        return { cost: LIST_LITERAL_COST + sum(items), size: items.length, kind: "list", element };
       }
       case "map": {
         const entries = (args as Node[][]).flatMap((kv) => kv.map((n) => this.estimate(n)));
-        return { cost: MAP_LITERAL_COST + sum(entries), size: args.length };
+        return { cost: MAP_LITERAL_COST + sum(entries), size: args.length, kind: "map" };
       }
       case "?:": {
         const [c, t, f] = (args as Node[]).map((n) => this.estimate(n));
@@ -154,11 +220,11 @@ class Estimator {
       case "&&":
       case "||": {
         const [l, r] = (args as Node[]).map((n) => this.estimate(n));
-        return { cost: l.cost + r.cost, size: 1 };
+        return { cost: l.cost + r.cost, size: 1, kind: "scalar" };
       }
       case "!_":
       case "-_":
-        return { cost: this.estimate(node.args as Node).cost + 1, size: 1 };
+        return { cost: this.estimate(node.args as Node).cost + 1, size: 1, kind: "scalar" };
       case "call":
       case "rcall":
         return this.call(node);
@@ -168,12 +234,30 @@ class Estimator {
     }
   }
 
+  /** cel-go's estimate of an operator: sizes through schema paths, unknown kinds at their worst. */
   private binary(op: string, operands: Node[]): Estimate {
     const [l, r] = operands.map((n) => this.estimate(n));
-    // the worst case: `+` copies, `in` scans unless the right side is known to be a map
-    const cost = l.cost + r.cost + operatorCostBySize(op, { left: l.size, right: r.size, sequences: true, rightIsList: r.schema?.type !== "object" });
-    if (op !== "+") return { cost, size: 1 };
-    return { cost, size: l.size + r.size, ...(l.element ? { element: l.element } : l.schema ? { schema: l.schema } : {}) };
+    const args = l.cost + r.cost;
+    const text = l.kind === "text" || r.kind === "text";
+    const scalars = l.kind === "scalar" && r.kind === "scalar";
+    if (ORDERING.has(op)) {
+      const sized = op === "==" || op === "!=" || text || (!scalars && (l.kind === undefined || r.kind === undefined));
+      const own = sized ? ceil(Math.min(l.size, r.size)) : 1;
+      return { cost: args + (op === "==" || op === "!=" || text ? own : Math.max(1, own)), size: 1, kind: "scalar" };
+    }
+    if (op === "in") {
+      const own = r.kind === "map" || r.kind === "object" ? 1 : r.kind === "list" ? r.size : Math.max(1, r.size);
+      return { cost: args + own, size: 1, kind: "scalar" };
+    }
+    if (op !== "+") return { cost: args + 1, size: 1, kind: "scalar" };
+    const size = l.size + r.size;
+    if (text) return { cost: args + ceil(size), size, kind: "text" };
+    if (l.kind === "list" || r.kind === "list") {
+      const element = l.element ?? (l.schema ? this.member(l) : r.element);
+      return { cost: args + 1, size, kind: "list", ...(element ? { element } : {}) };
+    }
+    if (scalars) return { cost: args + 1, size: 1, kind: "scalar" };
+    return { cost: args + Math.max(1, ceil(size)), size };
   }
 
   private call(node: Node): Estimate {
@@ -185,29 +269,58 @@ class Estimator {
     if (node.meta?.macro && name === "has") {
       const select = operands[0] as Node;
       const inner = Array.isArray(select.args) ? this.estimate((select.args as unknown[])[0] as Node) : { cost: 0 };
-      return { cost: inner.cost + SELECT_COST, size: 1 };
+      return { cost: inner.cost + SELECT_COST, size: 1, kind: "scalar" };
     }
     const values = [...(receiver ? [this.estimate(receiver)] : []), ...operands.map((n) => this.estimate(n))];
-    const [a, b] = values;
-    const sizeA = a?.size ?? 1;
-    const sizeB = b?.size ?? 1;
-    // join: the elements, and a separator between each two
-    const joined = name === "join" ? sizeA * (a?.element?.size ?? this.member(a ?? { size: 1 }).size) + sizeA * sizeB : 0;
-    const cost = sum(values) + callCostBySize(name, sizeA, sizeB, joined, true);
+    const argCost = sum(values);
+    const unit: Estimate = { cost: 0, size: 1 };
+    const [a = unit, b = unit] = values;
+    const own = (cost: number, shape: Shape = { size: 1, kind: "scalar" }): Estimate => ({ cost: argCost + cost, ...shape });
     switch (name) {
-      case "split":
-        return { cost, size: sizeA, element: { size: sizeA } };
-      case "join":
-        return { cost, size: joined };
       case "matches":
+      case "find":
+      case "findAll": {
+        const cost = ceil(1 + a.size) * ceil(b.size, REGEX_LENGTH_FACTOR);
+        if (name === "matches") return own(cost);
+        return own(cost, name === "find" ? { size: a.size, kind: "text" } : { size: a.size, kind: "list", element: { size: a.size, kind: "text" } });
+      }
       case "contains":
+        return own(ceil(a.size) * ceil(b.size));
+      case "split":
+        return own(ceil(a.size, 2 * TRAVERSAL_FACTOR), { size: a.size, kind: "list", element: { size: a.size, kind: "text" } });
+      case "replace": {
+        const [from = unit, to = unit] = values.slice(1);
+        const size = to.size <= from.size ? a.size : from.size === 0 ? (a.size + 1) * to.size + a.size : Math.ceil(a.size / from.size) * to.size;
+        return own(ceil(a.size, 2 * TRAVERSAL_FACTOR), { size, kind: "text" });
+      }
+      case "join": {
+        const element = a.element ?? this.member(a);
+        const size = a.size * element.size + (values.length > 1 ? b.size * Math.max(0, a.size - 1) : 0);
+        return own(ceil(size), { size, kind: "text" });
+      }
       case "check":
-        return { cost, size: 1 };
+        return own(AUTHZ_CHECK_COST);
+      case "bytes":
+      case "string":
+        return own(a.kind === "text" || a.kind === undefined ? ceil(a.size) : 1, { size: a.size, kind: "text" });
       default:
-        return { cost, size: SIZED_RESULTS.has(name) ? sizeA : 1 };
+        break;
     }
+    if (LIST_SCANS.has(name) && receiver) {
+      if (a.kind === "text") return own(ceil(a.size));
+      const element = a.element ?? this.member(a);
+      return own(a.size * (1 + (element.kind === "text" ? ceil(element.size) : 0)));
+    }
+    if (ONE_TRAVERSAL.has(name)) return own(ceil(a.size), SIZED_RESULTS.has(name) ? { size: a.size, kind: "text" } : { size: 1 });
+    return own(1);
   }
 
+  /**
+   * cel-go's expansion: the range, the accumulator's initial value, the result
+   * (`__result__`, 1; exists_one `__result__ == 1`, 2), and per element the loop
+   * condition and step (all 3, exists 4, exists_one 2, map `__result__ + [e]`
+   * 2 + a list literal) plus the predicate or transform.
+   */
   private comprehension(name: string, receiver: Node, operands: Node[]): Estimate {
     const range = this.estimate(receiver);
     const variable = String((operands[0] as Node).args);
@@ -219,18 +332,28 @@ class Estimator {
     } finally {
       this.scopes.pop();
     }
-    const perIteration = sum(body) + ITERATION_COST;
-    if (name === "map") {
-      // the result starts as an empty list literal
-      const last = body[body.length - 1];
-      return { cost: range.cost + LIST_LITERAL_COST + range.size * perIteration, size: range.size, element: { size: last.size, ...(last.schema ? { schema: last.schema } : {}) } };
+    const n = range.size;
+    const push = SELECT_COST + 1 + LIST_LITERAL_COST;
+    switch (name) {
+      case "all":
+      case "exists":
+        return { cost: range.cost + macroResultCost(name) + n * (macroStepCost(name) + body[0].cost), size: 1, kind: "scalar" };
+      case "exists_one":
+        return { cost: range.cost + macroResultCost(name) + n * (body[0].cost + SELECT_COST + 1), size: 1, kind: "scalar" };
+      case "map": {
+        const transform = body[body.length - 1];
+        const filter = body.length > 1 ? body[0].cost : 0;
+        return { cost: range.cost + LIST_LITERAL_COST + 1 + n * (filter + push + transform.cost), size: n, kind: "list", element: withoutCost(transform) };
+      }
+      default:
+        // filter: each kept element is read once more
+        return { cost: range.cost + LIST_LITERAL_COST + 1 + n * (body[0].cost + push + SELECT_COST), size: n, kind: "list", element };
     }
-    if (name === "filter") {
-      // an empty list literal, and each kept element read once more
-      return { cost: range.cost + LIST_LITERAL_COST + range.size * (perIteration + SELECT_COST), size: range.size, element };
-    }
-    return { cost: range.cost + range.size * perIteration, size: 1 };
   }
+}
+
+function withoutCost(e: Estimate): Shape {
+  return { size: e.size, ...(e.kind ? { kind: e.kind } : {}), ...(e.schema ? { schema: e.schema } : {}), ...(e.element ? { element: e.element } : {}) };
 }
 
 function sum(xs: readonly { cost: number }[]): number {
@@ -238,8 +361,7 @@ function sum(xs: readonly { cost: number }[]): number {
 }
 
 function larger(x: Estimate, y: Estimate): Shape {
-  const { size, schema, element } = x.size >= y.size ? x : y;
-  return { size, ...(schema ? { schema } : {}), ...(element ? { element } : {}) };
+  return withoutCost(x.size >= y.size ? x : y);
 }
 
 /** The estimated worst-case cost of a checked expression's AST. */

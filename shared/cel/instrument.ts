@@ -5,7 +5,7 @@
  * the evaluated operands (and applies the library's overrides), and the step
  * of a comprehension macro is marked so that each iteration is charged.
  */
-import { callCost, ITERATION_COST, nodeCost, operatorCost, PRICED_BY_RESULT, SELECT_COST } from "./cost-model.ts";
+import { callCost, macroResultCost, macroStepCost, nodeCost, operatorCost, PRICED_BY_RESULT, SELECT_COST } from "./cost-model.ts";
 import { OVERRIDES } from "./library.ts";
 import type { CostMeter } from "./meter.ts";
 import { currentMeter, type EvalNode } from "./metering.ts";
@@ -20,7 +20,8 @@ const BINARY = new Set(["==", "!=", "<", "<=", ">", ">=", "in", "+", "-", "*", "
  * macro node is always visited, and so prepared, before its step.
  */
 const visitCost = new WeakMap<EvalNode, number>();
-const iterationSteps = new WeakSet<EvalNode>();
+/** The step of each comprehension macro, with its per-iteration cost. */
+const iterationSteps = new WeakMap<EvalNode, number>();
 
 function wrapOperator(node: EvalNode, handle: Handle): Handle {
   const op = node.op;
@@ -52,15 +53,17 @@ function prepare(node: EvalNode): number {
   let cost = nodeCost(node.op);
   const meta = node.meta;
   if (meta?.alternate?.op === "comprehension") {
+    const name = String((node.args as unknown[])[0]);
     const step = (meta.alternate.args as { step?: EvalNode }).step;
-    if (step) iterationSteps.add(step);
+    if (step) iterationSteps.set(step, macroStepCost(name));
+    cost += macroResultCost(name);
   } else if (meta?.macro && (node.args as unknown[])[0] === "has") {
     cost += SELECT_COST;
   } else if (typeof node.handle === "function") {
     if (BINARY.has(node.op)) node.handle = wrapOperator(node, node.handle);
     else if (node.op === "call" || node.op === "rcall") node.handle = wrapCall(node, node.handle);
   }
-  if (iterationSteps.has(node)) cost += ITERATION_COST;
+  cost += iterationSteps.get(node) ?? 0;
   visitCost.set(node, cost);
   return cost;
 }
