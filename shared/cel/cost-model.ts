@@ -92,7 +92,7 @@ export function operatorCost(op: string, left: unknown, right: unknown): number 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 const REGEX_FUNCTIONS: ReadonlySet<string> = new Set(["matches", "find", "findAll"]);
 /** The platform's library functions that traverse their (first) string once: ceil(size × 0.1). */
-const ONE_TRAVERSAL: ReadonlySet<string> = new Set(["lowerAscii", "upperAscii", "substring", "trim", "url", "cidr", "isIP", "isCIDR", "ip", "quantity", "isQuantity"]);
+const ONE_TRAVERSAL: ReadonlySet<string> = new Set(["lowerAscii", "upperAscii", "substring", "trim", "url", "cidr", "isIP", "isCIDR", "ip", "quantity", "isQuantity", "semver", "isSemver"]);
 
 /**
  * Cost of a function call from sizes (cel-go's runtime tracker and the
@@ -118,6 +118,9 @@ export function callCostBySize(name: string, a: number, b: number, result: numbe
     case "split":
     case "replace":
       return traverse(a, 2 * TRAVERSAL_FACTOR);
+    case "isCanonical":
+      // ip.isCanonical(s): parses s and prints it again
+      return traverse(b, 2 * TRAVERSAL_FACTOR);
     case "join":
       return traverse(result, 2 * TRAVERSAL_FACTOR);
     case "check":

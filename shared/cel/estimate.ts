@@ -1,14 +1,18 @@
 /**
- * The static worst-case cost of an expression, before it ever runs: the same
- * unit costs as the runtime meter (cost-model.ts), applied to the largest
- * sizes the inputs can have. Sizes come from the schema of each variable
- * (`maxLength`, `maxItems`, `maxProperties`, through field selections, index
- * and comprehension variables); a value without a declared bound gets the
- * caller's `unbounded` size (for custom resources: what fits into one request,
- * as on the platform). Literals have their own sizes. Branches (`?:`, `&&`,
- * `||`) cost their most expensive side; comprehensions cost their range's
- * largest size times one iteration. The contract: for any input within the
- * bounds, the runtime cost is at most the estimate. Pure: no I/O.
+ * The static worst-case cost of an expression, before it ever runs: cel-go's
+ * cost estimator (checker/cost.go with the platform's library estimates and
+ * size estimator), with the unit costs of the runtime meter (cost-model.ts),
+ * applied to the largest sizes the inputs can have. Sizes come from the schema
+ * of each variable (`maxLength` × 4 bytes, `maxItems`, `maxProperties`, through
+ * field selections, index and comprehension variables); a value without a
+ * declared bound gets the caller's `unbounded` size (for custom resources: what
+ * fits into one request, as on the platform). Literals have their own sizes.
+ * `?:` costs its condition and its dearer branch, `&&`/`||` both sides;
+ * comprehensions are priced as cel-go expands them. The contract: for any input
+ * within the bounds, the runtime cost is at most the estimate, except where the
+ * platform's estimator itself prices less (`==` on a number reached through
+ * the schema is estimated 0, charged 1; operations on map keys, which it sizes 0).
+ * Pure: no I/O.
  *
  * Also the limits and the messages of the platform's write-time check.
  */
@@ -59,7 +63,7 @@ const ORDERING = new Set(["==", "!=", "<", "<=", ">", ">="]);
 /** Library functions whose result is at most as long as their receiver. */
 const SIZED_RESULTS = new Set(["find", "findAll", "lowerAscii", "upperAscii", "trim", "substring", "bytes", "string"]);
 /** Library functions costing ceil(size × 0.1) of their receiver (methods) or first argument. */
-const ONE_TRAVERSAL = new Set(["lowerAscii", "upperAscii", "substring", "trim", "url", "cidr", "isIP", "isCIDR", "ip", "quantity", "isQuantity"]);
+const ONE_TRAVERSAL = new Set(["lowerAscii", "upperAscii", "substring", "trim", "url", "cidr", "isIP", "isCIDR", "ip", "quantity", "isQuantity", "semver", "isSemver"]);
 /** Library functions over a list comparing each element (and traversing string elements). */
 const LIST_SCANS = new Set(["isSorted", "sum", "max", "min", "indexOf", "lastIndexOf"]);
 
@@ -223,8 +227,12 @@ class Estimator {
         return { cost: l.cost + r.cost, size: 1, kind: "scalar" };
       }
       case "!_":
-      case "-_":
-        return { cost: this.estimate(node.args as Node).cost + 1, size: 1, kind: "scalar" };
+      case "-_": {
+        // `-5` is one constant to cel-go's parser
+        const operand = node.args as Node;
+        const own = node.op === "-_" && operand.op === "value" ? 0 : 1;
+        return { cost: this.estimate(operand).cost + own, size: 1, kind: "scalar" };
+      }
       case "call":
       case "rcall":
         return this.call(node);
@@ -300,6 +308,8 @@ class Estimator {
       }
       case "check":
         return own(AUTHZ_CHECK_COST);
+      case "isCanonical":
+        return own(ceil(b.size, 2 * TRAVERSAL_FACTOR));
       case "bytes":
       case "string":
         return own(a.kind === "text" || a.kind === undefined ? ceil(a.size) : 1, { size: a.size, kind: "text" });

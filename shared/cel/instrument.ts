@@ -49,8 +49,11 @@ function wrapCall(node: EvalNode, handle: Handle): Handle {
   };
 }
 
+/** `-5`: cel-go parses a negative number as one constant (cost 0), not a negation. */
+const isNegativeLiteral = (node: EvalNode): boolean => node.op === "-_" && (node.args as EvalNode | undefined)?.op === "value";
+
 function prepare(node: EvalNode): number {
-  let cost = nodeCost(node.op);
+  let cost = isNegativeLiteral(node) ? 0 : nodeCost(node.op);
   const meta = node.meta;
   if (meta?.alternate?.op === "comprehension") {
     const name = String((node.args as unknown[])[0]);
