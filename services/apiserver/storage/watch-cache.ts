@@ -146,8 +146,7 @@ export class WatchCache {
       const res = await this.kv.range(cursor, { end, limit: 5000, revision });
       revision ??= res.revision;
       for (const kv of res.kvs) {
-        if (!this.objects.has(kv.key)) this.countKey(kv.key, 1);
-        this.sizeKey(kv.key, kv.value.length);
+        this.tally(kv.key, this.objects.has(kv.key) ? 0 : 1, kv.value.length);
         this.objects.set(kv.key, decodeStored(kv.key, kv.value, kv.modRevision)); // a corrupt value is kept as a marked placeholder
       }
       if (!res.more || res.kvs.length === 0) break;
@@ -187,16 +186,13 @@ export class WatchCache {
       const decoded = decodeChange(kc, change.revision);
       this.snapshots?.record(kc.key, change.revision, this.objects.get(kc.key), !!decoded.current, now);
       if (decoded.current) {
-        if (!this.objects.has(kc.key)) {
-          this.insertSortedKey(kc.key);
-          this.countKey(kc.key, 1);
-        }
+        const added = !this.objects.has(kc.key);
+        if (added) this.insertSortedKey(kc.key);
         this.objects.set(kc.key, decoded.current);
-        this.sizeKey(kc.key, kc.value?.length ?? 0);
+        this.tally(kc.key, added ? 1 : 0, kc.value?.length ?? 0);
       } else if (this.objects.delete(kc.key)) {
         this.removeSortedKey(kc.key);
-        this.countKey(kc.key, -1);
-        this.sizeKey(kc.key, undefined);
+        this.tally(kc.key, -1, undefined);
       }
       this.history.push({ change: decoded, timeMs: now });
       this.dispatch(decoded);
@@ -310,16 +306,18 @@ export class WatchCache {
     this.snapshots?.compact(revision);
   }
 
-  private countKey(key: string, delta: number): void {
+  /**
+   * Keeps a resource's object count and stored bytes: `countDelta` objects more (or
+   * fewer) under the key's resource, whose key now has `bytes` stored (undefined:
+   * deleted). The resource prefix is computed once per change.
+   */
+  private tally(key: string, countDelta: number, bytes: number | undefined): void {
     const prefix = resourcePrefixOf(key, this.opts.root);
-    const n = (this.counts.get(prefix) ?? 0) + delta;
-    if (n > 0) this.counts.set(prefix, n);
-    else this.counts.delete(prefix);
-  }
-
-  /** Records the stored size of a key (undefined: deleted) in its resource's total. */
-  private sizeKey(key: string, bytes: number | undefined): void {
-    const prefix = resourcePrefixOf(key, this.opts.root);
+    if (countDelta !== 0) {
+      const n = (this.counts.get(prefix) ?? 0) + countDelta;
+      if (n > 0) this.counts.set(prefix, n);
+      else this.counts.delete(prefix);
+    }
     const total = (this.resourceBytes.get(prefix) ?? 0) - (this.keyBytes.get(key) ?? 0) + (bytes ?? 0);
     if (bytes === undefined) this.keyBytes.delete(key);
     else this.keyBytes.set(key, bytes);
