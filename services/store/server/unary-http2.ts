@@ -21,6 +21,7 @@
  */
 import { constants, type IncomingHttpHeaders, type ServerHttp2Stream } from "node:http2";
 import { status } from "@grpc/grpc-js";
+import { frameMessage } from "../../../shared/etcd/grpc-frame.ts";
 import { toGrpcError } from "./grpc-errors.ts";
 
 /** One unary method: its request decoder, handler and response encoder. */
@@ -127,10 +128,7 @@ export class UnaryHttp2Router {
       this.onInternal(path, err);
       return this.fail(stream, status.INTERNAL, "Error serializing response");
     }
-    const frame = Buffer.allocUnsafe(PREFIX + message.length);
-    frame[0] = 0;
-    frame.writeUInt32BE(message.length, 1);
-    message.copy(frame, PREFIX);
+    const frame = frameMessage(message);
     stream.respond(OK_HEADERS, RESPOND_OPTIONS);
     stream.once("wantTrailers", () => stream.sendTrailers(OK_TRAILERS));
     stream.end(frame);
