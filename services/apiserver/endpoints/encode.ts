@@ -70,10 +70,9 @@ export function encodeBody(s: RequestScope, value: JsonObject, shape: BodyShape)
   return encodeText(value, bodyContentType(s, shape), s.pretty);
 }
 
-/** A response with an encoded body; `warning` carries the scope's warnings. */
-export function bodyResponse(s: RequestScope, body: string | Uint8Array | ReadableStream<Uint8Array>, contentType: string, status: number, extraHeaders: Record<string, string> = {}): Response {
+/** A response with an encoded body. The scope's warnings are the request context's: with-warnings answers them. */
+export function bodyResponse(_s: RequestScope, body: string | Uint8Array | ReadableStream<Uint8Array>, contentType: string, status: number, extraHeaders: Record<string, string> = {}): Response {
   const headers: Record<string, string> = { ...extraHeaders };
-  if (s.warnings.length > 0) headers.warning = s.warnings.join(", ");
   headers["content-type"] = contentType;
   return new Response(body, { status, headers });
 }

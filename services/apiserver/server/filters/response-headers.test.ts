@@ -86,4 +86,18 @@ describe("applyAnswerHeaders", () => {
       expect(outgoing ? outgoing.getHeader("warning") : applied.headers.get("warning")).toBe('299 - "new"');
     }
   });
+
+  it("adds a recorded Warning beside a proxied backend's Warning headers, on either target", () => {
+    for (const out of ["fresh", "none"] as const) {
+      const outgoing = nodeResponse(out);
+      const ctx = { request: new Request("https://127.0.0.1/"), outgoing, answerHeaders: [] as string[] };
+      answerHeader(ctx, "warning", '299 - "ours"');
+      answerHeader(ctx, "Audit-ID", "id-2");
+      const backend = new Response("body", { headers: { warning: '299 - "backend"' } });
+      const applied = applyAnswerHeaders(ctx, backend);
+      expect(applied.headers.get("warning")).toBe('299 - "backend", 299 - "ours"');
+      expect(applied.headers.get("audit-id")).toBe("id-2");
+      if (outgoing) expect(outgoing.getHeaderNames()).toEqual([]);
+    }
+  });
 });

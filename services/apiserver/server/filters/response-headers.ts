@@ -18,16 +18,30 @@ export function setResponseHeader(response: Response, name: string, value: strin
   return setResponseHeaders(response, [name, value]);
 }
 
+/** Sets a flat name/value list on headers; with `appendWarnings`, a Warning is added beside those already there. */
+function putHeaders(headers: Headers, list: readonly string[], appendWarnings: boolean): void {
+  for (let i = 0; i + 1 < list.length; i += 2) {
+    if (appendWarnings && list[i].toLowerCase() === "warning") headers.append(list[i], list[i + 1]);
+    else headers.set(list[i], list[i + 1]);
+  }
+}
+
 /** Sets a flat name/value list on the Response, copied once when its headers are immutable. */
-function setResponseHeaders(response: Response, list: readonly string[]): Response {
+function setResponseHeaders(response: Response, list: readonly string[], appendWarnings = false): Response {
   try {
-    for (let i = 0; i + 1 < list.length; i += 2) response.headers.set(list[i], list[i + 1]);
+    putHeaders(response.headers, list, appendWarnings);
     return response;
   } catch {
     const headers = new Headers(response.headers);
-    for (let i = 0; i + 1 < list.length; i += 2) headers.set(list[i], list[i + 1]);
+    putHeaders(headers, list, appendWarnings);
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
   }
+}
+
+/** Whether the list records a Warning (only then is the Response's own header record read). */
+function recordsWarning(list: readonly string[]): boolean {
+  for (let i = 0; i < list.length; i += 2) if (list[i].toLowerCase() === "warning") return true;
+  return false;
 }
 
 /**
@@ -38,15 +52,18 @@ function setResponseHeaders(response: Response, list: readonly string[]): Respon
  *   piece from the Response's headers, so they go on the Response and a long-lived
  *   stream's node response keeps no header table;
  * - without a node response (the app driven in process) or once its head is written,
- *   they go on the Response.
+ *   they go on the Response;
+ * - a Warning recorded for a Response that already carries Warning headers (a proxied
+ *   backend's) is added beside them on the Response, as the platform sends both.
  */
 export function applyAnswerHeaders(ctx: Pick<RequestContext, "request" | "outgoing" | "answerHeaders">, response: Response): Response {
   const list = ctx.answerHeaders;
   if (list.length === 0) return response;
+  const appendWarnings = recordsWarning(list) && response.headers.has("warning");
   const out: ServerResponse | undefined = ctx.outgoing;
-  if (out && !out.headersSent && !hasDirectBody(ctx.request)) {
+  if (!appendWarnings && out && !out.headersSent && !hasDirectBody(ctx.request)) {
     for (let i = 0; i + 1 < list.length; i += 2) out.setHeader(list[i], list[i + 1]);
     return response;
   }
-  return setResponseHeaders(response, list);
+  return setResponseHeaders(response, list, appendWarnings);
 }
