@@ -14,7 +14,8 @@ import { prefixEnd, type KvStore, type RevisionChange, type RevisionFeed } from 
 import { meta, type JsonObject } from "./object.ts";
 import { corruptionOf, decodeStored } from "./corrupt-object.ts";
 import { decodeChange, eventFor, type ChangeEvents, type DecodedChange } from "./watch-filter.ts";
-import { lowerBound, RevisionSnapshots } from "./revision-snapshots.ts";
+import { RevisionSnapshots } from "./revision-snapshots.ts";
+import { SortedKeys } from "./sorted-keys.ts";
 
 /** How long the platform keeps watch cache snapshots (ListFromCacheSnapshot). */
 export const DEFAULT_SNAPSHOT_RETENTION_MS = 75_000;
@@ -75,10 +76,14 @@ export class WatchCache {
   private readonly objects = new Map<string, JsonObject>();
   /** Objects per resource prefix (`/registry/<group>/<resource>/`), for the in-flight work estimate. */
   private readonly counts = new Map<string, number>();
-  /** Stored (encoded) bytes of each cached key, and their sum per resource prefix: the list work estimate's average size. */
-  private readonly keyBytes = new Map<string, number>();
+  /**
+   * Stored (encoded) bytes per resource prefix: the list work estimate's average size.
+   * No size is kept per key: a change carries the replaced value (`prevValue`, which the
+   * cache's DELETED and MODIFIED events need anyway), whose length leaves the sum.
+   */
   private readonly resourceBytes = new Map<string, number>();
-  private sortedKeys: string[] | undefined;
+  /** The keys in order, built at the first list and then kept in step with creates and deletes. */
+  private sortedKeys: SortedKeys | undefined;
   private readonly history: HistoryEntry[] = [];
   private historyHead = 0;
   /** Revisions <= historyStart are not in history. */
@@ -138,7 +143,6 @@ export class WatchCache {
     let cursor = root;
     this.objects.clear();
     this.counts.clear();
-    this.keyBytes.clear();
     this.resourceBytes.clear();
     this.sortedKeys = undefined;
     this.snapshots?.clear();
@@ -146,7 +150,7 @@ export class WatchCache {
       const res = await this.kv.range(cursor, { end, limit: 5000, revision });
       revision ??= res.revision;
       for (const kv of res.kvs) {
-        this.tally(kv.key, this.objects.has(kv.key) ? 0 : 1, kv.value.length);
+        this.tally(kv.key, 1, kv.value.length, 0); // a range names each key once
         this.objects.set(kv.key, decodeStored(kv.key, kv.value, kv.modRevision)); // a corrupt value is kept as a marked placeholder
       }
       if (!res.more || res.kvs.length === 0) break;
@@ -184,15 +188,16 @@ export class WatchCache {
     for (const kc of change.changes) {
       if (!kc.key.startsWith(this.opts.root)) continue;
       const decoded = decodeChange(kc, change.revision);
-      this.snapshots?.record(kc.key, change.revision, this.objects.get(kc.key), !!decoded.current, now);
+      const before = this.objects.get(kc.key);
+      this.snapshots?.record(kc.key, change.revision, before, !!decoded.current, now);
       if (decoded.current) {
-        const added = !this.objects.has(kc.key);
-        if (added) this.insertSortedKey(kc.key);
+        if (!before) this.sortedKeys?.insert(kc.key);
         this.objects.set(kc.key, decoded.current);
-        this.tally(kc.key, added ? 1 : 0, kc.value?.length ?? 0);
-      } else if (this.objects.delete(kc.key)) {
-        this.removeSortedKey(kc.key);
-        this.tally(kc.key, -1, undefined);
+        this.tally(kc.key, before ? 0 : 1, kc.value?.length ?? 0, before ? kc.prevValue?.length : 0);
+      } else if (before) {
+        this.objects.delete(kc.key);
+        this.sortedKeys?.delete(kc.key);
+        this.tally(kc.key, -1, 0, kc.prevValue?.length);
       }
       this.history.push({ change: decoded, timeMs: now });
       this.dispatch(decoded);
@@ -260,31 +265,20 @@ export class WatchCache {
   }
 
   /**
-   * The sorted key index follows creates and deletes in place (a binary search and one
-   * splice) once built, so a list after a write does not sort every key of the cache
-   * again: its cost does not grow with the number of objects written meanwhile.
+   * Keys (sorted) and objects under a prefix at the cache's current revision. The sorted
+   * key index (sorted-keys.ts) follows creates and deletes in place once built, so a list
+   * after writes neither sorts every key again nor did each write move every key.
    */
-  private insertSortedKey(key: string): void {
-    const keys = this.sortedKeys;
-    if (keys) keys.splice(lowerBound(keys, key), 0, key);
-  }
-
-  private removeSortedKey(key: string): void {
-    const keys = this.sortedKeys;
-    if (!keys) return;
-    const i = lowerBound(keys, key);
-    if (keys[i] === key) keys.splice(i, 1);
-    else this.sortedKeys = undefined;
-  }
-
-  /** Keys (sorted) and objects under a prefix at the cache's current revision. */
   listPrefix(prefix: string, startKey?: string): Array<[string, JsonObject]> {
-    this.sortedKeys ??= [...this.objects.keys()].sort(compareKeys);
-    const keys = this.sortedKeys;
+    this.sortedKeys ??= SortedKeys.fromSorted([...this.objects.keys()].sort(compareKeys));
+    const objects = this.objects;
     const from = startKey && startKey > prefix ? startKey : prefix;
-    let i = lowerBound(keys, from);
     const out: Array<[string, JsonObject]> = [];
-    for (; i < keys.length && keys[i].startsWith(prefix); i++) out.push([keys[i], this.objects.get(keys[i]) as JsonObject]);
+    this.sortedKeys.scan(from, (key) => {
+      if (!key.startsWith(prefix)) return false;
+      out.push([key, objects.get(key) as JsonObject]);
+      return true;
+    });
     return out;
   }
 
@@ -308,19 +302,21 @@ export class WatchCache {
 
   /**
    * Keeps a resource's object count and stored bytes: `countDelta` objects more (or
-   * fewer) under the key's resource, whose key now has `bytes` stored (undefined:
-   * deleted). The resource prefix is computed once per change.
+   * fewer) under the key's resource, `added` bytes stored and `removed` bytes replaced
+   * (undefined: a change without its previous value, counted at the resource's average
+   * size). The resource prefix is computed once per change.
    */
-  private tally(key: string, countDelta: number, bytes: number | undefined): void {
+  private tally(key: string, countDelta: number, added: number, removed: number | undefined): void {
     const prefix = resourcePrefixOf(key, this.opts.root);
+    const count = this.counts.get(prefix) ?? 0;
+    let total = this.resourceBytes.get(prefix) ?? 0;
+    total += added - (removed ?? (count > 0 ? Math.round(total / count) : 0));
     if (countDelta !== 0) {
-      const n = (this.counts.get(prefix) ?? 0) + countDelta;
+      const n = count + countDelta;
       if (n > 0) this.counts.set(prefix, n);
       else this.counts.delete(prefix);
+      if (n <= 0) total = 0;
     }
-    const total = (this.resourceBytes.get(prefix) ?? 0) - (this.keyBytes.get(key) ?? 0) + (bytes ?? 0);
-    if (bytes === undefined) this.keyBytes.delete(key);
-    else this.keyBytes.set(key, bytes);
     if (total > 0) this.resourceBytes.set(prefix, total);
     else this.resourceBytes.delete(prefix);
   }
