@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { StatusError } from "../../../../shared/api/status.ts";
 import { InFlightLimiter, type SeatRequest } from "./in-flight-limiter.ts";
 
-const req = (user: string, seats = 1, pool: SeatRequest["pool"] = "mutating", privileged = false): SeatRequest => ({ pool, user, seats, privileged });
+const req = (user: string, pool: SeatRequest["pool"] = "mutating", privileged = false): SeatRequest => ({ pool, user, privileged });
 
 function refused(fn: () => unknown): StatusError {
   try {
@@ -58,28 +58,26 @@ describe("in-flight limiter", () => {
     const l = new InFlightLimiter({ maxReadOnly: 2, maxMutating: 2, minUserSeats: 2 });
     l.acquire(req("mallory"));
     l.acquire(req("alice"));
-    const releases = [0, 1, 2].map(() => l.acquire(req("admin", 1, "mutating", true)));
+    const releases = [0, 1, 2].map(() => l.acquire(req("admin", "mutating", true)));
     expect(l.counts.mutating).toBe(5);
     expect(l.seatsInUse("mutating", "admin")).toBe(0);
     for (const r of releases) r();
     expect(l.counts.mutating).toBe(2);
   });
 
-  it("sizes a request by its seats, clamped to the pool, and releases once", () => {
-    const l = new InFlightLimiter({ maxReadOnly: 10, maxMutating: 1, minUserSeats: 1 });
-    const big = l.acquire(req("alice", 10, "readOnly"));
-    expect(l.seatsInUse("readOnly")).toBe(10);
-    expect(() => l.acquire(req("bob", 1, "readOnly"))).toThrow(StatusError);
-    big();
-    big();
+  it("counts every request as one seat of its pool, and releases once", () => {
+    const l = new InFlightLimiter({ maxReadOnly: 2, maxMutating: 1, minUserSeats: 2 });
+    const first = l.acquire(req("alice", "readOnly"));
+    expect(l.seatsInUse("readOnly")).toBe(1);
+    first();
+    first();
     expect(l.seatsInUse("readOnly")).toBe(0);
-    const huge = l.acquire(req("bob", 50, "readOnly"));
-    expect(l.seatsInUse("readOnly", "bob")).toBe(10);
-    huge();
+    l.acquire(req("alice", "readOnly"));
+    l.acquire(req("bob", "readOnly"));
+    expect(() => l.acquire(req("carol", "readOnly"))).toThrow(StatusError);
     // pools are separate
-    l.acquire(req("bob", 1, "mutating"));
-    expect(l.acquire(req("bob", 1, "readOnly"))).toBeTypeOf("function");
-    expect(l.counts).toEqual({ readOnly: 1, mutating: 1 });
+    l.acquire(req("bob", "mutating"));
+    expect(l.counts).toEqual({ readOnly: 2, mutating: 1 });
   });
 
   it("does not limit a pool of size 0", () => {

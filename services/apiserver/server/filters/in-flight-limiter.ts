@@ -1,11 +1,11 @@
 /**
  * In-flight seats with per-user fairness. Two pools as the platform's max-in-flight
- * filter has (read-only and mutating, `0` = unlimited); a request occupies `seats`
- * (1, or more for a large list) of its pool. Admission, in order:
- *  - a member of the privileged group takes seats when the pool has room and is
- *    otherwise admitted without seats: it is never refused;
- *  - the pool must have room for the request's seats (a request wider than the
- *    pool is clamped to the pool);
+ * filter has (read-only and mutating, `0` = unlimited); every request occupies one
+ * seat of its pool, whatever its work (the platform's filter counts requests, and
+ * sizes none: work estimates belong to API Priority and Fairness). Admission, in order:
+ *  - a member of the privileged group takes a seat when the pool has room and is
+ *    otherwise admitted without one: it is never refused;
+ *  - the pool must have a free seat;
  *  - a user that already holds seats may hold at most its fair share,
  *    `max(min(minUserSeats, floor(pool / 2)), floor(pool / (activeUsers + 1)))`: one
  *    share stays free for a user that is not active yet, so one user cannot starve
@@ -20,7 +20,6 @@ export interface SeatRequest {
   pool: PoolKind;
   /** Fairness key: the acting user's name. */
   user: string;
-  seats: number;
   /** `system:masters`: never refused. */
   privileged: boolean;
 }
@@ -48,16 +47,15 @@ class Pool {
     return Math.max(floor, Math.floor(this.max / (active + 1)));
   }
 
-  /** Seats taken (0: admitted without seats), or undefined when refused. */
+  /** Seats taken (1, or 0: admitted without a seat), or undefined when refused. */
   admit(r: SeatRequest): number | undefined {
     if (this.max <= 0) return 0;
-    const seats = Math.min(Math.max(1, Math.ceil(r.seats)), this.max);
-    const room = this.used + seats <= this.max;
-    if (r.privileged) return room ? seats : 0;
+    const room = this.used < this.max;
+    if (r.privileged) return room ? 1 : 0;
     if (!room) return undefined;
     const held = this.byUser.get(r.user) ?? 0;
-    if (held > 0 && held + seats > this.fairShare(r.user)) return undefined;
-    return seats;
+    if (held > 0 && held + 1 > this.fairShare(r.user)) return undefined;
+    return 1;
   }
 
   take(user: string, seats: number): void {
@@ -85,7 +83,7 @@ export class InFlightLimiter {
     this.pools = { readOnly: new Pool(o.maxReadOnly, min), mutating: new Pool(o.maxMutating, min) };
   }
 
-  /** Takes the seats or throws 429; returns the release function (idempotent). */
+  /** Takes the request's seat or throws 429; returns the release function (idempotent). */
   acquire(r: SeatRequest): () => void {
     const pool = this.pools[r.pool];
     const seats = pool.admit(r);

@@ -12,8 +12,9 @@
  * its seats only until its handler has set it up (its initial events), as the platform's.
  *
  * In-flight limit (an `InFlightLimiter`): every
- * request that is not long-running takes seats of the read-only or mutating pool
- * for the acting user, sized by the work estimate, or is refused with 429. Seats
+ * request that is not long-running takes one seat of the read-only or mutating pool
+ * for the acting user (a large list too: the platform's max-in-flight filter counts
+ * requests and has no work estimate), or is refused with 429. Seats
  * come back when the response is over: its body written out (a streamed list holds
  * its seats while the client reads it) or the client gone (`ctx.outgoing`'s
  * `close`); without a node response, when the handler returns. They come back
@@ -110,6 +111,7 @@ export interface ApfFilterOptions {
   profile: Pick<PlatformProfile, "displayName">;
 }
 
+/** `count` (the stored objects per resource) sizes lists and watches under APF only. */
 export function withPriorityAndFairness(
   gate: InFlightLimiter | ApfFilterOptions,
   count: ObjectCount = () => undefined,
@@ -127,7 +129,6 @@ export function withPriorityAndFairness(
       giveBack = limiter.acquire({
         pool: MUTATING.has(info.verb) ? "mutating" : "readOnly",
         user: user.username,
-        seats: estimateSeats(info, ctx.url.searchParams, count),
         privileged: user.groups.includes(PRIVILEGED_GROUP),
       });
     } catch (err) {
