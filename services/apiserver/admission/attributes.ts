@@ -1,7 +1,9 @@
 /**
  * `Attributes` of one registry admission request (registry.ts `AdmissionRequest`).
- * The object is copied once for the mutating phase so a rejected request leaves
- * nothing behind; warnings go to the handler's `Warning` header sink.
+ * In the mutating phase (`copyOnRead`) the object is copied the first time a plugin
+ * reads it, so plugins may change it in place while the registry's object stays as it
+ * was; a request no plugin looks into (a kind none of them acts on) costs no copy.
+ * Warnings go to the handler's `Warning` header sink.
  */
 import type { AdmissionRequest } from "../registry/registry.ts";
 import type { JsonObject } from "../storage/object.ts";
@@ -28,11 +30,16 @@ export class RequestAttributes implements Attributes {
   readonly userInfo: UserInfo;
   readonly dryRun: boolean;
   readonly namespaced: boolean;
-  /** Set when a plugin replaced or changed the object. */
+  /** The request's object until it is copied (`copyOnRead`), then the copy or what a plugin set. */
   private current: JsonObject | undefined;
+  /** Whether `current` is still the request's own object and must be copied before a plugin sees it. */
+  private copyPending: boolean;
   readonly reinvocation: Reinvocation & { round: number; requested: boolean };
 
-  constructor(readonly request: AdmissionRequest) {
+  constructor(
+    readonly request: AdmissionRequest,
+    copyOnRead = false,
+  ) {
     const r = request.resource;
     this.operation = request.operation;
     this.kind = { group: r.group, version: r.version, kind: r.kind };
@@ -41,6 +48,7 @@ export class RequestAttributes implements Attributes {
     this.name = request.name;
     this.namespace = request.namespace;
     this.current = request.object;
+    this.copyPending = copyOnRead && request.object !== undefined;
     this.oldObject = request.oldObject;
     this.options = request.ctx.options;
     this.userInfo = request.ctx.user ?? SERVER_USER;
@@ -58,10 +66,20 @@ export class RequestAttributes implements Attributes {
   }
 
   get object(): JsonObject | undefined {
+    if (this.copyPending) {
+      this.copyPending = false;
+      this.current = structuredClone(this.current);
+    }
+    return this.current;
+  }
+
+  /** The object after the phase: the request's own when no plugin read or replaced it. */
+  get result(): JsonObject | undefined {
     return this.current;
   }
 
   setObject(obj: JsonObject): void {
+    this.copyPending = false;
     this.current = obj;
   }
 

@@ -22,6 +22,10 @@ function asRejection(plugin: string, err: unknown): Error {
   return internalError(new Error(`admission plugin "${plugin}" failed: ${err instanceof Error ? err.message : String(err)}`));
 }
 
+type PluginCall = (p: AdmissionPlugin, a: Attributes) => Promise<void> | void;
+const admitCall: PluginCall = (p, a) => p.admit?.(a);
+const validateCall: PluginCall = (p, a) => p.validate?.(a);
+
 export class AdmissionChain implements AdmissionHooks {
   private mutating: AdmissionPlugin[] = [];
   private validating: AdmissionPlugin[] = [];
@@ -75,43 +79,79 @@ export class AdmissionChain implements AdmissionHooks {
 
   async admit(req: AdmissionRequest): Promise<JsonObject | undefined> {
     if (this.mutating.length === 0) return req.object;
-    // The request's object is copied once so plugins can change it in place.
-    const attrs = new RequestAttributes(req.object ? { ...req, object: structuredClone(req.object) } : req);
-    await this.run("admit", attrs, (p, a) => p.admit?.(a));
+    // The request's object is copied when a plugin first reads it, so plugins can change it in place.
+    const attrs = new RequestAttributes(req, true);
+    const pending = this.run("admit", attrs, admitCall);
+    if (pending) await pending;
     if (attrs.reinvocation.requested) {
       // Once more: every mutating plugin (they are idempotent), webhooks only when they need it.
       attrs.reinvocation.round = 1;
-      await this.run("admit", attrs, (p, a) => p.admit?.(a));
+      const again = this.run("admit", attrs, admitCall);
+      if (again) await again;
     }
-    return attrs.object;
+    return attrs.result;
   }
 
   async validate(req: AdmissionRequest): Promise<void> {
     if (this.validating.length === 0) return;
-    await this.run("validate", new RequestAttributes(req), (p, a) => p.validate?.(a));
+    const pending = this.run("validate", new RequestAttributes(req), validateCall);
+    if (pending) await pending;
   }
 
-  private async run(type: StepType, attrs: Attributes, call: (p: AdmissionPlugin, a: Attributes) => Promise<void> | void): Promise<void> {
-    const op = attrs.operation;
+  /**
+   * One phase: synchronous (undefined) while the plugins answer synchronously; from the
+   * first plugin that returns a promise on, the rest runs in `runFrom` (a promise).
+   */
+  private run(type: StepType, attrs: Attributes, call: PluginCall): Promise<void> | undefined {
+    const plugins = this.handlers(type, attrs.operation);
     const stepStart = performance.now();
-    let rejected = false;
-    try {
-      for (const p of this.handlers(type, op)) {
-        const start = performance.now();
-        try {
-          // A plugin that finished synchronously costs no extra turn of the event loop.
-          const pending = call(p, attrs);
-          if (pending) await pending;
-        } catch (err) {
-          rejected = true;
-          this.metrics?.observeController(p.name, type, op, true, seconds(start));
-          throw asRejection(p.name, err);
-        }
-        this.metrics?.observeController(p.name, type, op, false, seconds(start));
-      }
-    } finally {
-      this.metrics?.observeStep(type, op, rejected, seconds(stepStart));
+    for (let i = 0; i < plugins.length; i++) {
+      const start = performance.now();
+      const pending = this.step(type, attrs, call, plugins[i], start, stepStart);
+      if (pending) return this.runFrom(type, attrs, call, plugins, i, pending, start, stepStart);
+      this.metrics?.observeController(plugins[i].name, type, attrs.operation, false, seconds(start));
     }
+    this.metrics?.observeStep(type, attrs.operation, false, seconds(stepStart));
+    return undefined;
+  }
+
+  /** The rest of a phase after plugin `from` returned `pending`. */
+  private async runFrom(type: StepType, attrs: Attributes, call: PluginCall, plugins: readonly AdmissionPlugin[], from: number, pending: Promise<void>, start: number, stepStart: number): Promise<void> {
+    for (let i = from; i < plugins.length; i++) {
+      const p = plugins[i];
+      if (i > from) {
+        start = performance.now();
+        const next = this.step(type, attrs, call, p, start, stepStart);
+        if (next) pending = next;
+        else {
+          this.metrics?.observeController(p.name, type, attrs.operation, false, seconds(start));
+          continue;
+        }
+      }
+      try {
+        await pending;
+      } catch (err) {
+        throw this.rejected(type, attrs.operation, p.name, err, start, stepStart);
+      }
+      this.metrics?.observeController(p.name, type, attrs.operation, false, seconds(start));
+    }
+    this.metrics?.observeStep(type, attrs.operation, false, seconds(stepStart));
+  }
+
+  /** Calls one plugin: its promise, or undefined when it finished synchronously (a throw is its rejection). */
+  private step(type: StepType, attrs: Attributes, call: PluginCall, p: AdmissionPlugin, start: number, stepStart: number): Promise<void> | undefined {
+    try {
+      return call(p, attrs) ?? undefined;
+    } catch (err) {
+      throw this.rejected(type, attrs.operation, p.name, err, start, stepStart);
+    }
+  }
+
+  /** Records a plugin's rejection (plugin and step metrics) and returns the error to throw. */
+  private rejected(type: StepType, op: Attributes["operation"], plugin: string, err: unknown, start: number, stepStart: number): Error {
+    this.metrics?.observeController(plugin, type, op, true, seconds(start));
+    this.metrics?.observeStep(type, op, true, seconds(stepStart));
+    return asRejection(plugin, err);
   }
 
   close(): void {

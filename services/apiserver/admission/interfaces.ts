@@ -138,6 +138,13 @@ export interface ObjectRef {
  */
 export interface ObjectAccess {
   get(ref: ObjectRef, opts?: { cached?: boolean }): Promise<JsonObject | undefined>;
+  /**
+   * The watch cache's object as it is now (what `get` with `cached` answers), at once
+   * and without a copy: callers must not mutate it nor anything under it. Undefined
+   * when the cache cannot answer this way (not held, cache not started, a converted
+   * kind): ask `get` then. Absent on accessors without a cache.
+   */
+  peek?(ref: ObjectRef): Readonly<JsonObject> | undefined;
   list(group: string, resource: string, namespace?: string, opts?: { cached?: boolean }): Promise<JsonObject[]>;
   /**
    * Read-modify-write with optimistic concurrency, retried on conflicts: `mutate`

@@ -29,6 +29,12 @@ export function catalogObjectAccess(catalog: () => Catalog | undefined): ObjectA
         throw err;
       }
     },
+    peek(ref: ObjectRef) {
+      const s = catalog()?.preferred(ref.group, ref.resource);
+      // A converted kind's cached object is in the storage version: only `get` converts it.
+      if (!s || s.registry.conversion) return undefined;
+      return s.registry.storage.cachedGuess?.(s.registry.key(ref.namespace, ref.name));
+    },
     async list(group, resource, namespace, opts) {
       const s = catalog()?.preferred(group, resource);
       if (!s) return [];

@@ -136,22 +136,23 @@ class PodSecurityPlugin implements AdmissionPlugin {
     return policyOf(labelsOf(ns), this.prefix, this.config.defaults).policy;
   }
 
-  async validate(a: Attributes): Promise<void> {
-    if (!a.object) return;
+  /** Synchronous (no promise) for a kind it does not check: no namespace, pod or pod template. */
+  validate(a: Attributes): Promise<void> | undefined {
+    if (!a.object) return undefined;
     if (isResource(a, "", "namespaces")) return this.validateNamespace(a, a.object);
     if (a.resource.group === "" && a.resource.resource === "pods") {
-      if (IGNORED_POD_SUBRESOURCES.has(a.subresource)) return;
+      if (IGNORED_POD_SUBRESOURCES.has(a.subresource)) return undefined;
       return this.validatePod(a, a.object);
     }
-    if (a.subresource) return;
+    if (a.subresource) return undefined;
     const groups = { apps: this.ctx.profile.group("apps"), batch: this.ctx.profile.group("batch") };
     const template = templateOf(a.resource.group, a.resource.resource, a.object, groups);
-    if (!template) return;
+    if (!template) return undefined;
     if (a.operation === "UPDATE" && a.oldObject) {
       const old = templateOf(a.resource.group, a.resource.resource, a.oldObject, groups);
-      if (JSON.stringify(old?.spec) === JSON.stringify(template.spec)) return;
+      if (JSON.stringify(old?.spec) === JSON.stringify(template.spec)) return undefined;
     }
-    await this.evaluateTemplate(a, obj(template.metadata) ?? {}, obj(template.spec) ?? {});
+    return this.evaluateTemplate(a, obj(template.metadata) ?? {}, obj(template.spec) ?? {});
   }
 
   private exempt(a: Attributes): boolean {

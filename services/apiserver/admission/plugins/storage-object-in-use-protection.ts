@@ -20,8 +20,11 @@ export const storageObjectInUseProtectionPlugin: PluginFactory = (ctx): Admissio
   name: STORAGE_OBJECT_IN_USE_PROTECTION_PLUGIN,
   handles: (op) => op === "CREATE",
   admit(a) {
-    if (!a.object) return;
-    if (isResource(a, "", "persistentvolumeclaims")) addFinalizer(a.object, ctx.profile.admission.pvcProtectionFinalizer);
-    else if (isResource(a, "", "persistentvolumes")) addFinalizer(a.object, ctx.profile.admission.pvProtectionFinalizer);
+    // The kind first: reading the object costs the chain its copy (attributes.ts).
+    if (isResource(a, "", "persistentvolumeclaims")) {
+      if (a.object) addFinalizer(a.object, ctx.profile.admission.pvcProtectionFinalizer);
+    } else if (isResource(a, "", "persistentvolumes")) {
+      if (a.object) addFinalizer(a.object, ctx.profile.admission.pvProtectionFinalizer);
+    }
   },
 });
