@@ -6,7 +6,8 @@
  * separated by commas, each quoted as CSV.
  *
  * `constrainLabels` wraps a prom-client metric in place so every method that takes label
- * values (an object, or `labels(...)` positionally) sees the replaced ones.
+ * values (an object, or `labels(...)` positionally) sees the replaced ones; a held series
+ * (series.ts `series(labels)`) gets them once, when it is made.
  */
 
 export const UNEXPECTED_LABEL_VALUE = "unexpected";
@@ -73,7 +74,7 @@ export function allowedLabels(labels: LabelObject, allowed: ReadonlyMap<string, 
   return out ?? labels;
 }
 
-const LABELLED_METHODS = ["inc", "dec", "set", "observe", "remove", "startTimer", "zero", "setToCurrentTime"] as const;
+const LABELLED_METHODS = ["inc", "dec", "set", "observe", "remove", "startTimer", "zero", "setToCurrentTime", "series"] as const;
 
 /** Makes `metric` (Counter, Gauge or Histogram) record only allowed label values. */
 export function constrainLabels<M extends object>(metric: M, labelNames: readonly string[], allowed: ReadonlyMap<string, ReadonlySet<string>> | undefined): M {

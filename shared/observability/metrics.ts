@@ -15,8 +15,12 @@
  * `registered_metrics_total{stability_level,deprecated_version}`, `disabled_metrics_total`
  * and `hidden_metrics_total` (all BETA).
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { constrainLabels, type LabelAllowList } from "./metric-label-allowlist.ts";
+import { SeriesCounter, SeriesHistogram } from "./series.ts";
+
+export type { CounterSeries, HistogramSeries } from "./series.ts";
+export { SeriesCounter, SeriesHistogram };
 
 export type StabilityLevel = "INTERNAL" | "ALPHA" | "BETA" | "STABLE";
 
@@ -159,17 +163,19 @@ export class MetricsRegistry {
     return constrainLabels(metric, d.labelNames ?? [], this.allowLabels?.get(d.name));
   }
 
-  counter<L extends string>(d: MetricDeclaration<L>): Counter<L> {
-    return this.bounded(new Counter<L>(this.common(d)), d);
+  /** A counter; `series(labels)` holds one label tuple for a hot path (series.ts). */
+  counter<L extends string>(d: MetricDeclaration<L>): SeriesCounter<L> {
+    return this.bounded(new SeriesCounter<L>(this.common(d)), d);
   }
 
   gauge<L extends string>(d: MetricDeclaration<L>): Gauge<L> {
     return this.bounded(new Gauge<L>(this.common(d)), d);
   }
 
-  histogram<L extends string>(d: HistogramDeclaration<L>): Histogram<L> {
+  /** A histogram; `series(labels)` holds one label tuple for a hot path (series.ts). */
+  histogram<L extends string>(d: HistogramDeclaration<L>): SeriesHistogram<L> {
     const c = this.common(d);
-    return this.bounded(new Histogram<L>(d.buckets ? { ...c, buckets: d.buckets } : c), d);
+    return this.bounded(new SeriesHistogram<L>(d.buckets ? { ...c, buckets: d.buckets } : c), d);
   }
 
   /** Names declared but hidden from the endpoint (deprecated past their window). */
@@ -206,15 +212,15 @@ export type RequestLabel = "verb" | "group" | "version" | "resource" | "subresou
 export type RequestDurationLabel = Exclude<RequestLabel, "code">;
 
 export interface ApiserverMetrics {
-  requestTotal: Counter<RequestLabel>;
-  requestDuration: Histogram<RequestDurationLabel>;
+  requestTotal: SeriesCounter<RequestLabel>;
+  requestDuration: SeriesHistogram<RequestDurationLabel>;
   currentInflightRequests: Gauge<"request_kind">;
   requestedDeprecatedApis: Gauge<"group" | "version" | "resource" | "subresource" | "removed_release">;
   storageObjects: Gauge<"resource">;
   resourceObjects: Gauge<"group" | "resource">;
-  etcdRequestDuration: Histogram<"operation" | "type">;
+  etcdRequestDuration: SeriesHistogram<"operation" | "type">;
   watchEventsTotal: Counter<"group" | "version" | "resource">;
-  requestTerminations: Counter<RequestLabel>;
+  requestTerminations: SeriesCounter<RequestLabel>;
 }
 
 /** Declares the API server's metrics with the platform's names, labels and classes. */

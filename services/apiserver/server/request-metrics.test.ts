@@ -38,6 +38,37 @@ describe("RequestMetrics", () => {
     expect(text).toContain('apiserver_request_duration_seconds_count{verb="GET",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver"} 3');
   });
 
+  it("records a known shape through its held series: no labelled inc or observe per request", async () => {
+    const registry = new MetricsRegistry({ currentVersion: "1.35", defaultMetrics: false });
+    const m = declareApiserverMetrics(registry);
+    const metrics = new RequestMetrics(m);
+    const get = parseRequestInfo("GET", "/api/v1/namespaces/default/configmaps/a");
+    metrics.record(get, 200, 0.001, idle);
+    metrics.record(get, 429, 0.001, idle, true);
+    let labelled = 0;
+    /** Counts the labelled calls of a metric method, still doing them. */
+    const counted = (target: object, method: "inc" | "observe"): void => {
+      const t = target as Record<string, (...a: unknown[]) => void>;
+      const original = t[method].bind(target);
+      t[method] = (...a: unknown[]) => {
+        labelled++;
+        original(...a);
+      };
+    };
+    counted(m.requestTotal, "inc");
+    counted(m.requestTerminations, "inc");
+    counted(m.requestDuration, "observe");
+    for (let i = 0; i < 10; i++) metrics.record(get, 200, 0.001, idle);
+    metrics.record(get, 429, 0.001, idle, true);
+    expect(labelled).toBe(0);
+    const text = await registry.text();
+    const labels = 'verb="GET",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver"';
+    expect(text).toContain(`apiserver_request_total{${labels},code="200"} 11`);
+    expect(text).toContain(`apiserver_request_terminations_total{${labels},code="429"} 2`);
+    expect(text).not.toContain(`apiserver_request_terminations_total{${labels},code="200"}`);
+    expect(text).toContain(`apiserver_request_duration_seconds_count{${labels}} 13`);
+  });
+
   it("follows the in-flight counts", async () => {
     const { registry, metrics } = setup();
     const info = parseRequestInfo("POST", "/api/v1/namespaces/default/configmaps");

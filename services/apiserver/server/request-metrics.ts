@@ -1,11 +1,12 @@
 /**
  * The platform's request metrics (apiserver_request_total, apiserver_request_duration_seconds,
- * apiserver_current_inflight_requests), recorded with label objects built once per request
- * shape and code and reused: prom-client only reads the objects it is given. The shapes
- * kept are capped (paths of unknown resources are client-chosen); past the cap labels
- * are built per request as before. In-flight gauges are written only when a count changed.
+ * apiserver_current_inflight_requests), recorded through series held per request shape
+ * and code (shared/observability/series.ts): no label object is built, validated or
+ * hashed per request. The shapes kept are capped (paths of unknown resources are
+ * client-chosen); past the cap a request's series are looked up by its labels each time.
+ * In-flight gauges are written only when a count changed.
  */
-import type { ApiserverMetrics } from "../../../shared/observability/metrics.ts";
+import type { ApiserverMetrics, CounterSeries, HistogramSeries } from "../../../shared/observability/metrics.ts";
 import type { RequestInfo } from "../endpoints/request-info.ts";
 
 /** Request verbs as the platform's metrics spell them. */
@@ -17,7 +18,15 @@ type Labels = Readonly<Record<"verb" | "group" | "version" | "resource" | "subre
 
 interface Shape {
   labels: Labels;
-  withCode: Map<number, Readonly<Labels & { code: string }>>;
+  duration: HistogramSeries;
+  withCode: Map<number, CodeSeries>;
+}
+
+interface CodeSeries {
+  labels: Readonly<Labels & { code: string }>;
+  total: CounterSeries;
+  /** Made on the first termination: a series per code is exported once made. */
+  terminations?: CounterSeries;
 }
 
 function labelsOf(info: RequestInfo): Labels {
@@ -44,7 +53,8 @@ export class RequestMetrics {
     const key = `${info.isResourceRequest ? "r" : "n"}|${info.verb}|${info.apiGroup}|${info.apiVersion}|${info.resource}|${info.subresource}|${info.name ? "o" : info.namespace ? "n" : "c"}`;
     let shape = this.shapes.get(key);
     if (!shape) {
-      shape = { labels: labelsOf(info), withCode: new Map() };
+      const labels = labelsOf(info);
+      shape = { labels, duration: this.m.requestDuration.series(labels), withCode: new Map() };
       if (this.shapes.size < MAX_SHAPES) this.shapes.set(key, shape);
     }
     return shape;
@@ -55,12 +65,13 @@ export class RequestMetrics {
     const shape = this.shape(info);
     let withCode = shape.withCode.get(code);
     if (!withCode) {
-      withCode = { ...shape.labels, code: String(code) };
+      const labels = { ...shape.labels, code: String(code) };
+      withCode = { labels, total: this.m.requestTotal.series(labels) };
       shape.withCode.set(code, withCode);
     }
-    this.m.requestTotal.inc(withCode);
-    if (terminated) this.m.requestTerminations.inc(withCode);
-    if (info.verb !== "watch") this.m.requestDuration.observe(shape.labels, seconds);
+    withCode.total.inc();
+    if (terminated) (withCode.terminations ??= this.m.requestTerminations.series(withCode.labels)).inc();
+    if (info.verb !== "watch") shape.duration.observe(seconds);
     if (inflight.readOnly !== this.lastInflight.readOnly) {
       this.m.currentInflightRequests.set({ request_kind: "readOnly" }, inflight.readOnly);
       this.lastInflight.readOnly = inflight.readOnly;
