@@ -187,8 +187,8 @@ export class WatchCache {
     const now = this.opts.now();
     for (const kc of change.changes) {
       if (!kc.key.startsWith(this.opts.root)) continue;
-      const decoded = decodeChange(kc, change.revision);
       const before = this.objects.get(kc.key);
+      const decoded = decodeChange(kc, change.revision, before); // the previous object is the cached one: not decoded again
       this.snapshots?.record(kc.key, change.revision, before, !!decoded.current, now);
       if (decoded.current) {
         if (!before) this.sortedKeys?.insert(kc.key);

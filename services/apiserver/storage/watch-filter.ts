@@ -21,11 +21,22 @@ export interface DecodedChange {
   previous?: JsonObject;
 }
 
-export function decodeChange(change: KeyChange, revision: number): DecodedChange {
+/**
+ * `held`: the object before the change when the caller already holds it decoded (the
+ * watch cache's own, which nobody mutates). The previous object is then a shallow copy
+ * of it carrying the change's revision, as decoding `prevValue` would give, instead of a
+ * second decode of the same bytes; nested values are shared, and stay unmutated too.
+ * A corrupt placeholder is not used: `prevValue` is decoded as without one.
+ */
+export function decodeChange(change: KeyChange, revision: number, held?: Readonly<JsonObject>): DecodedChange {
   const out: DecodedChange = { key: change.key, revision };
   if (change.type === "PUT" && change.value) out.current = decodeStored(change.key, change.value, change.modRevision);
-  if (change.prevValue) out.previous = decodeStored(change.key, change.prevValue, revision);
+  if (change.prevValue) out.previous = held && !corruptionOf(held) ? atRevision(held, revision) : decodeStored(change.key, change.prevValue, revision);
   return out;
+}
+
+function atRevision(obj: Readonly<JsonObject>, revision: number): JsonObject {
+  return { ...obj, metadata: { ...(obj.metadata as JsonObject), resourceVersion: String(revision) } };
 }
 
 /**
