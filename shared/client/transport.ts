@@ -168,8 +168,41 @@ class ProxyAgent extends Agent {
   }
 }
 
+/**
+ * A path and query that URL resolution against the base would leave as they are:
+ * absolute, only characters it never escapes or rewrites, no dot segment.
+ */
+const PLAIN_PATH = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*$/;
+
+export function plainPath(pathAndQuery: string): boolean {
+  return PLAIN_PATH.test(pathAndQuery) && !pathAndQuery.includes("/.");
+}
+
+/**
+ * The whole body of an answer, read with listeners (an async iterator costs a stream
+ * helper and several promises per request). Fails as iterating would: with the stream's
+ * error, or "Premature close" when it closes before its end.
+ */
+function readBody(res: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let ended = false;
+    res.on("data", (c: Buffer) => chunks.push(c));
+    res.once("end", () => {
+      ended = true;
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
+    res.once("error", reject);
+    res.once("close", () => {
+      if (!ended) reject(new Error("Premature close"));
+    });
+  });
+}
+
 export class HttpsTransport {
   readonly base: URL;
+  /** The server's address as request options, taken from `base` once (no URL parse per request). */
+  private readonly target: { protocol: string; hostname: string; port?: number };
   private agent: Agent;
   private agentCert: string | undefined;
   private tokenCache: { mtimeMs: number; token: string } | undefined;
@@ -184,6 +217,8 @@ export class HttpsTransport {
     opts: TransportOptions = {},
   ) {
     this.base = new URL(config.server);
+    const host = this.base.hostname;
+    this.target = { protocol: this.base.protocol, hostname: host.startsWith("[") ? host.slice(1, -1) : host, port: this.base.port ? Number(this.base.port) : undefined };
     // A token or certificate of the configuration's own takes precedence over a plugin, as in the platform's clients.
     this.credentials = config.token || config.tokenFile || config.cert ? undefined : opts.credentials;
     this.onWarning = opts.onWarning;
@@ -261,8 +296,10 @@ export class HttpsTransport {
       headers["content-type"] = body.contentType;
       headers["content-length"] = String(Buffer.byteLength(body.data));
     }
-    const url = new URL(pathAndQuery, this.base);
-    const req = httpsRequest(url, { method, headers, agent: this.agent });
+    // A plain absolute path is sent as it is, to the base's host; anything else is resolved against the base URL (and escaped) first.
+    const req = plainPath(pathAndQuery)
+      ? httpsRequest({ ...this.target, path: pathAndQuery, method, headers, agent: this.agent })
+      : httpsRequest(new URL(pathAndQuery, this.base), { method, headers, agent: this.agent });
     const res = new Promise<IncomingMessage>((resolve, reject) => {
       req.once("response", resolve);
       req.once("error", (err) => reject(transportError(err)));
@@ -297,8 +334,7 @@ export class HttpsTransport {
     for (;;) {
       try {
         const { res } = await this.start(method, pathAndQuery, body, accept, () => {});
-        const chunks: Buffer[] = [];
-        for await (const c of res) chunks.push(c as Buffer);
+        const received = await readBody(res);
         const status = res.statusCode ?? 0;
         if (status === 401 && this.credentials && !unauthorizedRetried) {
           unauthorizedRetried = true;
@@ -308,7 +344,7 @@ export class HttpsTransport {
         if (wait !== undefined && (await this.retryAfter(++retries, wait, method, pathAndQuery, status))) continue;
         const contentType = res.headers["content-type"];
         this.onResponse?.({ method, path: pathAndQuery, status, contentType, requestContentType: body?.contentType });
-        return { status, body: Buffer.concat(chunks), contentType };
+        return { status, body: received, contentType };
       } catch (err) {
         const broken = err instanceof StatusError && err.code === 0 && BROKEN_CONNECTION.test(err.message);
         if (!resetRetried && broken && method !== "POST") {

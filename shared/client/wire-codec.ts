@@ -34,23 +34,42 @@ export interface WatchDecoder {
   end(): WatchEvent[];
 }
 
+const NEWLINE = 0x0a;
+const NOT_BLANK = /\S/;
+
+/**
+ * JSON lines: newlines are found in the bytes, and each line is decoded from its bytes
+ * once (a line split over chunks is joined when its newline arrives), so a chunk of many
+ * events costs no re-copy of the text after each line.
+ */
 class JsonLines implements WatchDecoder {
-  private buffer = "";
+  /** Bytes of the line begun in earlier chunks. */
+  private pending: Buffer[] = [];
+
   push(chunk: Buffer): WatchEvent[] {
-    this.buffer += chunk.toString("utf8");
     const out: WatchEvent[] = [];
+    let start = 0;
     let nl: number;
-    while ((nl = this.buffer.indexOf("\n")) >= 0) {
-      const line = this.buffer.slice(0, nl).trim();
-      this.buffer = this.buffer.slice(nl + 1);
-      if (line) out.push(JSON.parse(line) as WatchEvent);
+    while ((nl = chunk.indexOf(NEWLINE, start)) >= 0) {
+      let text: string;
+      if (this.pending.length > 0) {
+        this.pending.push(chunk.subarray(start, nl));
+        text = Buffer.concat(this.pending).toString("utf8");
+        this.pending = [];
+      } else {
+        text = chunk.toString("utf8", start, nl);
+      }
+      if (NOT_BLANK.test(text)) out.push(JSON.parse(text) as WatchEvent);
+      start = nl + 1;
     }
+    if (start < chunk.length) this.pending.push(chunk.subarray(start));
     return out;
   }
+
   end(): WatchEvent[] {
-    const rest = this.buffer.trim();
-    this.buffer = "";
-    return rest ? [JSON.parse(rest) as WatchEvent] : [];
+    const rest = Buffer.concat(this.pending).toString("utf8");
+    this.pending = [];
+    return NOT_BLANK.test(rest) ? [JSON.parse(rest) as WatchEvent] : [];
   }
 }
 
