@@ -2,7 +2,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MessageType, SnapshotStatus, newMessage, type Message } from "../raft/index.ts";
 import { MemoryNetwork, type MemoryTransport } from "./memory.ts";
 
-const tick = (): Promise<void> => new Promise((r) => setTimeout(r, 5));
+// A delivery takes two macrotasks of the check phase (the sender's flush, then
+// the receiver's inbox): a timer followed by two immediates ends after both,
+// however late the timer fires on a loaded machine (immediates run in order).
+const tick = (): Promise<void> => new Promise((r) => setTimeout(() => setImmediate(() => setImmediate(r)), 5));
 
 describe("memory transport", () => {
   const opened: MemoryTransport[] = [];
