@@ -56,10 +56,11 @@ export function mutatingAdmissionPolicyPlugin(ctx: PluginContext, equivalence?: 
     }
     if (policy.problem) return { object, errors: [policy.problem] };
     let params: Array<JsonObject | undefined>;
-    let namespaceObject: JsonObject | undefined;
+    let namespaceObject: Readonly<JsonObject> | undefined;
     try {
       params = await resolveParams(ctx.profile, ctx.objects, policy.paramKind, b.paramRef, a);
-      if (a.namespace !== "") namespaceObject = await ctx.objects.get({ group: ctx.profile.group("core"), resource: "namespaces", name: a.namespace }, { cached: true });
+      const ref = { group: ctx.profile.group("core"), resource: "namespaces", name: a.namespace };
+      if (a.namespace !== "") namespaceObject = ctx.objects.peek?.(ref) ?? (await ctx.objects.get(ref, { cached: true }));
     } catch (err) {
       return { object, errors: [`failed to configure binding: ${err instanceof Error ? err.message : String(err)}`] };
     }

@@ -81,7 +81,7 @@ function configError(policy: CompiledPolicy, err: unknown): PolicyResult {
  * of the request and of the object in each version a policy sees it in.
  */
 class RequestInputs {
-  private namespaceRead: Promise<JsonObject | undefined> | undefined;
+  private namespaceRead: Promise<Readonly<JsonObject> | undefined> | undefined;
   private namespaceValue: CelValue | undefined;
   private requestValue: CelValue | undefined;
   private readonly views = new Map<string, { object: CelValue; oldObject: CelValue }>();
@@ -96,9 +96,14 @@ class RequestInputs {
     this.deps = { ...deps, requestNamespace: () => this.namespace() };
   }
 
-  namespace(): Promise<JsonObject | undefined> {
+  /** The request's namespace from the watch cache (in place when it can: read only), once per request. */
+  namespace(): Promise<Readonly<JsonObject> | undefined> {
     if (this.a.namespace === "") return Promise.resolve(undefined);
-    this.namespaceRead ??= this.ctx.objects.get({ group: this.ctx.profile.group("core"), resource: "namespaces", name: this.a.namespace }, { cached: true });
+    if (!this.namespaceRead) {
+      const ref = { group: this.ctx.profile.group("core"), resource: "namespaces", name: this.a.namespace };
+      const cached = this.ctx.objects.peek?.(ref);
+      this.namespaceRead = cached ? Promise.resolve(cached) : this.ctx.objects.get(ref, { cached: true });
+    }
     return this.namespaceRead;
   }
 

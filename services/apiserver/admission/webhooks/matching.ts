@@ -30,7 +30,7 @@ export interface MatchDeps {
   /** The replica's authorizer for the match conditions' `authorizer` variable. */
   authorize?: CelAuthorize;
   /** The request's namespace when it is already known (read once per request); else it is read from `objects`. */
-  requestNamespace?: () => Promise<JsonObject | undefined>;
+  requestNamespace?: () => Promise<Readonly<JsonObject> | undefined>;
 }
 
 /** A matched webhook: the version it gets the object in (undefined: the request's). */
@@ -89,19 +89,22 @@ export function namespaceNeeded(sel: Selectors, a: Attributes, profile: Platform
 }
 
 /** The namespace selector over the request's namespace (`namespace`: read when namespaceNeeded says so). */
-export function namespaceSelectorMatches(sel: Selectors, a: Attributes, profile: PlatformProfile, namespace: JsonObject | undefined): boolean {
+export function namespaceSelectorMatches(sel: Selectors, a: Attributes, profile: PlatformProfile, namespace: Readonly<JsonObject> | undefined): boolean {
   if (sel.namespaceSelector.empty()) return true;
   if (isNamespaceObject(profile, a)) return sel.namespaceSelector.matches(labels(a.object ?? a.oldObject) ?? {});
   if (!a.namespaced || a.namespace === "") return true;
   return sel.namespaceSelector.matches(labels(namespace) ?? {});
 }
 
-/** The request's Namespace: the watch cache's, else the store's; a MatchError when it cannot be read or is absent. */
-export async function readNamespace(a: Attributes, deps: MatchDeps): Promise<JsonObject> {
-  let ns: JsonObject | undefined;
+/**
+ * The request's Namespace (read only): the watch cache's, in place when it can (`peek`),
+ * else the store's; a MatchError when it cannot be read or is absent.
+ */
+export async function readNamespace(a: Attributes, deps: MatchDeps): Promise<Readonly<JsonObject>> {
+  let ns: Readonly<JsonObject> | undefined;
   try {
     const ref = { group: deps.profile.group("core"), resource: "namespaces", name: a.namespace };
-    ns = (await (deps.requestNamespace ? deps.requestNamespace() : deps.objects.get(ref, { cached: true }))) ?? (await deps.objects.get(ref));
+    ns = (deps.requestNamespace ? await deps.requestNamespace() : (deps.objects.peek?.(ref) ?? (await deps.objects.get(ref, { cached: true })))) ?? (await deps.objects.get(ref));
   } catch (err) {
     throw new MatchError(`failed to get namespace ${JSON.stringify(a.namespace)}: ${err instanceof Error ? err.message : String(err)}`);
   }
