@@ -10,11 +10,14 @@
  * range on failure), STORE_CLIENT_INFLIGHT (default 32) at a time. Figures: this
  * process's CPU µs per call (from process.cpuUsage) and calls/s per side, the
  * per-round ratios A/B (min/median/max), the machine load before and after.
+ * STORE_CLIENT_BASE=<dir>: B is instead the EtcdClient of the tree at <dir> (a checkout
+ * of an older commit, its shared/etcd/client.ts loaded into this process): old against
+ * new client code, on the same store.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { Client, credentials, Metadata } from "@grpc/grpc-js";
 import { EtcdClient } from "../../shared/etcd/client.ts";
 import { methodDefinition } from "../../shared/etcd/proto.ts";
@@ -84,19 +87,23 @@ export async function benchNodesStoreClient(): Promise<Record<string, number>> {
   const lean = new EtcdClient(endpoint);
   const grpcJs = new Client(endpoint, credentials.createInsecure(), { "grpc.max_receive_message_length": -1, "grpc.max_send_message_length": -1 });
   const leanTxn: TxnCall = (req) => lean.unary("Txn", req, { deadline: Date.now() + 10_000 });
+  const baseDir = process.env.STORE_CLIENT_BASE;
+  const base = baseDir ? new ((await import(join(resolve(baseDir), "shared", "etcd", "client.ts"))) as { EtcdClient: typeof EtcdClient }).EtcdClient(endpoint) : undefined;
+  const sideB: TxnCall = base ? (req) => base.unary("Txn", req, { deadline: Date.now() + 10_000 }) : grpcJsTxn(grpcJs);
+  const nameB = base ? `base ${baseDir}` : "grpc-js";
   try {
     await waitForStore(endpoint, 60_000, child);
     // Warm-up: connections, JIT, the store's keys.
     await round(leanTxn, 1000, inflight);
-    await round(grpcJsTxn(grpcJs), 1000, inflight);
+    await round(sideB, 1000, inflight);
     const before = machineLoad();
     const out = await alternate(
       rounds,
       () => round(leanTxn, calls, inflight),
-      () => round(grpcJsTxn(grpcJs), calls, inflight),
+      () => round(sideB, calls, inflight),
     );
     for (let r = 0; r < rounds; r++) {
-      process.stderr.write(`round ${r + 1}: http2 channel ${out.a[r].cpuUsPerCall} µs CPU/call, ${out.a[r].callsPerSecond} calls/s; grpc-js ${out.b[r].cpuUsPerCall} µs CPU/call, ${out.b[r].callsPerSecond} calls/s\n`);
+      process.stderr.write(`round ${r + 1}: http2 channel ${out.a[r].cpuUsPerCall} µs CPU/call, ${out.a[r].callsPerSecond} calls/s; ${nameB} ${out.b[r].cpuUsPerCall} µs CPU/call, ${out.b[r].callsPerSecond} calls/s\n`);
     }
     const cpu = ratioStats(out.a.map((x) => x.cpuUsPerCall), out.b.map((x) => x.cpuUsPerCall));
     const rate = ratioStats(out.a.map((x) => x.callsPerSecond), out.b.map((x) => x.callsPerSecond));
@@ -117,6 +124,7 @@ export async function benchNodesStoreClient(): Promise<Record<string, number>> {
     };
   } finally {
     lean.close();
+    base?.close();
     grpcJs.close();
     await stopChild(child, 2000);
     await rm(dir, { recursive: true, force: true });

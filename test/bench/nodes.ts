@@ -4,163 +4,102 @@
  * `embedded` (default), the embedded default as a real process (its store and controllers
  * run in it too, so the figure is a lower bound for a bare replica); or `cluster`, one
  * replica on the cluster path (a store node over gRPC, the revision stream in Redis).
- * Each simulated node renews its Lease every 10 s (a PUT of the lease it wrote
- * last, as the agent does) and patches its Node status every 5 minutes, spread evenly
- * over the period; they share 32 keep-alive connections. For each step of node counts
- * (NODES_STEPS, default 1000,2000,5000,8000) the nodes are created, one lease period is
- * let pass, then the server's CPU (from /proc) and the write latencies are measured over
- * NODES_WINDOW_S seconds (default 20). Stops at the first step at or above 50%, with errors,
- * or whose writes fell below 90% of the offered rate (the server did not keep up).
+ * The load (nodes-load.ts): each simulated node renews its Lease every 10 s and patches
+ * its Node status every 5 minutes, spread evenly over the period, on 32 connections.
+ * For each step of node counts (NODES_STEPS, default 1000,2000,5000,8000) the nodes are
+ * created, one lease period is let pass, then the server's CPU (from /proc) and the write
+ * latencies are measured over NODES_WINDOW_S seconds (default 20). Stops at the first step
+ * at or above 50%, with errors, or whose writes fell below 90% of the offered rate (the
+ * server did not keep up).
  * On a machine shared with other work the server may get less CPU than it asks for, so
  * the bench also reports the server's CPU cost per write and the node count that cost
  * allows at 50% of one core (each node: 0.1 lease writes/s + 1/300 status writes/s).
- * NODES_CPU_PROF=<dir> (cluster only): each step's window of the replica is profiled
- * (V8's sampler over its inspector) into <dir>/nodes-<count>.cpuprofile, summarised on stderr.
+ * NODES_CPU_PROF=<dir> (cluster only): each window of the replica is profiled (V8's
+ * sampler over its inspector) into <dir>/nodes-<count>[-<side><round>].cpuprofile,
+ * summarised on stderr.
+ *
+ * NODES_BASE=<dir>: old against new. <dir> is a checkout of an older commit whose
+ * test/bench/nodes-target.ts exists (e.g. `git worktree add <dir> <rev>` with
+ * node_modules linked in); its server is started from its own tree beside this tree's
+ * (same topology), both get the first step's node count, and NODES_ROUNDS (default 3)
+ * rounds of one window each are measured alternating (harness.ts `alternate`): the
+ * figures are each side's CPU ms per write per round and the per-round ratios new/old
+ * (min/median/max), with the machine load.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
-import type { ApiObject, ResourceRef } from "../../shared/client/object-client.ts";
-import { getProfile } from "../../shared/platform/index.ts";
+import { join, resolve } from "node:path";
 import { renderSummary, summarizeProfile } from "./cpu-profile-summary.ts";
-import { cpuSeconds, machineLoad } from "./harness.ts";
-import { startNodesTarget, type NodesTopology } from "./nodes-target.ts";
+import { alternate, machineLoad, ratioStats, type CpuProfile } from "./harness.ts";
+import { LEASE_PERIOD_MS, NodeLoad, STATUS_PERIOD_MS, type WindowFigures } from "./nodes-load.ts";
+import { startNodesTarget, type NodesTarget, type NodesTopology } from "./nodes-target.ts";
 
-const LEASE_PERIOD_MS = 10_000;
-const STATUS_PERIOD_MS = 300_000;
-const CONNECTIONS = 32;
 const CPU_LIMIT_PCT = 50;
 /** A step counts as sustained only when at least this share of the offered writes was done in the window. */
 const KEPT_UP_SHARE = 0.9;
+
+type StartTarget = typeof startNodesTarget;
 
 function percentile(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] : 0;
 }
 
-interface SimNode {
-  name: string;
-  lease: ApiObject;
-  client: HttpsObjectClient;
+function round2(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+/** Nodes one core's `CPU_LIMIT_PCT` carries at `cpuMsPerWrite`. */
+function nodesAtLimit(cpuMsPerWrite: number): number {
+  return Math.floor(((CPU_LIMIT_PCT / 100) * 1000) / (cpuMsPerWrite * (1000 / LEASE_PERIOD_MS + 1000 / STATUS_PERIOD_MS)));
+}
+
+function writeProfile(dir: string | undefined, name: string, profile: CpuProfile | undefined): void {
+  if (dir === undefined || profile === undefined) return;
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}.cpuprofile`);
+  writeFileSync(file, JSON.stringify(profile));
+  process.stderr.write(renderSummary(file, summarizeProfile(profile, 30)));
+}
+
+async function startSide(start: StartTarget, topology: NodesTopology, profileDir: string | undefined): Promise<{ target: NodesTarget; load: NodeLoad; inspector: Awaited<ReturnType<NodesTarget["profiler"]>> }> {
+  const target = await start(topology, { inspect: !!profileDir });
+  const inspector = profileDir ? await target.profiler() : undefined;
+  if (profileDir && !inspector) process.stderr.write(`NODES_CPU_PROF: no inspector on the ${topology} server; not profiled\n`);
+  return { target, load: new NodeLoad(target), inspector };
 }
 
 export async function benchNodes(): Promise<Record<string, number>> {
   const steps = (process.env.NODES_STEPS ?? "1000,2000,5000,8000").split(",").map(Number).filter((n) => n > 0);
   const windowMs = Number(process.env.NODES_WINDOW_S ?? 20) * 1000;
-  const profile = getProfile("kubernetes");
   const topology: NodesTopology = process.env.NODES_TOPOLOGY === "cluster" ? "cluster" : "embedded";
   const profileDir = process.env.NODES_CPU_PROF;
-  const target = await startNodesTarget(topology, { inspect: !!profileDir });
-  const { pid, config } = target;
-  const inspector = profileDir ? await target.profiler() : undefined;
-  if (profileDir && !inspector) process.stderr.write(`NODES_CPU_PROF: no inspector on the ${topology} server; not profiled\n`);
-  const clients = Array.from({ length: CONNECTIONS }, () => new HttpsObjectClient(config));
-  const nodesRes: ResourceRef = { group: "", version: "v1", resource: "nodes" };
-  const leasesRes: ResourceRef = { group: profile.group("coordination"), version: "v1", resource: "leases" };
-  const ns = profile.nodeLeaseNamespace;
-  const nodes: SimNode[] = [];
+  if (process.env.NODES_BASE) return compareWithBase(resolve(process.env.NODES_BASE), steps[0], windowMs, topology, profileDir);
+  const { target, load, inspector } = await startSide(startNodesTarget, topology, profileDir);
   const figures: Record<string, number> = {};
   let sustained = 0;
-
-  const addNode = async (i: number): Promise<void> => {
-    const name = `sim-node-${i}`;
-    const client = clients[i % CONNECTIONS];
-    await client.create(nodesRes, { apiVersion: "v1", kind: "Node", metadata: { name, labels: { [profile.labels.hostname]: name } }, spec: {} });
-    const lease = await client.create(leasesRes, { apiVersion: `${leasesRes.group}/v1`, kind: "Lease", metadata: { name, namespace: ns }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: new Date().toISOString().replace("Z", "000Z") } }, { namespace: ns });
-    nodes.push({ name, lease, client });
-  };
-
   try {
-    for (const target of steps) {
-      for (let next = nodes.length; next < target; ) {
-        const batch: Array<Promise<void>> = [];
-        for (let k = 0; k < 64 && next < target; k++) batch.push(addNode(next++));
-        await Promise.all(batch);
-      }
-      const latencies: number[] = [];
-      let errors = 0;
-      let writes = 0;
-      let measuring = false;
-      let stopped = false;
-      const renew = async (n: SimNode, withStatus: boolean): Promise<void> => {
-        const started = performance.now();
-        try {
-          const spec = { ...(n.lease.spec as Record<string, unknown>), renewTime: new Date().toISOString().replace("Z", "000Z") };
-          // As the agent renews: the lease it wrote last, without managedFields (the server keeps the stored ones).
-          const { managedFields: _managedFields, ...metadata } = n.lease.metadata;
-          n.lease = await n.client.update(leasesRes, { ...n.lease, metadata, spec }, { namespace: ns });
-          if (withStatus) {
-            const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-            await n.client.patch(nodesRes, n.name, "strategic", { status: { conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status", lastHeartbeatTime: now, lastTransitionTime: now }] } }, { subresource: "status" });
-          }
-          if (measuring) latencies.push(performance.now() - started);
-        } catch {
-          if (measuring) errors++;
-          try {
-            n.lease = await n.client.get(leasesRes, n.name, { namespace: ns });
-          } catch {
-            // the next renewal retries
-          }
-        }
-        if (measuring) writes += withStatus ? 2 : 1;
-      };
-      // Node i renews at offset i/N of each lease period; its status at offset i/N of the status period.
-      const start = Date.now();
-      const count = nodes.length;
-      const nextLease = nodes.map((_n, i) => start + (i / count) * LEASE_PERIOD_MS);
-      const nextStatus = nodes.map((_n, i) => start + (i / count) * STATUS_PERIOD_MS);
-      const inflight = new Set<Promise<void>>();
-      const loop = (async () => {
-        while (!stopped) {
-          const now = Date.now();
-          for (let i = 0; i < count; i++) {
-            if (nextLease[i] > now) continue;
-            nextLease[i] += LEASE_PERIOD_MS;
-            const withStatus = nextStatus[i] <= now;
-            if (withStatus) nextStatus[i] += STATUS_PERIOD_MS;
-            const p = renew(nodes[i], withStatus).finally(() => inflight.delete(p));
-            inflight.add(p);
-          }
-          await new Promise((r) => setTimeout(r, 20));
-        }
-      })();
-      await new Promise((r) => setTimeout(r, LEASE_PERIOD_MS));
-      measuring = true;
-      await inspector?.startCpuProfile();
-      const cpu0 = cpuSeconds(pid);
-      const t0 = performance.now();
-      await new Promise((r) => setTimeout(r, windowMs));
-      const cpuUsed = cpuSeconds(pid) - cpu0;
-      const cpuPct = (cpuUsed / ((performance.now() - t0) / 1000)) * 100;
-      measuring = false;
-      if (inspector && profileDir) {
-        const cpuProfile = (await inspector.stopCpuProfile()) as Parameters<typeof summarizeProfile>[0];
-        mkdirSync(profileDir, { recursive: true });
-        const file = join(profileDir, `nodes-${nodes.length}.cpuprofile`);
-        writeFileSync(file, JSON.stringify(cpuProfile));
-        process.stderr.write(renderSummary(file, summarizeProfile(cpuProfile, 30)));
-      }
-      stopped = true;
-      await loop;
-      await Promise.all([...inflight]);
-      latencies.sort((a, b) => a - b);
-      figures[`cpu_pct_of_one_core_at_${count}_nodes`] = Math.round(cpuPct * 10) / 10;
-      figures[`writes_per_s_at_${count}_nodes`] = Math.round(writes / (windowMs / 1000));
-      figures[`write_p50_ms_at_${count}_nodes`] = Math.round(percentile(latencies, 50) * 10) / 10;
-      figures[`write_p99_ms_at_${count}_nodes`] = Math.round(percentile(latencies, 99) * 10) / 10;
-      figures[`errors_at_${count}_nodes`] = errors;
-      const cpuMsPerWrite = writes > 0 ? (cpuUsed * 1000) / writes : 0;
-      figures[`server_cpu_ms_per_write_at_${count}_nodes`] = Math.round(cpuMsPerWrite * 100) / 100;
-      if (cpuMsPerWrite > 0) figures.nodes_at_50pct_cpu_from_cost_per_write = Math.floor(((CPU_LIMIT_PCT / 100) * 1000) / (cpuMsPerWrite * (1000 / LEASE_PERIOD_MS + 1000 / STATUS_PERIOD_MS)));
+    for (const count of steps) {
+      await load.addNodes(count);
+      const w = await load.measureWindow(windowMs, inspector);
+      writeProfile(profileDir, `nodes-${count}`, w.profile);
+      const writesPerS = Math.round(w.writes / (windowMs / 1000));
+      const p99 = Math.round(percentile(w.latencies, 99) * 10) / 10;
+      figures[`cpu_pct_of_one_core_at_${count}_nodes`] = Math.round(w.cpuPct * 10) / 10;
+      figures[`writes_per_s_at_${count}_nodes`] = writesPerS;
+      figures[`write_p50_ms_at_${count}_nodes`] = Math.round(percentile(w.latencies, 50) * 10) / 10;
+      figures[`write_p99_ms_at_${count}_nodes`] = p99;
+      figures[`errors_at_${count}_nodes`] = w.errors;
+      figures[`server_cpu_ms_per_write_at_${count}_nodes`] = round2(w.cpuMsPerWrite);
+      if (w.cpuMsPerWrite > 0) figures.nodes_at_50pct_cpu_from_cost_per_write = nodesAtLimit(w.cpuMsPerWrite);
       // The offered rate: a step whose writes fell behind it was not sustained, whatever the CPU figure.
-      const offered = count * (1000 / LEASE_PERIOD_MS + 1000 / STATUS_PERIOD_MS);
-      const keptUp = writes / (windowMs / 1000) >= KEPT_UP_SHARE * offered;
+      const keptUp = writesPerS >= KEPT_UP_SHARE * w.offered;
       figures[`kept_up_at_${count}_nodes`] = keptUp ? 1 : 0;
-      process.stdout.write(`${topology}, ${count} nodes (${machineLoad()}): server CPU ${cpuPct.toFixed(1)}% of one core, ${figures[`writes_per_s_at_${count}_nodes`]} writes/s of ${Math.round(offered)} offered, p99 ${figures[`write_p99_ms_at_${count}_nodes`]} ms, ${errors} errors\n`);
-      if (cpuPct >= CPU_LIMIT_PCT || errors > 0 || !keptUp) break;
+      for (const [kind, n] of w.errorKinds) process.stdout.write(`  ${n} x ${kind}\n`);
+      process.stdout.write(`${topology}, ${count} nodes (${machineLoad()}): server CPU ${w.cpuPct.toFixed(1)}% of one core, ${writesPerS} writes/s of ${Math.round(w.offered)} offered, p99 ${p99} ms, ${w.errors} errors\n`);
+      if (w.cpuPct >= CPU_LIMIT_PCT || w.errors > 0 || !keptUp) break;
       sustained = count;
     }
   } finally {
-    for (const c of clients) c.close();
+    load.close();
     inspector?.close();
     await target.close();
   }
@@ -168,4 +107,46 @@ export async function benchNodes(): Promise<Record<string, number>> {
   figures.store_on_tmpfs = target.tmpfs ? 1 : 0;
   figures.cluster_path = topology === "cluster" ? 1 : 0;
   return figures;
+}
+
+/** This tree (A) against the server of the tree at `baseDir` (B), alternating windows at `count` nodes. */
+async function compareWithBase(baseDir: string, count: number, windowMs: number, topology: NodesTopology, profileDir: string | undefined): Promise<Record<string, number>> {
+  const rounds = Number(process.env.NODES_ROUNDS ?? 3);
+  const baseModule = (await import(join(baseDir, "test", "bench", "nodes-target.ts"))) as { startNodesTarget: StartTarget };
+  const sides = [await startSide(startNodesTarget, topology, profileDir)];
+  try {
+    sides.push(await startSide(baseModule.startNodesTarget, topology, profileDir));
+    for (const s of sides) await s.load.addNodes(count);
+    process.stdout.write(`${topology}, ${count} nodes, this tree (new) against ${baseDir} (old), ${rounds} alternating rounds of ${windowMs / 1000} s (${machineLoad()})\n`);
+    const measure = (i: number, name: string) => async (round: number): Promise<WindowFigures> => {
+      const w = await sides[i].load.measureWindow(windowMs, sides[i].inspector);
+      writeProfile(profileDir, `nodes-${count}-${name}${round}`, w.profile);
+      process.stdout.write(`  round ${round} ${name}: ${w.cpuMsPerWrite.toFixed(3)} ms CPU per write, ${w.cpuPct.toFixed(1)}% of a core, ${w.writes} writes, ${w.errors} errors (${machineLoad()})\n`);
+      for (const [kind, n] of w.errorKinds) process.stdout.write(`    ${n} x ${kind}\n`);
+      return w;
+    };
+    const { a, b } = await alternate(rounds, measure(0, "new"), measure(1, "old"));
+    const perWrite = ratioStats(a.map((w) => w.cpuMsPerWrite), b.map((w) => w.cpuMsPerWrite));
+    const figures: Record<string, number> = {
+      nodes: count,
+      rounds,
+      new_over_old_cpu_per_write_min: round2(perWrite.min),
+      new_over_old_cpu_per_write_median: round2(perWrite.median),
+      new_over_old_cpu_per_write_max: round2(perWrite.max),
+      errors_new: a.reduce((n, w) => n + w.errors, 0),
+      errors_old: b.reduce((n, w) => n + w.errors, 0),
+    };
+    a.forEach((w, r) => (figures[`new_cpu_ms_per_write_round_${r}`] = round2(w.cpuMsPerWrite)));
+    b.forEach((w, r) => (figures[`old_cpu_ms_per_write_round_${r}`] = round2(w.cpuMsPerWrite)));
+    const medNew = a.map((w) => w.cpuMsPerWrite).sort((x, y) => x - y)[Math.floor(a.length / 2)];
+    if (medNew > 0) figures.new_nodes_at_50pct_cpu_from_median_cost = nodesAtLimit(medNew);
+    process.stdout.write(`new/old CPU per write: ${perWrite.min.toFixed(2)} / ${perWrite.median.toFixed(2)} / ${perWrite.max.toFixed(2)} (min/median/max; ${machineLoad()})\n`);
+    return figures;
+  } finally {
+    for (const s of sides) {
+      s.load.close();
+      s.inspector?.close();
+      await s.target.close();
+    }
+  }
 }
