@@ -36,13 +36,14 @@ describe("concurrency limits", () => {
 
   it.each([
     // name, nominal, lower, upper, initial, max request seats (at the default 600 seats, shares sum 245)
-    { name: "exempt", nominal: 0, lower: 0, upper: 600, initial: 0, maxSeats: 10 },
-    { name: "catch-all", nominal: 13, lower: 13, upper: 613, initial: 13, maxSeats: 10 },
-    { name: "system", nominal: 74, lower: 50, upper: 674, initial: 62, maxSeats: 10 },
-    { name: "node-high", nominal: 98, lower: 73, upper: 698, initial: 86, maxSeats: 10 },
+    // max seats: max(1, min(ceil(0.15 x nominal), floor(nominal / handSize))), not capped at 10; 0 without queues
+    { name: "exempt", nominal: 0, lower: 0, upper: 600, initial: 0, maxSeats: 0 },
+    { name: "catch-all", nominal: 13, lower: 13, upper: 613, initial: 13, maxSeats: 0 },
+    { name: "system", nominal: 74, lower: 50, upper: 674, initial: 62, maxSeats: 12 },
+    { name: "node-high", nominal: 98, lower: 73, upper: 698, initial: 86, maxSeats: 15 },
     { name: "leader-election", nominal: 25, lower: 25, upper: 625, initial: 25, maxSeats: 4 },
-    { name: "workload-high", nominal: 98, lower: 49, upper: 698, initial: 74, maxSeats: 10 },
-    { name: "workload-low", nominal: 245, lower: 24, upper: 845, initial: 135, maxSeats: 10 },
+    { name: "workload-high", nominal: 98, lower: 49, upper: 698, initial: 74, maxSeats: 15 },
+    { name: "workload-low", nominal: 245, lower: 24, upper: 845, initial: 135, maxSeats: 37 },
     { name: "global-default", nominal: 49, lower: 24, upper: 649, initial: 37, maxSeats: 8 },
   ])("$name: nominal $nominal, lower $lower, upper $upper, starts at $initial", ({ name, nominal, lower, upper, initial, maxSeats }) => {
     const l = levelLimits(suggested, 600).find((x) => x.name === name);

@@ -11,13 +11,13 @@
  * - every adjustment period the sum of nominal limits is re-divided by seat demand
  *   (`allocateSeats`): each level gets `clamp(fairProp * target, lower bound, upper bound)`
  *   with one `fairProp` for all, so that the allocations sum to the required total.
- * - the widest request a level accepts: `max(1, min(ceil(0.15 * nominal), floor(nominal / handSize)))`,
- *   never more than the work estimator's 10.
+ * - the widest request a level with queues accepts: `max(1, min(ceil(0.15 * nominal),
+ *   floor(nominal / handSize)))`, however large (the work estimator applies its own limits:
+ *   100 seats for a list with size-based estimates, 10 otherwise and for writes); a level
+ *   without queues (Reject, Exempt) sets no bound of its own (0).
  */
 import type { PriorityLevelView } from "../contract.ts";
 
-/** The work estimator's own bound on seats of one request. */
-export const MAX_REQUEST_SEATS = 10;
 /** Share of a level's nominal limit one request may occupy at most. */
 export const MAX_SEATS_FRACTION = 0.15;
 
@@ -36,7 +36,7 @@ export interface LevelLimits {
   upper: number;
   /** The limit a new level starts with: nominal - floor(lendable / 2). */
   initial: number;
-  /** The widest request this level accepts (seats). */
+  /** The widest request this level accepts (seats); 0: no bound of the level's own. */
   maxRequestSeats: number;
 }
 
@@ -49,7 +49,7 @@ export function levelLimits(levels: readonly PriorityLevelView[], serverLimit: n
     const borrowing = l.type === "Limited" && l.borrowingLimitPercent !== undefined ? Math.round((nominal * Math.max(0, l.borrowingLimitPercent)) / 100) : serverLimit;
     const handSize = l.limitResponse?.type === "Queue" ? Math.max(1, l.limitResponse.queuing.handSize) : 0;
     const fraction = Math.ceil(nominal * MAX_SEATS_FRACTION);
-    const maxSeats = Math.max(1, handSize > 0 ? Math.min(fraction, Math.floor(nominal / handSize)) : MAX_REQUEST_SEATS);
+    const maxSeats = handSize > 0 ? Math.max(1, Math.min(fraction, Math.floor(nominal / handSize))) : 0;
     return {
       name: l.name,
       nominal,
@@ -58,7 +58,7 @@ export function levelLimits(levels: readonly PriorityLevelView[], serverLimit: n
       lower: nominal - lendable,
       upper: nominal + borrowing,
       initial: nominal - Math.floor(lendable / 2),
-      maxRequestSeats: Math.min(MAX_REQUEST_SEATS, maxSeats),
+      maxRequestSeats: maxSeats,
     };
   });
 }

@@ -23,7 +23,6 @@ import { declareFlowMetrics } from "./metrics.ts";
 import type { Decision, RequestDetails, SeatRequest } from "./queue-set.ts";
 import { RetryAfterTracker } from "./retry-after.ts";
 import { flowHash } from "./shuffle-shard.ts";
-import { MAX_REQUEST_SEATS } from "./concurrency-limits.ts";
 import { estimateMutatingWork } from "./mutating-estimate.ts";
 import { WatchTracker, type WatchScope } from "./watch-tracker.ts";
 
@@ -109,9 +108,9 @@ export class ApfDispatcher {
     return this.opts.classify(request);
   }
 
-  /** The widest request the level takes (seats). */
+  /** The widest request the level takes (seats); 0: the level sets no bound (the work estimator's own limits apply). */
   maxSeats(levelName: string): number {
-    return this.controller.level(levelName)?.limits.maxRequestSeats ?? MAX_REQUEST_SEATS;
+    return this.controller.level(levelName)?.limits.maxRequestSeats ?? 0;
   }
 
   /** The wait limit for a request with the given deadline (Infinity: none). */
