@@ -108,6 +108,18 @@ describe("request path over HTTPS", () => {
     expect(watch.headers["audit-id"]).toBe("watch-1");
   });
 
+  it("answers HEAD as the GET's head without its body", async () => {
+    const get = await api.admin.request("GET", "/api/v1/namespaces/default");
+    const head = await api.admin.request("HEAD", "/api/v1/namespaces/default");
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(head.headers["content-type"]).toBe(get.headers["content-type"]);
+    expect(String(head.headers["audit-id"])).toMatch(UUID);
+    const missing = await api.admin.request("HEAD", "/api/v1/namespaces/nope");
+    expect(missing.status).toBe(404);
+    expect(missing.body.length).toBe(0);
+  });
+
   it.each(["TRACE", "OPTIONS", "PROPFIND"])("answers %s with 405 MethodNotAllowed", async (method) => {
     const r = await api.admin.request(method, "/api/v1/namespaces/default/configmaps");
     expect(r.status).toBe(405);
