@@ -6,8 +6,9 @@
  * (load-clients.ts; the watchers in watch-clients.ts), and this one, which only
  * orchestrates. Every comparison runs its two sides in alternating rounds and prints
  * min/median/max of the per-round ratios (harness.ts):
- * - GET of one ConfigMap, 64 clients: apiserver vs ceiling (req/s, p99);
- * - create, update (PUT), merge patch, server-side apply, 16 clients: vs ceiling;
+ * - GET of one ConfigMap, 64 clients: apiserver vs ceiling (req/s, p99, server CPU per
+ *   request from /proc);
+ * - create, update (PUT), merge patch, server-side apply, 16 clients: vs ceiling (the same);
  * - LIST of BENCH_LIST_OBJECTS ConfigMaps (10,000; BENCH_LIST_LARGE=1: 100,000): JSON
  *   vs the same bytes from the ceiling's memory, protobuf vs JSON (p50 latency);
  * - watch: BENCH_WATCHERS (1,000) watchers, creates at a fixed offered rate (10/s,
@@ -104,9 +105,12 @@ function configMap(name: string, labels?: Record<string, string>, data: Record<s
 class Ceiling {
   private readonly channel = new ChildChannel<CeilingRequest, CeilingReply>(new URL("./ceiling.ts", import.meta.url));
   target?: LoadTarget;
+  /** The ceiling's process, for its CPU per request. */
+  pid?: number;
 
   async start(tls: { key: string; cert: string; ca: string }, client: { cert: string; key: string }): Promise<LoadTarget> {
-    const { port } = await this.channel.ask({ type: "start", tls }, "started");
+    const { port, pid } = await this.channel.ask({ type: "start", tls }, "started");
+    this.pid = pid;
     this.target = { url: `https://127.0.0.1:${port}`, ca: tls.ca, cert: client.cert, key: client.key };
     return this.target;
   }
@@ -179,20 +183,31 @@ export async function benchApi(opts: ApiBenchOptions = defaultApiBenchOptions())
     const ns = await capture(ours, { method: "POST", path: "/api/v1/namespaces", body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name: NS } }), headers: json });
     if (ns.status !== 201) throw new Error(`namespace ${NS}: ${ns.status} ${ns.body.toString().slice(0, 300)}`);
 
+    const serverPid = pidWithArg(server.dir);
+    /** A closed-loop run and its server's CPU (user + system, /proc) per request. */
+    const measured = async (target: LoadTarget, pid: number | undefined, call: CallTemplate, concurrency: number): Promise<ClosedResult & { cpuMs: number }> => {
+      const before = cpuSeconds(pid);
+      const r = await load.closed(target, call, opts.roundMs, concurrency);
+      return { ...r, cpuMs: pid !== undefined && r.requests > 0 ? ((cpuSeconds(pid) - before) * 1000) / r.requests : Number.NaN };
+    };
     /** A closed-loop call on both servers; the ceiling answers what the apiserver answered to `sample`. */
     const closedPair = async (key: string, label: string, call: CallTemplate, concurrency: number, sample: CallTemplate = call): Promise<void> => {
       const answer = await capture(ours, sample);
       if (answer.status !== (call.expect ?? 200)) throw new Error(`${label}: apiserver answered ${answer.status}: ${answer.body.toString().slice(0, 300)}`);
       await ceiling.route({ method: call.method, pathPrefix: call.path.split("?")[0].split("{")[0], status: answer.status, contentType: answer.contentType }, answer.body);
-      const res = { a: [] as ClosedResult[], b: [] as ClosedResult[] };
+      const res = { a: [] as (ClosedResult & { cpuMs: number })[], b: [] as (ClosedResult & { cpuMs: number })[] };
       for (let r = 0; r < rounds; r++) {
-        res.a.push(await load.closed(ours, call, opts.roundMs, concurrency));
-        res.b.push(await load.closed(bare, call, opts.roundMs, concurrency));
+        res.a.push(await measured(ours, serverPid, call, concurrency));
+        res.b.push(await measured(bare, ceiling.pid, call, concurrency));
       }
       res.a.forEach((x) => checkClosed(`${label} apiserver`, x, write));
       res.b.forEach((x) => checkClosed(`${label} ceiling`, x, write));
       table.add({ key: `${key}_rps`, label: `${label} req/s, ${concurrency} clients`, aName: "apiserver", bName: "bare https", a: res.a.map((x) => x.rps), b: res.b.map((x) => x.rps), unit: "req/s", better: "higher" });
       table.add({ key: `${key}_p99`, label: `${label} p99, ${concurrency} clients`, aName: "apiserver", bName: "bare https", a: res.a.map((x) => x.p99), b: res.b.map((x) => x.p99), unit: "ms", better: "lower" });
+      // Server CPU per request beside throughput: what the gap is made of, and steadier on a loaded machine.
+      if (res.a.every((x) => Number.isFinite(x.cpuMs)) && res.b.every((x) => Number.isFinite(x.cpuMs))) {
+        table.add({ key: `${key}_cpu`, label: `${label} server CPU per request`, aName: "apiserver", bName: "bare https", a: res.a.map((x) => x.cpuMs), b: res.b.map((x) => x.cpuMs), unit: "ms", better: "lower" });
+      }
     };
 
     // GET one object.
@@ -225,13 +240,13 @@ export async function benchApi(opts: ApiBenchOptions = defaultApiBenchOptions())
     }
 
     // LIST: JSON vs bytes from memory; protobuf vs JSON.
-    if (runs("list")) await listBench(opts, rounds, ours, ceiling, bare, load, table, extra, pidWithArg(server.dir));
+    if (runs("list")) await listBench(opts, rounds, ours, ceiling, bare, load, table, extra, serverPid);
 
     // Watch at a fixed offered rate vs the bare fan-out.
     if (runs("watch")) await watchBench(opts, rounds, ours, bare, load, table, extra);
 
-    if (opts.cluster && runs("cluster")) await clusterBench(opts, rounds, ours, pidWithArg(server.dir), load, table);
-    if (opts.cluster && runs("lb")) await loadBalancedBench(opts, rounds, ours, pidWithArg(server.dir), load, table);
+    if (opts.cluster && runs("cluster")) await clusterBench(opts, rounds, ours, serverPid, load, table);
+    if (opts.cluster && runs("lb")) await loadBalancedBench(opts, rounds, ours, serverPid, load, table);
 
     if (runs("scale") && (opts.scaleObjects ?? 0) > 0) await scaleBench(opts, rounds, load, table);
   } finally {

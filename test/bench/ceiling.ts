@@ -10,7 +10,7 @@
  * the body: the least a server can do to deliver one event to every watcher.
  *
  * Protocol over IPC:
- *   parent → {type:"start", tls}                                    child → {type:"started", port}
+ *   parent → {type:"start", tls}                                    child → {type:"started", port, pid}
  *   parent → {type:"route", route}                                  child → {type:"routed"}
  *   parent → {type:"watchers"}                                      child → {type:"watchers", open}
  * Routes match by method and path prefix (the query is ignored); later routes win.
@@ -34,7 +34,7 @@ export interface CeilingRoute {
 }
 
 export type CeilingRequest = { type: "start"; tls: CeilingTls } | { type: "route"; route: CeilingRoute } | { type: "watchers" };
-export type CeilingReply = { type: "started"; port: number } | { type: "routed" } | { type: "watchers"; open: number };
+export type CeilingReply = { type: "started"; port: number; pid: number } | { type: "routed" } | { type: "watchers"; open: number };
 
 interface Route {
   method: string;
@@ -98,7 +98,7 @@ function main(): void {
   const send = (m: CeilingReply): void => void process.send?.(m);
   process.on("message", (m: CeilingRequest) => {
     if (m.type === "start") {
-      void start(m.tls).then((server) => send({ type: "started", port: (server.address() as { port: number }).port }));
+      void start(m.tls).then((server) => send({ type: "started", port: (server.address() as { port: number }).port, pid: process.pid }));
     } else if (m.type === "route") {
       const body = Buffer.from(m.route.body, "base64");
       routes.push({ method: m.route.method, pathPrefix: m.route.pathPrefix, status: m.route.status, headers: { "content-type": m.route.contentType, "content-length": String(body.length) }, body });
