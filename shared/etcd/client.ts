@@ -3,7 +3,8 @@
  * table in methods.ts typed. Unary calls go over a lean HTTP/2 channel of our own
  * (http2-channel.ts: same wire protocol, TLS and status mapping as grpc-js, a fraction
  * of its per-call cost); the bidirectional streams over a @grpc/grpc-js channel,
- * opened on the first stream. Both encode with the protobufjs codecs of proto.ts.
+ * opened on the first stream. Both use the protobufjs codecs of proto.ts; Range and
+ * Txn requests are encoded without proto-loader's copy where they can be (lean-encode.ts).
  * Errors reject as EtcdCallError with the gRPC code and etcd's message. Failover
  * across members is the caller's (the apiserver's endpoint pool); this client only connects.
  */
@@ -22,6 +23,7 @@ import {
   type UnaryResponse,
 } from "./methods.ts";
 import { Http2UnaryChannel } from "./http2-channel.ts";
+import { leanEncode } from "./lean-encode.ts";
 import { grpcTarget, methodDefinition } from "./proto.ts";
 
 /** Channel options every store client uses unless overridden: no message size limits. */
@@ -95,7 +97,8 @@ export class EtcdClient implements EtcdApi {
 
   async unary<M extends UnaryName>(method: M, req: UnaryRequest<M>, opts: EtcdCallOptions = {}): Promise<UnaryResponse<M>> {
     const def = methodDefinition(METHOD_SERVICES[method], method);
-    const body = await this.unaryChannel.call(def.path, def.requestSerialize(req), opts.deadline);
+    const message = leanEncode(method, req) ?? def.requestSerialize(req);
+    const body = await this.unaryChannel.call(def.path, message, opts.deadline);
     if (body === undefined) throw new EtcdCallError(status.INTERNAL, `no response to ${method}`, this.endpoint);
     try {
       return def.responseDeserialize(body) as UnaryResponse<M>;

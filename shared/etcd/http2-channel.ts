@@ -276,70 +276,122 @@ export class Http2UnaryChannel {
   }
 
   private request(conn: Connection, path: string, message: Uint8Array, deadline: number | undefined): Promise<Buffer | undefined> {
+    let left = 0;
+    if (deadline !== undefined) {
+      left = deadline - Date.now();
+      if (left <= 0) return Promise.reject(this.fail(GrpcStatus.DEADLINE_EXCEEDED, "Deadline exceeded"));
+    }
+    const { session } = conn;
+    let stream: ClientHttp2Stream;
+    try {
+      stream = session.request(requestHeaders(path, deadline === undefined ? undefined : grpcTimeout(left)), REQUEST_OPTIONS);
+    } catch (err) {
+      // Nothing was sent: the session is closing or gone.
+      if (this.conn === conn) this.conn = undefined;
+      return Promise.reject(this.fail(GrpcStatus.UNAVAILABLE, `No connection established. Last error: ${errorMessage(err)}`));
+    }
+    if (conn.active++ === 0) session.ref();
     return new Promise((resolve, reject) => {
-      const headers: OutgoingHttpHeaders = { ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers" };
-      if (deadline !== undefined) {
-        const left = deadline - Date.now();
-        if (left <= 0) {
-          reject(this.fail(GrpcStatus.DEADLINE_EXCEEDED, "Deadline exceeded"));
-          return;
-        }
-        headers["grpc-timeout"] = grpcTimeout(left);
-      }
-      const { session } = conn;
-      let stream: ClientHttp2Stream;
-      try {
-        stream = session.request(headers, { endStream: false });
-      } catch (err) {
-        // Nothing was sent: the session is closing or gone.
-        if (this.conn === conn) this.conn = undefined;
-        reject(this.fail(GrpcStatus.UNAVAILABLE, `No connection established. Last error: ${errorMessage(err)}`));
-        return;
-      }
-      if (conn.active++ === 0) session.ref();
-      let settled = false;
-      let httpStatus: number | undefined;
-      let status: CallStatus | undefined;
-      let streamError: Error | undefined;
-      let first: Buffer | undefined;
-      let chunks: Buffer[] | undefined;
-      const timer =
-        deadline === undefined
-          ? undefined
-          : setTimeout(() => {
-              settled = true;
-              reject(this.fail(GrpcStatus.DEADLINE_EXCEEDED, "Deadline exceeded"));
-              stream.close(NGHTTP2_CANCEL);
-            }, deadline - Date.now());
-      stream.on("response", (h: IncomingHttpHeaders) => {
-        httpStatus = Number(h[":status"]);
-        status = statusFromHeaders(h);
-      });
-      stream.on("trailers", (h: IncomingHttpHeaders) => {
-        status = statusFromHeaders(h) ?? status;
-      });
-      stream.on("data", (chunk: Buffer) => {
-        if (first === undefined) first = chunk;
-        else (chunks ??= [first]).push(chunk);
-      });
-      stream.on("error", (err: Error) => {
-        streamError = err;
-      });
-      stream.on("close", () => {
-        clearTimeout(timer);
-        if (--conn.active === 0) session.unref();
-        if (settled) return;
-        settled = true;
-        const st = status ?? statusOfReset(stream, httpStatus, streamError, session.destroyed);
-        if (st.code !== GrpcStatus.OK) {
-          reject(this.fail(st.code, st.details));
-          return;
-        }
-        const body = unframeMessage(chunks !== undefined ? Buffer.concat(chunks) : (first ?? Buffer.alloc(0)));
-        if (body === undefined || Buffer.isBuffer(body)) resolve(body);
-        else reject(this.fail(body.code, body.details));
-      });
+      const call = new UnaryCall(this, conn, stream, resolve, reject);
+      (stream as CallStream)[CALL] = call;
+      if (deadline !== undefined) call.timer = setTimeout(onDeadline, left, call);
+      stream.on("response", onResponse);
+      stream.on("trailers", onTrailers);
+      stream.on("data", onData);
+      stream.on("error", onStreamError);
+      stream.on("close", onClose);
       stream.end(frameMessage(message));
     });
   }
+
+  /** @internal An EtcdCallError of this channel (for the calls in flight). */
+  callError(code: GrpcStatus, details: string): EtcdCallError {
+    return this.fail(code, details);
+  }
+}
+
+/** Request options: the request message follows the headers. */
+const REQUEST_OPTIONS = { endStream: false } as const;
+
+/** The request headers of a call (Node copies them into its own header list). */
+function requestHeaders(path: string, timeout: string | undefined): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = { ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers" };
+  if (timeout !== undefined) headers["grpc-timeout"] = timeout;
+  return headers;
+}
+
+const CALL = Symbol("unaryCall");
+type CallStream = ClientHttp2Stream & { [CALL]: UnaryCall };
+
+/**
+ * One call in flight: what its stream has told so far. Its stream's listeners are the
+ * module's functions below (`this` is the stream), so a call makes no closures.
+ */
+class UnaryCall {
+  settled = false;
+  httpStatus: number | undefined;
+  status: CallStatus | undefined;
+  streamError: Error | undefined;
+  first: Buffer | undefined;
+  chunks: Buffer[] | undefined;
+  timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly channel: Http2UnaryChannel,
+    readonly conn: Connection,
+    readonly stream: ClientHttp2Stream,
+    readonly resolve: (body: Buffer | undefined) => void,
+    readonly reject: (err: EtcdCallError) => void,
+  ) {}
+
+  /** The stream closed: the call ends with its status (or the one its reset implies). */
+  finish(): void {
+    clearTimeout(this.timer);
+    const { conn, channel } = this;
+    if (--conn.active === 0) conn.session.unref();
+    if (this.settled) return;
+    this.settled = true;
+    const st = this.status ?? statusOfReset(this.stream, this.httpStatus, this.streamError, conn.session.destroyed);
+    if (st.code !== GrpcStatus.OK) {
+      this.reject(channel.callError(st.code, st.details));
+      return;
+    }
+    const body = unframeMessage(this.chunks !== undefined ? Buffer.concat(this.chunks) : (this.first ?? EMPTY));
+    if (body === undefined || Buffer.isBuffer(body)) this.resolve(body);
+    else this.reject(channel.callError(body.code, body.details));
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function onResponse(this: CallStream, h: IncomingHttpHeaders): void {
+  const call = this[CALL];
+  call.httpStatus = Number(h[":status"]);
+  call.status = statusFromHeaders(h);
+}
+
+function onTrailers(this: CallStream, h: IncomingHttpHeaders): void {
+  const call = this[CALL];
+  call.status = statusFromHeaders(h) ?? call.status;
+}
+
+function onData(this: CallStream, chunk: Buffer): void {
+  const call = this[CALL];
+  if (call.first === undefined) call.first = chunk;
+  else (call.chunks ??= [call.first]).push(chunk);
+}
+
+function onStreamError(this: CallStream, err: Error): void {
+  this[CALL].streamError = err;
+}
+
+function onClose(this: CallStream): void {
+  this[CALL].finish();
+}
+
+/** The deadline passed: the call rejects and its stream is cancelled. */
+function onDeadline(call: UnaryCall): void {
+  call.settled = true;
+  call.reject(call.channel.callError(GrpcStatus.DEADLINE_EXCEEDED, "Deadline exceeded"));
+  call.stream.close(NGHTTP2_CANCEL);
 }
