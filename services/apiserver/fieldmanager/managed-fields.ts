@@ -54,7 +54,22 @@ export function managerIdentifier(e: ManagerIdentity): string {
   return JSON.stringify(id);
 }
 
-export function parseIdentifier(id: string): ManagerIdentity {
+/** Identifiers parsed so far (a few per kind repeat across writes); cleared when it reaches its bound. */
+const parsedIdentifiers = new Map<string, Readonly<ManagerIdentity>>();
+const PARSED_IDENTIFIERS_MAX = 1024;
+
+/** The identity an identifier names (shared between callers: read only). */
+export function parseIdentifier(id: string): Readonly<ManagerIdentity> {
+  let parsed = parsedIdentifiers.get(id);
+  if (parsed === undefined) {
+    parsed = Object.freeze(parseIdentifierText(id));
+    if (parsedIdentifiers.size >= PARSED_IDENTIFIERS_MAX) parsedIdentifiers.clear();
+    parsedIdentifiers.set(id, parsed);
+  }
+  return parsed;
+}
+
+function parseIdentifierText(id: string): ManagerIdentity {
   try {
     const v: unknown = JSON.parse(id);
     if (typeof v === "object" && v !== null) return v as ManagerIdentity;

@@ -54,8 +54,14 @@ export const DEFAULT_MAX_UPDATE_MANAGERS = 10;
 export const ANCIENT_CHANGES_MANAGER = "ancient-changes";
 const CURRENT_OPERATION = "\u0000current-operation";
 
+/** The last second formatted: writes in the same second share its text. */
+let formatted = { second: Number.NaN, text: "" };
+
+/** RFC 3339 in whole seconds (UTC), as managedFields times are written. */
 export function formatTime(now: Date): string {
-  return new Date(Math.floor(now.getTime() / 1000) * 1000).toISOString().replace(".000Z", "Z");
+  const second = Math.floor(now.getTime() / 1000);
+  if (second !== formatted.second) formatted = { second, text: new Date(second * 1000).toISOString().replace(".000Z", "Z") };
+  return formatted.text;
 }
 
 function metadataOf(o: Obj): Obj | undefined {
