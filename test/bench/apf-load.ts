@@ -3,17 +3,19 @@
  * work runs outside the process that measures the other tenant. Protocol over IPC:
  *   parent → {type:"flood", url, ca, token, path, concurrency}   child → {type:"flooding"}
  *     `concurrency` loops of GET `path` (bodies read and dropped) until told to stop;
- *   parent → {type:"stop"}   child → {type:"stopped", ok, rejected, other}
- *     the loops end; the counts of 200, 429 and other answers since the flood began.
+ *   parent → {type:"stop"}   child → {type:"stopped", ok, rejected, other, cpuMs}
+ *     the loops end; the counts of 200, 429 and other answers since the flood began, and
+ *     the CPU time this process used meanwhile (it shares the machine's cores).
  */
 import { Agent, request } from "node:https";
 
 export type ApfLoadRequest = { type: "flood"; url: string; ca: string; token: string; path: string; concurrency: number } | { type: "stop" };
-export type ApfLoadReply = { type: "flooding" } | { type: "stopped"; ok: number; rejected: number; other: number };
+export type ApfLoadReply = { type: "flooding" } | { type: "stopped"; ok: number; rejected: number; other: number; cpuMs: number };
 
 let running = false;
 let loops: Promise<void>[] = [];
 const counts = { ok: 0, rejected: 0, other: 0 };
+let cpuAtFlood = process.cpuUsage();
 
 function get(agent: Agent, url: URL, token: string): Promise<number> {
   return new Promise((resolve) => {
@@ -42,10 +44,14 @@ process.on("message", (msg: ApfLoadRequest) => {
     const url = new URL(msg.path, msg.url);
     running = true;
     counts.ok = counts.rejected = counts.other = 0;
+    cpuAtFlood = process.cpuUsage();
     loops = Array.from({ length: msg.concurrency }, () => loop(agent, url, msg.token));
     process.send?.({ type: "flooding" } satisfies ApfLoadReply);
     return;
   }
   running = false;
-  void Promise.all(loops).then(() => process.send?.({ type: "stopped", ...counts } satisfies ApfLoadReply));
+  void Promise.all(loops).then(() => {
+    const cpu = process.cpuUsage(cpuAtFlood);
+    process.send?.({ type: "stopped", ...counts, cpuMs: (cpu.user + cpu.system) / 1000 } satisfies ApfLoadReply);
+  });
 });

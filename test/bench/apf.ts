@@ -14,6 +14,14 @@
  * per round. The objects are created through a replica without APF (the `off` one, or a
  * third one with a baseline), so the measured replicas start without the setup's demand.
  * `APF_WARMUP_MS` (default 500) is how long the flood runs before the tenant's GETs.
+ * Before the rounds, each replica with APF is primed with the flood for `APF_PRIME_MS`
+ * (default 21 s, two seat re-divisions; 0: none): a replica re-divides seats by demand
+ * every 10 s, as the platform's does (its periodic borrowing adjustment, smoothed demand
+ * with a 5-minute half-life), so without priming the first round measured the level at
+ * the seats it held before any flood (2 of global-default's, the tenant queued behind
+ * lists: p99 98.6 ms against 18.5 ms in the third round, load 18) and the later rounds
+ * the flood's steady state. Each round prints the level's limit at the start and end of
+ * its loaded phase, and how many dispatched requests waited in its queues.
  * This process only times the tenant's GETs; every server and the flood run elsewhere.
  * `BENCH_CPU_PROF=<dir>` profiles both replicas and prints where their CPU time went.
  *
@@ -54,9 +62,16 @@
  * trip to a process on the same 2 cores) and waits two or more turns of the event loop,
  * each carrying up to 1 ms of list bodies plus new lists' handlers and socket writes
  * (writev alone is about a third of the busy server time), while the flood client
- * decrypting ~1.3 MB per list shares the cores. The off side is no flood: the in-flight
- * limiter sizes a list by the work estimate (10 of its pool's 20 seats, the user's fair
- * share), so the noisy tenant gets ~14,000 429s a round and 110-120 lists served.
+ * decrypting ~1.3 MB per list shares the cores. The off side was no flood: the in-flight
+ * limiter sized a list by the work estimate (10 of its pool's 20 seats, the user's fair
+ * share), so the noisy tenant got ~14,000 429s a round and 110-120 lists served; it now
+ * counts each request as one seat, as the platform's max-in-flight filter does, and the
+ * noisy tenant holds its fair share of the pool (6 of 20 seats with two users).
+ * The per-round queue figures (load 11-21, before priming): in the first round the level
+ * went from 2 to 19 seats during the loaded phase and 472 of 910 dispatched requests
+ * waited (mean 182 ms; tenant p99 278.8 ms); in later rounds, at 19 seats with 16
+ * lists executing, 9-16 of 620-720 waited (mean 1.6 ms): there the tenant's p99 is the
+ * event loop and the machine's two cores, not its queue.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -121,12 +136,42 @@ async function grantReads(profile: PlatformProfile, admin: HttpsClient): Promise
   }
 }
 
-/** The flooded level's seat limit and executing requests at the end of the loaded round (a replica with APF). */
-async function floodedLevel(admin: HttpsClient): Promise<string> {
-  const text = (await admin.get("/metrics")).text;
-  const value = (series: string) => text.split("\n").find((l) => l.startsWith(series))?.split(" ")[1] ?? "?";
+/** What the flooded level's metrics say at one moment (a replica with APF). */
+interface LevelSample {
+  limit: string;
+  executing: string;
+  /** Requests dispatched in the level: in all, without any wait, within 5 ms; and their summed wait (s). */
+  dispatched: number;
+  unqueued: number;
+  within5ms: number;
+  waitSeconds: number;
+}
+
+async function sampleLevel(admin: HttpsClient): Promise<LevelSample> {
+  const lines = (await admin.get("/metrics")).text.split("\n");
+  const value = (series: string) => lines.find((l) => l.startsWith(series))?.split(" ")[1] ?? "?";
   const level = 'priority_level="global-default"';
-  return `; global-default: limit ${value(`apiserver_flowcontrol_current_limit_seats{${level}}`)} seats, ${value(`apiserver_flowcontrol_current_executing_requests{${level},flow_schema="global-default"}`)} executing`;
+  const waits = (suffix: string, extra = "") => {
+    const line = lines.find((l) => l.startsWith(`apiserver_flowcontrol_request_wait_duration_seconds_${suffix}{`) && l.includes(level) && l.includes('execute="true"') && l.includes(extra));
+    return Number(line?.split(" ")[1] ?? 0);
+  };
+  return {
+    limit: value(`apiserver_flowcontrol_current_limit_seats{${level}}`),
+    executing: value(`apiserver_flowcontrol_current_executing_requests{${level},flow_schema="global-default"}`),
+    dispatched: waits("count"),
+    unqueued: waits("bucket", 'le="0"'),
+    within5ms: waits("bucket", 'le="0.005"'),
+    waitSeconds: waits("sum"),
+  };
+}
+
+/** The flooded level over the loaded phase: its limit at both ends, and how many requests waited in its queues. */
+function describeLevel(before: LevelSample, after: LevelSample): string {
+  const n = after.dispatched - before.dispatched;
+  const queued = n - (after.unqueued - before.unqueued);
+  const over5 = n - (after.within5ms - before.within5ms);
+  const meanMs = queued > 0 ? ((after.waitSeconds - before.waitSeconds) * 1000) / queued : 0;
+  return `; global-default: limit ${before.limit} -> ${after.limit} seats, ${after.executing} executing, ${queued} of ${n} dispatched waited (${over5} over 5 ms, mean ${meanMs.toFixed(1)} ms)`;
 }
 
 function printProfiles(dir: string, title: string): void {
@@ -145,6 +190,7 @@ export async function benchApf(): Promise<Record<string, number>> {
   const profileDir = process.env.BENCH_CPU_PROF;
   const baselineRoot = process.env.APF_BASELINE;
   const warmupMs = Number(process.env.APF_WARMUP_MS ?? 500);
+  const primeMs = Number(process.env.APF_PRIME_MS ?? 21_000);
   const names = baselineRoot ? { on: "APF new", off: "APF old" } : { on: "APF on ", off: "APF off" };
   const env = await startApfServers({ users: USERS, inflight, profileDir, baselineRoot });
   const noisy = new ChildChannel<ApfLoadRequest, ApfLoadReply>(new URL("./apf-load.ts", import.meta.url));
@@ -158,24 +204,35 @@ export async function benchApf(): Promise<Record<string, number>> {
     await grantReads(env.profile, admin);
     const filler = new HttpsClient(env.urls.fill, { ca: env.ca, token: "token-admin" });
     await fill(filler, objects).finally(() => filler.close());
+    for (const side of baselineRoot ? (["on", "off"] as const) : (["on"] as const)) {
+      if (primeMs <= 0) break;
+      await noisy.ask({ type: "flood", url: env.urls[side], ca: env.ca, token: "token-noisy", path: `/api/v1/namespaces/${NS}/configmaps`, concurrency: flood }, "flooding");
+      await new Promise((r) => setTimeout(r, primeMs));
+      const primed = await noisy.ask({ type: "stop" }, "stopped");
+      process.stdout.write(`  ${names[side]}: primed with the flood for ${primeMs} ms (${primed.ok} lists)${describeLevel(await sampleLevel(admins[side]), await sampleLevel(admins[side]))}\n`);
+    }
     const unloaded = { on: [] as number[], off: [] as number[] };
     const cpuPerListMs = { on: [] as number[], off: [] as number[] };
     const loadedRound = async (side: "on" | "off"): Promise<number> => {
       unloaded[side].push(await tenantP99(clients[side], gets));
       const cpuAtFlood = cpuSeconds(env.pids[side]);
       await noisy.ask({ type: "flood", url: env.urls[side], ca: env.ca, token: "token-noisy", path: `/api/v1/namespaces/${NS}/configmaps`, concurrency: flood }, "flooding");
+      const floodStart = performance.now();
       await new Promise((r) => setTimeout(r, warmupMs));
+      const measured = side === "on" || baselineRoot;
+      const levelBefore = measured ? await sampleLevel(admins[side]) : undefined;
       const cpuBefore = cpuSeconds(env.pids[side]);
       const t0 = performance.now();
       const loaded = await tenantP99(clients[side], gets);
       const serverCpu = (cpuSeconds(env.pids[side]) - cpuBefore) / ((performance.now() - t0) / 1000);
-      const seats = side === "on" || baselineRoot ? await floodedLevel(admins[side]) : "";
+      const seats = levelBefore ? describeLevel(levelBefore, await sampleLevel(admins[side])) : "";
+      const floodMs = performance.now() - floodStart;
       const stopped = await noisy.ask({ type: "stop" }, "stopped");
       // the flood's server CPU (with the tenant's GETs, a small part) per list served
       const cpuPerList = ((cpuSeconds(env.pids[side]) - cpuAtFlood) * 1000) / Math.max(1, stopped.ok);
       cpuPerListMs[side].push(cpuPerList);
       process.stdout.write(
-        `  ${names[side]}: tenant p99 ${unloaded[side].at(-1)?.toFixed(1)} ms unloaded, ${loaded.toFixed(1)} ms under the flood (noisy lists: ${stopped.ok} served, ${stopped.rejected} refused, ${stopped.other} other; server process ${(serverCpu * 100).toFixed(0)}% CPU, ${cpuPerList.toFixed(1)} ms CPU per list${seats}, ${machineLoad()})\n`,
+        `  ${names[side]}: tenant p99 ${unloaded[side].at(-1)?.toFixed(1)} ms unloaded, ${loaded.toFixed(1)} ms under the flood (noisy lists: ${stopped.ok} served, ${stopped.rejected} refused, ${stopped.other} other; server process ${(serverCpu * 100).toFixed(0)}% CPU, ${cpuPerList.toFixed(1)} ms CPU per list, flood client ${((stopped.cpuMs / floodMs) * 100).toFixed(0)}% CPU${seats}, ${machineLoad()})\n`,
       );
       return loaded;
     };
