@@ -14,6 +14,15 @@
  * way the collector does (directDeleteRound): gcOverDirectRate is the per-round ratio.
  * BENCH_CPU_PROF=<dir>: each GC round's window is profiled in process (V8's sampler over
  * node:inspector) into <dir>/gc-<round>.cpuprofile and summarised on stderr.
+ *
+ * BENCH_CONTROLLERS_BASE=<dir>: old against new, GC rounds only. <dir> is a checkout of an
+ * older commit (e.g. `git worktree add <dir> <rev>`, node_modules linked in); its replica
+ * and controllers are loaded from its own tree beside this tree's, in this process, each
+ * with BENCH_CONTROLLERS_OBJECTS idle objects, and BENCH_CONTROLLERS_ROUNDS (at least 3)
+ * GC rounds are run on each alternating (harness.ts `alternate`). The bench's own client
+ * (owner deletes, polls) is this tree's for both. Figures: each side's median objects/s
+ * and CPU ms per object, and the per-round ratios new/old (min/median/max). Profiles, with
+ * BENCH_CPU_PROF, go to <dir>/gc-<new|old>-<round>.cpuprofile.
  */
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
 import type { ApiObject, ResourceRef } from "../../shared/client/object-client.ts";
@@ -22,8 +31,8 @@ import { startTestControllers } from "../support/controllers.ts";
 import { ensurePki } from "../../services/apiserver/server/certs.ts";
 import { writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
-import { join } from "node:path";
-import { cpuSeconds } from "./harness.ts";
+import { join, resolve } from "node:path";
+import { alternate, cpuSeconds, machineLoad, ratioStats } from "./harness.ts";
 import { renderSummary, summarizeProfile } from "./cpu-profile-summary.ts";
 
 const CM: ResourceRef = { group: "", version: "v1", resource: "configmaps" };
@@ -151,7 +160,79 @@ async function namespaceRound(c: HttpsObjectClient, ns: string, work: number): P
   return Math.round((work / (performance.now() - t0)) * 1000);
 }
 
+type SupportModules = {
+  startTestApiserver: typeof startTestApiserver;
+  startTestControllers: typeof startTestControllers;
+  ensurePki: typeof ensurePki;
+};
+
+/** The test support of the tree at `dir` (this one or an older checkout): its replica, controllers and certificates. */
+async function supportOf(dir: string): Promise<SupportModules> {
+  const api = (await import(join(dir, "test/support/apiserver.ts"))) as Pick<SupportModules, "startTestApiserver">;
+  const ctl = (await import(join(dir, "test/support/controllers.ts"))) as Pick<SupportModules, "startTestControllers">;
+  const certs = (await import(join(dir, "services/apiserver/server/certs.ts"))) as Pick<SupportModules, "ensurePki">;
+  return { startTestApiserver: api.startTestApiserver, startTestControllers: ctl.startTestControllers, ensurePki: certs.ensurePki };
+}
+
+/** One side of the comparison: a replica and its controllers from one tree, with `objects` idle objects, the GC caught up. */
+async function startSide(dir: string, objects: number): Promise<{ c: HttpsObjectClient; close: () => Promise<void> }> {
+  const m = await supportOf(dir);
+  const api = await m.startTestApiserver({ bookmarkIntervalMs: 60_000 });
+  const pki = await m.ensurePki(api.dir, { profile: api.profile });
+  const c = new HttpsObjectClient({ server: api.replica.url, ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem, insecureSkipTlsVerify: false });
+  await c.create(NS, { metadata: { name: "idle" } });
+  await ownersWithDependents(c, "idle", "o", Math.round(objects / 5), 4);
+  const controllers = await m.startTestControllers(api);
+  await controllers.running.garbageCollector?.idle();
+  return {
+    c,
+    close: async () => {
+      controllers.stop();
+      c.close();
+      await api.close();
+    },
+  };
+}
+
+/** GC rounds of this tree against the tree at `baseDir`, alternating; figures new/old per round. */
+async function compareWithBase(baseDir: string, objects: number, work: number): Promise<Record<string, number>> {
+  const rounds = Number(process.env.BENCH_CONTROLLERS_ROUNDS ?? 3);
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const newSide = await startSide(resolve(import.meta.dirname, "../.."), objects);
+  const oldSide = await startSide(resolve(baseDir), objects);
+  try {
+    const run = (label: string, side: { c: HttpsObjectClient }) => async (round: number) => {
+      const r = await gcRound(side.c, `gc-${label}-${round}`, work, profileDir ? join(profileDir, `gc-${label}-${round}.cpuprofile`) : undefined);
+      process.stderr.write(`controllers ${label} round ${round + 1}/${rounds}: gc ${r.rate} objects/s (${r.cpuMsPerObject} CPU ms/object), ${machineLoad()}\n`);
+      return r;
+    };
+    const { a: fresh, b: base } = await alternate(rounds, run("new", newSide), run("old", oldSide));
+    const round2 = (x: number) => Math.round(x * 100) / 100;
+    const rate = ratioStats(fresh.map((r) => r.rate), base.map((r) => r.rate));
+    const cpu = ratioStats(fresh.map((r) => r.cpuMsPerObject), base.map((r) => r.cpuMsPerObject));
+    return {
+      objects,
+      gcObjects: Math.round(work / 5) * 5,
+      ...summary("gcObjectsPerSecondNew", fresh.map((r) => r.rate)),
+      ...summary("gcObjectsPerSecondOld", base.map((r) => r.rate)),
+      ...summary("gcCpuMsPerObjectNew", fresh.map((r) => r.cpuMsPerObject)),
+      ...summary("gcCpuMsPerObjectOld", base.map((r) => r.cpuMsPerObject)),
+      rateNewOverOldMin: round2(rate.min),
+      rateNewOverOld: round2(rate.median),
+      rateNewOverOldMax: round2(rate.max),
+      cpuNewOverOldMin: round2(cpu.min),
+      cpuNewOverOld: round2(cpu.median),
+      cpuNewOverOldMax: round2(cpu.max),
+    };
+  } finally {
+    await newSide.close();
+    await oldSide.close();
+  }
+}
+
 export async function benchControllers(): Promise<Record<string, number>> {
+  const base = process.env.BENCH_CONTROLLERS_BASE;
+  if (base) return compareWithBase(base, Number(process.env.BENCH_CONTROLLERS_OBJECTS ?? 25_000), Number(process.env.BENCH_CONTROLLERS_WORK ?? 5_000));
   const objects = Number(process.env.BENCH_CONTROLLERS_OBJECTS ?? 25_000);
   const work = Number(process.env.BENCH_CONTROLLERS_WORK ?? 5_000);
   const api = await startTestApiserver({ bookmarkIntervalMs: 60_000 });
