@@ -28,6 +28,10 @@ import type { AuditLevel } from "../audit/policy.ts";
  * the request before anything is stored.
  */
 export interface AdmissionHooks {
+  /**
+   * The object to go on with: `req.object` itself, or undefined, when no plugin read or
+   * replaced it (a plugin that reads it gets a copy first); otherwise the changed copy.
+   */
   admit?(req: AdmissionRequest): Promise<JsonObject | undefined>;
   validate?(req: AdmissionRequest): Promise<void>;
 }
@@ -242,10 +246,7 @@ export class Registry {
     m.creationTimestamp = timestamp(this.now());
     this.strategy.prepareForCreate(obj, ctx.user);
     let out = this.strategy.applyDefaults(obj);
-    if (this.options.admission?.admit) {
-      out = this.keepSystemFields(out, await this.admitPhase("CREATE", out, undefined, ctx));
-      out = this.strategy.applyDefaults(out);
-    }
+    if (this.options.admission?.admit) out = await this.admitDefaulted("CREATE", out, undefined, ctx);
     const errors = this.strategy.validate(out);
     if (errors.length > 0) throw this.invalid(meta(out).name ?? "", errors);
     await ctx.authorizeCreate?.();
@@ -384,10 +385,7 @@ export class Registry {
       out = obj;
     }
     out = this.strategy.applyDefaults(out);
-    if (this.options.admission?.admit) {
-      out = this.keepSystemFields(out, await this.admitPhase("UPDATE", out, current, ctx));
-      out = this.strategy.applyDefaults(out);
-    }
+    if (this.options.admission?.admit) out = await this.admitDefaulted("UPDATE", out, current, ctx);
     const errors = (ctx.subresource && this.strategy.validateSubresourceUpdate?.(ctx.subresource, out, current)) || this.strategy.validateUpdate(out, current);
     if (errors.length > 0) throw this.invalid(ctx.name, errors);
     await this.validatePhase("UPDATE", out, current, ctx);
@@ -405,6 +403,16 @@ export class Registry {
       oldObject: old && (await this.toRequest(old)),
       ctx,
     };
+  }
+
+  /**
+   * Phase 1 on the defaulted storage form `out`. An object no plugin read comes back as
+   * it went in (the hooks' contract) and stays as it is; one a plugin read or replaced
+   * keeps the system fields the server set and is defaulted again.
+   */
+  private async admitDefaulted(operation: AdmissionOperation, out: JsonObject, old: JsonObject | undefined, ctx: WriteContext): Promise<JsonObject> {
+    const admitted = await this.admitPhase(operation, out, old, ctx);
+    return admitted === out ? out : this.strategy.applyDefaults(this.keepSystemFields(out, admitted));
   }
 
   /** Phase 1 on the storage form `obj`: the plugins see and change it in this registry's version. */
