@@ -21,8 +21,14 @@ import type { RemovalNotice } from "./types.ts";
 
 /** A receiver acknowledges every ACK_EVERY-th batch; a sender never has more than MAX_UNACKED batches unacknowledged. */
 export const ACK_EVERY = 16;
-/** Longest wait of a batch for its ack. */
-export const ACK_AFTER_MS = 500;
+/**
+ * Longest wait of a batch for its ack. Longer than ACK_EVERY batches at the
+ * leader's heartbeat rate (16 x 100 ms), so that an idle stream carrying only
+ * heartbeats (and their answers) is acked by every ACK_EVERY-th batch alone,
+ * not by a late ack every half second as well; well below the sender's
+ * STALL_MS (10 s).
+ */
+export const ACK_AFTER_MS = 2000;
 
 export interface ReceiverContext {
   readonly id: number;

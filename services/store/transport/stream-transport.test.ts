@@ -215,6 +215,12 @@ describe("framed peer stream transport", () => {
     expect(a.stats()[2].acks).toBe(expected);
   });
 
+  it("acks an idle stream of heartbeats by every ACK_EVERY-th batch alone, and any batch before the sender's stall check", () => {
+    const heartbeatMs = 100;
+    expect(ACK_AFTER_MS).toBeGreaterThan(ACK_EVERY * heartbeatMs);
+    expect(ACK_AFTER_MS).toBeLessThan(STALL_MS / 2);
+  });
+
   it("acks a batch that is not the ACK_EVERY-th within ACK_AFTER_MS, and answers a bad frame by closing", async () => {
     const b = await start(2);
     const got: Message[] = [];
