@@ -10,15 +10,19 @@
  *   number of GETs, interleaved rounds), which holds up under load better than req/s;
  * - the time from a CRD create on one replica to the first successful custom resource
  *   create on a second replica over the same store (served through its watch cache).
- * BENCH_ONLY=create,get,list (any of them, comma-separated) runs only those comparisons.
- * BENCH_CPU_PROF=<dir>: BENCH_PROF_GETS (20,000) GETs of each kind are profiled (V8's
- * sampler in this process, which holds server and clients) into <dir>, and the self
- * time a custom resource GET spends beyond a ConfigMap GET is printed, by file and function.
+ * - CPU per create in the registry alone (api-crd-path.ts): no HTTP, no store, CPU clock.
+ * BENCH_ONLY=create,get,list,path (any of them, comma-separated) runs only those comparisons.
+ * BENCH_CPU_PROF=<dir>: BENCH_PROF_GETS (20,000) GETs and BENCH_PROF_CREATES (3,000)
+ * creates of each kind are profiled (V8's sampler in this process, which holds server and
+ * clients) into <dir>, and the self time a custom resource GET or create spends beyond a
+ * ConfigMap's is printed, by file and function.
  */
 import { join } from "node:path";
 import { startSecondReplica, startTestApiserver } from "../support/apiserver.ts";
 import type { HttpsClient } from "../support/https-client.ts";
 import { CRD_GROUP, crdPath, cronTabCrd, waitServed } from "../support/crd-fixtures.ts";
+import { getProfile } from "../../shared/platform/index.ts";
+import { compareCreatePaths } from "./api-crd-path.ts";
 import { diffRows, summarizeProfile } from "./cpu-profile-summary.ts";
 import { MIN_ROUNDS, RatioTable, alternate, cpuProfiled, cpuSeconds, machineLoad } from "./harness.ts";
 
@@ -33,7 +37,7 @@ const CPU_GETS = 1500;
 const CPU_CONCURRENCY = 32;
 
 const ONLY = new Set((process.env.BENCH_ONLY ?? "").split(",").filter((x) => x !== ""));
-const runs = (part: "create" | "get" | "list"): boolean => ONLY.size === 0 || ONLY.has(part);
+const runs = (part: "create" | "get" | "list" | "path"): boolean => ONLY.size === 0 || ONLY.has(part);
 
 /** Unique across rounds: object names of creates never repeat. */
 let next = 0;
@@ -103,19 +107,32 @@ async function compareGets(client: HttpsClient, table: RatioTable, crPath: strin
   const cpu = await alternate(ROUNDS, () => cpuPerCall(CPU_GETS, crGet), () => cpuPerCall(CPU_GETS, cmGet));
   table.add({ key: "get_cpu", label: `CPU per GET (this process), ${CPU_GETS} GETs a round`, aName: "custom resource", bName: "ConfigMap", a: cpu.a, b: cpu.b, unit: "µs", better: "lower" });
   const profDir = process.env.BENCH_CPU_PROF;
-  if (!profDir) return;
-  const count = Number(process.env.BENCH_PROF_GETS ?? 20_000);
-  const crProfile = await profileTo(profDir, "crd-get-custom-resource", () => times(count, CPU_CONCURRENCY, crGet));
-  const cmProfile = await profileTo(profDir, "crd-get-configmap", () => times(count, CPU_CONCURRENCY, cmGet));
+  if (profDir) await profilePair(profDir, "get", Number(process.env.BENCH_PROF_GETS ?? 20_000), CPU_CONCURRENCY, crGet, cmGet);
+}
+
+/** `count` calls of each side under the profiler (custom resource first); prints the custom resource's self time beyond the ConfigMap's. */
+async function profilePair(dir: string, verb: string, count: number, concurrency: number, cr: () => Promise<void>, cm: () => Promise<void>): Promise<void> {
+  const crProfile = await profileTo(dir, `crd-${verb}-custom-resource`, () => times(count, concurrency, cr));
+  const cmProfile = await profileTo(dir, `crd-${verb}-configmap`, () => times(count, concurrency, cm));
   const busy = (p: typeof crProfile) => p.totalMs * (1 - p.idleShare);
   process.stdout.write(
-    `${count} GETs each (${machineLoad()}): busy ${busy(cmProfile).toFixed(0)} ms ConfigMap → ${busy(crProfile).toFixed(0)} ms custom resource; self time, custom resource minus ConfigMap\n` +
+    `${count} ${verb}s each (${machineLoad()}): busy ${busy(cmProfile).toFixed(0)} ms ConfigMap → ${busy(crProfile).toFixed(0)} ms custom resource; self time, custom resource minus ConfigMap\n` +
       `by file:\n${diffRows(cmProfile.files, crProfile.files, 25)}by function:\n${diffRows(cmProfile.functions, crProfile.functions, 40)}`,
   );
 }
 
+const cr = (name: string) => ({ apiVersion: `${CRD_GROUP}/v1`, kind: "CronTab", metadata: { name }, spec: { image: PAYLOAD } });
+const cm = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { image: PAYLOAD } });
+
 export async function benchCustomResources(): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
+  if (runs("path")) {
+    const table = new RatioTable("custom resources vs ConfigMaps, registry only");
+    await compareCreatePaths(getProfile("plat"), table, cr, cm, process.env.BENCH_CPU_PROF);
+    process.stdout.write(table.render());
+    Object.assign(out, table.figures());
+    if (ONLY.size === 1) return out;
+  }
   const api = await startTestApiserver({ bookmarkIntervalMs: 60_000 });
   const { replica: second, admin: admin2 } = await startSecondReplica(api, { bookmarkIntervalMs: 60_000 });
   try {
@@ -134,11 +151,13 @@ export async function benchCustomResources(): Promise<Record<string, number>> {
     await waitServed(api.admin, crs);
 
     const cms = "/api/v1/namespaces/default/configmaps";
-    const cr = (name: string) => ({ apiVersion: `${CRD_GROUP}/v1`, kind: "CronTab", metadata: { name }, spec: { image: PAYLOAD } });
-    const cm = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { image: PAYLOAD } });
     const table = new RatioTable("custom resources vs ConfigMaps (clients in the server's process)");
     if (runs("create")) {
-      await paired(table, "create", "create", (i) => must(api.admin.post(crs, cr(`c-${i}`)), 201), (i) => must(api.admin.post(cms, cm(`c-${i}`)), 201), 16);
+      const crCreate = (i: number) => must(api.admin.post(crs, cr(`c-${i}`)), 201);
+      const cmCreate = (i: number) => must(api.admin.post(cms, cm(`c-${i}`)), 201);
+      await paired(table, "create", "create", crCreate, cmCreate, 16);
+      const profDir = process.env.BENCH_CPU_PROF;
+      if (profDir) await profilePair(profDir, "create", Number(process.env.BENCH_PROF_CREATES ?? 3000), 16, () => crCreate(next++), () => cmCreate(next++));
     } else if (runs("list")) {
       await times(100, 16, async () => {
         const i = next++;

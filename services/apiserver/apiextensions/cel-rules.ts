@@ -107,6 +107,60 @@ function hasRules(node: unknown, ext: ExtensionNames, depth = 0): boolean {
   return hasRules(node.additionalProperties, ext, depth + 1) || hasRules(node.items, ext, depth + 1);
 }
 
+/** The compiled rules of one schema node (rules that do not compile are skipped: the CRD was refused). */
+function rulesOf(node: Json, ext: ExtensionNames): CompiledRule[] {
+  const raw = node[ext.validations];
+  if (!Array.isArray(raw)) return [];
+  const out: CompiledRule[] = [];
+  for (const r of raw) {
+    if (!isObject(r) || typeof r.rule !== "string") continue;
+    try {
+      const optionalOldSelf = optionalOldSelfOf(r);
+      const c: CompiledRule = {
+        rule: r.rule,
+        program: compile(r.rule, optionalOldSelf),
+        reason: typeof r.reason === "string" && REASONS.has(r.reason) ? (r.reason as FieldErrorType) : "FieldValueInvalid",
+        transition: usesOldSelf(r.rule),
+        optionalOldSelf,
+      };
+      if (typeof r.message === "string" && r.message !== "") c.message = r.message;
+      if (typeof r.messageExpression === "string" && r.messageExpression !== "") c.messageExpression = compile(r.messageExpression, optionalOldSelf);
+      if (typeof r.fieldPath === "string" && r.fieldPath !== "") c.fieldPath = r.fieldPath;
+      out.push(c);
+    } catch {
+      // refused at CRD write time
+    }
+  }
+  return out;
+}
+
+/** The walk's node of `node`, or undefined when no rule is at or below it (built bottom-up, once). */
+function ruleNode(node: unknown, ext: ExtensionNames, depth: number): RuleNode | undefined {
+  if (!isObject(node) || depth > MAX_DEPTH) return undefined;
+  let props: Map<string, RuleNode> | undefined;
+  if (isObject(node.properties)) {
+    props = new Map();
+    for (const [k, v] of Object.entries(node.properties)) {
+      const child = ruleNode(v, ext, depth + 1);
+      if (child) props.set(k, child);
+    }
+  }
+  const rules = rulesOf(node, ext);
+  const additional = props ? undefined : ruleNode(node.additionalProperties, ext, depth + 1);
+  const items = ruleNode(node.items, ext, depth + 1);
+  if (rules.length === 0 && !props?.size && !additional && !items) return undefined;
+  const keys = node[ext.listMapKeys];
+  return {
+    raw: node,
+    rules,
+    props,
+    additional,
+    items,
+    mapKeys: node[ext.listType] === "map" && Array.isArray(keys) ? (keys as string[]) : undefined,
+    isSet: node[ext.listType] === "set",
+  };
+}
+
 function typeName(node: Json, value: unknown): string {
   if (typeof node.type === "string") return node.type;
   return Array.isArray(value) ? "array" : isObject(value) ? "object" : typeof value === "string" ? "string" : typeof value === "number" ? "number" : "object";
@@ -117,15 +171,32 @@ interface Budget {
   exhausted: boolean;
 }
 
+/**
+ * A schema node as the rules' walk sees it, compiled once per CRD version: its rules,
+ * and only the children with a rule at or below them (the walk skips the rest).
+ */
+interface RuleNode {
+  readonly raw: Json;
+  readonly rules: CompiledRule[];
+  /** Declared properties with rules below (undefined: the node declares no properties). */
+  readonly props: Map<string, RuleNode> | undefined;
+  /** Map values, when the node declares no properties. */
+  readonly additional: RuleNode | undefined;
+  readonly items: RuleNode | undefined;
+  /** Map-list keys, for correlating old items. */
+  readonly mapKeys: string[] | undefined;
+  readonly isSet: boolean;
+}
+
 export class CelRules {
   private constructor(
-    private readonly schema: Json,
-    private readonly ext: ExtensionNames,
+    private readonly root: RuleNode,
   ) {}
 
   /** The rules of a version's schema, or undefined when it has none. Rules that do not compile are skipped (the CRD was refused). */
   static of(schema: unknown, ext: ExtensionNames): CelRules | undefined {
-    return isObject(schema) && hasRules(schema, ext) ? new CelRules(schema, ext) : undefined;
+    const root = isObject(schema) && hasRules(schema, ext) ? ruleNode(schema, ext, 0) : undefined;
+    return root && new CelRules(root);
   }
 
   /** Errors of `obj` (and of the transition from `old`) with full field paths. */
@@ -134,60 +205,35 @@ export class CelRules {
     const budget: Budget = { left: RUNTIME_BUDGET, exhausted: false };
     const { metadata: _m, ...rest } = obj;
     const oldRest = old ? (({ metadata: _om, ...r }) => r)(old) : undefined;
-    this.walk(this.schema, rest, oldRest, "", errs, budget, 0, old !== undefined);
+    this.walk(this.root, rest, oldRest, "", errs, budget, 0, old !== undefined);
     return errs;
   }
 
-  private rulesOf(node: Json): CompiledRule[] {
-    const raw = node[this.ext.validations];
-    if (!Array.isArray(raw)) return [];
-    const out: CompiledRule[] = [];
-    for (const r of raw) {
-      if (!isObject(r) || typeof r.rule !== "string") continue;
-      try {
-        const optionalOldSelf = optionalOldSelfOf(r);
-        const c: CompiledRule = {
-          rule: r.rule,
-          program: compile(r.rule, optionalOldSelf),
-          reason: typeof r.reason === "string" && REASONS.has(r.reason) ? (r.reason as FieldErrorType) : "FieldValueInvalid",
-          transition: usesOldSelf(r.rule),
-          optionalOldSelf,
-        };
-        if (typeof r.message === "string" && r.message !== "") c.message = r.message;
-        if (typeof r.messageExpression === "string" && r.messageExpression !== "") c.messageExpression = compile(r.messageExpression, optionalOldSelf);
-        if (typeof r.fieldPath === "string" && r.fieldPath !== "") c.fieldPath = r.fieldPath;
-        out.push(c);
-      } catch {
-        // refused at CRD write time
-      }
-    }
-    return out;
-  }
-
-  private walk(node: Json, value: unknown, old: unknown, path: string, errs: FieldError[], budget: Budget, depth: number, isUpdate: boolean): void {
+  private walk(node: RuleNode, value: unknown, old: unknown, path: string, errs: FieldError[], budget: Budget, depth: number, isUpdate: boolean): void {
     if (value === undefined || value === null || depth > MAX_DEPTH || budget.exhausted) return;
-    for (const rule of this.rulesOf(node)) {
+    for (const rule of node.rules) {
       if (rule.transition && !rule.optionalOldSelf && (!isUpdate || old === undefined || old === null)) continue;
-      this.evaluate(rule, node, value, old, path, errs, budget);
+      this.evaluate(rule, node.raw, value, old, path, errs, budget);
       if (budget.exhausted) return;
     }
     if (isObject(value)) {
-      const props = isObject(node.properties) ? node.properties : undefined;
+      const props = node.props;
+      if (!props && !node.additional) return;
       const oldObj = isObject(old) ? old : undefined;
       for (const [k, v] of Object.entries(value)) {
-        const child = props && Object.prototype.hasOwnProperty.call(props, k) ? props[k] : !props ? node.additionalProperties : undefined;
-        if (!isObject(child)) continue;
+        const child = props ? props.get(k) : node.additional;
+        if (!child) continue;
         const childPathText = props ? childPath(path, k) : keyPath(path, k);
         this.walk(child, v, oldObj?.[k], childPathText, errs, budget, depth + 1, isUpdate);
       }
-    } else if (Array.isArray(value) && isObject(node.items)) {
+    } else if (Array.isArray(value) && node.items) {
       const items = node.items;
-      const keys = node[this.ext.listType] === "map" && Array.isArray(node[this.ext.listMapKeys]) ? (node[this.ext.listMapKeys] as string[]) : undefined;
+      const keys = node.mapKeys;
       const oldItems = Array.isArray(old) ? old : [];
       const keyOf = (x: unknown): string => JSON.stringify(keys?.map((k) => (isObject(x) ? x[k] : undefined)));
       const oldByKey = keys ? new Map(oldItems.map((x) => [keyOf(x), x])) : undefined;
       value.forEach((item, i) => {
-        const oldItem = oldByKey ? oldByKey.get(keyOf(item)) : node[this.ext.listType] === "set" ? (oldItems.some((o) => JSON.stringify(o) === JSON.stringify(item)) ? item : undefined) : undefined;
+        const oldItem = oldByKey ? oldByKey.get(keyOf(item)) : node.isSet ? (oldItems.some((o) => JSON.stringify(o) === JSON.stringify(item)) ? item : undefined) : undefined;
         this.walk(items, item, oldItem, indexPath(path, i), errs, budget, depth + 1, isUpdate);
       });
     }

@@ -26,6 +26,7 @@ import { CelRules } from "./cel-rules.ts";
 import { crdVersions, kindDefinition } from "./kind-def.ts";
 import { customResourceStrategy, type CrdState } from "./strategy.ts";
 import { conversionWebhookConfig, WebhookConverter } from "./webhook-converter.ts";
+import { withDefaults } from "./write-plan.ts";
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -39,9 +40,15 @@ function toVersion(obj: JsonObject, apiVersion: string): JsonObject {
   return out;
 }
 
-/** `obj` in `apiVersion`, defaulted by `def`'s schema: always a new object, made with one deep copy (the defaulting's own). */
+/**
+ * `obj` in `apiVersion`, defaulted by `def`'s schema. In that version already, it is
+ * copied on write (`obj` itself when it has every default, as an object written through
+ * the same schema has; else new objects only along the paths to the defaults set);
+ * in another version, a deep copy (the defaulting's own).
+ */
 function defaultedIn(def: KindDefinition, obj: JsonObject, apiVersion: string): JsonObject {
-  return applyDefaults(def.schema, obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion }) as JsonObject;
+  if (obj.apiVersion === apiVersion) return withDefaults(def.schema, obj) as JsonObject;
+  return applyDefaults(def.schema, { ...obj, apiVersion }) as JsonObject;
 }
 
 /** A version view whose watches end when the CRD stops being served (state.watchers). */

@@ -4,7 +4,10 @@
  * `metadata.generation` starts at 1 and grows on every change outside metadata
  * (and outside status when the status subresource is on), and the CEL rules of
  * the schema (`validations`) run after the schema checks; every write is pruned by
- * the schema before defaulting (what mutating admission added included).
+ * the schema before defaulting (what mutating admission added included). Unlike the
+ * generic strategy's, this `applyDefaults` copies on write: its result shares what it
+ * neither prunes nor defaults with its input (the input itself when that is nothing),
+ * and it never changes its input.
  */
 import { statusError } from "../../../shared/api/status.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
@@ -13,6 +16,7 @@ import { deepEqual } from "../../../shared/schema/values.ts";
 import { genericStrategy, type Strategy } from "../registry/strategy.ts";
 import { meta, type JsonObject } from "../storage/object.ts";
 import type { CelRules } from "./cel-rules.ts";
+import { hasUnknownFields, withDefaults } from "./write-plan.ts";
 
 function content(obj: JsonObject, withoutStatus: boolean): JsonObject {
   const { metadata: _m, ...rest } = obj;
@@ -49,8 +53,10 @@ export function customResourceStrategy(def: KindDefinition, rules: CelRules | un
       meta(obj).generation = deepEqual(content(obj, hasStatus), content(old, hasStatus)) ? oldGeneration : oldGeneration + 1;
     },
     // Pruned before defaulting on every write: also what mutating admission added (as the platform prunes webhook results).
+    // Copied on write: what is neither pruned nor defaulted is shared with `obj` (which is not changed).
     applyDefaults(obj) {
-      return base.applyDefaults(prune(def.schema, obj).value as JsonObject);
+      const pruned = hasUnknownFields(def.schema, obj) ? (prune(def.schema, obj).value as JsonObject) : obj;
+      return def.defaulter ? base.applyDefaults(pruned) : (withDefaults(def.schema, pruned) as JsonObject);
     },
     validate(obj) {
       const errors = base.validate(obj);
