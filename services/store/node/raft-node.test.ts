@@ -64,6 +64,23 @@ describe("RaftNode: 3 nodes over the in-memory network with real WALs", () => {
     await Promise.all(Array.from({ length: 100 }, () => followers[0].readBarrier()));
   });
 
+  it("reads asked for in one turn of the event loop share one ReadIndex round, also those asked after the node's loop ran", async () => {
+    c = await NodeCluster.create(3);
+    const leader = await c.leader();
+    const follower = c.follower(leader);
+    for (const n of [leader, follower]) {
+      await n.readBarrier();
+      const before = n.readIndexRounds;
+      const first = n.readBarrier();
+      // Later in the same turn: after the first call's microtasks (where the node's loop runs) and nextTicks.
+      await new Promise<void>((r) => process.nextTick(r));
+      await Promise.resolve();
+      const second = n.readBarrier();
+      await Promise.all([first, second]);
+      expect(n.readIndexRounds - before).toBe(1);
+    }
+  });
+
   it("re-elects after the leader crashes without losing an acknowledged write", async () => {
     c = await NodeCluster.create(3);
     const cluster = c;

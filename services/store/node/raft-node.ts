@@ -97,6 +97,9 @@ export class RaftNode implements StoreBackend {
   /** A commit-only hard state not yet written (see handleReady). */
   private lazyHardState: HardState | undefined;
   private lazySeenAtTick: HardState | undefined;
+  /** A read flush is due at the end of this turn (see scheduleReads), and whether the loop should do it. */
+  private readsScheduled = false;
+  private readsDue = false;
   /** Counters for tests, metrics and benchmarks. */
   readonly stats = { readies: 0, proposalBatches: 0, proposed: 0, snapshotsInstalled: 0 };
 
@@ -214,8 +217,13 @@ export class RaftNode implements StoreBackend {
   readBarrier(): Promise<void> {
     if (!this.serving()) return Promise.reject(stopped());
     const p = this.reads.wait();
-    this.schedule();
+    this.scheduleReads();
     return p;
+  }
+
+  /** ReadIndex rounds sent (one confirms every read that waited for it). */
+  get readIndexRounds(): number {
+    return this.reads.rounds;
   }
 
   /** Every applied write revision, in order (see apply.ts for the contract). */
@@ -391,7 +399,25 @@ export class RaftNode implements StoreBackend {
     this.proposals.sweep();
     this.confChanges.sweep();
     this.reads.sweep(this.rn.raft.lead !== None);
+    if (this.reads.hasWork) this.scheduleReads();
     this.schedule();
+  }
+
+  /**
+   * Read barriers are sent from the end of the turn (setImmediate: after the
+   * poll phase's I/O callbacks), not from the callback that asked: every read
+   * that arrives in one turn of the event loop, on any connection, and every
+   * read that waited for the answer of the previous round, share one
+   * ReadIndex round (one heartbeat round on the leader). See read-index.ts.
+   */
+  private scheduleReads(): void {
+    if (this.readsScheduled || this.state !== "running") return;
+    this.readsScheduled = true;
+    setImmediate(() => {
+      this.readsScheduled = false;
+      this.readsDue = true;
+      this.schedule();
+    });
   }
 
   /** Writes a pending commit-only hard state, so the commit index on disk is never far behind. */
@@ -415,7 +441,10 @@ export class RaftNode implements StoreBackend {
     try {
       while (this.state === "running") {
         this.flushProposals();
-        this.reads.flush({ readIndex: (ctx) => this.rn.readIndex(ctx), hasLeader: () => this.rn.raft.lead !== None });
+        if (this.readsDue) {
+          this.readsDue = false;
+          this.reads.flush({ readIndex: (ctx) => this.rn.readIndex(ctx), hasLeader: () => this.rn.raft.lead !== None });
+        }
         if (!this.rn.hasReady()) return;
         await this.handleReady(this.rn.ready());
         this.maybeRetire();
@@ -507,6 +536,8 @@ export class RaftNode implements StoreBackend {
     for (const e of rd.committedEntries) this.applier.apply(e);
     for (const rs of rd.readStates) this.reads.onReadState(rs);
     this.reads.release(this.applier.applied);
+    // Reads that waited for this answer go in the next round.
+    if (rd.readStates.length > 0 && this.reads.hasQueued) this.scheduleReads();
     this.rn.advance();
     this.snapshots.maybeSnapshot(this.applier.applied, () => this.applier.capture());
   }

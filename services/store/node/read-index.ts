@@ -11,9 +11,11 @@
 // Once the read index is known, the callers wait until the state machine
 // applied up to it.
 //
-// Contract with the node: flush() is called in the loop before ready(),
-// onReadState() for each ReadState of a Ready, release(applied) after
-// applying, sweep() on every tick.
+// Contract with the node: flush() is called in the loop before ready(), once
+// per turn of the event loop in which callers arrived or an answer came
+// (the node gathers a turn's callers, see RaftNode.scheduleReads), and on
+// ticks while requests are in flight; onReadState() for each ReadState of a
+// Ready, release(applied) after applying, sweep() on every tick.
 
 import { Writer } from "../transport/binary.ts";
 import type { ReadState } from "../raft/index.ts";
@@ -66,6 +68,16 @@ export class ReadIndexQueue {
 
   get hasQueued(): boolean {
     return this.queued.length > 0;
+  }
+
+  /** Whether a flush has anything to send or retry. */
+  get hasWork(): boolean {
+    return this.queued.length > 0 || this.inFlight.size > 0;
+  }
+
+  /** Requests sent (retries not counted). */
+  get rounds(): number {
+    return this.counter;
   }
 
   /** Whether a request sent less than retryMs ago is still unanswered. */
