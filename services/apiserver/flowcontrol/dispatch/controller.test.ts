@@ -17,19 +17,39 @@ const config = (...levels: PriorityLevelView[]): FlowControlConfig => ({ flowSch
 const spec = (fs: string, user: string) => ({ flowSchema: fs, distinguisher: user, hash: flowHash(fs, user), seats: 1 });
 
 describe("flow controller", () => {
+  it("without demand, a level that can lend gives its seats to one that cannot, from the start", () => {
+    const c = new FlowController({ serverConcurrencyLimit: 20, now: () => 0 }, config(exempt, queued("fixed", 10, 0), queued("lender", 10, 100)));
+    // lower bounds 10 and 0: the allocation in proportion to them gives "fixed" the 20 seats
+    expect(c.level("fixed")?.currentLimit).toBe(20);
+    expect(c.level("lender")?.currentLimit).toBe(0);
+  });
+
   it("a busy level borrows the seats an idle level lends, at the next adjustment", () => {
     let now = 0;
-    const c = new FlowController({ serverConcurrencyLimit: 20, now: () => now }, config(exempt, queued("busy", 10, 0), queued("idle", 10, 100)));
+    const c = new FlowController({ serverConcurrencyLimit: 20, now: () => now }, config(exempt, queued("busy", 10, 50), queued("idle", 10, 50)));
     expect(c.level("busy")?.currentLimit).toBe(10);
-    expect(c.level("idle")?.currentLimit).toBe(5); // nominal 10, lendable 10, starts at 10 - 10/2
+    expect(c.level("idle")?.currentLimit).toBe(10);
     for (let i = 0; i < 30; i++) c.start("busy", spec("busy", `u${i}`));
     expect(c.level("busy")?.queues.seatsInUse).toBe(10);
     now += 10_000;
     c.adjust();
-    // idle lends all it has; busy's smoothed demand (30 seats) takes the 20 seats of the server
-    expect(c.level("idle")?.currentLimit).toBe(0);
-    expect(c.level("busy")?.currentLimit).toBe(20);
-    expect(c.level("busy")?.queues.seatsInUse).toBe(20);
+    // busy's smoothed demand is 30 seats, idle's none: idle keeps its lower bound (5), busy takes the rest
+    expect(c.level("idle")?.currentLimit).toBe(5);
+    expect(c.level("busy")?.currentLimit).toBe(15);
+    expect(c.level("busy")?.queues.seatsInUse).toBe(15);
+  });
+
+  it("a configuration change re-divides the seats by the demand seen so far, as the platform's digest does", () => {
+    let now = 0;
+    const levels = config(exempt, queued("busy", 10, 50), queued("idle", 10, 50));
+    const c = new FlowController({ serverConcurrencyLimit: 20, now: () => now }, levels);
+    for (let i = 0; i < 30; i++) c.start("busy", spec("busy", `u${i}`));
+    now += 4_000;
+    c.apply(config(exempt, queued("busy", 10, 50), queued("idle", 10, 50), queued("new", 0, 0)));
+    // before the next periodic adjustment: the 4 s of demand already count
+    expect(c.level("busy")?.currentLimit).toBe(15);
+    expect(c.level("busy")?.queues.seatsInUse).toBe(15);
+    expect(c.level("new")?.currentLimit).toBe(0);
   });
 
   it("a removed level keeps draining (quiescing) and is dropped once idle", () => {

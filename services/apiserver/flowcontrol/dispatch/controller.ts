@@ -5,9 +5,11 @@
  * every adjustment period). Deterministic: the clock is injected, nothing runs by itself.
  *
  * Configuration changes (`apply`) keep the queue set of a level that stays (new limits
- * and queuing apply to it), add new levels at their initial limit, and keep a removed
- * level that still has requests as "quiescing" until it is idle (then the shares are
- * divided again without it). Each replica enforces
+ * and queuing apply to it), add new levels, and keep a removed level that still has
+ * requests as "quiescing" until it is idle (then the shares are divided again without
+ * it); then, as the platform's digest of a configuration does, they close the demand
+ * period and re-divide the seats by demand at once (a new level's initial limit is
+ * replaced by its allocation). Each replica enforces
  * its own share: nothing here is shared between replicas.
  */
 import type { FlowControlConfig, PriorityLevelView } from "../contract.ts";
@@ -129,24 +131,23 @@ export class FlowController {
       existing.metrics?.limits(limits[i]);
       existing.queues.reconfigure(modeOf(view));
     });
-    this.adjust(false);
+    this.adjust();
   }
 
   /**
-   * Re-divides the nominal seats by demand: each level between max(lower, min(nominal,
-   * high watermark)) and its upper limit, proportional to its smoothed demand.
-   * `newPeriod` closes the demand statistics of the period that ended.
+   * Closes the demand statistics of the period that ended and re-divides the nominal
+   * seats by demand: each level between max(lower, min(nominal, high watermark)) and its
+   * upper limit, proportional to its smoothed demand. Called every adjustment period and
+   * on every configuration change.
    */
-  adjust(newPeriod = true): void {
+  adjust(): void {
     const states = [...this.levels.values()];
-    if (newPeriod) {
-      const now = this.now();
-      for (const s of states) s.stats = nextDemandStats(s.stats, s.integrator.reset(now));
-    }
+    const now = this.now();
+    for (const s of states) s.stats = nextDemandStats(s.stats, s.integrator.reset(now));
     const items = states.map((s) => allocationItem(s.limits, s.stats));
     const { allocs, fairProp } = allocateSeats(this.nominalSum, items);
     states.forEach((s, i) => {
-      s.currentLimit = newPeriod ? Math.round(allocs[i]) : Math.min(s.limits.upper, Math.max(s.limits.lower, s.currentLimit));
+      s.currentLimit = Math.round(allocs[i]);
       s.queues.setLimit(s.currentLimit);
       s.metrics?.adjusted(s.currentLimit, s.stats, items[i].target);
     });
