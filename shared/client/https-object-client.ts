@@ -177,6 +177,12 @@ export class HttpsObjectClient implements ObjectClient, PathGetter {
     return (await this.request("DELETE", resourcePath(res, opts.namespace, name), deleteBody(opts))) as ApiObject | Status;
   }
 
+  /** The DELETE of `delete`; a 2xx answer's body is not decoded. */
+  async deleteOnly(res: ResourceRef, name: string, opts: DeleteOptions = {}): Promise<void> {
+    const answer = await this.transport.send("DELETE", resourcePath(res, opts.namespace, name), deleteBody(opts), this.codec.accept());
+    if (answer.status < 200 || answer.status >= 300) throw this.codec.failure(answer);
+  }
+
   async deleteCollection(res: ResourceRef, opts: DeleteOptions & SelectorOptions = {}): Promise<ObjectList | Status> {
     return (await this.request("DELETE", resourcePath(res, opts.namespace) + query(selectors(opts)), deleteBody(opts))) as ObjectList | Status;
   }

@@ -99,6 +99,12 @@ export interface ObjectClient {
   patch(res: ResourceRef, name: string, type: PatchType, patch: unknown, opts?: WriteOptions): Promise<ApiObject>;
   /** Answers the object (now Terminating) or the Status of a completed deletion. */
   delete(res: ResourceRef, name: string, opts?: DeleteOptions): Promise<ApiObject | Status>;
+  /**
+   * `delete` whose answer is not decoded (the platform's clients' Delete returns only an
+   * error): for callers that need only the outcome. A failure throws its Status as
+   * `delete` does. Optional: callers fall back to `delete` (see `deleteDiscardingAnswer`).
+   */
+  deleteOnly?(res: ResourceRef, name: string, opts?: DeleteOptions): Promise<void>;
   deleteCollection(res: ResourceRef, opts?: DeleteOptions & SelectorOptions): Promise<ObjectList | Status>;
 }
 
@@ -120,4 +126,10 @@ export function resourcePath(res: ResourceRef, namespace?: string, name?: string
   if (name !== undefined) p += `/${encodeURIComponent(name)}`;
   if (subresource) p += `/${subresource}`;
   return p;
+}
+
+/** Deletes through `deleteOnly` where the client has it (no answer decoded), else `delete`. */
+export async function deleteDiscardingAnswer(client: ObjectClient, res: ResourceRef, name: string, opts?: DeleteOptions): Promise<void> {
+  if (client.deleteOnly) await client.deleteOnly(res, name, opts);
+  else await client.delete(res, name, opts);
 }

@@ -7,7 +7,7 @@
  * NotFound and a changed uid mean the work is moot and count as done.
  */
 import { isStatusError } from "../../../shared/api/status.ts";
-import type { ApiObject, ObjectClient } from "../../../shared/client/object-client.ts";
+import { deleteDiscardingAnswer, type ApiObject, type ObjectClient } from "../../../shared/client/object-client.ts";
 import type { ObjectIdentity } from "./graph.ts";
 
 const CONFLICT_RETRIES = 5;
@@ -54,10 +54,10 @@ export function removeFinalizer(client: ObjectClient, owner: ObjectIdentity, fin
   });
 }
 
-/** Deletes exactly this object (uid precondition); true when the request was accepted. */
+/** Deletes exactly this object (uid precondition); true when the request was accepted. The answer's object is not decoded. */
 export async function deleteObject(client: ObjectClient, id: ObjectIdentity, policy: "Background" | "Foreground" | "Orphan"): Promise<boolean> {
   try {
-    await client.delete(id.resource, id.name, { namespace: id.namespace, propagationPolicy: policy, preconditions: { uid: id.uid } });
+    await deleteDiscardingAnswer(client, id.resource, id.name, { namespace: id.namespace, propagationPolicy: policy, preconditions: { uid: id.uid } });
     return true;
   } catch (err) {
     if (isStatusError(err, "NotFound") || isStatusError(err, "Conflict")) return false;
