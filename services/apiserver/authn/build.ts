@@ -14,7 +14,7 @@ import { bearerAuthenticator, tokenWithAuthenticatedGroup, unionAuthenticator, u
 import { peerCertificatesOf } from "./client-cert.ts";
 import type { AuthenticationConfigController } from "./config-controller.ts";
 import { RequestHeaders } from "./headers.ts";
-import { impersonate, type ImpersonationAuthorize } from "./impersonation.ts";
+import { hasImpersonationHeaders, impersonate, type ImpersonationAuthorize } from "./impersonation.ts";
 import type { KeySource } from "./jwt-authenticator.ts";
 import type { SecretLabelWriter } from "./legacy-token-use.ts";
 import { AUTHENTICATION_METHODS, serviceAccountKeys, type Method } from "./methods.ts";
@@ -54,11 +54,15 @@ export interface ServiceAccountTokens {
 
 export interface BuiltAuthentication {
   /** For `startReplica({ authenticate })`: the user, the anonymous user, or a thrown 401. */
-  authenticate(req: Request, incoming: IncomingMessage | undefined): Promise<UserInfo>;
+  /** `url`: the request's parsed URL when the caller has it (else parsed here). */
+  authenticate(req: Request, incoming: IncomingMessage | undefined, url?: URL): Promise<UserInfo>;
   /** The chain on an already built request context (same outcome as `authenticate`). */
   authenticateRequest(ctx: AuthRequest): Promise<UserInfo>;
-  /** The impersonation step: the identity to act as (400/403 on a bad or refused request). */
-  impersonation(user: UserInfo, req: Request, incoming: IncomingMessage | undefined, authorize: ImpersonationAuthorize): Promise<UserInfo>;
+  /**
+   * The impersonation step: the identity to act as (400/403 on a bad or refused request);
+   * `user` itself, synchronously, when the request asks for no impersonation.
+   */
+  impersonation(user: UserInfo, req: Request, incoming: IncomingMessage | undefined, authorize: ImpersonationAuthorize): UserInfo | Promise<UserInfo>;
   /** Every bearer-token method, users carrying `system:authenticated` (TokenReview). */
   tokenAuthenticator: TokenAuthenticator;
   apiAudiences: string[];
@@ -120,11 +124,12 @@ export async function buildAuthenticator(o: AuthenticationOptions, deps: Authent
 
   return {
     authenticateRequest,
-    authenticate(req, incoming) {
-      return authenticateRequest({ headers: RequestHeaders.from(req, incoming), peerCertificates: peerCertificatesOf(incoming), path: new URL(req.url).pathname });
+    authenticate(req, incoming, url) {
+      return authenticateRequest({ headers: RequestHeaders.from(req, incoming), peerCertificates: peerCertificatesOf(incoming), path: (url ?? new URL(req.url)).pathname });
     },
     impersonation(user, req, incoming, authorize) {
-      return impersonate(user, RequestHeaders.from(req, incoming), authorize, profile);
+      const headers = RequestHeaders.from(req, incoming);
+      return hasImpersonationHeaders(headers) ? impersonate(user, headers, authorize, profile) : user;
     },
     tokenAuthenticator: tokens,
     apiAudiences,

@@ -7,21 +7,38 @@
 import type { IncomingMessage } from "node:http";
 
 export class RequestHeaders {
-  private readonly lines: ReadonlyArray<readonly [string, string]>;
+  /** Lowercased names and their values, one entry per header line, in order. */
+  private readonly keys: string[] = [];
+  private readonly vals: string[] = [];
 
   constructor(lines: Iterable<readonly [string, string]>) {
-    this.lines = [...lines].map(([k, v]) => [k.toLowerCase(), v] as const);
+    for (const [k, v] of lines) {
+      this.keys.push(k.toLowerCase());
+      this.vals.push(v);
+    }
   }
 
-  /** From node's `rawHeaders` (name, value, name, value, ...), or from fetch headers when there is none. */
+  /**
+   * From node's `rawHeaders` (name, value, name, value, ...), or from fetch headers when
+   * there is none. Read once per request: authentication and impersonation share it.
+   */
   static from(req: Request | undefined, incoming?: IncomingMessage): RequestHeaders {
+    const owner: object | undefined = incoming ?? req;
+    const known = owner && perRequest.get(owner);
+    if (known) return known;
     const raw = incoming?.rawHeaders;
+    let headers: RequestHeaders;
     if (raw && raw.length > 0) {
-      const lines: Array<[string, string]> = [];
-      for (let i = 0; i + 1 < raw.length; i += 2) lines.push([raw[i], raw[i + 1]]);
-      return new RequestHeaders(lines);
+      headers = new RequestHeaders([]);
+      for (let i = 0; i + 1 < raw.length; i += 2) {
+        headers.keys.push(raw[i].toLowerCase());
+        headers.vals.push(raw[i + 1]);
+      }
+    } else {
+      headers = new RequestHeaders(req ? [...req.headers.entries()] : []);
     }
-    return new RequestHeaders(req ? [...req.headers.entries()] : []);
+    if (owner) perRequest.set(owner, headers);
+    return headers;
   }
 
   static of(record: Record<string, string | readonly string[]>): RequestHeaders {
@@ -35,25 +52,35 @@ export class RequestHeaders {
 
   /** The first value of a header (case-insensitive name). */
   get(name: string): string | undefined {
-    const n = name.toLowerCase();
-    return this.lines.find(([k]) => k === n)?.[1];
+    const i = this.keys.indexOf(name.toLowerCase());
+    return i < 0 ? undefined : this.vals[i];
   }
 
   /** Every line's value of a header, in order. */
   values(name: string): string[] {
     const n = name.toLowerCase();
-    return this.lines.filter(([k]) => k === n).map(([, v]) => v);
+    const out: string[] = [];
+    for (let i = 0; i < this.keys.length; i++) if (this.keys[i] === n) out.push(this.vals[i]);
+    return out;
   }
 
   /** Lowercased names of every header, each once, in order of first appearance. */
   names(): string[] {
-    return [...new Set(this.lines.map(([k]) => k))];
+    return [...new Set(this.keys)];
+  }
+
+  /** Whether a header's lowercased name passes `test` (no list of names made). */
+  someName(test: (lowercasedName: string) => boolean): boolean {
+    return this.keys.some(test);
   }
 
   has(name: string): boolean {
     return this.get(name) !== undefined;
   }
 }
+
+/** The headers of a request as read once (keyed by its node request, else its fetch Request). */
+const perRequest = new WeakMap<object, RequestHeaders>();
 
 /**
  * The token of an `Authorization` header by the platform's rules, or undefined when

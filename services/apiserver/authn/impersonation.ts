@@ -38,8 +38,14 @@ export type ImpersonationAuthorize = (user: UserInfo, attrs: ImpersonationAttrib
 
 /** True when the request carries any impersonation header. */
 export function hasImpersonationHeaders(headers: RequestHeaders): boolean {
-  const extra = IMPERSONATE_EXTRA_PREFIX.toLowerCase();
-  return headers.names().some((n) => n === "impersonate-user" || n === "impersonate-group" || n === "impersonate-uid" || n.startsWith(extra));
+  return headers.someName(isImpersonationHeader);
+}
+
+const EXTRA_PREFIX = IMPERSONATE_EXTRA_PREFIX.toLowerCase();
+
+/** A lowercased header name that asks for impersonation. */
+function isImpersonationHeader(n: string): boolean {
+  return n.startsWith("impersonate-") && (n === "impersonate-user" || n === "impersonate-group" || n === "impersonate-uid" || n.startsWith(EXTRA_PREFIX));
 }
 
 /** The lowercased names of the impersonation headers of a request (to strip them before the handler). */

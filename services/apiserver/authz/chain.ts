@@ -31,16 +31,26 @@ export class UnionAuthorizer implements Authorizer, RuleResolver {
 
   constructor(readonly authorizers: readonly Authorizer[]) {}
 
-  async authorize(attrs: Attributes): Promise<Decision> {
-    const reasons: string[] = [];
-    const errors: string[] = [];
-    for (const a of this.authorizers) {
-      const d = await a.authorize(attrs);
-      if (d.decision !== "NoOpinion") return d;
-      if (d.reason) reasons.push(d.reason);
-      if (d.error) errors.push(d.error);
+  /** Synchronous while each authorizer asked answers synchronously (no promise, no turn); a promise from the first that does not. */
+  authorize(attrs: Attributes): Promise<Decision> | Decision {
+    return this.askFrom(0, attrs, [], []);
+  }
+
+  private askFrom(first: number, attrs: Attributes, reasons: string[], errors: string[]): Promise<Decision> | Decision {
+    for (let i = first; i < this.authorizers.length; i++) {
+      const d = this.authorizers[i].authorize(attrs);
+      if (d instanceof Promise) return d.then((r) => (this.settled(r, reasons, errors) ? r : this.askFrom(i + 1, attrs, reasons, errors)));
+      if (this.settled(d, reasons, errors)) return d;
     }
     return NO_OPINION(reasons.join("\n"), errors.length > 0 ? errors.join("; ") : undefined);
+  }
+
+  /** True for a decision that ends the walk; a NoOpinion's reason and error are kept. */
+  private settled(d: Decision, reasons: string[], errors: string[]): boolean {
+    if (d.decision !== "NoOpinion") return true;
+    if (d.reason) reasons.push(d.reason);
+    if (d.error) errors.push(d.error);
+    return false;
   }
 
   rulesFor(user: UserInfo, namespace: string): RulesResult {
@@ -77,8 +87,12 @@ export interface AuthorizerDeps {
 }
 
 export interface AuthorizationHandle {
-  /** For `startReplica({ authorize })`: resolves to allow (with the authorizer's reason), throws a 403 StatusError to deny. */
-  authorize(user: UserInfo, info: RequestInfo, req?: Request): Promise<string>;
+  /**
+   * For `startReplica({ authorize })`: allows (with the authorizer's reason) or throws a 403
+   * StatusError to deny; synchronously when every authorizer asked answered synchronously,
+   * else as a promise (which rejects to deny).
+   */
+  authorize(user: UserInfo, info: RequestInfo, req?: Request): string | Promise<string>;
   /** The current chain (privileged groups first), for reviews and admission. */
   readonly authorizer: Authorizer & RuleResolver;
   /** RBAC state when RBAC is configured (admission uses it for escalation checks). */
@@ -93,6 +107,12 @@ export interface AuthorizationHandle {
 }
 
 /** Builds the chain (validating flags: throws the start-up error) and starts what it needs. */
+/** The reason of an allowing decision; any other decision is thrown as the 403 Status. */
+function allowedOrThrow(attrs: Attributes, d: Decision): string {
+  if (d.decision === "Allow") return d.reason;
+  throw withAuthorizationReason(forbiddenError(attrs, d.reason), d.reason);
+}
+
 export async function buildAuthorizer(config: AuthorizationFlags, deps: AuthorizerDeps): Promise<AuthorizationHandle> {
   validateAuthorizationFlags(config);
   const log: LogFn = deps.log ?? (() => {});
@@ -137,11 +157,10 @@ export async function buildAuthorizer(config: AuthorizationFlags, deps: Authoriz
       return state.rbac;
     },
     attributes,
-    async authorize(user, info) {
+    authorize(user, info) {
       const attrs = attributes(user, info);
-      const d = await chain.authorize(attrs);
-      if (d.decision === "Allow") return d.reason;
-      throw withAuthorizationReason(forbiddenError(attrs, d.reason), d.reason);
+      const d = chain.authorize(attrs);
+      return d instanceof Promise ? d.then((r) => allowedOrThrow(attrs, r)) : allowedOrThrow(attrs, d);
     },
     reloadStatus: () => reloader?.status() ?? { loads: 0, failures: 0 },
     reload: async () => (reloader ? reloader.reload(true) : true),

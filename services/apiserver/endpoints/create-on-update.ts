@@ -9,8 +9,8 @@ import { forbiddenMessage, forbiddenWithReason, StatusError } from "../../../sha
 import type { RequestInfo } from "./request-info.ts";
 import type { UserInfo } from "./scope.ts";
 
-/** The replica's authorization check: resolves when allowed, throws its 403 otherwise. */
-export type AuthorizeRequest = (user: UserInfo, info: RequestInfo, req: Request) => Promise<string | void>;
+/** The replica's authorization check: answers (or resolves) when allowed, throws (or rejects with) its 403 otherwise. */
+export type AuthorizeRequest = (user: UserInfo, info: RequestInfo, req: Request) => string | void | Promise<string | void>;
 
 /** A check made at most once per request, when the write creates the object. */
 export function createOnUpdateCheck(authorize: AuthorizeRequest | undefined, user: UserInfo, info: RequestInfo, req: Request): () => Promise<void> {

@@ -91,7 +91,7 @@ export class Security {
   };
 
   /** Authentication only: who sent the request (the anonymous user, or a thrown 401). */
-  readonly authenticate: Authenticate = (req, incoming) => this.authn.authenticate(req, incoming);
+  readonly authenticate: Authenticate = (req, incoming, url) => this.authn.authenticate(req, incoming, url);
 
   /** Impersonation, each value checked with the authorizer chain (400/403 on a bad or refused request). */
   readonly impersonate: Impersonate = (user, req, incoming) => this.authn.impersonation(user, req, incoming, this.impersonationCheck);
@@ -99,7 +99,8 @@ export class Security {
   /** Each impersonated value is checked with the same authorizer as requests. */
   private readonly impersonationCheck = impersonationAuthorizer((user, info, req) => this.authorize(user, info, req));
 
-  readonly authorize: Authorize = async (user, info, req) => {
+  /** Synchronous when the authorizers answer synchronously (with-authorization then takes no turn). */
+  readonly authorize: Authorize = (user, info, req) => {
     if (!this.authz) throw serviceUnavailable("the authorizer is starting; retry shortly", 1);
     return this.authz.authorize(user, info, req);
   };

@@ -102,6 +102,46 @@ describe("filters", () => {
     expect(ctx.audit?.impersonatedUser).toBe(bob);
   });
 
+  it("with-impersonation passes a request that asks for none on at once, without a turn of its own", async () => {
+    const ctx = ctxFor("GET", "/api/v1/pods");
+    ctx.user = alice;
+    let reached = false;
+    const next: Handler = () => {
+      reached = true;
+      return Promise.resolve(new Response("ok"));
+    };
+    const answer = withImpersonation((user) => user)(next)(ctx);
+    expect(reached).toBe(true);
+    expect((await answer).status).toBe(200);
+    expect(ctx.user).toBe(alice);
+  });
+
+  it("with-impersonation ends the request with the refusal of an impersonation", async () => {
+    const ctx = ctxFor("GET", "/api/v1/pods");
+    ctx.user = alice;
+    const refuse = withImpersonation(async () => {
+      throw forbidden({ user: "alice", verb: "impersonate", resource: "users", namespace: "", name: "bob" });
+    });
+    expect((await statusOf(refuse(ok)(ctx))).code).toBe(403);
+  });
+
+  it("with-authorization passes a request allowed synchronously on at once, and ends one denied synchronously", async () => {
+    const ctx = ctxFor("GET", "/api/v1/namespaces/ns/pods/p");
+    ctx.user = alice;
+    let reached = false;
+    const next: Handler = () => {
+      reached = true;
+      return Promise.resolve(new Response("ok"));
+    };
+    const answer = chain(next, [withRequestInfo, withAuthorization(() => "allowed by test")])(ctx);
+    expect(reached).toBe(true);
+    expect((await answer).status).toBe(200);
+    const denied = withAuthorization((u, info) => {
+      throw forbidden({ user: u.username, verb: info.verb, resource: info.resource, namespace: info.namespace, name: info.name });
+    });
+    expect((await statusOf(Promise.resolve().then(() => chain(ok, [withRequestInfo, denied])(ctx)))).code).toBe(403);
+  });
+
   it("with-authorization lets allowed requests through and ends denied ones", async () => {
     const ctx = ctxFor("DELETE", "/api/v1/namespaces/ns/pods/p");
     ctx.user = alice;

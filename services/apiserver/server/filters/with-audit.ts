@@ -166,8 +166,9 @@ function responseStatusOf(code: number, err: unknown): AuditResponseStatus {
 }
 
 export function withAudit(target: AuditSink | Auditor = DISCARD_AUDIT): Filter {
+  // Without an event to emit the filter is synchronous: no promise or turn of its own (context.ts).
   if (target === DISCARD_AUDIT) {
-    return (next) => async (ctx) => {
+    return (next) => (ctx) => {
       ctx.audit = baseEvent(ctx);
       return next(ctx);
     };

@@ -12,8 +12,8 @@ import { authenticationWarnings } from "../../authn/types.ts";
 import { warningHeader, type UserInfo } from "../../endpoints/scope.ts";
 import type { Filter, RequestContext } from "./context.ts";
 
-/** Decides who sent a request: a user, `undefined` (no opinion: anonymous), or a thrown 401 Status. */
-export type Authenticate = (req: Request, incoming: IncomingMessage | undefined) => Promise<UserInfo | undefined>;
+/** Decides who sent a request: a user, `undefined` (no opinion: anonymous), or a thrown 401 Status. `url` is the request's, parsed once. */
+export type Authenticate = (req: Request, incoming: IncomingMessage | undefined, url?: URL) => Promise<UserInfo | undefined>;
 
 export const ANONYMOUS: Readonly<UserInfo> = Object.freeze({ username: "system:anonymous", groups: ["system:unauthenticated"] });
 
@@ -26,7 +26,7 @@ export function withAuthentication(authenticate: Authenticate, failed?: Authenti
     if (warning) ctx.warnings.push(warningHeader(warning));
     let user: UserInfo | undefined;
     try {
-      user = await authenticate(ctx.request, ctx.incoming);
+      user = await authenticate(ctx.request, ctx.incoming, ctx.url);
     } catch (err) {
       failed?.(ctx, err);
       throw err;

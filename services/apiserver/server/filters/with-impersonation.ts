@@ -10,19 +10,25 @@ import type { UserInfo } from "../../endpoints/scope.ts";
 import { userOf, type Filter } from "./context.ts";
 import type { Authorize } from "./with-authorization.ts";
 
-/** The identity to act as for `user`; throws 400 or 403 Status on a bad or refused impersonation. */
-export type Impersonate = (user: UserInfo, req: Request, incoming: IncomingMessage | undefined) => Promise<UserInfo>;
+/**
+ * The identity to act as for `user`; throws (or rejects with) a 400 or 403 Status on a bad
+ * or refused impersonation. It may answer synchronously: no impersonation asked, no promise.
+ */
+export type Impersonate = (user: UserInfo, req: Request, incoming: IncomingMessage | undefined) => UserInfo | Promise<UserInfo>;
 
 export function withImpersonation(impersonate: Impersonate | undefined): Filter {
   if (!impersonate) return (next) => next;
-  return (next) => async (ctx) => {
+  return (next) => (ctx) => {
     const user = userOf(ctx);
-    const acting = await impersonate(user, ctx.request, ctx.incoming);
-    if (acting !== user) {
-      ctx.user = acting;
-      if (ctx.audit) ctx.audit.impersonatedUser = acting;
-    }
-    return next(ctx);
+    const acting = impersonate(user, ctx.request, ctx.incoming);
+    if (acting === user) return next(ctx);
+    return Promise.resolve(acting).then((a) => {
+      if (a !== user) {
+        ctx.user = a;
+        if (ctx.audit) ctx.audit.impersonatedUser = a;
+      }
+      return next(ctx);
+    });
   };
 }
 
