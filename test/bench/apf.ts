@@ -72,6 +72,12 @@
  * waited (mean 182 ms; tenant p99 278.8 ms); in later rounds, at 19 seats with 16
  * lists executing, 9-16 of 620-720 waited (mean 1.6 ms): there the tenant's p99 is the
  * event loop and the machine's two cores, not its queue.
+ * Primed (3 rounds, load 6.8-8.0, on vs off): the level held 19 seats in every round, 6-18
+ * of 632-665 dispatched requests waited (none over 5 ms, mean 1.0-1.5 ms); the tenant's p99
+ * under the flood 18.3-53.8 ms against 6.6-9.1 ms unloaded, growth 2.01 / 4.03 / 8.19 per
+ * round (goal line 4.03x), on/off 0.37 / 0.59 / 0.75; the replica at 60-95 % CPU and the
+ * flood client at 36-57 % of a core, beside the other work of a machine at load 7: the
+ * growth left is CPU on two shared cores (4.2-7.5 ms of server CPU per list).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
