@@ -95,8 +95,11 @@ export interface DispatchConfig {
   componentStatuses?: ComponentStatusProvider;
 }
 
-/** `warnings` collects the request's `Warning` header values (the request context's list), `annotations` its audit annotations, kept at the event's `auditLevel`. */
-export async function dispatchResource(cfg: DispatchConfig, info: RequestInfo, req: Request, url: URL, user: UserInfo, warnings: string[] = [], annotations?: Record<string, string>, auditLevel?: AuditLevel): Promise<Response> {
+/**
+ * `warnings` collects the request's `Warning` header values (the request context's list), `annotations` its audit annotations, kept at the event's `auditLevel`.
+ * Not async: it returns the handler's own promise (no adopting promise and turns of its own), and may throw before it has one; callers treat both alike.
+ */
+export function dispatchResource(cfg: DispatchConfig, info: RequestInfo, req: Request, url: URL, user: UserInfo, warnings: string[] = [], annotations?: Record<string, string>, auditLevel?: AuditLevel): Promise<Response> {
   const served = cfg.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
   if (!served) throw pageNotFound();
   const { resource, registry } = served;

@@ -16,10 +16,16 @@ export function withTypeMeta(obj: JsonObject, s: RequestScope): JsonObject {
   return { apiVersion: s.resource.apiVersion, kind: s.resource.kind, ...obj };
 }
 
-export async function handleGet(s: RequestScope): Promise<Response> {
+/** Not async: a GET from the watch cache returns getEncodedOnce's own promise (no adopting promise of its own). */
+export function handleGet(s: RequestScope): Promise<Response> {
   const resourceVersion = s.query.get("resourceVersion") ?? undefined;
   const storage = s.registry.storage;
   if (!s.target && storage instanceof CachedStorage) return getEncodedOnce(s, storage, resourceVersion);
+  return getRendered(s, resourceVersion);
+}
+
+/** GET through the registry: a copy of the object, rendered for the negotiated target (Table, metadata). */
+async function getRendered(s: RequestScope, resourceVersion: string | undefined): Promise<Response> {
   const obj = await s.registry.get(s.namespace, s.name as string, resourceVersion);
   return respond(s, renderObject(s, withTypeMeta(obj, s)), 200, "object");
 }
