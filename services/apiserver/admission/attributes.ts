@@ -18,6 +18,21 @@ export function warningHeaderValue(text: string): string {
   return `299 - ${JSON.stringify(text)}`;
 }
 
+/** The reinvocation context of one request; its state map is made when a plugin first uses it. */
+class ReinvocationContext implements Reinvocation {
+  round = 0;
+  requested = false;
+  private kept: Map<string, unknown> | undefined;
+
+  get state(): Map<string, unknown> {
+    return (this.kept ??= new Map());
+  }
+
+  requestReinvocation(): void {
+    this.requested = true;
+  }
+}
+
 export class RequestAttributes implements Attributes {
   readonly operation: Operation;
   readonly kind: GroupVersionKind;
@@ -54,15 +69,7 @@ export class RequestAttributes implements Attributes {
     this.userInfo = request.ctx.user ?? SERVER_USER;
     this.dryRun = request.ctx.dryRun;
     this.namespaced = r.namespaced;
-    const reinvocation = {
-      round: 0,
-      requested: false,
-      state: new Map<string, unknown>(),
-      requestReinvocation: () => {
-        reinvocation.requested = true;
-      },
-    };
-    this.reinvocation = reinvocation;
+    this.reinvocation = new ReinvocationContext();
   }
 
   get object(): JsonObject | undefined {
