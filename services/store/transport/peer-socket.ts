@@ -9,14 +9,12 @@
 //   within connectTimeoutMs is destroyed with an error.
 // - framed() cuts a socket's bytes into frames (frames.ts); a bad frame or a
 //   frame handler that throws destroys the socket with that error.
-// - writeFrame() coalesces the frames of one turn into one socket write.
 // - PeerTls gives the options in use now: the server's are read again on
 //   every change (new connections get them), a dial reads the current ones.
 
 import { connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions, type TlsOptions } from "node:tls";
 import { FRAME_HEADER_BYTES, FrameReader, sealFrame, type Frame, type FrameKind } from "./frames.ts";
-import { writeInTurn } from "./turn-cork.ts";
 
 export interface PeerTls {
   /** Options of the TLS server now; undefined: the peer port is plaintext. */
@@ -66,11 +64,7 @@ export function framed(socket: Socket, onFrame: (frame: Frame) => void): void {
   });
 }
 
-/**
- * Writes one frame whose encoder left FRAME_HEADER_BYTES of headroom. The
- * frames written to one socket in one turn of the event loop leave as one
- * write (turn-cork.ts).
- */
+/** Writes one frame whose encoder left FRAME_HEADER_BYTES of headroom. */
 export function writeFrame(socket: Socket, kind: FrameKind, encode: (headroom: number) => Buffer): boolean {
-  return writeInTurn(socket, sealFrame(kind, encode(FRAME_HEADER_BYTES)));
+  return socket.write(sealFrame(kind, encode(FRAME_HEADER_BYTES)));
 }

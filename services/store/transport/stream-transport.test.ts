@@ -2,7 +2,7 @@
 // side is test/storage/store-tls.test.ts): order, batching, snapshots,
 // reconnects, refusals and removal notices, the ack rules, and a raw client
 // speaking the frames.
-import { Socket, connect, createServer } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { MessageType, SnapshotStatus, newMessage, type Message } from "../raft/index.ts";
 import { encodeMessage } from "./codec.ts";
@@ -156,41 +156,6 @@ describe("framed peer stream transport", () => {
     expect(ackNotice({ seq: "1", error: "member 1 was removed from the cluster", removed_index: "0", removed_term: "0" })).toBeUndefined();
     expect(ackNotice({ seq: "1", error: "member 1 was removed from the cluster" })).toBeUndefined();
     expect(ackNotice({ seq: "1", error: "", removed_index: "42", removed_term: "3" })).toBeUndefined();
-  });
-
-  it("writes the batches sent to one peer in one turn of the event loop as one socket write", async () => {
-    const a = await start(1);
-    const b = await start(2);
-    a.addPeer(2, [`127.0.0.1:${b.port}`]);
-    const got: Message[] = [];
-    b.onMessage((m) => got.push(m));
-    const hb = (commit: number): Message => newMessage({ type: MessageType.Heartbeat, from: 1, to: 2, term: 1, commit });
-    a.send([hb(0)]);
-    await until(() => got.length === 1, "the first message (connection up)");
-    // Count the socket writes towards b's port (single or vectored).
-    type WriteFn = (this: Socket, ...args: unknown[]) => unknown;
-    const proto = Socket.prototype as unknown as { _write: WriteFn; _writev: WriteFn };
-    const original = { _write: proto._write, _writev: proto._writev };
-    let writes = 0;
-    for (const name of ["_write", "_writev"] as const) {
-      proto[name] = function (this: Socket, ...args: unknown[]) {
-        if (this.remotePort === b.port) writes++;
-        return original[name].apply(this, args);
-      };
-    }
-    try {
-      // Three send() calls (three batches), the last one from a microtask of the same turn.
-      a.send([hb(1)]);
-      a.send([hb(2)]);
-      await Promise.resolve();
-      a.send([hb(3)]);
-      await until(() => got.length === 4, "the three messages");
-    } finally {
-      Object.assign(proto, original);
-    }
-    expect(a.stats()[2].batches).toBe(4);
-    expect(writes).toBe(1);
-    expect(got.map((m) => m.commit)).toEqual([0, 1, 2, 3]);
   });
 
   it("acks every ACK_EVERY-th batch at once, and the sender never waits beyond its window", async () => {
