@@ -22,7 +22,7 @@ import { validateAuthenticationOptions, type AuthenticationOptions } from "./opt
 import { selfSubjectReviewHandler, tokenReviewHandler, type ReviewHandler } from "./reviews.ts";
 import type { ServiceAccountSigningKey } from "./sa-keys.ts";
 import { mintServiceAccountToken, type MintedToken, type MintOptions } from "./service-account.ts";
-import { failureAuditAnnotations, isAuthenticated, userWithNotes, withFailureAuditAnnotations, type AuthRequest, type ObjectGetter, type TokenAuthenticator, type UserInfo } from "./types.ts";
+import { failureAuditAnnotations, isAuthenticated, userWithNotes, withFailureAuditAnnotations, type AuthRequest, type AuthResult, type ObjectGetter, type TokenAuthenticator, type UserInfo } from "./types.ts";
 
 export interface AuthenticatorDeps {
   profile: PlatformProfile;
@@ -55,9 +55,9 @@ export interface ServiceAccountTokens {
 export interface BuiltAuthentication {
   /** For `startReplica({ authenticate })`: the user, the anonymous user, or a thrown 401. */
   /** `url`: the request's parsed URL when the caller has it (else parsed here). */
-  authenticate(req: Request, incoming: IncomingMessage | undefined, url?: URL): Promise<UserInfo>;
-  /** The chain on an already built request context (same outcome as `authenticate`). */
-  authenticateRequest(ctx: AuthRequest): Promise<UserInfo>;
+  authenticate(req: Request, incoming: IncomingMessage | undefined, url?: URL): UserInfo | Promise<UserInfo>;
+  /** The chain on an already built request context (same outcome as `authenticate`). Both answer synchronously when every method asked does. */
+  authenticateRequest(ctx: AuthRequest): UserInfo | Promise<UserInfo>;
   /**
    * The impersonation step: the identity to act as (400/403 on a bad or refused request);
    * `user` itself, synchronously, when the request asks for no impersonation.
@@ -109,17 +109,27 @@ export async function buildAuthenticator(o: AuthenticationOptions, deps: Authent
     return { enabled: o.anonymousAuth ?? !deps.authorizationAlwaysAllow };
   };
 
-  const authenticateRequest = async (ctx: AuthRequest): Promise<UserInfo> => {
-    let r;
+  /** The 401 a refused authentication answers (logged; the refusing method's audit annotations attached). */
+  const refusal = (ctx: AuthRequest, err: unknown): Error => {
+    const e = isStatusError(err) ? err : unauthorized();
+    deps.log?.("info", "authentication failed", { path: ctx.path, reason: e.message });
+    return withFailureAuditAnnotations(unauthorized(), failureAuditAnnotations(err));
+  };
+  const userOf = (ctx: AuthRequest, r: AuthResult): UserInfo => (isAuthenticated(r) ? userWithNotes(r) : anonymousFor(anonymousPolicy(), ctx.path));
+  const authenticateRequest = (ctx: AuthRequest): UserInfo | Promise<UserInfo> => {
+    let r: AuthResult | Promise<AuthResult>;
     try {
-      r = await chain.authenticate(ctx);
+      r = chain.authenticate(ctx);
     } catch (err) {
-      const e = isStatusError(err) ? err : unauthorized();
-      deps.log?.("info", "authentication failed", { path: ctx.path, reason: e.message });
-      throw withFailureAuditAnnotations(unauthorized(), failureAuditAnnotations(err));
+      throw refusal(ctx, err);
     }
-    if (isAuthenticated(r)) return userWithNotes(r);
-    return anonymousFor(anonymousPolicy(), ctx.path);
+    if (!(r instanceof Promise)) return userOf(ctx, r);
+    return r.then(
+      (v) => userOf(ctx, v),
+      (err: unknown) => {
+        throw refusal(ctx, err);
+      },
+    );
   };
 
   return {

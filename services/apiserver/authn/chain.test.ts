@@ -20,7 +20,29 @@ const token = (accept: string): TokenAuthenticator => ({
   },
 });
 
+/** A method that answers synchronously. */
+const now = (name: string, outcome: "user" | "none" | "error"): Authenticator => ({
+  name,
+  authenticate() {
+    if (outcome === "error") throw unauthorized(`${name} failed`);
+    return outcome === "user" ? { user: { username: name, groups: [] } } : NO_OPINION;
+  },
+});
+
 describe("union of methods", () => {
+  it("answers synchronously while every method asked answers synchronously (with the authenticated group)", () => {
+    const r = withAuthenticatedGroup(unionAuthenticator("u", [now("a", "error"), now("b", "none"), now("c", "user"), fixed("d", "user")])).authenticate(req());
+    expect(r).not.toBeInstanceOf(Promise);
+    expect(r).toEqual({ user: { username: "c", groups: ["system:authenticated"] } });
+    expect(() => unionAuthenticator("u", [now("a", "none"), now("b", "error")]).authenticate(req())).toThrow(/b failed/);
+    expect(unionAuthenticator("u", [now("a", "none")]).authenticate(req())).toEqual(NO_OPINION);
+  });
+  it("goes on after a method that answers later, keeping the errors of those before it", async () => {
+    const later = unionAuthenticator("u", [now("a", "error"), fixed("b", "none"), now("c", "none")]).authenticate(req());
+    expect(later).toBeInstanceOf(Promise);
+    await expect(later).rejects.toMatchObject({ status: { code: 401, message: expect.stringMatching(/a failed/) } });
+    expect(await unionAuthenticator("u", [fixed("a", "error"), now("b", "user")]).authenticate(req())).toEqual({ user: { username: "b", groups: [] } });
+  });
   it("lets a later success win over an earlier error", async () => {
     const r = await unionAuthenticator("u", [fixed("a", "error"), fixed("b", "none"), fixed("c", "user")]).authenticate(req());
     expect(r).toEqual({ user: { username: "c", groups: [] } });

@@ -21,22 +21,32 @@ function firstFailure(errors: unknown[]): Error {
 }
 
 export function unionAuthenticator(name: string, methods: readonly Authenticator[]): Authenticator {
-  return {
-    name,
-    async authenticate(req: AuthRequest): Promise<AuthResult> {
-      const errors: unknown[] = [];
-      for (const m of methods) {
-        try {
-          const r = await m.authenticate(req);
-          if (isAuthenticated(r)) return r;
-        } catch (err) {
+  return { name, authenticate: (req) => authenticateFrom(methods, 0, req, []) };
+}
+
+/** Asks methods from `first` on; synchronous while each method asked answers synchronously. */
+function authenticateFrom(methods: readonly Authenticator[], first: number, req: AuthRequest, errors: unknown[]): AuthResult | Promise<AuthResult> {
+  for (let i = first; i < methods.length; i++) {
+    let r: AuthResult | Promise<AuthResult>;
+    try {
+      r = methods[i].authenticate(req);
+    } catch (err) {
+      errors.push(err);
+      continue;
+    }
+    if (r instanceof Promise) {
+      return r.then(
+        (v) => (isAuthenticated(v) ? v : authenticateFrom(methods, i + 1, req, errors)),
+        (err: unknown) => {
           errors.push(err);
-        }
-      }
-      if (errors.length > 0) throw firstFailure(errors);
-      return NO_OPINION;
-    },
-  };
+          return authenticateFrom(methods, i + 1, req, errors);
+        },
+      );
+    }
+    if (isAuthenticated(r)) return r;
+  }
+  if (errors.length > 0) throw firstFailure(errors);
+  return NO_OPINION;
 }
 
 export function unionTokenAuthenticator(name: string, methods: readonly TokenAuthenticator[]): TokenAuthenticator {
@@ -89,11 +99,12 @@ export function addAuthenticatedGroup(user: UserInfo): UserInfo {
 }
 
 export function withAuthenticatedGroup(inner: Authenticator): Authenticator {
+  const grouped = (r: AuthResult): AuthResult => (isAuthenticated(r) ? { ...r, user: addAuthenticatedGroup(r.user) } : r);
   return {
     name: inner.name,
-    async authenticate(req: AuthRequest): Promise<AuthResult> {
-      const r = await inner.authenticate(req);
-      return isAuthenticated(r) ? { ...r, user: addAuthenticatedGroup(r.user) } : r;
+    authenticate(req: AuthRequest): AuthResult | Promise<AuthResult> {
+      const r = inner.authenticate(req);
+      return r instanceof Promise ? r.then(grouped) : grouped(r);
     },
   };
 }

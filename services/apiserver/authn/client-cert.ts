@@ -83,7 +83,8 @@ export class ClientCertAuthenticator implements Authenticator {
     this.verdicts = new ChainVerdicts(parseCertificateBundle(caBundlePem, "client CA bundle"));
   }
 
-  async authenticate(req: AuthRequest): Promise<AuthResult> {
+  /** Synchronous: the chain's verdict is cached per chain, the names per certificate. */
+  authenticate(req: AuthRequest): AuthResult {
     if (req.peerCertificates.length === 0) return NO_OPINION;
     const check = this.verdicts.verify(req.peerCertificates, this.now());
     if (!check.ok) throw unauthorized(`verifying certificate: ${check.reason ?? "invalid"}`);

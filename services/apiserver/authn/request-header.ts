@@ -79,7 +79,7 @@ export class RequestHeaderAuthenticator implements Authenticator {
     return [...this.c.usernameHeaders, ...(this.c.uidHeaders ?? []), ...this.c.groupHeaders];
   }
 
-  async authenticate(req: AuthRequest): Promise<AuthResult> {
+  authenticate(req: AuthRequest): AuthResult {
     if (req.peerCertificates.length === 0) return NO_OPINION;
     const check = verifyClientChain(req.peerCertificates, this.roots, this.now());
     if (!check.ok) throw unauthorized(`request-header client certificate: ${check.reason ?? "invalid"}`);

@@ -42,7 +42,8 @@ export const NO_OPINION: AuthResult = Object.freeze({ noOpinion: true as const }
 export interface Authenticator {
   /** A short name for logs and metrics (`x509`, `bootstrap`, `serviceaccount`, ...). */
   readonly name: string;
-  authenticate(req: AuthRequest): Promise<AuthResult>;
+  /** May answer synchronously (and throw a 401 synchronously): callers handle both forms. */
+  authenticate(req: AuthRequest): AuthResult | Promise<AuthResult>;
 }
 
 export interface TokenAuthenticator {

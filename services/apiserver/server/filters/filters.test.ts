@@ -73,6 +73,25 @@ describe("filters", () => {
     expect(ctx.user).toEqual(acting);
   });
 
+  it("with-authentication passes a request authenticated synchronously on at once, and ends one refused synchronously", async () => {
+    let reached = false;
+    const next: Handler = () => {
+      reached = true;
+      return Promise.resolve(new Response("ok"));
+    };
+    const ctx = ctxFor("GET", "/api/v1/pods");
+    const answer = chain(next, [withRequestInfo, withAuthentication(() => alice)])(ctx);
+    expect(reached).toBe(true);
+    expect(ctx.user).toBe(alice);
+    expect((await answer).status).toBe(200);
+    const failed: unknown[] = [];
+    const refuse = withAuthentication(() => {
+      throw unauthorized();
+    }, (_ctx, err) => failed.push(err));
+    expect((await statusOf(Promise.resolve().then(() => chain(ok, [withRequestInfo, refuse])(ctxFor("GET", "/api/v1/pods"))))).code).toBe(401);
+    expect(failed).toHaveLength(1);
+  });
+
   it("with-authentication ends the request on a 401", async () => {
     const reached: string[] = [];
     const s = await statusOf(chain(async () => (reached.push("handler"), new Response()), [withRequestInfo, withAuthentication(async () => Promise.reject(unauthorized()))])(ctxFor("GET", "/api/v1/pods")));
