@@ -57,6 +57,11 @@ function registries(profile: PlatformProfile): { cr: Registry; cm: Registry } {
 
 let next = 0;
 
+/** `n` rounded up to an even number: in interleaved rounds, each side then goes first equally often. */
+export function evenRounds(n: number): number {
+  return n + (n % 2);
+}
+
 /** CPU microseconds per create of `count` creates, one after another. */
 async function cpuPerCreate(registry: Registry, make: (name: string) => JsonObject, count: number): Promise<number> {
   const before = process.cpuUsage();
@@ -72,7 +77,7 @@ export async function compareCreatePaths(profile: PlatformProfile, table: RatioT
   const cmRound = () => cpuPerCreate(r.cm, cm, CREATES);
   await crRound();
   await cmRound();
-  const res = await alternate(Math.max(3, Number(process.env.BENCH_ROUNDS ?? 5)), crRound, cmRound);
+  const res = await alternate(evenRounds(Math.max(3, Number(process.env.BENCH_ROUNDS ?? 6))), crRound, cmRound);
   process.stdout.write(`registry create rounds (CPU µs per create, custom resource / ConfigMap): ${res.a.map((x, i) => `${x.toFixed(1)}/${res.b[i].toFixed(1)}`).join("  ")}\n`);
   table.add({ key: "path_create_cpu", label: `CPU per create in the registry (no HTTP, no store), ${CREATES} a round`, aName: "custom resource", bName: "ConfigMap", a: res.a, b: res.b, unit: "µs", better: "lower" });
   if (!profDir) return;
