@@ -78,6 +78,11 @@
  * round (goal line 4.03x), on/off 0.37 / 0.59 / 0.75; the replica at 60-95 % CPU and the
  * flood client at 36-57 % of a core, beside the other work of a machine at load 7: the
  * growth left is CPU on two shared cores (4.2-7.5 ms of server CPU per list).
+ * Against 2bb26d6 (APF_BASELINE, both primed, 3 rounds alternating, load 2.3-2.6): both
+ * levels at 19-20 seats, 13-22 of ~600 dispatched requests waited (none over 5 ms); the
+ * tenant's p99 under the flood new/old 0.59 / 0.90 / 1.15 (24.6 vs 29.6 ms), its growth
+ * 1.40 / 3.10 / 3.73 new against 2.78 / 2.96 / 5.26 old (per-round new/old 0.47 / 0.71 /
+ * 1.10; goal line 3.73x), server CPU per list 0.90 / 1.06 / 1.13.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
