@@ -69,7 +69,7 @@ const ctx = { namespace: "ns", dryRun: false };
 describe("defaulting around mutating admission", () => {
   it("an update no plugin read is defaulted once", async () => {
     const { registry, passes, storage } = setup((req) => req.object);
-    await registry.create(lease("a"), { ...ctx, resource, name: "n1" });
+    await registry.create(lease("a"), ctx);
     const before = passes();
     const { object } = await registry.update("ns", "n1", (cur) => ({ ...cur!, spec: { holderIdentity: "b" } }), ctx);
     expect(passes() - before).toBe(1);
@@ -79,7 +79,7 @@ describe("defaulting around mutating admission", () => {
 
   it("a create no plugin read is defaulted once (undefined from admit: unchanged)", async () => {
     const { registry, passes } = setup(() => undefined);
-    const created = await registry.create(lease("a"), { ...ctx, resource, name: "n1" });
+    const created = await registry.create(lease("a"), ctx);
     expect(passes()).toBe(1);
     expect(created.spec).toEqual({ holderIdentity: "a", leaseDurationSeconds: 40 });
   });
@@ -91,7 +91,7 @@ describe("defaulting around mutating admission", () => {
       meta(copy).uid = "forged";
       return copy;
     });
-    const created = await registry.create(lease("a"), { ...ctx, resource, name: "n1" });
+    const created = await registry.create(lease("a"), ctx);
     const uid = meta(created).uid;
     expect(uid).not.toBe("forged");
     const before = passes();
