@@ -2,7 +2,9 @@
  * Admission benchmark (`npm run bench -- admission`), figures side by side from one run:
  * - creates/s (16 clients) with admission disabled (every default-on plugin
  *   disabled) and with the default chain (built-in plugins and both webhook plugins,
- *   no webhook configured), two replicas measured in interleaved rounds;
+ *   no webhook configured), two replicas measured in interleaved rounds, with the
+ *   process's CPU per create and its event loop utilization (below 1: the loop sat
+ *   idle, waiting; a rate that falls further than CPU per create rises shows waits);
  * - sequential create latency (p50, p95) with one mutating and one validating webhook
  *   on a loopback HTTPS server in a child process (admission-webhooks.ts), against
  *   creates their object selector skips, on the same server in interleaved rounds.
@@ -86,9 +88,14 @@ async function rate(api: TestApiserver, prefix: string, durationMs: number, conc
   return (await rateAndCpu(api, prefix, durationMs, concurrency, namespace)).rate;
 }
 
-/** Creates/s and the process's CPU milliseconds per create (server and clients share the process). */
-async function rateAndCpu(api: TestApiserver, prefix: string, durationMs: number, concurrency: number, namespace = "default"): Promise<{ rate: number; cpuMs: number }> {
+/**
+ * Creates/s, the process's CPU milliseconds per create (server and clients share the
+ * process) and the event loop's utilization over the round (1: never idle; below 1 the
+ * loop waited with nothing to run, e.g. for timers or the thread pool).
+ */
+async function rateAndCpu(api: TestApiserver, prefix: string, durationMs: number, concurrency: number, namespace = "default"): Promise<{ rate: number; cpuMs: number; loop: number }> {
   const cpu = process.cpuUsage();
+  const elu = performance.eventLoopUtilization();
   let done = 0;
   let n = 0;
   const end = Date.now() + durationMs;
@@ -103,7 +110,8 @@ async function rateAndCpu(api: TestApiserver, prefix: string, durationMs: number
     }),
   );
   const used = process.cpuUsage(cpu);
-  return { rate: done / (durationMs / 1000), cpuMs: (used.user + used.system) / 1000 / Math.max(1, done) };
+  const loop = performance.eventLoopUtilization(elu).utilization;
+  return { rate: done / (durationMs / 1000), cpuMs: (used.user + used.system) / 1000 / Math.max(1, done), loop };
 }
 
 /** Sequential creates; `hooked`: labelled so that the webhooks' object selector matches. CPU: this process's (server and client) per create. */
@@ -196,13 +204,17 @@ async function chainBench(on: TestApiserver, table: RatioTable): Promise<void> {
     // Warm-up, then alternating rounds.
     await rate(off, "w", 1000, 16);
     await rate(on, "w", 1000, 16);
-    const rates = await alternate(
+    const rounds = await alternate(
       ROUNDS,
-      (round) => rate(on, `r${round}`, 3000, 16),
-      (round) => rate(off, `r${round}`, 3000, 16),
+      (round) => rateAndCpu(on, `r${round}`, 3000, 16),
+      (round) => rateAndCpu(off, `r${round}`, 3000, 16),
     );
     await profileChain(on, off);
-    table.add({ key: "create_chain_vs_disabled", label: "creates/s, 16 clients", aName: "default chain", bName: "admission disabled", a: rates.a, b: rates.b, unit: "req/s", better: "higher" });
+    const pick = <K extends "rate" | "cpuMs" | "loop">(k: K) => ({ a: rounds.a.map((x) => x[k]), b: rounds.b.map((x) => x[k]) });
+    table.add({ key: "create_chain_vs_disabled", label: "creates/s, 16 clients", aName: "default chain", bName: "admission disabled", ...pick("rate"), unit: "req/s", better: "higher" });
+    table.add({ key: "create_cpu_chain_vs_disabled", label: "CPU per create (server + clients)", aName: "default chain", bName: "admission disabled", ...pick("cpuMs"), unit: "ms", better: "lower" });
+    // Below 1 the loop sat idle: a round whose rate falls further than its CPU per create rises waited for something.
+    table.add({ key: "create_loop_chain_vs_disabled", label: "event loop utilization", aName: "default chain", bName: "admission disabled", ...pick("loop"), unit: "share", better: "higher" });
   } finally {
     await off.close();
   }
