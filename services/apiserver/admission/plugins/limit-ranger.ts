@@ -173,11 +173,11 @@ class LimitRangerPlugin implements AdmissionPlugin {
   }
 
   /** Pods on create, claims on create and update; main resource only. */
+  /** The kind it acts on; the resource is checked before the object is read (a read costs the chain its copy, attributes.ts). */
   private kind(a: Attributes): "pod" | "pvc" | undefined {
-    if (!a.object || a.subresource) return undefined;
-    if (isResource(a, "", "pods")) return a.operation === "CREATE" ? "pod" : undefined;
-    if (isResource(a, "", "persistentvolumeclaims")) return "pvc";
-    return undefined;
+    if (a.subresource) return undefined;
+    const kind = isResource(a, "", "pods") ? (a.operation === "CREATE" ? "pod" : undefined) : isResource(a, "", "persistentvolumeclaims") ? "pvc" : undefined;
+    return kind && a.object ? kind : undefined;
   }
 
   private ranges(a: Attributes): Promise<JsonObject[]> {
