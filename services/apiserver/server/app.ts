@@ -4,11 +4,10 @@
  *   request info → timeout → warnings (error boundary) → authentication → audit →
  *   impersonation → priority and fairness → authorization → handler.
  * Every response carries the request id as `Audit-ID`; every log line of a request
- * carries it as `auditID`. Handlers know HTTP, not kinds. The app is one fetch function
- * behind @hono/node-server's adapter: the chain does its own routing, so no Hono router
- * or context is made per request.
+ * carries it as `auditID`. Handlers know HTTP, not kinds.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { Hono } from "hono";
 import { statusError } from "../../../shared/api/status.ts";
 import type { ApiserverMetrics } from "../../../shared/observability/metrics.ts";
 import { dispatchResource, type DispatchConfig } from "../endpoints/dispatch.ts";
@@ -34,16 +33,6 @@ import type { ObjectCount } from "./filters/work-estimate.ts";
 import type { ApfDispatcher } from "../flowcontrol/dispatch/dispatcher.ts";
 
 export type NodeEnv = { incoming: IncomingMessage; outgoing?: ServerResponse };
-
-/**
- * The replica's HTTP application: one fetch function for @hono/node-server's adapter
- * (and the upgrade path). The filter chain routes every request itself, so no router
- * or per-request framework context sits in front of it. It always answers: what the
- * chain throws becomes its Status; the node objects are optional (driven in process).
- */
-export interface ApiApp {
-  fetch(request: Request, env?: NodeEnv): Promise<Response>;
-}
 export type { Authenticate, Authorize, Impersonate, LogFn };
 
 /** The platform's defaults: `--max-requests-inflight`, `--max-mutating-requests-inflight`, `--request-timeout`. */
@@ -107,7 +96,8 @@ function terminal(cfg: AppConfig): Handler {
   };
 }
 
-export function buildApp(cfg: AppConfig): ApiApp {
+export function buildApp(cfg: AppConfig): Hono<{ Bindings: NodeEnv }> {
+  const app = new Hono<{ Bindings: NodeEnv }>();
   const limiter = new InFlightLimiter({
     maxReadOnly: cfg.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT,
     maxMutating: cfg.maxMutatingRequestsInFlight ?? DEFAULT_MAX_MUTATING_REQUESTS_IN_FLIGHT,
@@ -126,9 +116,9 @@ export function buildApp(cfg: AppConfig): ApiApp {
     withAuthorization(cfg.authorize),
     withDeprecation({ profile: cfg.profile, catalog: cfg.catalog, gauge: cfg.metrics?.requestedDeprecatedApis, emulationVersion: cfg.emulationVersion }),
   ]);
-  const fetch = async (request: Request, env?: NodeEnv): Promise<Response> => {
-    const ctx: RequestContext = createRequestContext(request, env?.incoming, log);
-    ctx.outgoing = env?.outgoing;
+  app.all("*", async (c) => {
+    const ctx: RequestContext = createRequestContext(c.req.raw, c.env?.incoming, log);
+    ctx.outgoing = c.env?.outgoing;
     ctx.profile = cfg.profile;
     answerHeader(ctx, AUDIT_ID_HEADER, ctx.requestId);
     let response: Response;
@@ -141,6 +131,6 @@ export function buildApp(cfg: AppConfig): ApiApp {
     if (log) log("info", "request", { method: ctx.request.method, path: ctx.url.pathname, code: response.status, ms: Math.round(seconds * 1000), user: ctx.user?.username, auditID: ctx.requestId });
     if (metrics && ctx.info) metrics.record(ctx.info, response.status, seconds, (cfg.flowControl ?? limiter).counts, ctx.terminated);
     return applyAnswerHeaders(ctx, response);
-  };
-  return { fetch };
+  });
+  return app;
 }

@@ -11,7 +11,7 @@ import { startAllocationRepair } from "../registry/allocation-repair-loop.ts";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { createServer as createHttpsServer, type ServerOptions } from "node:https";
-import { serve, type Http2Bindings, type HttpBindings, type ServerType } from "@hono/node-server";
+import { serve, type ServerType } from "@hono/node-server";
 import { isStatusError } from "../../../shared/api/status.ts";
 import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
@@ -32,7 +32,7 @@ import { DEFAULT_SNAPSHOT_RETENTION_MS, WatchCache } from "../storage/watch-cach
 import { Hono } from "hono";
 import { HealthRegistry, healthRoutes, rateLimitedCheck } from "../endpoints/health.ts";
 import { openapiRoutes } from "../endpoints/openapi-routes.ts";
-import { buildApp, DEFAULT_MAX_MUTATING_REQUESTS_IN_FLIGHT, DEFAULT_MAX_REQUESTS_IN_FLIGHT, DEFAULT_REQUEST_TIMEOUT_MS, type Authenticate, type Authorize, type LogFn, type NodeEnv } from "./app.ts";
+import { buildApp, DEFAULT_MAX_MUTATING_REQUESTS_IN_FLIGHT, DEFAULT_MAX_REQUESTS_IN_FLIGHT, DEFAULT_REQUEST_TIMEOUT_MS, type Authenticate, type Authorize, type LogFn } from "./app.ts";
 import type { Classifier, FlowControlConfigSource } from "../flowcontrol/contract.ts";
 import { ApfDispatcher } from "../flowcontrol/dispatch/dispatcher.ts";
 import { apfDebugRoutes } from "../flowcontrol/dispatch/debug-handlers.ts";
@@ -373,9 +373,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     log: (msg, fields) => opts.log?.("info", msg, fields),
   });
   const server: ServerType = await new Promise((resolve) => {
-    const served = withDirectBodies(shutdown.wrap((request: Request, env: NodeEnv) => app.fetch(request, env)));
-    // The server is node:https (HTTP/1.1): its bindings are a node request and response.
-    const s = serve({ fetch: (request: Request, env: HttpBindings | Http2Bindings) => served(request, env as HttpBindings), createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
+    const s = serve({ fetch: withDirectBodies(shutdown.wrap(app.fetch)), createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
   });
   serveUpgrades(server, (request, env) => app.fetch(request, env), (msg, fields) => opts.log?.("error", msg, fields));
   const address = server.address() as AddressInfo;
