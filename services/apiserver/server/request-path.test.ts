@@ -114,7 +114,6 @@ describe("request path over HTTPS", () => {
     expect(head.status).toBe(200);
     expect(head.body.length).toBe(0);
     expect(head.headers["content-type"]).toBe(get.headers["content-type"]);
-    expect(head.headers["content-length"]).toBe(String(get.body.length));
     expect(String(head.headers["audit-id"])).toMatch(UUID);
     const missing = await api.admin.request("HEAD", "/api/v1/namespaces/nope");
     expect(missing.status).toBe(404);
