@@ -18,6 +18,7 @@
  *
  * Pure and deterministic: time is passed in; no I/O, no timers.
  */
+import { lowerBound } from "./sorted-keys.ts";
 
 export interface SnapshotLimits {
   /** How long a change stays undoable (the platform keeps 75 s). */
@@ -192,18 +193,6 @@ export class RevisionSnapshots<T> {
     }
     return out;
   }
-}
-
-/** Index of the first key >= target in sorted `keys`. */
-export function lowerBound(keys: readonly string[], target: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid] < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function insertSorted(keys: string[], key: string): void {

@@ -10,8 +10,8 @@
  */
 export const DEFAULT_MAX_CHUNK = 512;
 
-/** The first index of `keys` whose key is not below `target` (keys.length when none). */
-function lowerBound(keys: readonly string[], target: string): number {
+/** The first index of sorted `keys` whose key is not below `target` (keys.length when none). */
+export function lowerBound(keys: readonly string[], target: string): number {
   let lo = 0;
   let hi = keys.length;
   while (lo < hi) {
