@@ -74,17 +74,24 @@ function subjectsOf(obj: JsonObject | undefined): Subject[] {
 
 export const RBAC_ESCALATION = "RBACEscalation";
 
-/** The validating plugin; ignores every resource but the four RBAC kinds, and deletes. Writes without a user (the server's own) pass. */
+/**
+ * The validating plugin; ignores every resource but the four RBAC kinds, and deletes. Writes without a user (the server's own) pass.
+ * A write outside the RBAC group is answered synchronously (no promise), so the chain's validating phase stays synchronous for it.
+ */
 export function rbacAdmission(deps: RbacAdmissionDeps): AdmissionPlugin {
   const group = deps.profile.group("rbac");
-  return { name: RBAC_ESCALATION, handles: (op) => op === "CREATE" || op === "UPDATE", validate: (a) => check(deps, group, a) };
+  return {
+    name: RBAC_ESCALATION,
+    handles: (op) => op === "CREATE" || op === "UPDATE",
+    validate: (a) => (a.resource.group !== group || a.subresource ? undefined : check(deps, group, a)),
+  };
 }
 
 async function check(deps: RbacAdmissionDeps, group: string, a: Attributes): Promise<void> {
   const op = a.operation;
   const obj = a.object;
   const old = a.oldObject;
-  if (!obj || a.resource.group !== group || a.subresource) return;
+  if (!obj) return;
   const user = a.userInfo;
   if (user.username === SERVER_USER.username || user.groups.includes(PRIVILEGED_GROUP)) return;
   const plural = a.resource.resource;
