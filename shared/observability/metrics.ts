@@ -21,6 +21,7 @@ import { SeriesCounter, SeriesHistogram } from "./series.ts";
 
 export type { CounterSeries, HistogramSeries } from "./series.ts";
 export { SeriesCounter, SeriesHistogram };
+export { seriesByValues } from "./series.ts";
 
 export type StabilityLevel = "INTERNAL" | "ALPHA" | "BETA" | "STABLE";
 

@@ -2,7 +2,7 @@ import { Counter, Histogram, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { parseAllowMetricLabels } from "./metric-label-allowlist.ts";
 import { MetricsRegistry } from "./metrics.ts";
-import { SeriesCounter, SeriesHistogram } from "./series.ts";
+import { SeriesCounter, SeriesHistogram, seriesByValues } from "./series.ts";
 
 const NAMES = ["verb", "code"] as const;
 type L = (typeof NAMES)[number];
@@ -122,5 +122,20 @@ describe("held series", () => {
     const text = await m.text();
     expect(text).toContain('demo_total{verb="unexpected",code="201"} 1');
     expect(text).toContain('demo_total{verb="GET",code="200"} 1');
+  });
+});
+
+describe("seriesByValues", () => {
+  it("makes one series per tuple of values and hands the same one back", () => {
+    const made: string[][] = [];
+    const lookup = seriesByValues((a, b) => {
+      made.push([a, b]);
+      return { a, b };
+    });
+    const first = lookup("x", "true");
+    expect(lookup("x", "true")).toBe(first);
+    expect(lookup("x", "false")).not.toBe(first);
+    expect(lookup("y", "true")).toEqual({ a: "y", b: "true" });
+    expect(made).toEqual([["x", "true"], ["x", "false"], ["y", "true"]]);
   });
 });

@@ -231,3 +231,23 @@ function seriesValues(name: string, bounds: readonly number[], s: BucketCounts):
   out.push({ labels: {}, sharedLabels: s.labels, value: s.count, metricName: `${name}_count` } as ExportValue);
   return out;
 }
+
+/**
+ * A hot path's series looked up by its label values in a fixed order, without a label
+ * object built per call: `make` (e.g. `(a, b) => metric.series({ a, b })`) runs once per
+ * tuple and its series is kept. Contract: the values never hold a space (they are joined
+ * by one to key a tuple), so use it for bounded values such as plugin names, operations
+ * and booleans, never for client-chosen text.
+ */
+export function seriesByValues<S>(make: (...values: string[]) => S): (...values: string[]) => S {
+  const held = new Map<string, S>();
+  return (...values) => {
+    const key = values.join(" ");
+    let s = held.get(key);
+    if (s === undefined) {
+      s = make(...values);
+      held.set(key, s);
+    }
+    return s;
+  };
+}

@@ -3,7 +3,7 @@
  * (`controller`), per phase (`step`) and per webhook, plus webhook rejections
  * and requests. Observers are optional so the chain runs without a registry.
  */
-import type { MetricsRegistry } from "../../../shared/observability/metrics.ts";
+import { seriesByValues, type MetricsRegistry } from "../../../shared/observability/metrics.ts";
 
 export type StepType = "admit" | "validate";
 /** Webhook metrics label mutating webhooks `admit` and validating ones `validating`. */
@@ -56,9 +56,9 @@ export function declareAdmissionMetrics(m: MetricsRegistry): AdmissionMetrics {
     stabilityLevel: "ALPHA",
   });
   // Every write observes each plugin that handles it (20+ per create): through held series, no label object hashed per call.
-  const controllers = heldSeries((name, type, operation, rejected) => controller.series({ name, type, operation, rejected }));
-  const steps = heldSeries((type, operation, rejected) => step.series({ type, operation, rejected }));
-  const webhooks = heldSeries((name, type, operation, rejected) => webhook.series({ name, type, operation, rejected }));
+  const controllers = seriesByValues((name, type, operation, rejected) => controller.series({ name, type, operation, rejected }));
+  const steps = seriesByValues((type, operation, rejected) => step.series({ type, operation, rejected }));
+  const webhooks = seriesByValues((name, type, operation, rejected) => webhook.series({ name, type, operation, rejected }));
   return {
     observeController: (name, type, operation, rejected, s) => controllers(name, type, operation, String(rejected)).observe(s),
     observeStep: (type, operation, rejected, s) => steps(type, operation, String(rejected)).observe(s),
@@ -69,20 +69,3 @@ export function declareAdmissionMetrics(m: MetricsRegistry): AdmissionMetrics {
   };
 }
 
-/**
- * The series of each label tuple, made once by `make` and kept (label values here are
- * plugin and webhook names, operations and booleans: few, and none holds a space, so
- * the values joined by spaces identify a tuple).
- */
-function heldSeries<S>(make: (...values: string[]) => S): (...values: string[]) => S {
-  const held = new Map<string, S>();
-  return (...values) => {
-    const key = values.join(" ");
-    let s = held.get(key);
-    if (s === undefined) {
-      s = make(...values);
-      held.set(key, s);
-    }
-    return s;
-  };
-}
