@@ -183,7 +183,12 @@ class AllocationPass {
   private async takeAny(range: ValueRange, keyOf: (v: bigint) => string, kind: string, nameOf: (v: bigint) => string): Promise<bigint | undefined> {
     const size = range.last - range.first + 1n;
     const start = BigInt(Math.floor(Math.random() * Number(size < 1n << 50n ? size : 1n << 50n)));
-    for (const v of candidates(range, start)) if (await this.take(keyOf(v), kind, nameOf(v))) return v;
+    for (const v of candidates(range, start)) {
+      const key = keyOf(v);
+      // A value this pass took for another field, or the old object holds, is not free for a new one.
+      if (this.held.has(key) || this.taken.includes(key)) continue;
+      if (await this.take(key, kind, nameOf(v))) return v;
+    }
     return undefined;
   }
 
