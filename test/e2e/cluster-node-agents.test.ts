@@ -77,9 +77,13 @@ describe("two node agents in npm run cluster", () => {
     const conditions = await Promise.all(NODES.map(ready));
     for (const [i, node] of NODES.entries()) {
       expect(conditions[i].map((c) => c.type)).toEqual(expect.arrayContaining(["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"]));
-      const lease = await admin.get(`/apis/${profile.group("coordination")}/v1/namespaces/${profile.nodeLeaseNamespace}/leases/${node}`);
-      expect(lease.status, lease.text).toBe(200);
-      expect(lease.json<{ spec: { holderIdentity: string } }>().spec.holderIdentity).toBe(node);
+      // The Lease controller starts beside registration, not after it: a Node can be Ready before its first Lease write (a create that met the
+      // node-lease namespace still being made is retried after 200 ms doubling), so wait for the Lease for one renew interval plus the backoff cap.
+      const holder = await waitFor(async () => {
+        const lease = await admin.get(`/apis/${profile.group("coordination")}/v1/namespaces/${profile.nodeLeaseNamespace}/leases/${node}`);
+        return lease.status === 200 ? lease.json<{ spec: { holderIdentity: string } }>().spec.holderIdentity : undefined;
+      }, 17_000, `${node}'s Lease`);
+      expect(holder).toBe(node);
     }
   });
 
