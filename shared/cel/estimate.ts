@@ -72,6 +72,9 @@ const JSON_DATE_SIZE = 12;
 const MAX_DATETIME_SIZE_JSON = 32;
 /** The platform's smallest JSON size of a date-time (`"2006-01-02T15:04:05Z"` less one). */
 const MIN_DATETIME_SIZE_JSON = 21;
+/** The platform's JSON sizes of a duration: the shortest (`"0"`) and the longest text. */
+const MIN_DURATION_SIZE_JSON = 3;
+const MAX_DURATION_SIZE_JSON = 32;
 
 const ceil = (n: number, factor = TRAVERSAL_FACTOR): number => Math.ceil(n * factor);
 
@@ -82,7 +85,7 @@ function minJsonSize(s: Schema | undefined): number {
     case "boolean":
       return 4;
     case "string":
-      return s.format === "date" ? JSON_DATE_SIZE : s.format === "date-time" ? MIN_DATETIME_SIZE_JSON : 2;
+      return s.format === "date" ? JSON_DATE_SIZE : s.format === "date-time" ? MIN_DATETIME_SIZE_JSON : s.format === "duration" ? MIN_DURATION_SIZE_JSON : 2;
     case "array":
       return 2;
     case "object": {
@@ -126,7 +129,7 @@ class Estimator {
 
   /**
    * The shape of a value of `schema`, as the platform's size estimator gives it: a
-   * string's maxLength counts 4 bytes a character; dates and date-times their JSON
+   * string's maxLength counts 4 bytes a character; dates, date-times and durations their JSON
    * size; numbers and booleans size 0; unbounded values the caller's size.
    */
   shapeOf(schema: Schema | undefined): Shape {
@@ -139,6 +142,7 @@ class Estimator {
         if (schema.maxLength !== undefined) return shape(Math.max(0, schema.maxLength) * 4);
         if (schema.format === "date") return shape(JSON_DATE_SIZE);
         if (schema.format === "date-time") return shape(MAX_DATETIME_SIZE_JSON);
+        if (schema.format === "duration") return shape(MAX_DURATION_SIZE_JSON);
         const values = (schema.enum ?? []).filter((v): v is string => typeof v === "string");
         if (values.length > 0) return shape(Math.max(...values.map((v) => Buffer.byteLength(v))));
         return shape(this.sizes.unbounded(schema));

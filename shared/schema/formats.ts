@@ -237,6 +237,35 @@ export function isDate(value: string): boolean {
   return m !== null && validDate(m[1], m[2], m[3]);
 }
 
+/** The units of Go's `time.ParseDuration`, both spellings of micro included. */
+const goDurationRe = /^[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|\u00b5s|\u03bcs|ms|s|m|h))+$/;
+/** The OpenAPI validator's second chance: `<digits> <unit>` anywhere in the text. */
+const durationPartRe = /(\d+)\s*([A-Za-z\u00b5]+)/g;
+/** Unit spellings by unit; the last of each group also matches as a prefix (`hours`, `minutes`). */
+const DURATION_UNITS: readonly (readonly string[])[] = [["ns", "nano"], ["us", "\u00b5s", "micro"], ["ms", "milli"], ["s", "sec"], ["m", "min"], ["h", "hr", "hour"], ["d", "day"], ["w", "wk", "week"]];
+const MAX_INT64 = 2n ** 63n - 1n;
+
+function isDurationUnit(unit: string): boolean {
+  return DURATION_UNITS.some((variants) => variants.some((v, i) => v === unit || (i === variants.length - 1 && unit.startsWith(v))));
+}
+
+/**
+ * The OpenAPI `duration` format: what Go's `time.ParseDuration` accepts (`1h30m`,
+ * `1.5s`, `-0`), else at least one `<integer> <unit>` part with a unit of ns, us,
+ * ms, s, m, h, d or w spelled short or long (`3 days`, `2 hours`); an integer
+ * beyond int64 fails the whole value, as the validator's Atoi does. Overflow of the
+ * Go form falls through to the second form, as it does there.
+ */
+export function isDuration(value: string): boolean {
+  if (goDurationRe.test(value) || /^[-+]?0$/.test(value)) return true;
+  let ok = false;
+  for (const [, digits, unit] of value.matchAll(durationPartRe)) {
+    if (BigInt(digits) > MAX_INT64) return false;
+    if (isDurationUnit(unit.toLowerCase())) ok = true;
+  }
+  return ok;
+}
+
 /** Standard base64 with padding (the encoding of `[]byte` fields). */
 export function isBase64(value: string): boolean {
   return value.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(value) && !/=[^=]/.test(value);
@@ -280,7 +309,7 @@ export function isIP(value: string): boolean {
  * Formats checked the way the OpenAPI validator does: a failure reads
  * `<path> in body must be of type <format>: "<value>"` rather than a detail list.
  */
-export const OPENAPI_TYPE_FORMATS: ReadonlySet<SchemaFormat> = new Set<SchemaFormat>(["byte", "date-time", "date", "uid", "ip"]);
+export const OPENAPI_TYPE_FORMATS: ReadonlySet<SchemaFormat> = new Set<SchemaFormat>(["byte", "date-time", "date", "duration", "uid", "ip"]);
 
 /**
  * Checks one value against a format. Strings are checked for string formats,
@@ -311,6 +340,8 @@ export function checkFormat(format: SchemaFormat, value: unknown): string[] {
       return isDateTime(value) ? [] : [`must be of type ${format}`];
     case "date":
       return isDate(value) ? [] : [`must be of type ${format}`];
+    case "duration":
+      return isDuration(value) ? [] : [`must be of type ${format}`];
     case "byte":
       return isBase64(value) ? [] : [`must be of type ${format}`];
     case "uid":

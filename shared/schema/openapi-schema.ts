@@ -24,7 +24,7 @@ export interface ConvertContext {
 }
 
 /** Formats that OpenAPI readers know; the others are validator-internal. */
-const PUBLISHED_FORMATS: ReadonlySet<SchemaFormat> = new Set<SchemaFormat>(["int32", "int64", "double", "byte", "date-time", "date"]);
+const PUBLISHED_FORMATS: ReadonlySet<SchemaFormat> = new Set<SchemaFormat>(["int32", "int64", "double", "byte", "date-time", "date", "duration"]);
 
 export function refPrefix(v3: boolean): string {
   return v3 ? "#/components/schemas/" : "#/definitions/";

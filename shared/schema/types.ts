@@ -20,6 +20,7 @@ export type SchemaFormat =
   | "byte"
   | "date-time"
   | "date"
+  | "duration"
   | "quantity"
   | "dns1123-label"
   | "dns1123-subdomain"

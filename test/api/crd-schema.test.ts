@@ -51,6 +51,7 @@ function gadgetCrd(extraSpec: Obj = {}): Obj {
                       items: { type: "object", required: ["name"], properties: { name: { type: "string" }, port: { type: "integer" } } },
                     },
                     tags: { type: "array", items: { type: "string" } },
+                    timeout: { type: "string", format: "duration" },
                     ...extraSpec,
                   },
                 },
@@ -85,6 +86,16 @@ describe("schema engine on custom resources", () => {
     const msg = bad.json<{ message: string }>().message;
     expect(msg).toContain('spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"');
     expect(msg).toContain('spec.count: Invalid value: "string": spec.count in body must be of type integer: "string"');
+  });
+
+  it("checks format: duration as the OpenAPI validator does", async () => {
+    for (const [i, timeout] of ["90s", "1h30m", "3 days"].entries()) {
+      const ok = await api.admin.post(base, gadget(`dur${i}`, { timeout }));
+      expect(ok.status, ok.text).toBe(201);
+    }
+    const bad = await api.admin.post(base, gadget("dur-bad", { timeout: "soon" }));
+    expect(bad.status).toBe(422);
+    expect(bad.json<{ message: string }>().message).toContain('spec.timeout: Invalid value: "soon": spec.timeout in body must be of type duration: "soon"');
   });
 
   it("matches patterns in linear time (RE2) and refuses a pattern that does not compile", async () => {

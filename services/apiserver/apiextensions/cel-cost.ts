@@ -2,45 +2,27 @@
  * The write-time cost check of a CRD's `x-…-validations` rules, as the platform's:
  * every rule and messageExpression gets the static worst-case estimate of shared/cel
  * (estimate.ts: sizes from the node's schema, unbounded strings, lists and maps sized
- * by what fits into a 3 MiB request; `format: duration` strings sized here), times the most times it can run in one object
+ * by what fits into a 3 MiB request), times the most times it can run in one object
  * (the product of the maxItems/maxProperties, or request-bounded sizes, of the lists
  * and maps above it). A rule over 10,000,000 is refused (Forbidden on
  * `…rule`/`…messageExpression`); so is a schema whose rules total over 100,000,000
  * (Forbidden on `…openAPIV3Schema`, and on each of the most expensive rules that make
  * up the excess). Pure.
  */
-import { costErrorMessage, MAX_REQUEST_SIZE_BYTES, requestBoundedSize, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from "../../../shared/cel/index.ts";
+import { costErrorMessage, requestBoundedSize, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from "../../../shared/cel/index.ts";
 import type { ExtensionNames } from "../../../shared/platform/index.ts";
 import { fieldErrors } from "../../../shared/schema/field-errors.ts";
 import type { FieldError, Schema } from "../../../shared/schema/types.ts";
 import { isObject } from "../storage/object.ts";
 import { optionalOldSelfOf, ruleProgram } from "./cel-rules.ts";
-import { convertNode, isDurationString } from "./schema.ts";
+import { convertNode } from "./schema.ts";
 
 const MAX_DEPTH = 256;
-
-/** The platform's JSON sizes of a duration: the shortest (`"0"`) and the longest text. */
-const MIN_DURATION_SIZE_JSON = 3;
-const MAX_DURATION_SIZE_JSON = 32;
-
-/**
- * The size of an unbounded value, as the platform sizes it: a duration string its
- * longest text; lists and maps of durations by what fits into a request at the
- * duration's smallest size (a comma per item, `"":` and a comma per map entry);
- * anything else shared/cel's `requestBoundedSize`.
- */
-export function unboundedSize(schema: Schema | undefined): number {
-  if (isDurationString(schema)) return MAX_DURATION_SIZE_JSON;
-  const room = MAX_REQUEST_SIZE_BYTES - 2;
-  if (schema?.type === "array" && isDurationString(schema.items)) return Math.floor(room / (MIN_DURATION_SIZE_JSON + 1));
-  if (schema?.type === "object" && isDurationString(schema.additionalProperties)) return Math.floor(room / (MIN_DURATION_SIZE_JSON + 6));
-  return requestBoundedSize(schema);
-}
 
 /** The estimated cost of one evaluation of `source` on a value of `schema` (the converted node); undefined when it does not compile. */
 export function estimateRuleCost(source: string, schema: Schema, optionalOldSelf = false): number | undefined {
   try {
-    return ruleProgram(source, optionalOldSelf).estimateCost({ variables: { self: schema, oldSelf: schema }, unbounded: unboundedSize });
+    return ruleProgram(source, optionalOldSelf).estimateCost({ variables: { self: schema, oldSelf: schema }, unbounded: requestBoundedSize });
   } catch {
     return undefined;
   }
@@ -49,7 +31,7 @@ export function estimateRuleCost(source: string, schema: Schema, optionalOldSelf
 /** How many values a list or map of this (converted) schema holds at most. */
 function bound(schema: Schema): number {
   const declared = schema.type === "array" ? schema.maxItems : schema.maxProperties;
-  return declared ?? unboundedSize(schema);
+  return declared ?? requestBoundedSize(schema);
 }
 
 /** Cost errors of every rule of a version's schema (`base` is `…schema.openAPIV3Schema`). */

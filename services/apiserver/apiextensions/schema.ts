@@ -6,8 +6,7 @@
  *
  * The root's `metadata` is replaced by ObjectMeta, and `apiVersion`/`kind` are
  * strings, as the platform does. Formats the engine does not know are ignored
- * (as the platform ignores unknown formats), except that a `duration` string is
- * marked for the rule cost estimate (`isDurationString`). Never throws: the CRD was
+ * (as the platform ignores unknown formats). Never throws: the CRD was
  * validated (structural) before it is served; anything else is skipped.
  */
 import { objectMeta } from "../../../shared/api/groups/meta-v1.ts";
@@ -24,21 +23,9 @@ const FORMATS: Readonly<Record<string, SchemaFormat>> = {
   byte: "byte",
   "date-time": "date-time",
   date: "date",
+  duration: "duration",
 };
 const MAX_DEPTH = 256;
-
-/**
- * Converted nodes of `type: string, format: duration`. The shared schema has no
- * duration format (it would have to be checked and sized there), so the fact is kept
- * beside the converted node for the rule cost estimate, which sizes such strings as
- * the platform does (cel-cost.ts).
- */
-const durationStrings = new WeakSet<Schema>();
-
-/** True for a converted node of a `format: duration` string. */
-export function isDurationString(schema: Schema | undefined): boolean {
-  return schema !== undefined && durationStrings.has(schema);
-}
 
 type Json = Record<string, unknown>;
 
@@ -62,7 +49,6 @@ export function convertNode(node: unknown, ext: ExtensionNames, depth = 0): Sche
     if ((f === "int32" || f === "int64") === (s.type === "integer") || (f === "double" && s.type === "number")) s.format = f;
     else if (s.type === "string" && f !== "int32" && f !== "int64" && f !== "double") s.format = f;
   }
-  if (n.format === "duration" && s.type === "string") durationStrings.add(s);
   if (n.default !== undefined) s.default = n.default;
   if (n.nullable === true) s.nullable = true;
   if (Array.isArray(n.enum)) s.enum = n.enum as Array<string | number>;
