@@ -1,6 +1,6 @@
 /**
  * The request path through a real replica over HTTPS: Audit-ID on every answer,
- * unknown methods, per-user in-flight fairness with bodies that never arrive, the
+ * unknown methods, the in-flight limit with bodies that never arrive, the
  * request deadline, system:masters, and what the log says about a request.
  */
 import { readFile } from "node:fs/promises";
@@ -74,7 +74,7 @@ describe("request path over HTTPS", () => {
       requestTimeoutMs: 3000,
       maxMutatingRequestsInFlight: 8,
       maxRequestsInFlight: 8,
-      // the per-user in-flight limit is what this file tests (APF has its own tests)
+      // the in-flight limit is what this file tests (APF has its own tests)
       enablePriorityAndFairness: false,
       log: (level, msg, fields) => lines.push({ level, msg, fields: fields ?? {} }),
     });
@@ -135,30 +135,30 @@ describe("request path over HTTPS", () => {
     });
   });
 
-  it("keeps one user's stalled bodies to its share, serves other users and system:masters meanwhile, and frees the seats at the deadline", async () => {
+  it("holds a full pool with stalled bodies, refuses every other user but system:masters, and frees the seats at the deadline", async () => {
     const url = api.replica.url;
-    const stalled = Array.from({ length: 8 }, () => stalledPost(url, api.ca, mallory, CONFIGMAPS));
-    // A lone user holds at most half of the 8 mutating seats: 4 wait for their bodies, 4 are refused at once.
+    // The platform's max-in-flight filter has no per-user share: one user may take the whole pool.
+    const stalled = Array.from({ length: 10 }, () => stalledPost(url, api.ca, mallory, CONFIGMAPS));
+    // 8 wait for their bodies on the 8 mutating seats, 2 are refused at once.
     const settled: Answer[] = [];
     for (const s of stalled) void s.answer.then((a) => settled.push(a));
-    await until("four refusals", () => (settled.length >= 4 ? true : undefined));
-    expect(settled.slice(0, 4).map((a) => a.status)).toEqual([429, 429, 429, 429]);
+    await until("two refusals", () => (settled.length >= 2 ? true : undefined));
+    expect(settled.slice(0, 2).map((a) => a.status)).toEqual([429, 429]);
     const refusal = settled[0];
     expect(refusal.headers["retry-after"]).toBe("1");
     expect(refusal.body).toMatchObject({ kind: "Status", status: "Failure", code: 429, reason: "TooManyRequests", message: "Too many requests, please try again later.", details: { retryAfterSeconds: 1 } });
 
-    // Meanwhile: another user's write, the admin's write, and mallory's next write is still refused.
-    const byAlice = await asAlice.request("POST", CONFIGMAPS, { body: configMap("from-alice") });
-    expect(byAlice.status).toBe(201);
+    // Meanwhile: another user's write is refused (the pool is full), the admin's is served without a seat.
+    expect((await asAlice.request("POST", CONFIGMAPS, { body: configMap("from-alice") })).status).toBe(429);
     const byAdmin = await api.admin.request("POST", CONFIGMAPS, { body: configMap("from-admin") });
     expect(byAdmin.status).toBe(201);
     expect((await asMallory.request("POST", CONFIGMAPS, { body: configMap("too-early") })).status).toBe(429);
-    expect(settled.length).toBe(4);
+    expect(settled.length).toBe(2);
 
     // At the deadline the stalled requests end with the platform's 504 and their seats come back.
     const all = await Promise.all(stalled.map((s) => s.answer));
     const timedOut = all.filter((a) => a.status === 504);
-    expect(timedOut).toHaveLength(4);
+    expect(timedOut).toHaveLength(8);
     for (const a of timedOut) {
       expect(a.body).toMatchObject({ kind: "Status", status: "Failure", code: 504, reason: "Timeout", message: "Timeout: request did not complete within requested timeout - context deadline exceeded" });
       expect(a.headers.connection).toBe("close");
@@ -173,8 +173,8 @@ describe("request path over HTTPS", () => {
         .split("\n")
         .filter((l) => l.startsWith("apiserver_request_terminations_total{") && l.includes(`code="${code}"`) && l.includes('resource="configmaps"') && l.includes('verb="POST"'))
         .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
-    expect(terminations(429)).toBe(5);
-    expect(terminations(504)).toBe(4);
+    expect(terminations(429)).toBe(4);
+    expect(terminations(504)).toBe(8);
 
     // Every log line of a timed-out request carries its Audit-ID.
     const id = String(timedOut[0].headers["audit-id"]);

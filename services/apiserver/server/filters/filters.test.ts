@@ -192,7 +192,7 @@ describe("filters", () => {
   });
 
   it("with-priority-and-fairness gives the seat back when the deadline aborts the request", async () => {
-    const limiter = new InFlightLimiter({ maxReadOnly: 1, maxMutating: 1, minUserSeats: 1 });
+    const limiter = new InFlightLimiter({ maxReadOnly: 1, maxMutating: 1 });
     let finish: (() => void) | undefined;
     const stalled: Handler = () => new Promise((resolve) => (finish = () => resolve(new Response("late"))));
     const filters = [withRequestInfo, withTimeout(50), withWarnings, withPriorityAndFairness(limiter)];
@@ -207,7 +207,7 @@ describe("filters", () => {
   });
 
   it("with-priority-and-fairness holds a streamed response's seat until it closes or the hold limit passes", async () => {
-    const limiter = new InFlightLimiter({ maxReadOnly: 1, maxMutating: 1, minUserSeats: 1 });
+    const limiter = new InFlightLimiter({ maxReadOnly: 1, maxMutating: 1 });
     const open = () => {
       const ctx = ctxFor("GET", "/api/v1/namespaces/ns/configmaps");
       ctx.user = alice;
@@ -232,7 +232,7 @@ describe("filters", () => {
   });
 
   it("with-priority-and-fairness does not count long-running requests", async () => {
-    const limiter = new InFlightLimiter({ maxReadOnly: 1, maxMutating: 1, minUserSeats: 1 });
+    const limiter = new InFlightLimiter({ maxReadOnly: 1, maxMutating: 1 });
     const seen: number[] = [];
     const ctx = ctxFor("GET", "/api/v1/pods?watch=1");
     ctx.user = alice;

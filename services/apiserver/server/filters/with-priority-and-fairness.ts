@@ -13,7 +13,7 @@
  *
  * In-flight limit (an `InFlightLimiter`): every
  * request that is not long-running takes one seat of the read-only or mutating pool
- * for the acting user (a large list too: the platform's max-in-flight filter counts
+ * (a large list too: the platform's max-in-flight filter counts
  * requests and has no work estimate), or is refused with 429. Seats
  * come back when the response is over: its body written out (a streamed list holds
  * its seats while the client reads it) or the client gone (`ctx.outgoing`'s
@@ -123,13 +123,11 @@ export function withPriorityAndFairness(
   return (next) => async (ctx) => {
     const info = infoOf(ctx);
     if (isLongRunning(info)) return next(ctx);
-    const user = userOf(ctx);
     let giveBack: () => void;
     try {
       giveBack = limiter.acquire({
         pool: MUTATING.has(info.verb) ? "mutating" : "readOnly",
-        user: user.username,
-        privileged: user.groups.includes(PRIVILEGED_GROUP),
+        privileged: userOf(ctx).groups.includes(PRIVILEGED_GROUP),
       });
     } catch (err) {
       ctx.terminated = true;
