@@ -8,11 +8,13 @@
  * `<profileDir>/on` or `/off` when it stops. With `baselineRoot` (a checkout of another
  * commit with its own node_modules or a link to these), the second replica runs that
  * tree's apiserver with APF on instead: old and new dispatch side by side over one store.
+ * With `APF_LOOP_PROBE_DIR` set, each replica preloads apf-loop-probe.ts (event-loop delay).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { ensurePki } from "../../services/apiserver/server/certs.ts";
 import { REPO_ROOT, spawnStoreNode, stopChild, waitForStore } from "../../services/store/server/node-process.ts";
 import { getProfile, type PlatformProfile } from "../../shared/platform/index.ts";
@@ -88,9 +90,12 @@ export async function startApfServers(opts: ApfServersOptions): Promise<ApfServe
     const replica = async (apf: boolean, root = REPO_ROOT, side = apf ? "on" : "off"): Promise<{ url: string; child: ChildProcess }> => {
       const port = await freePort();
       const profiling = opts.profileDir ? ["--cpu-prof", "--cpu-prof-dir", join(opts.profileDir, side)] : [];
+      const probe = process.env.APF_LOOP_PROBE_DIR ? ["--import", pathToFileURL(join(REPO_ROOT, "test", "bench", "apf-loop-probe.ts")).href] : [];
       const args = [
         ...profiling,
-        "--import", "tsx", join(root, "services", "apiserver", "main.ts"),
+        "--import", "tsx",
+        ...probe,
+        join(root, "services", "apiserver", "main.ts"),
         "--data-dir", pkiDir,
         "--secure-port", String(port),
         "--profile", profile.id,

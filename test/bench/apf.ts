@@ -65,8 +65,11 @@
  * decrypting ~1.3 MB per list shares the cores. The off side was no flood: the in-flight
  * limiter sized a list by the work estimate (10 of its pool's 20 seats, the user's fair
  * share), so the noisy tenant got ~14,000 429s a round and 110-120 lists served; it now
- * counts each request as one seat, as the platform's max-in-flight filter does, and the
- * noisy tenant holds its fair share of the pool (6 of 20 seats with two users).
+ * counts each request as one seat, as the platform's max-in-flight filter does, and has
+ * no per-user share (the platform's has none): the noisy tenant's 16 lists hold 16 of the
+ * pool's 20 seats and none is refused (with a per-user share, 2,000-2,700 were a round).
+ * `APF_LOOP_PROBE_DIR=<dir>` also prints each replica's event-loop delay (p50/p90/p99/max,
+ * apf-loop-probe.ts) and utilization over the tenant's unloaded and loaded phases.
  * The per-round queue figures (load 11-21, before priming): in the first round the level
  * went from 2 to 19 seats during the loaded phase and 472 of 910 dispatched requests
  * waited (mean 182 ms; tenant p99 278.8 ms); in later rounds, at 19 seats with 16
@@ -84,11 +87,12 @@
  * 1.40 / 3.10 / 3.73 new against 2.78 / 2.96 / 5.26 old (per-round new/old 0.47 / 0.71 /
  * 1.10; goal line 3.73x), server CPU per list 0.90 / 1.06 / 1.13.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PlatformProfile } from "../../shared/platform/index.ts";
 import { HttpsClient } from "../support/https-client.ts";
 import type { ApfLoadReply, ApfLoadRequest } from "./apf-load.ts";
+import type { LoopDelay } from "./apf-loop-probe.ts";
 import { startApfServers, type TokenUser } from "./apf-servers.ts";
 import { ChildChannel } from "./child-channel.ts";
 import { renderSummary, summarizeProfile } from "./cpu-profile-summary.ts";
@@ -185,6 +189,38 @@ function describeLevel(before: LevelSample, after: LevelSample): string {
   return `; global-default: limit ${before.limit} -> ${after.limit} seats, ${after.executing} executing, ${queued} of ${n} dispatched waited (${over5} over 5 ms, mean ${meanMs.toFixed(1)} ms)`;
 }
 
+/**
+ * The replica's event-loop delay since the previous call (apf-loop-probe.ts), when
+ * `APF_LOOP_PROBE_DIR` is set: the probe writes it on SIGUSR2 and starts anew.
+ */
+async function loopDelay(pid: number | undefined): Promise<LoopDelay | undefined> {
+  const dir = process.env.APF_LOOP_PROBE_DIR;
+  if (!dir || pid === undefined) return undefined;
+  const file = join(dir, `${pid}.json`);
+  const before = readIfAny(file);
+  process.kill(pid, "SIGUSR2");
+  for (let i = 0; i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    const text = readIfAny(file);
+    if (text !== undefined && text !== before) return JSON.parse(text) as LoopDelay;
+  }
+  return undefined;
+}
+
+function readIfAny(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function describeLoop(name: string, d: LoopDelay | undefined): string {
+  if (!d) return "";
+  const f = (v: number) => v.toFixed(1);
+  return `; loop ${name}: delay p50 ${f(d.p50)} / p90 ${f(d.p90)} / p99 ${f(d.p99)} / max ${f(d.max)} ms, utilization ${(d.utilization * 100).toFixed(0)}%`;
+}
+
 function printProfiles(dir: string, title: string): void {
   for (const file of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))) {
     const profile = JSON.parse(readFileSync(join(dir, file), "utf8")) as Parameters<typeof summarizeProfile>[0];
@@ -203,6 +239,7 @@ export async function benchApf(): Promise<Record<string, number>> {
   const warmupMs = Number(process.env.APF_WARMUP_MS ?? 500);
   const primeMs = Number(process.env.APF_PRIME_MS ?? 21_000);
   const names = baselineRoot ? { on: "APF new", off: "APF old" } : { on: "APF on ", off: "APF off" };
+  if (process.env.APF_LOOP_PROBE_DIR) mkdirSync(process.env.APF_LOOP_PROBE_DIR, { recursive: true });
   const env = await startApfServers({ users: USERS, inflight, profileDir, baselineRoot });
   const noisy = new ChildChannel<ApfLoadRequest, ApfLoadReply>(new URL("./apf-load.ts", import.meta.url));
   const clients = {
@@ -225,7 +262,9 @@ export async function benchApf(): Promise<Record<string, number>> {
     const unloaded = { on: [] as number[], off: [] as number[] };
     const cpuPerListMs = { on: [] as number[], off: [] as number[] };
     const loadedRound = async (side: "on" | "off"): Promise<number> => {
+      await loopDelay(env.pids[side]);
       unloaded[side].push(await tenantP99(clients[side], gets));
+      const loopUnloaded = await loopDelay(env.pids[side]);
       const cpuAtFlood = cpuSeconds(env.pids[side]);
       await noisy.ask({ type: "flood", url: env.urls[side], ca: env.ca, token: "token-noisy", path: `/api/v1/namespaces/${NS}/configmaps`, concurrency: flood }, "flooding");
       const floodStart = performance.now();
@@ -234,7 +273,9 @@ export async function benchApf(): Promise<Record<string, number>> {
       const levelBefore = measured ? await sampleLevel(admins[side]) : undefined;
       const cpuBefore = cpuSeconds(env.pids[side]);
       const t0 = performance.now();
+      await loopDelay(env.pids[side]);
       const loaded = await tenantP99(clients[side], gets);
+      const loopLoaded = await loopDelay(env.pids[side]);
       const serverCpu = (cpuSeconds(env.pids[side]) - cpuBefore) / ((performance.now() - t0) / 1000);
       const seats = levelBefore ? describeLevel(levelBefore, await sampleLevel(admins[side])) : "";
       const floodMs = performance.now() - floodStart;
@@ -243,7 +284,7 @@ export async function benchApf(): Promise<Record<string, number>> {
       const cpuPerList = ((cpuSeconds(env.pids[side]) - cpuAtFlood) * 1000) / Math.max(1, stopped.ok);
       cpuPerListMs[side].push(cpuPerList);
       process.stdout.write(
-        `  ${names[side]}: tenant p99 ${unloaded[side].at(-1)?.toFixed(1)} ms unloaded, ${loaded.toFixed(1)} ms under the flood (noisy lists: ${stopped.ok} served, ${stopped.rejected} refused, ${stopped.other} other; server process ${(serverCpu * 100).toFixed(0)}% CPU, ${cpuPerList.toFixed(1)} ms CPU per list, flood client ${((stopped.cpuMs / floodMs) * 100).toFixed(0)}% CPU${seats}, ${machineLoad()})\n`,
+        `  ${names[side]}: tenant p99 ${unloaded[side].at(-1)?.toFixed(1)} ms unloaded, ${loaded.toFixed(1)} ms under the flood (noisy lists: ${stopped.ok} served, ${stopped.rejected} refused, ${stopped.other} other; server process ${(serverCpu * 100).toFixed(0)}% CPU, ${cpuPerList.toFixed(1)} ms CPU per list, flood client ${((stopped.cpuMs / floodMs) * 100).toFixed(0)}% CPU${seats}${describeLoop("unloaded", loopUnloaded)}${describeLoop("under the flood", loopLoaded)}, ${machineLoad()})\n`,
       );
       return loaded;
     };
