@@ -17,10 +17,10 @@
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { constrainLabels, type LabelAllowList } from "./metric-label-allowlist.ts";
-import { SeriesCounter, SeriesHistogram } from "./series.ts";
+import { SeriesCounter, SeriesGauge, SeriesHistogram } from "./series.ts";
 
-export type { CounterSeries, HistogramSeries } from "./series.ts";
-export { SeriesCounter, SeriesHistogram };
+export type { CounterSeries, GaugeSeries, HistogramSeries } from "./series.ts";
+export { SeriesCounter, SeriesGauge, SeriesHistogram };
 export { seriesByValues } from "./series.ts";
 
 export type StabilityLevel = "INTERNAL" | "ALPHA" | "BETA" | "STABLE";
@@ -169,8 +169,9 @@ export class MetricsRegistry {
     return this.bounded(new SeriesCounter<L>(this.common(d)), d);
   }
 
-  gauge<L extends string>(d: MetricDeclaration<L>): Gauge<L> {
-    return this.bounded(new Gauge<L>(this.common(d)), d);
+  /** A gauge; `series(labels)` holds one label tuple whose deltas a hot path records (series.ts). */
+  gauge<L extends string>(d: MetricDeclaration<L>): SeriesGauge<L> {
+    return this.bounded(new SeriesGauge<L>(this.common(d)), d);
   }
 
   /** A histogram; `series(labels)` holds one label tuple for a hot path (series.ts). */

@@ -1,8 +1,8 @@
-import { Counter, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { parseAllowMetricLabels } from "./metric-label-allowlist.ts";
 import { MetricsRegistry } from "./metrics.ts";
-import { SeriesCounter, SeriesHistogram, seriesByValues } from "./series.ts";
+import { SeriesCounter, SeriesGauge, SeriesHistogram, seriesByValues } from "./series.ts";
 
 const NAMES = ["verb", "code"] as const;
 type L = (typeof NAMES)[number];
@@ -67,6 +67,43 @@ describe("held series", () => {
     expect(text).toContain('demo_seconds_bucket{le="0.1",verb="GET",code="200"} 5');
     expect(text).toContain('demo_seconds_count{verb="GET",code="200"} 9');
     expect((await h.get()).values).toEqual((await p.get()).values);
+  });
+
+  it("a gauge's series exports what prom-client's inc and dec export, a tuple that sums to zero included", async () => {
+    const ours = new Registry();
+    const plain = new Registry();
+    const g = new SeriesGauge<L>({ name: "demo_current", help: "G.", labelNames: [...NAMES], registers: [ours] });
+    const p = new Gauge<L>({ name: "demo_current", help: "G.", labelNames: [...NAMES], registers: [plain] });
+    const get = g.series({ verb: "GET", code: "200" });
+    for (let i = 0; i < 5; i++) get.inc();
+    get.dec(2);
+    get.inc(0.5);
+    g.inc({ verb: "GET", code: "200" }, 3);
+    const zero = g.series({ code: "404", verb: "GET" });
+    zero.inc(2);
+    zero.dec(2);
+    for (let i = 0; i < 5; i++) p.inc({ verb: "GET", code: "200" });
+    p.dec({ verb: "GET", code: "200" }, 2);
+    p.inc({ verb: "GET", code: "200" }, 0.5);
+    p.inc({ verb: "GET", code: "200" }, 3);
+    p.inc({ code: "404", verb: "GET" }, 0);
+    expect(await ours.metrics()).toBe(await plain.metrics());
+    expect(await ours.metrics()).toContain('demo_current{verb="GET",code="200"} 6.5');
+    expect(await ours.metrics()).toContain('demo_current{code="404",verb="GET"} 0');
+    // A second export does not add the flushed amounts again.
+    expect(await ours.metrics()).toBe(await plain.metrics());
+    // A set replaces what was pending for its tuple; later deltas add to it.
+    get.inc(10);
+    g.set({ verb: "GET", code: "200" }, 1);
+    get.dec();
+    expect(await ours.metrics()).toContain('demo_current{verb="GET",code="200"} 0');
+    get.inc();
+    g.reset();
+    expect(await ours.metrics()).not.toContain('verb="GET"');
+    get.inc();
+    g.remove("GET", "200");
+    expect(await ours.metrics()).not.toContain('verb="GET"');
+    expect(() => get.inc(Number.POSITIVE_INFINITY)).toThrow(/not a valid number/);
   });
 
   it("observing through a held series reads no label object", () => {

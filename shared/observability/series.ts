@@ -11,15 +11,23 @@
  *   added to them when both paths record the same tuple;
  * - label values are checked (names, allow list of metric-label-allowlist.ts) when the
  *   series is created, not per observation.
- * Counters flush a series' pending amount through prom-client's own `inc` before each
- * export; histograms keep a series' buckets themselves and merge them into the export
+ * Counters and gauges flush a series' pending amount through prom-client's own `inc` before
+ * each export (a gauge's `set` of a held tuple drops the amount still pending for it: the
+ * value set replaces what came before); histograms keep a series' buckets themselves and merge them into the export
  * (prom-client's `get` reads the merged `getForPromString`).
  */
-import { Counter, Histogram, type CounterConfiguration, type HistogramConfiguration, type LabelValues, type MetricObjectWithValues, type MetricValueWithName } from "prom-client";
+import { Counter, Gauge, Histogram, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration, type LabelValues, type MetricObjectWithValues, type MetricValueWithName } from "prom-client";
 
 export interface CounterSeries {
   /** Adds `by` (default 1; must be finite and not negative). */
   inc(by?: number): void;
+}
+
+export interface GaugeSeries {
+  /** Adds `by` (default 1; any finite number). */
+  inc(by?: number): void;
+  /** Subtracts `by` (default 1). */
+  dec(by?: number): void;
 }
 
 export interface HistogramSeries {
@@ -99,6 +107,89 @@ export class SeriesCounter<L extends string> extends Counter<L> {
     const labels = labelsOfArgs(this.labelNamesOf(), args);
     const s = this.held.get(keyOf(this.labelNamesOf(), labels));
     if (s) s.pending = 0;
+    (super.remove as (...a: unknown[]) => void)(...args);
+  }
+
+  private labelNamesOf(): readonly string[] {
+    return (this as unknown as { labelNames: string[] }).labelNames;
+  }
+
+  private nameOf(): string {
+    return (this as unknown as { name: string }).name;
+  }
+}
+
+class PendingDelta implements GaugeSeries {
+  pending = 0;
+  /** Changed since the last flush (a change that sums to 0 still makes the series exist, as prom-client's `inc` does). */
+  dirty = false;
+  constructor(readonly labels: Readonly<Record<string, string | number>>) {}
+
+  inc(by = 1): void {
+    if (!Number.isFinite(by)) throw new TypeError(`Value is not a valid number: ${by}`);
+    this.pending += by;
+    this.dirty = true;
+  }
+
+  dec(by = 1): void {
+    this.inc(-by);
+  }
+
+  drop(): void {
+    this.pending = 0;
+    this.dirty = false;
+  }
+}
+
+/** A Gauge with held series (`series(labels)`) for deltas on a hot path (`inc`/`dec`). */
+export class SeriesGauge<L extends string> extends Gauge<L> {
+  private readonly held = new Map<string, PendingDelta>();
+
+  constructor(config: GaugeConfiguration<L>) {
+    super(config);
+    const self = this as unknown as { collect?: Collect };
+    const own = self.collect;
+    self.collect = () => {
+      this.flush();
+      return own?.call(this);
+    };
+  }
+
+  series(labels: LabelValues<L>): GaugeSeries {
+    const names = this.labelNamesOf();
+    const key = keyOf(names, labels);
+    let s = this.held.get(key);
+    if (!s) {
+      checkNames(this.nameOf(), names, labels);
+      s = new PendingDelta({ ...(labels as Record<string, string | number>) });
+      this.held.set(key, s);
+    }
+    return s;
+  }
+
+  override set(...args: [LabelValues<L>, number] | [number]): void {
+    if (args.length === 2 && this.held.size > 0) this.held.get(keyOf(this.labelNamesOf(), args[0]))?.drop();
+    (super.set as (...a: unknown[]) => void)(...args);
+  }
+
+  private flush(): void {
+    for (const s of this.held.values()) {
+      if (!s.dirty) continue;
+      const by = s.pending;
+      s.drop();
+      this.inc(s.labels as LabelValues<L>, by);
+    }
+  }
+
+  /** prom-client calls it from its constructor too, before `held` exists. */
+  override reset(): void {
+    if (this.held) for (const s of this.held.values()) s.drop();
+    super.reset();
+  }
+
+  override remove(...args: [LabelValues<L>] | string[]): void {
+    const names = this.labelNamesOf();
+    this.held.get(keyOf(names, labelsOfArgs(names, args)))?.drop();
     (super.remove as (...a: unknown[]) => void)(...args);
   }
 

@@ -1,13 +1,14 @@
 /**
  * The platform's `apiserver_flowcontrol_*` metrics (names, labels, buckets and stability
  * classes of release 1.35), declared on the replica's registry, and the observer that
- * keeps them for one priority level. Label objects are made once per (level, schema) and
- * reused on the request path. The metrics of a variable over time (`demand_seats`,
+ * keeps them for one priority level. The request path records through series held per
+ * (level, schema) (shared/observability/series.ts): no label object is validated or
+ * hashed per request. The metrics of a variable over time (`demand_seats`,
  * `priority_level_seat_utilization`) are timing ratio histograms, as the platform's: each
  * nanosecond the ratio holds is one observation (timing-histogram.ts), not each change.
  */
-import type { Counter, Gauge, Histogram } from "prom-client";
-import type { MetricsRegistry } from "../../../../shared/observability/metrics.ts";
+import type { Gauge } from "prom-client";
+import type { CounterSeries, GaugeSeries, HistogramSeries, MetricsRegistry, SeriesCounter, SeriesGauge, SeriesHistogram } from "../../../../shared/observability/metrics.ts";
 import type { DemandStats, LevelLimits } from "./concurrency-limits.ts";
 import type { QueueSetObserver, RejectReason } from "./queue-set.ts";
 import { exposeTimingHistogram } from "./timing-export.ts";
@@ -27,22 +28,22 @@ interface TimingFamilies {
 type PlFs = "priority_level" | "flow_schema";
 
 export interface FlowMetrics {
-  rejected: Counter<PlFs | "reason">;
-  dispatched: Counter<PlFs>;
-  inqueueRequests: Gauge<PlFs>;
-  inqueueSeats: Gauge<PlFs>;
-  executingRequests: Gauge<PlFs>;
-  executingSeats: Gauge<PlFs>;
-  waitDuration: Histogram<PlFs | "execute">;
-  executionSeconds: Histogram<PlFs | "type">;
-  workEstimatedSeats: Histogram<PlFs>;
-  watchCountSamples: Histogram<PlFs>;
+  rejected: SeriesCounter<PlFs | "reason">;
+  dispatched: SeriesCounter<PlFs>;
+  inqueueRequests: SeriesGauge<PlFs>;
+  inqueueSeats: SeriesGauge<PlFs>;
+  executingRequests: SeriesGauge<PlFs>;
+  executingSeats: SeriesGauge<PlFs>;
+  waitDuration: SeriesHistogram<PlFs | "execute">;
+  executionSeconds: SeriesHistogram<PlFs | "type">;
+  workEstimatedSeats: SeriesHistogram<PlFs>;
+  watchCountSamples: SeriesHistogram<PlFs>;
   nominalLimit: Gauge<"priority_level">;
   lowerLimit: Gauge<"priority_level">;
   upperLimit: Gauge<"priority_level">;
   currentLimit: Gauge<"priority_level">;
-  demandSeats: Histogram<"priority_level">;
-  seatUtilization: Histogram<"priority_level">;
+  demandSeats: SeriesHistogram<"priority_level">;
+  seatUtilization: SeriesHistogram<"priority_level">;
   demandHighWatermark: Gauge<"priority_level">;
   demandAverage: Gauge<"priority_level">;
   demandStdev: Gauge<"priority_level">;
@@ -131,19 +132,27 @@ export function declareFlowMetrics(m: MetricsRegistry, now: () => number = Date.
   };
 }
 
-interface FlowLabels {
+/** The series of one (level, schema), made on its first request and kept. */
+interface FlowSeries {
   plain: Readonly<Record<PlFs, string>>;
-  waitedExecute: Readonly<Record<PlFs | "execute", string>>;
-  waitedRejected: Readonly<Record<PlFs | "execute", string>>;
-  regular: Readonly<Record<PlFs | "type", string>>;
-  watch: Readonly<Record<PlFs | "type", string>>;
+  inqueueRequests: GaugeSeries;
+  inqueueSeats: GaugeSeries;
+  executingRequests: GaugeSeries;
+  executingSeats: GaugeSeries;
+  dispatched: CounterSeries;
+  waitedExecute: HistogramSeries;
+  waitedRejected: HistogramSeries;
+  regular: HistogramSeries;
+  watch: HistogramSeries;
+  estimatedSeats: HistogramSeries;
+  watchCount: HistogramSeries;
 }
 
 const MAX_FLOW_LABELS = 1024;
 
 /** The metrics of one priority level: what its queue set reports, and its limits. */
 export class LevelMetrics implements QueueSetObserver {
-  private readonly byFlow = new Map<string, FlowLabels>();
+  private readonly byFlow = new Map<string, FlowSeries>();
   private readonly level: Readonly<Record<"priority_level", string>>;
   /** Seats demanded (occupied plus waiting) over the denominator, in time. */
   private readonly demandRatio: TimingRatioHistogram;
@@ -164,16 +173,25 @@ export class LevelMetrics implements QueueSetObserver {
     m.timing.seatUtilization.set(priorityLevel, this.seatRatio);
   }
 
-  labels(flowSchema: string): FlowLabels {
+  /** The series of a schema's requests at this level (schemas past MAX_FLOW_LABELS are not kept: their series are looked up again). */
+  series(flowSchema: string): FlowSeries {
     let l = this.byFlow.get(flowSchema);
     if (!l) {
+      const m = this.m;
       const plain = { priority_level: this.priorityLevel, flow_schema: flowSchema };
       l = {
         plain,
-        waitedExecute: { ...plain, execute: "true" },
-        waitedRejected: { ...plain, execute: "false" },
-        regular: { ...plain, type: "regular" },
-        watch: { ...plain, type: "watch" },
+        inqueueRequests: m.inqueueRequests.series(plain),
+        inqueueSeats: m.inqueueSeats.series(plain),
+        executingRequests: m.executingRequests.series(plain),
+        executingSeats: m.executingSeats.series(plain),
+        dispatched: m.dispatched.series(plain),
+        waitedExecute: m.waitDuration.series({ ...plain, execute: "true" }),
+        waitedRejected: m.waitDuration.series({ ...plain, execute: "false" }),
+        regular: m.executionSeconds.series({ ...plain, type: "regular" }),
+        watch: m.executionSeconds.series({ ...plain, type: "watch" }),
+        estimatedSeats: m.workEstimatedSeats.series(plain),
+        watchCount: m.watchCountSamples.series(plain),
       };
       if (this.byFlow.size < MAX_FLOW_LABELS) this.byFlow.set(flowSchema, l);
     }
@@ -181,15 +199,15 @@ export class LevelMetrics implements QueueSetObserver {
   }
 
   waiting(flowSchema: string, deltaRequests: number, deltaSeats: number): void {
-    const l = this.labels(flowSchema).plain;
-    this.m.inqueueRequests.inc(l, deltaRequests);
-    this.m.inqueueSeats.inc(l, deltaSeats);
+    const l = this.series(flowSchema);
+    l.inqueueRequests.inc(deltaRequests);
+    l.inqueueSeats.inc(deltaSeats);
   }
 
   executing(flowSchema: string, deltaRequests: number, deltaSeats: number): void {
-    const l = this.labels(flowSchema).plain;
-    this.m.executingRequests.inc(l, deltaRequests);
-    this.m.executingSeats.inc(l, deltaSeats);
+    const l = this.series(flowSchema);
+    l.executingRequests.inc(deltaRequests);
+    l.executingSeats.inc(deltaSeats);
     if (deltaSeats !== 0) {
       this.seatsInUse += deltaSeats;
       this.seatRatio.setNumerator(this.m.now(), this.seatsInUse);
@@ -197,15 +215,15 @@ export class LevelMetrics implements QueueSetObserver {
   }
 
   dispatched(flowSchema: string, waitedMs: number): void {
-    const l = this.labels(flowSchema);
-    this.m.dispatched.inc(l.plain);
-    this.m.waitDuration.observe(l.waitedExecute, waitedMs / 1000);
+    const l = this.series(flowSchema);
+    l.dispatched.inc();
+    l.waitedExecute.observe(waitedMs / 1000);
   }
 
   rejected(flowSchema: string, reason: RejectReason, waitedMs: number): void {
-    const l = this.labels(flowSchema);
+    const l = this.series(flowSchema);
     this.m.rejected.inc({ ...l.plain, reason });
-    this.m.waitDuration.observe(l.waitedRejected, waitedMs / 1000);
+    l.waitedRejected.observe(waitedMs / 1000);
   }
 
   demand(seats: number): void {
@@ -213,16 +231,16 @@ export class LevelMetrics implements QueueSetObserver {
   }
 
   executed(flowSchema: string, seconds: number, watch: boolean): void {
-    const l = this.labels(flowSchema);
-    this.m.executionSeconds.observe(watch ? l.watch : l.regular, seconds);
+    const l = this.series(flowSchema);
+    (watch ? l.watch : l.regular).observe(seconds);
   }
 
   estimated(flowSchema: string, seats: number): void {
-    this.m.workEstimatedSeats.observe(this.labels(flowSchema).plain, seats);
+    this.series(flowSchema).estimatedSeats.observe(seats);
   }
 
   watchCount(flowSchema: string, watches: number): void {
-    this.m.watchCountSamples.observe(this.labels(flowSchema).plain, watches);
+    this.series(flowSchema).watchCount.observe(watches);
   }
 
   limits(limits: LevelLimits): void {
