@@ -37,6 +37,31 @@ describe("RequestHeaders", () => {
     expect(RequestHeaders.from(req, incoming(["Accept", "*/*"]).msg)).not.toBe(first);
   });
 
+  it("takes node's raw lines as they are: nothing is copied or lowercased until a header is asked for", () => {
+    const raw = ["Accept", "*/*", "User-Agent", "kubectl", "Authorization", "Bearer t", "Host", "h"];
+    let lineReads = 0;
+    const counted = new Proxy(raw, {
+      get(target, key, receiver) {
+        if (typeof key === "string" && /^\d+$/.test(key)) lineReads++;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const h = RequestHeaders.from(undefined, incoming(counted).msg);
+    expect(lineReads).toBe(0);
+    expect(h.get("authorization")).toBe("Bearer t");
+    expect(h.someNameWithPrefix("impersonate-", () => true)).toBe(false);
+    expect(h.names()).toEqual(["accept", "user-agent", "authorization", "host"]);
+  });
+
+  it("someNameWithPrefix tests only names with the prefix, lowercased", () => {
+    const h = RequestHeaders.from(undefined, incoming(["Accept", "a", "IMPERSONATE-Group", "g", "Impersonate-User", "u"]).msg);
+    const seen: string[] = [];
+    expect(h.someNameWithPrefix("impersonate-", (n) => (seen.push(n), n === "impersonate-user"))).toBe(true);
+    expect(seen).toEqual(["impersonate-group", "impersonate-user"]);
+    expect(h.someNameWithPrefix("x-remote-", () => true)).toBe(false);
+    expect(RequestHeaders.from(undefined, incoming(["Impersonat", "x"]).msg).someNameWithPrefix("impersonate-", () => true)).toBe(false);
+  });
+
   it("falls back to the fetch headers without a node request", () => {
     const req = new Request("https://example.com/api", { headers: { "Impersonate-Extra-Scopes": "view" } });
     const h = RequestHeaders.from(req);

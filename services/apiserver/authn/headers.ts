@@ -7,15 +7,23 @@
 import type { IncomingMessage } from "node:http";
 
 export class RequestHeaders {
-  /** Lowercased names and their values, one entry per header line, in order. */
-  private readonly keys: string[] = [];
-  private readonly vals: string[] = [];
+  /**
+   * Names as sent and their values, one line per pair (name, value, name, value, ...), in
+   * order: node's `rawHeaders` itself when there is one (never changed after parsing).
+   * Names are compared without case; the lowercased list is made only for `names()`.
+   */
+  private readonly lines: readonly string[];
+  private lowered?: string[];
 
-  constructor(lines: Iterable<readonly [string, string]>) {
-    for (const [k, v] of lines) {
-      this.keys.push(k.toLowerCase());
-      this.vals.push(v);
+  /** `lines`: pairs, or a flat name/value list kept as it is (the caller never changes it). */
+  constructor(lines: Iterable<readonly [string, string]> | { rawLines: readonly string[] }) {
+    if ("rawLines" in lines) {
+      this.lines = lines.rawLines.length % 2 === 0 ? lines.rawLines : lines.rawLines.slice(0, lines.rawLines.length - 1);
+      return;
     }
+    const flat: string[] = [];
+    for (const [k, v] of lines) flat.push(k, v);
+    this.lines = flat;
   }
 
   /**
@@ -27,16 +35,7 @@ export class RequestHeaders {
     const known = owner && perRequest.get(owner);
     if (known) return known;
     const raw = incoming?.rawHeaders;
-    let headers: RequestHeaders;
-    if (raw && raw.length > 0) {
-      headers = new RequestHeaders([]);
-      for (let i = 0; i + 1 < raw.length; i += 2) {
-        headers.keys.push(raw[i].toLowerCase());
-        headers.vals.push(raw[i + 1]);
-      }
-    } else {
-      headers = new RequestHeaders(req ? [...req.headers.entries()] : []);
-    }
+    const headers = new RequestHeaders(raw && raw.length > 0 ? { rawLines: raw } : req ? [...req.headers.entries()] : []);
     if (owner) perRequest.set(owner, headers);
     return headers;
   }
@@ -52,31 +51,64 @@ export class RequestHeaders {
 
   /** The first value of a header (case-insensitive name). */
   get(name: string): string | undefined {
-    const i = this.keys.indexOf(name.toLowerCase());
-    return i < 0 ? undefined : this.vals[i];
+    const n = name.toLowerCase();
+    const lines = this.lines;
+    for (let i = 0; i < lines.length; i += 2) if (sameName(lines[i], n)) return lines[i + 1];
+    return undefined;
   }
 
   /** Every line's value of a header, in order. */
   values(name: string): string[] {
     const n = name.toLowerCase();
+    const lines = this.lines;
     const out: string[] = [];
-    for (let i = 0; i < this.keys.length; i++) if (this.keys[i] === n) out.push(this.vals[i]);
+    for (let i = 0; i < lines.length; i += 2) if (sameName(lines[i], n)) out.push(lines[i + 1]);
     return out;
   }
 
   /** Lowercased names of every header, each once, in order of first appearance. */
   names(): string[] {
-    return [...new Set(this.keys)];
+    return [...new Set(this.lowercasedNames())];
   }
 
   /** Whether a header's lowercased name passes `test` (no list of names made). */
   someName(test: (lowercasedName: string) => boolean): boolean {
-    return this.keys.some(test);
+    return this.lowercasedNames().some(test);
+  }
+
+  /**
+   * Whether a header whose name starts with `prefix` (lowercase) passes `test` (given the
+   * lowercased name): only names with that prefix are lowercased, and no list is made.
+   */
+  someNameWithPrefix(prefix: string, test: (lowercasedName: string) => boolean): boolean {
+    const lines = this.lines;
+    const first = prefix.charCodeAt(0);
+    for (let i = 0; i < lines.length; i += 2) {
+      const raw = lines[i];
+      if (raw.length < prefix.length || (raw.charCodeAt(0) | 0x20) !== first) continue;
+      const lower = raw.toLowerCase();
+      if (lower.startsWith(prefix) && test(lower)) return true;
+    }
+    return false;
   }
 
   has(name: string): boolean {
     return this.get(name) !== undefined;
   }
+
+  private lowercasedNames(): string[] {
+    if (!this.lowered) {
+      const lowered: string[] = [];
+      for (let i = 0; i < this.lines.length; i += 2) lowered.push(this.lines[i].toLowerCase());
+      this.lowered = lowered;
+    }
+    return this.lowered;
+  }
+}
+
+/** Whether a header name as sent is `lowercased` (compared without case; the length first). */
+function sameName(raw: string, lowercased: string): boolean {
+  return raw.length === lowercased.length && (raw === lowercased || raw.toLowerCase() === lowercased);
 }
 
 /** The headers of a request as read once (keyed by its node request, else its fetch Request). */

@@ -38,14 +38,15 @@ export type ImpersonationAuthorize = (user: UserInfo, attrs: ImpersonationAttrib
 
 /** True when the request carries any impersonation header. */
 export function hasImpersonationHeaders(headers: RequestHeaders): boolean {
-  return headers.someName(isImpersonationHeader);
+  return headers.someNameWithPrefix(IMPERSONATE_PREFIX, isImpersonationHeader);
 }
 
 const EXTRA_PREFIX = IMPERSONATE_EXTRA_PREFIX.toLowerCase();
+const IMPERSONATE_PREFIX = "impersonate-";
 
 /** A lowercased header name that asks for impersonation. */
 function isImpersonationHeader(n: string): boolean {
-  return n.startsWith("impersonate-") && (n === "impersonate-user" || n === "impersonate-group" || n === "impersonate-uid" || n.startsWith(EXTRA_PREFIX));
+  return n.startsWith(IMPERSONATE_PREFIX) && (n === "impersonate-user" || n === "impersonate-group" || n === "impersonate-uid" || n.startsWith(EXTRA_PREFIX));
 }
 
 /** The lowercased names of the impersonation headers of a request (to strip them before the handler). */
