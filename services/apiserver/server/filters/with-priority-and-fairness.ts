@@ -25,7 +25,10 @@
 import { tooManyRequests } from "../../../../shared/api/status.ts";
 import type { PlatformProfile } from "../../../../shared/platform/index.ts";
 import type { Classification } from "../../flowcontrol/contract.ts";
-import type { ApfDispatcher } from "../../flowcontrol/dispatch/dispatcher.ts";
+import type { Admission, ApfDispatcher } from "../../flowcontrol/dispatch/dispatcher.ts";
+import type { RequestDetails } from "../../flowcontrol/dispatch/queue-set.ts";
+import type { RequestInfo } from "../../endpoints/request-info.ts";
+import type { UserInfo } from "../../endpoints/scope.ts";
 import { infoOf, userOf, type Filter, type Handler, type RequestContext } from "./context.ts";
 import { InFlightLimiter } from "./in-flight-limiter.ts";
 import { answerHeader } from "./response-headers.ts";
@@ -41,37 +44,68 @@ export const PRIVILEGED_GROUP = "system:masters";
 export const DEFAULT_MAX_STREAM_HOLD_MS = 60_000;
 
 /**
- * The seats of one request, given back once: when its node response closes or,
- * for a body that streams on, when the hold limit (scheduled on the shared timer
- * queue, no timer of its own) expires first.
+ * The seats of one request while its handler runs and its response is open, given back
+ * once (`giveBack`): when the handler fails, when the deadline passes while it runs, when
+ * the node response closes or, for a body that streams on, when the hold limit
+ * (scheduled on the shared timer queue, no timer of its own) expires first. One object
+ * per request; its one bound callback serves the deadline and the response's `close`.
  */
 class SeatHold implements Expirable {
   settled = false;
-  constructor(
-    readonly expiresAt: number,
-    private readonly out: NonNullable<RequestContext["outgoing"]>,
-    private readonly release: () => void,
-  ) {}
-  /** Bound once per hold: the `close` listener that ends it. */
-  readonly onClose = (): void => this.expireNow();
+  expiresAt = Infinity;
+  private out: RequestContext["outgoing"];
+  private stopWatchingDeadline: (() => void) | undefined;
+  /** Bound once per hold: the deadline's and the `close` listener that end it. */
+  readonly onEnd = (): void => this.expireNow();
+
+  /** `giveBack(false)`: the seats of a request that is not a watch (an in-flight limiter's release ignores it). */
+  constructor(private readonly giveBack: (watch: boolean) => void) {}
+
+  /** Runs the handler with the seats held; not async: the handler's answer is followed with one `then`. */
+  run(ctx: RequestContext, next: Handler, maxHoldMs: number, timers: DeadlineTimers): Promise<Response> {
+    this.stopWatchingDeadline = ctx.deadline.onExpire(this.onEnd);
+    let answer: Promise<Response>;
+    try {
+      answer = next(ctx);
+    } catch (err) {
+      this.expireNow();
+      throw err;
+    }
+    return answer.then(
+      (response) => {
+        this.holdUntilResponseIsOver(ctx, maxHoldMs, timers);
+        return response;
+      },
+      (err: unknown) => {
+        this.expireNow();
+        throw err;
+      },
+    );
+  }
+
+  /** Gives the seats back once the node response is over (at once when there is none or it is over already). */
+  private holdUntilResponseIsOver(ctx: RequestContext, maxHoldMs: number, timers: DeadlineTimers): void {
+    if (this.settled) return;
+    const out = ctx.outgoing;
+    if (!out || out.closed || out.destroyed) {
+      this.expireNow();
+      return;
+    }
+    this.out = out;
+    out.on("close", this.onEnd); // expireNow removes it (no once-wrapper)
+    if (maxHoldMs > 0) {
+      this.expiresAt = Date.now() + maxHoldMs;
+      timers.schedule(maxHoldMs, this);
+    }
+  }
+
   expireNow(): void {
     if (this.settled) return;
     this.settled = true;
-    this.out.off("close", this.onClose);
-    this.release();
+    this.stopWatchingDeadline?.();
+    this.out?.off("close", this.onEnd);
+    this.giveBack(false);
   }
-}
-
-/** Calls `release` once the node response is over (or at once when there is none or it is over already). */
-function releaseWhenResponseIsOver(ctx: RequestContext, release: () => void, maxHoldMs: number, timers: DeadlineTimers): void {
-  const out = ctx.outgoing;
-  if (!out || out.closed || out.destroyed) {
-    release();
-    return;
-  }
-  const hold = new SeatHold(maxHoldMs > 0 ? Date.now() + maxHoldMs : Infinity, out, release);
-  out.on("close", hold.onClose); // expireNow removes it (no once-wrapper)
-  if (maxHoldMs > 0) timers.schedule(maxHoldMs, hold);
 }
 
 const FORGET_WATCH = Symbol("forgetWatch");
@@ -120,7 +154,8 @@ export function withPriorityAndFairness(
 ): Filter {
   if (!(gate instanceof InFlightLimiter)) return withApf(gate, count, maxStreamHoldMs, timers);
   const limiter = gate;
-  return (next) => async (ctx) => {
+  // Not async: the handler runs within the call.
+  return (next) => (ctx) => {
     const info = infoOf(ctx);
     if (isLongRunning(info)) return next(ctx);
     let giveBack: () => void;
@@ -133,29 +168,8 @@ export function withPriorityAndFairness(
       ctx.terminated = true;
       throw err;
     }
-    return runHoldingSeats(ctx, next, giveBack, maxStreamHoldMs, timers);
+    return new SeatHold(giveBack).run(ctx, next, maxStreamHoldMs, timers);
   };
-}
-
-/**
- * Runs the handler with seats held: they come back once (`giveBack`) when the handler
- * fails, when the deadline passes while it runs, or when the response is over.
- */
-async function runHoldingSeats(ctx: RequestContext, next: Handler, giveBack: () => void, maxStreamHoldMs: number, timers: DeadlineTimers): Promise<Response> {
-  const stopWatching = ctx.deadline.onExpire(giveBack);
-  const release = () => {
-    stopWatching();
-    giveBack();
-  };
-  let response: Response;
-  try {
-    response = await next(ctx);
-  } catch (err) {
-    release();
-    throw err;
-  }
-  releaseWhenResponseIsOver(ctx, release, maxStreamHoldMs, timers);
-  return response;
 }
 
 type HeaderNames = { flowSchemaUid: string; priorityLevelUid: string };
@@ -166,13 +180,71 @@ function noteClassification(ctx: RequestContext, names: HeaderNames, cls: Classi
   answerHeader(ctx, names.priorityLevelUid, cls.priorityLevel.uid);
 }
 
+/** What the debug dump shows of a request (RequestDetails), read from its info and user only when a dump asks. */
+class DetailsOf implements RequestDetails {
+  constructor(
+    private readonly info: RequestInfo,
+    private readonly user: UserInfo,
+  ) {}
+  get userName(): string {
+    return this.user.username;
+  }
+  get verb(): string {
+    return this.info.verb;
+  }
+  get path(): string {
+    return this.info.path;
+  }
+  get namespace(): string {
+    return this.info.namespace;
+  }
+  get name(): string {
+    return this.info.name;
+  }
+  get apiVersion(): string {
+    return this.info.apiGroup ? `${this.info.apiGroup}/${this.info.apiVersion}` : this.info.apiVersion;
+  }
+  get resource(): string {
+    return this.info.resource;
+  }
+  get subresource(): string {
+    return this.info.subresource;
+  }
+}
+
 function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: number, timers: DeadlineTimers): Filter {
   const { dispatcher } = opts;
   const names = flowControlHeaders(opts.profile);
-  return (next: Handler) => async (ctx) => {
+  /** The request once the dispatcher decided: refused (a synchronous throw), or run with its seats. */
+  const decided = (ctx: RequestContext, next: Handler, info: RequestInfo, admission: Admission): Promise<Response> => {
+    if (!admission.admitted) {
+      ctx.terminated = true;
+      throw tooManyRequests(undefined, admission.retryAfterSeconds);
+    }
+    if (info.verb === "watch") return setUpWatch(ctx, next, info, admission.release);
+    return new SeatHold(admission.release).run(ctx, next, maxStreamHoldMs, timers);
+  };
+  /**
+   * A watch's seats cover setting it up (its initial events), not the stream after; the
+   * watch counts for the work estimate of writes until its response is over.
+   */
+  const setUpWatch = async (ctx: RequestContext, next: Handler, info: RequestInfo, release: (watch: boolean) => void): Promise<Response> => {
+    const forgetWatch = dispatcher.registerWatch(info);
+    try {
+      const response = await next(ctx);
+      forgetWhenResponseIsOver(ctx, forgetWatch);
+      return response;
+    } catch (err) {
+      forgetWatch();
+      throw err;
+    } finally {
+      release(true);
+    }
+  };
+  // Not async: an admission decided at once (the common case) runs the handler within the call.
+  return (next: Handler) => (ctx) => {
     const info = infoOf(ctx);
-    const watch = info.verb === "watch";
-    if (!watch && isLongRunning(info)) return next(ctx);
+    if (info.verb !== "watch" && isLongRunning(info)) return next(ctx);
     const user = userOf(ctx);
     const cls = dispatcher.classify({
       user: { name: user.username, groups: user.groups },
@@ -186,7 +258,7 @@ function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: nu
     });
     noteClassification(ctx, names, cls);
     const seats = estimateSeats(info, ctx.url.searchParams, count, dispatcher.maxSeats(cls.priorityLevel.name));
-    let admission = dispatcher.admit({
+    const admission = dispatcher.admit({
       classification: cls,
       seats,
       mutating: MUTATING.has(info.verb),
@@ -197,38 +269,9 @@ function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: nu
         return ctx.request.signal;
       },
       target: info,
-      details: {
-        userName: user.username,
-        verb: info.verb,
-        path: info.path,
-        namespace: info.namespace,
-        name: info.name,
-        apiVersion: info.apiGroup ? `${info.apiGroup}/${info.apiVersion}` : info.apiVersion,
-        resource: info.resource,
-        subresource: info.subresource,
-      },
+      details: new DetailsOf(info, user),
     });
-    if (admission instanceof Promise) admission = await admission;
-    if (!admission.admitted) {
-      ctx.terminated = true;
-      throw tooManyRequests(undefined, admission.retryAfterSeconds);
-    }
-    const release = admission.release;
-    if (watch) {
-      // The seats cover setting the watch up (its initial events), not the stream after;
-      // the watch counts for the work estimate of writes until its response is over.
-      const forgetWatch = dispatcher.registerWatch(info);
-      try {
-        const response = await next(ctx);
-        forgetWhenResponseIsOver(ctx, forgetWatch);
-        return response;
-      } catch (err) {
-        forgetWatch();
-        throw err;
-      } finally {
-        release(true);
-      }
-    }
-    return await runHoldingSeats(ctx, next, () => release(false), maxStreamHoldMs, timers);
+    if (admission instanceof Promise) return admission.then((a) => decided(ctx, next, info, a));
+    return decided(ctx, next, info, admission);
   };
 }
