@@ -25,6 +25,7 @@
 
 import { randomInt } from "node:crypto";
 import {
+  EntryType,
   MessageType,
   None,
   ProposalDroppedError,
@@ -34,6 +35,7 @@ import {
   StateType,
   type HardState,
   type Message,
+  type Entry,
   type Ready,
   type Snapshot,
   type Status,
@@ -528,18 +530,55 @@ export class RaftNode implements StoreBackend {
     // persist before they answer.
     const sendFirst = this.leading && !this.changesTermOrVote(rd);
     if (sendFirst) this.send(rd.messages);
-    await this.persist(rd);
+    const persisted = this.persist(rd);
+    // Leader: while this Ready's save is in flight, apply (and answer) the
+    // committed entries that are durable already, as etcd applies in parallel
+    // with its WAL save. Durable: every entry below this Ready's own, since
+    // each earlier Ready's save resolved before this Ready was taken. This
+    // Ready's own entries may be committed too (a group of one) and wait for
+    // the save like everything else, as do conf changes (see applyCommitted).
+    // A follower answers its leader first and applies after; a Ready with a
+    // snapshot keeps the order of rawnode.ts.
+    let next = 0;
+    if (sendFirst && !rd.snapshot) {
+      this.disk.wal.writeNow();
+      next = this.applyCommitted(rd.committedEntries, 0, { below: rd.entries.length > 0 ? rd.entries[0].index : Infinity });
+      this.serveReads(rd);
+    }
+    await persisted;
     if (rd.snapshot) this.installSnapshot(rd.snapshot);
     this.disk.storage.append(rd.entries);
     if (rd.hardState) this.disk.storage.setHardState(rd.hardState);
     if (!sendFirst) this.send(rd.messages);
-    for (const e of rd.committedEntries) this.applier.apply(e);
-    for (const rs of rd.readStates) this.reads.onReadState(rs);
-    this.reads.release(this.applier.applied);
+    this.applyCommitted(rd.committedEntries, next);
+    this.serveReads(rd);
     // Reads that waited for this answer go in the next round.
     if (rd.readStates.length > 0 && this.reads.hasQueued) this.scheduleReads();
     this.rn.advance();
     this.snapshots.maybeSnapshot(this.applier.applied, () => this.applier.capture());
+  }
+
+  /**
+   * Applies committed entries from position `from`; returns the position reached.
+   * `early`: only those below index `below`, and only up to the first conf change,
+   * which waits for advance() (the core refuses the next conf change until it
+   * learns there that the previous one is applied, and its proposer is answered
+   * as soon as it is applied).
+   */
+  private applyCommitted(entries: readonly Entry[], from: number, early?: { below: number }): number {
+    let i = from;
+    for (; i < entries.length; i++) {
+      const e = entries[i];
+      if (early && (e.index >= early.below || e.type === EntryType.ConfChange)) break;
+      this.applier.apply(e);
+    }
+    return i;
+  }
+
+  /** Takes the Ready's read states (again: a no-op) and answers the reads the applied index allows. */
+  private serveReads(rd: Ready): void {
+    for (const rs of rd.readStates) this.reads.onReadState(rs);
+    this.reads.release(this.applier.applied);
   }
 
   /**

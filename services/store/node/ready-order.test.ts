@@ -39,6 +39,33 @@ function holdNextAppend(walDir: string): Hold {
   return hold;
 }
 
+interface HeldSave {
+  /** Last index of the save. */
+  index: number;
+  release(): void;
+}
+
+/** Holds every save with entries into `walDir`, each until its own release(); restore() releases all and stops holding. */
+function holdEveryAppend(walDir: string): { held: HeldSave[]; restore(): void } {
+  const original = Wal.prototype.save;
+  const held: HeldSave[] = [];
+  const spy = vi.spyOn(Wal.prototype, "save").mockImplementation(function (this: Wal, hs: HardState | undefined, entries: readonly Entry[]) {
+    const saved = original.call(this, hs, entries);
+    if (this.dir !== walDir || entries.length === 0) return saved;
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    held.push({ index: entries[entries.length - 1].index, release: open });
+    return gate.then(() => saved);
+  });
+  return {
+    held,
+    restore: () => {
+      spy.mockRestore();
+      for (const h of held) h.release();
+    },
+  };
+}
+
 function matchOf(leader: RaftNode, id: number): number {
   return leader.raftStatus().progress?.[id]?.match ?? 0;
 }
@@ -100,6 +127,42 @@ describe("RaftNode: Ready order around the fsync", () => {
     const res = await request;
     expect(res.result.type).toBe("put");
     expect(leader.appliedIndex).toBeGreaterThanOrEqual(index);
+  });
+
+  it("a leader applies and answers entries already durable while the save of later entries is in flight", async () => {
+    c = await NodeCluster.create(3, { electionMs: 2000 });
+    const leader = await c.leader();
+    const followers = c.running().filter((n) => n !== leader);
+    await put(leader, "warm", "up");
+    await allCaughtUp(leader, followers);
+
+    const holds = holdEveryAppend(join(c.dataDir(leader.id), "wal"));
+    hold = { release: holds.restore };
+    const first = put(leader, "a", "1");
+    await waitFor(() => holds.held.length === 1, "the leader's save of the first entry");
+    const a = holds.held[0].index;
+    await waitFor(() => followers.every((f) => matchOf(leader, f.id) >= a), "both followers to acknowledge the first entry");
+    // Proposed while the first save is held: its entry goes into the next Ready,
+    // which also carries the first entry, now committed, to apply.
+    const second = put(leader, "b", "2");
+    const secondAnswered = track(second);
+    holds.held[0].release();
+    await waitFor(() => holds.held.length === 2, "the leader's save of the second entry");
+    const b = holds.held[1].index;
+    expect(b).toBeGreaterThan(a);
+
+    // The first entry is durable here and on both followers: applied and answered
+    // while the second entry's save is still held.
+    const answered = track(first);
+    await waitFor(() => answered.settled, "the first put's answer while the second save is held", 2000);
+    expect((await first).result.type).toBe("put");
+    expect(leader.appliedIndex).toBeGreaterThanOrEqual(a);
+    await sleep(20);
+    expect(leader.appliedIndex).toBeLessThan(b);
+    expect(secondAnswered.settled).toBe(false);
+
+    holds.held[1].release();
+    expect((await second).result.type).toBe("put");
   });
 
   it("a follower acknowledges an append only after its own fsync completes", async () => {

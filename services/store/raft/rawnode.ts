@@ -20,6 +20,10 @@
 // new entries toward a quorum at once, but an entry committed that way
 // reaches committedEntries (and commit indexes sent) only in a later Ready,
 // which ready() hands out only after advance(), so after (a) completed.
+// For the same reason a leader may apply (c) the committed entries that
+// precede rd.entries while (a) is in flight (etcd applies in parallel with
+// its WAL save): they were persisted with an earlier Ready. Entries of
+// rd.entries that are committed already (a group of one) wait for (a).
 //
 // ready() may not be called again before advance().
 

@@ -120,6 +120,31 @@ describe("Wal", () => {
     expect((await reopen()).entries.map((e) => e.index)).toEqual([1, 2]);
   });
 
+  it.each([
+    ["in the thread pool", false],
+    ["inline (syncInline)", true],
+  ])("writeNow writes what is queued within the caller's step, once; later saves still group-commit: fsync %s", async (_how, inline) => {
+    const { wal } = await Wal.open(dir());
+    wal.syncInline = inline;
+    const b0 = wal.stats();
+    const first = wal.save(undefined, [entry(1, 1)]);
+    expect(wal.stats().bytes).toBe(b0.bytes); // not before the next microtask
+    wal.writeNow();
+    const b1 = wal.stats();
+    expect(b1.bytes).toBeGreaterThan(b0.bytes);
+    expect(b1.records).toBe(b0.records + 1);
+    wal.writeNow(); // nothing is due: no second write
+    expect(wal.stats().bytes).toBe(b1.bytes);
+    // Saved in the same step as writeNow: the next batch, written by the writer due then.
+    const rest = [2, 3].map((i) => wal.save(undefined, [entry(i, 1)]));
+    await Promise.all([first, ...rest]);
+    const b2 = wal.stats();
+    expect(b2.batches - b0.batches).toBe(2);
+    expect(b2.records - b0.records).toBe(3);
+    await wal.close();
+    expect((await reopen()).entries.map((e) => e.index)).toEqual([1, 2, 3]);
+  });
+
   it("a save issued during an in-flight fsync goes into the next batch", async () => {
     const { wal } = await Wal.open(dir());
     const f0 = wal.stats().fsyncs;

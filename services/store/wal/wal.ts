@@ -201,6 +201,8 @@ export class Wal {
   private pending: Pending[] = [];
   private writer?: Promise<void>;
   private writing = false;
+  /** The writer due on the next microtask, until it starts (writeNow may start it earlier). */
+  private due: { started: boolean } | undefined;
   private failure?: unknown;
   private closed = false;
   private readonly counters: Counters = { records: 0, bytes: 0, fsyncs: 0, batches: 0 };
@@ -425,6 +427,21 @@ export class Wal {
     return n;
   }
 
+  /**
+   * Starts the write (and the fsync) of what is queued now, within the
+   * caller's step, instead of on the next microtask: for a caller that goes
+   * on with other work while its save is in flight (a Raft leader applying
+   * entries that are already durable). Saves queued later go into the next
+   * batch, as during any write in flight. Does nothing when no writer is due.
+   */
+  writeNow(): void {
+    const due = this.due;
+    if (due === undefined) return;
+    due.started = true;
+    this.due = undefined;
+    this.writer = this.runWriter();
+  }
+
   /** Last index of the log, counting saves not yet durable. */
   lastIndex(): number {
     return this.shape.lastIndex();
@@ -456,7 +473,14 @@ export class Wal {
         // example by every writer whose previous save just resolved) then
         // share the first write and fsync instead of trailing behind it.
         this.writing = true;
-        this.writer = Promise.resolve().then(() => this.runWriter());
+        const due = { started: false };
+        this.due = due;
+        this.writer = Promise.resolve().then(() => {
+          if (due.started) return; // writeNow started it
+          due.started = true;
+          this.due = undefined;
+          return this.runWriter();
+        });
       }
     });
   }
