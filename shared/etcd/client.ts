@@ -4,7 +4,8 @@
  * (http2-channel.ts: same wire protocol, TLS and status mapping as grpc-js, a fraction
  * of its per-call cost); the bidirectional streams over a @grpc/grpc-js channel,
  * opened on the first stream. Both use the protobufjs codecs of proto.ts; Range and
- * Txn requests are encoded without proto-loader's copy where they can be (lean-encode.ts).
+ * Txn requests are encoded, and their responses decoded, without proto-loader's copies
+ * where they can be (lean-encode.ts, lean-decode.ts).
  * Errors reject as EtcdCallError with the gRPC code and etcd's message. Failover
  * across members is the caller's (the apiserver's endpoint pool); this client only connects.
  */
@@ -23,6 +24,7 @@ import {
   type UnaryResponse,
 } from "./methods.ts";
 import { Http2UnaryChannel } from "./http2-channel.ts";
+import { leanDecode } from "./lean-decode.ts";
 import { leanEncode } from "./lean-encode.ts";
 import { grpcTarget, methodDefinition } from "./proto.ts";
 
@@ -101,7 +103,7 @@ export class EtcdClient implements EtcdApi {
     const body = await this.unaryChannel.call(def.path, message, opts.deadline);
     if (body === undefined) throw new EtcdCallError(status.INTERNAL, `no response to ${method}`, this.endpoint);
     try {
-      return def.responseDeserialize(body) as UnaryResponse<M>;
+      return leanDecode(method, body) ?? (def.responseDeserialize(body) as UnaryResponse<M>);
     } catch (err) {
       throw new EtcdCallError(status.INTERNAL, `Response message parsing error: ${(err as Error).message}`, this.endpoint);
     }
