@@ -143,38 +143,35 @@ export function parseRequestInfo(method: string, target: string | URL, query?: U
     parts: [],
   };
 
-  let current = splitPath(path);
-  if (current.length < 3 || !apiPrefixes.has(current[0])) return info;
-  const prefix = current[0];
-  current = current.slice(1);
+  // One array of segments, walked by index (no copy per step); `parts` is the one slice of it.
+  const segments = splitPath(path);
+  if (segments.length < 3 || !apiPrefixes.has(segments[0])) return info;
+  const prefix = segments[0];
+  let at = 1;
   if (!groupless.has(prefix)) {
-    if (current.length < 3) return info;
-    info.apiGroup = current[0];
-    current = current.slice(1);
+    if (segments.length - at < 3) return info;
+    info.apiGroup = segments[at++];
   }
   info.apiPrefix = prefix === "api" || prefix === "apis" ? prefix : "";
   info.isResourceRequest = true;
-  info.apiVersion = current[0];
-  current = current.slice(1);
+  info.apiVersion = segments[at++];
 
-  if (SPECIAL_VERBS.has(current[0])) {
-    if (current.length < 2) {
+  if (SPECIAL_VERBS.has(segments[at])) {
+    if (segments.length - at < 2) {
       throw internalError(`failed to create RequestInfo: unable to determine kind and namespace from url, ${pathname}${search}`);
     }
-    info.verb = current[0];
-    current = current.slice(1);
+    info.verb = segments[at++];
   } else {
     info.verb = METHOD_VERBS[method.toUpperCase()] ?? "";
   }
 
-  if (current[0] === "namespaces") {
-    if (current.length > 1) {
-      info.namespace = current[1];
-      // `/namespaces/{ns}/{resource}`: the resource is below the namespace,
-      // unless the segment is a subresource of the namespace itself.
-      if (current.length > 2 && !NAMESPACE_SUBRESOURCES.has(current[2])) current = current.slice(2);
-    }
+  if (segments[at] === "namespaces" && segments.length - at > 1) {
+    info.namespace = segments[at + 1];
+    // `/namespaces/{ns}/{resource}`: the resource is below the namespace,
+    // unless the segment is a subresource of the namespace itself.
+    if (segments.length - at > 2 && !NAMESPACE_SUBRESOURCES.has(segments[at + 2])) at += 2;
   }
+  const current = segments.slice(at);
   info.parts = current;
 
   if (current.length >= 3 && !SPECIAL_VERBS_NO_SUBRESOURCES.has(info.verb)) info.subresource = current[2];
