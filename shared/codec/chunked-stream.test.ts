@@ -83,7 +83,7 @@ describe("ChunkProducer: turns and the shared budget", () => {
     expect(log.produced).toBe(4);
   });
 
-  it("a spent budget holds every later slice until the turn that refills it, but not a body's first slice", async () => {
+  it("a spent budget holds every later slice until the turns that repay it, but not a body's first slice", async () => {
     const sched = new ManualScheduler();
     const budget = new TurnBudget(sched, 2, 0); // time only
     const logA = { produced: 0, finished: false };
@@ -97,17 +97,44 @@ describe("ChunkProducer: turns and the shared budget", () => {
     const small = new ChunkProducer(work(sched, 2, 10, 0.1, { produced: 0, finished: false }), budget, { sliceMs: 2 });
     expect((await small.next())?.length).toBe(20);
     expect(small.finished).toBe(true);
+    // What those two first slices did past the budget (2 + 0.2 ms) is a debt.
+    expect(budget.available).toBeCloseTo(-2.2);
     const got: string[] = [];
     void a.next().then(() => got.push("a"));
     void b.next().then(() => got.push("b"));
     await settle();
     expect(got).toEqual([]);
-    await sched.turn(); // the budget refills; A's slice takes all of it, B waits
+    await sched.turn(); // one turn's budget repays most of the debt: nothing runs
+    expect(got).toEqual([]);
+    expect(budget.available).toBeCloseTo(-0.2);
+    await sched.turn(); // 1.8 ms left: A's slice takes all of it (two pieces of 1 ms), B waits
     expect(got).toEqual(["a"]);
     expect([logA.produced, logB.produced]).toEqual([4, 2]);
     await sched.turn(); // refilled again: B's turn
     expect(got).toEqual(["a", "b"]);
     expect([logA.produced, logB.produced]).toEqual([4, 4]);
+  });
+
+  it("a first slice with budget left works within what is left of it, not a whole slice", async () => {
+    const sched = new ManualScheduler();
+    const budget = new TurnBudget(sched, 2, 0); // time only
+    const x = new ChunkProducer(work(sched, 100, 10, 0.5, { produced: 0, finished: false }), budget, { chunkBytes: 1_000_000, sliceMs: 1 });
+    expect((await x.next())?.length).toBe(20);
+    expect(budget.available).toBe(1);
+    const y = new ChunkProducer(work(sched, 100, 10, 0.5, { produced: 0, finished: false }), budget, { chunkBytes: 1_000_000, sliceMs: 2 });
+    expect((await y.next())?.length).toBe(20); // 1 ms of its 2 ms slice: what the turn had left
+    expect(budget.available).toBe(0);
+  });
+
+  it("refills stop once the budget is whole again", async () => {
+    const sched = new ManualScheduler();
+    const budget = new TurnBudget(sched, 2, 0);
+    budget.spend(5);
+    for (const left of [-1, 1, 2]) {
+      await sched.turn();
+      expect(budget.available).toBe(left);
+    }
+    expect(sched.waiters).toBe(0);
   });
 
   it("ends a slice on PAUSE pieces when they take the time, without bytes, and goes on next turn", async () => {
@@ -142,16 +169,19 @@ describe("ChunkProducer: bytes are work (their copy and socket write)", () => {
     expect(log.produced).toBe(8);
   });
 
-  it("bytes spend the turn's shared budget: after one producer's chunk of cheap bytes, the others wait for the next turn", async () => {
+  it("bytes spend the turn's shared budget: once the first slices' debt is repaid, one producer's chunk of cheap bytes per turn", async () => {
     const sched = new ManualScheduler();
     const budget = budgetOf(sched);
     const logs = [0, 1, 2].map(() => ({ produced: 0, finished: false }));
     const producers = logs.map((log) => new ChunkProducer(work(sched, 100, KIB, 0, log), budget, { chunkBytes: 1_000_000, sliceMs: 2 }));
-    for (const p of producers) await p.next(); // first slices: 8 KiB each
-    expect(budget.available).toBeLessThanOrEqual(0);
+    for (const p of producers) await p.next(); // first slices: 8 KiB each, 2 ms of work each
+    expect(budget.available).toBe(-4);
     const got: number[] = [];
     producers.forEach((p, i) => void p.next().then(() => got.push(i)));
     await settle();
+    expect(got).toEqual([]);
+    await sched.turn();
+    await sched.turn(); // two turns repay the two first slices past the budget
     expect(got).toEqual([]);
     await sched.turn(); // one budget: one producer's 8 KiB
     expect(got).toEqual([0]);

@@ -86,6 +86,20 @@
  * tenant's p99 under the flood new/old 0.59 / 0.90 / 1.15 (24.6 vs 29.6 ms), its growth
  * 1.40 / 3.10 / 3.73 new against 2.78 / 2.96 / 5.26 old (per-round new/old 0.47 / 0.71 /
  * 1.10; goal line 3.73x), server CPU per list 0.90 / 1.06 / 1.13.
+ * What the tenant's p99 was made of (APF_LOOP_PROBE_DIR, load 10-14): no queue wait (6-19
+ * of ~1,000 dispatched waited, none over 5 ms), the loop saturated (utilization 97-100 %)
+ * with its delay p50 1.6-2.6 / p99 7-17 ms under the flood (1.0-1.1 / 3-5 unloaded), the
+ * tenant's GETs 2.3-3.8 ms (p50) / 14-31 ms (p99) inside the server against 0.8-1.1 /
+ * 2.6-4.7 unloaded, GCs of ~10 ms. A CPU profile of the flood: TLS writes (writev) ~20 %
+ * of busy time, list bodies ~11 %, revision reads over HTTP/2 ~5 %, the watch cache's
+ * key scan ~4 %, APF ~5 %; a turn carried the list budget plus the new lists' handlers.
+ * With chunk producers' work past the budget carried as a debt (first slices) and the
+ * budget at 0.5 ms per turn, against 1e895ae (APF_BASELINE, 600 GETs, 3 rounds
+ * alternating, load 9.8-13.5): loop delay p50 1.1-1.2 vs 1.6-2.6 ms and p99 4.8-5.8 vs
+ * 7.2-16.8 ms under the flood; tenant p99 under the flood new/old 0.30 / 0.61 / 0.88
+ * (17.2 vs 37.2 ms medians); growth 0.98 / 2.35 / 2.81 new against 5.20 old (per-round
+ * new/old 0.45 / 0.46 / 0.54; goal line 2.12x); the flood 298-439 lists a round against
+ * 466-589, server CPU per list 0.63 / 0.93 / 1.00.
  */
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -218,7 +232,8 @@ function readIfAny(file: string): string | undefined {
 function describeLoop(name: string, d: LoopDelay | undefined): string {
   if (!d) return "";
   const f = (v: number) => v.toFixed(1);
-  return `; loop ${name}: delay p50 ${f(d.p50)} / p90 ${f(d.p90)} / p99 ${f(d.p99)} / max ${f(d.max)} ms, utilization ${(d.utilization * 100).toFixed(0)}%`;
+  const gets = d.gets ? `; its GETs' server time p50 ${f(d.gets.p50)} / p99 ${f(d.gets.p99)} / max ${f(d.gets.max)} ms (${d.gets.count})` : "";
+  return `; loop ${name}: delay p50 ${f(d.p50)} / p90 ${f(d.p90)} / p99 ${f(d.p99)} / max ${f(d.max)} ms, utilization ${(d.utilization * 100).toFixed(0)}%${gets}`;
 }
 
 function printProfiles(dir: string, title: string): void {
