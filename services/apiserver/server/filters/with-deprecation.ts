@@ -12,7 +12,7 @@
  * emulating an earlier release gives none of the three signals.
  */
 import type { Gauge } from "prom-client";
-import { deprecationOf, deprecationWarningText, type ApiLifecycle } from "../../../../shared/api/groups/deprecations.ts";
+import { deprecationOf, deprecationWarningText, type ApiLifecycle, type KindRef } from "../../../../shared/api/groups/deprecations.ts";
 import { parseMinorVersion } from "../../../../shared/observability/metrics.ts";
 import type { PlatformProfile } from "../../../../shared/platform/index.ts";
 import { warningHeader } from "../../endpoints/scope.ts";
@@ -42,6 +42,18 @@ export function deprecationAnnotationKeys(profile: PlatformProfile): { deprecate
   return { deprecated, removedRelease: deprecated.replace(/deprecated$/, "removed-release") };
 }
 
+/** A built-in definition's lifecycle entry (null: none), looked up once per definition (the table is fixed). */
+const lifecycles = new WeakMap<object, ApiLifecycle | null>();
+
+function lifecycleOf(def: KindRef): ApiLifecycle | undefined {
+  let lifecycle = lifecycles.get(def);
+  if (lifecycle === undefined) {
+    lifecycle = deprecationOf({ group: def.group, version: def.version, kind: def.kind }) ?? null;
+    lifecycles.set(def, lifecycle);
+  }
+  return lifecycle ?? undefined;
+}
+
 /** Records the signals of a deprecated API on the request; returns whether it was one. */
 export function signalDeprecation(deps: DeprecationDeps, ctx: RequestContext): boolean {
   const info = ctx.info;
@@ -54,7 +66,7 @@ export function signalDeprecation(deps: DeprecationDeps, ctx: RequestContext): b
     // A deprecated custom resource version: its warning comes from the dispatcher.
     if (!def.deprecated) return false;
   } else {
-    const lifecycle = deprecationOf({ group: def.group, version: def.version, kind: def.kind });
+    const lifecycle = lifecycleOf(def);
     if (!lifecycle || !deprecatedAt(lifecycle, deps.emulationVersion)) return false;
     ctx.warnings.push(warningHeader(deprecationWarningText(deps.profile, lifecycle)));
     removed = lifecycle.removedIn ?? "";
