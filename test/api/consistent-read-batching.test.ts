@@ -50,8 +50,9 @@ describe("consistent reads share one revision read", () => {
   const store = memoryStore();
   const fast: Counter = { revisionReads: 0 };
   const lagging: Counter = { revisionReads: 0 };
-  const kv = new EmbeddedKv(slowStore(store, fast, 0));
-  const laggingKv = new EmbeddedKv(slowStore(store, lagging, FEED_DELAY_MS));
+  // Revision reads shared as with a remote store (sent at the end of the turn), not the in-process default.
+  const kv = new EmbeddedKv(slowStore(store, fast, 0), { revisionReads: {} });
+  const laggingKv = new EmbeddedKv(slowStore(store, lagging, FEED_DELAY_MS), { revisionReads: {} });
   let api: TestApiserver;
   let second: { replica: { close(): Promise<void> }; admin: HttpsClient };
 

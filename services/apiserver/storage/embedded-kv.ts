@@ -9,6 +9,7 @@ import type { EtcdApi } from "../../../shared/etcd/methods.ts";
 import type { StreamEntry } from "../../../shared/stream/revision-entry.ts";
 import { EtcdKv } from "./etcd-kv.ts";
 import { FanoutFeed } from "./fanout-feed.ts";
+import type { RevisionReadBatcherOptions } from "./revision-batcher.ts";
 
 /** What the apiserver needs of an in-process store. */
 export interface InProcessStore {
@@ -22,12 +23,17 @@ export class EmbeddedKv extends EtcdKv {
   readonly feed: FanoutFeed;
   private readonly unsubscribe: () => void;
 
-  /** With `closeStore`, close() also closes the store (a harness that made the store for this client). */
+  /**
+   * With `closeStore`, close() also closes the store (a harness that made the store for this client).
+   * `revisionReads`: by default a revision read leaves at once when none is in flight (the
+   * store batches its reads per turn itself, and one costs little in process); a harness
+   * standing in for a remote store may pass the remote default (`{}`).
+   */
   constructor(
     private readonly store: InProcessStore,
-    private readonly options: { closeStore?: boolean } = {},
+    private readonly options: { closeStore?: boolean; revisionReads?: RevisionReadBatcherOptions } = {},
   ) {
-    super([{ endpoint: "in-process", api: store.api }]);
+    super([{ endpoint: "in-process", api: store.api }], { revisionReads: options.revisionReads ?? { endOfTurn: (send) => send() } });
     this.feed = new FanoutFeed(this);
     this.feed.setLivePosition(store.currentRevision());
     this.unsubscribe = store.onRevision((entry) => this.feed.push(entry));

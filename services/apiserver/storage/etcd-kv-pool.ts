@@ -15,6 +15,7 @@ import type { ChannelCredentials } from "@grpc/grpc-js";
 import { EtcdClient } from "../../../shared/etcd/client.ts";
 import { EtcdCallError, GrpcStatus } from "../../../shared/etcd/errors.ts";
 import type { EtcdApi, EtcdStream, StreamName, StreamRequest, StreamResponse, UnaryName, UnaryRequest, UnaryResponse } from "../../../shared/etcd/methods.ts";
+import type { RevisionReadBatcherOptions } from "./revision-batcher.ts";
 
 export const DEFAULT_RETRY_BUDGET_MS = 15_000;
 
@@ -23,6 +24,8 @@ export interface EtcdKvOptions {
   callTimeoutMs?: number;
   /** Total time spent retrying one call across endpoints (default 15 s). */
   retryBudgetMs?: number;
+  /** How `currentRevision()` shares its reads (revision-batcher.ts; default: one in flight, sent at the end of the turn). */
+  revisionReads?: RevisionReadBatcherOptions;
 }
 
 /** A member to call: its name in errors and its API. */

@@ -4,7 +4,8 @@
  * one member), and over a real etcd cluster alike:
  * - reads are linearizable Ranges unless `serializable`; `currentRevision()` is a
  *   linearizable count-only Range of one key (its header revision), one read shared
- *   by all callers waiting at the same moment (revision-batcher.ts);
+ *   by all callers that asked in the same turn of the event loop, never by a caller
+ *   that asked after it was sent (revision-batcher.ts);
  * - puts and deletes inside txns ask for previous values only when the op says so
  *   (`prevKv`; results then carry them): a write that does not use them spares the store
  *   reading and sending them, and this client decoding them;
@@ -116,7 +117,7 @@ function compareOf(c: Compare): PbCompare {
 
 export class EtcdKv implements KvStore {
   private readonly pool: EndpointPool;
-  private readonly revisionReads = new RevisionReadBatcher(() => this.readRevision());
+  private readonly revisionReads: RevisionReadBatcher;
   private readonly compactionListeners = new Set<(revision: number) => void>();
 
   /** Store members: endpoints (host:port or URLs) reached over gRPC, or members with their API. */
@@ -126,6 +127,7 @@ export class EtcdKv implements KvStore {
   ) {
     const list = members.map((m) => (typeof m === "string" ? grpcMembers([m])[0] : m));
     this.pool = new EndpointPool(list, opts);
+    this.revisionReads = new RevisionReadBatcher(() => this.readRevision(), opts.revisionReads);
   }
 
   get unavailableBudgetMs(): number {
@@ -173,7 +175,7 @@ export class EtcdKv implements KvStore {
     return () => this.compactionListeners.delete(listener);
   }
 
-  /** Batched: one read serves every caller that asked while the previous one was in flight (revision-batcher.ts). */
+  /** Batched: one read, sent after they asked, serves the callers of a turn (and those that waited for room) (revision-batcher.ts). */
   currentRevision(): Promise<number> {
     return this.revisionReads.current();
   }
