@@ -172,7 +172,9 @@ describe("CSR approving, signing and cleaning", () => {
   it("deletes a request whose issued certificate expired", async () => {
     cm.child.kill("SIGTERM");
     await cm.exited;
-    const shortCa = await createSigningCA("short-signer", 6_000);
+    // The CA's short life starts now, before the controller manager starts: it must outlast that start (seconds on a loaded machine), or the
+    // certificate is issued already expired and deleted before it is read.
+    const shortCa = await createSigningCA("short-signer", 15_000);
     writeFileSync(join(dir, "short.crt"), shortCa.certPem);
     writeFileSync(join(dir, "short.key"), shortCa.keyPem);
     const short = await startControllerManager(kubeconfig, "plat", ["--leader-elect=false", "--controllers", "csrsigning,csrcleaner", "--cluster-signing-cert-file", join(dir, "short.crt"), "--cluster-signing-key-file", join(dir, "short.key")]);
@@ -181,7 +183,7 @@ describe("CSR approving, signing and cleaning", () => {
     await approve("short-c1");
     const cert = await eventually(async () => issued(await read("short-c1")), 10_000);
     expect(Date.parse(cert?.validTo ?? "")).toBeLessThanOrEqual(Date.parse(new X509Certificate(shortCa.certPem).validTo));
-    expect(await eventually(async () => (await read("short-c1")) === undefined, 15_000, 200)).toBe(true);
+    expect(await eventually(async () => (await read("short-c1")) === undefined, 25_000, 200)).toBe(true);
     expect(short.logs().some((l) => l.msg === "controller action" && l.verb === "delete" && l.name === "short-c1")).toBe(true);
-  });
+  }, 90_000);
 });
