@@ -50,7 +50,7 @@
  * size 6, so its widest request is max(1, min(ceil(0.15 x 3), floor(3 / 6))) = 1; the
  * size-based estimate (1 MB, 10 seats) is capped to it as well.
  * Bytes as list work (chunked-stream.ts: a list's bytes cost 2 ms per MiB, what copying
- * and writing them to TLS costs, in one budget of 1 ms per turn for all list bodies):
+ * and writing them to TLS costs, in one budget of 1 ms per turn for all list bodies, 0.5 ms since):
  * against the tree before (4 rounds alternating, load 2-3) the tenant's growth fell from
  * 5.4x to 2.8x (medians) while the flood served about half as many lists; APF on vs off
  * (4 rounds, load 2.6-3.5): the tenant's p99 under the flood 0.40/0.60/0.94 of off's, the
@@ -100,6 +100,14 @@
  * (17.2 vs 37.2 ms medians); growth 0.98 / 2.35 / 2.81 new against 5.20 old (per-round
  * new/old 0.45 / 0.46 / 0.54; goal line 2.12x); the flood 298-439 lists a round against
  * 466-589, server CPU per list 0.63 / 0.93 / 1.00.
+ * Then APF on vs off (this tree, 3 rounds, load 13.5-19.3): goal line 4.11x and 3.54x in
+ * two runs, each round's p99 from 300 GETs that shared the cores with a machine at load
+ * 15+ (replicas at 36-76 % CPU, loop delay max up to 400 ms, unloaded p99 3.8-51.5 ms).
+ * In the calmer rounds the loop under the flood had delay p50 1.3-1.5 / p99 4.4-5.1 /
+ * max 7-9 ms and yet the tenant's GETs took p50 3.1-3.8 / p99 12.3-12.7 ms inside the
+ * server: a GET is two or three turns plus the store's revision read (a process on the
+ * same cores). The replica's profile (38 s busy): TLS writes 26 %, list bodies 16 %,
+ * GC 6 %, revision reads 5 %, the watch cache's key scan 3 %.
  */
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
