@@ -13,7 +13,7 @@ import type { ApiserverMetrics } from "../../../shared/observability/metrics.ts"
 import { dispatchResource, type DispatchConfig } from "../endpoints/dispatch.ts";
 import { dispatchNonResource, type NonResourceRoutes } from "../endpoints/non-resource.ts";
 import type { UserInfo } from "../endpoints/scope.ts";
-import { maybeCompress } from "./compression.ts";
+import { mayCompress, maybeCompress } from "./compression.ts";
 import { RequestMetrics } from "./request-metrics.ts";
 import { AUDIT_ID_HEADER, chain, createRequestContext, infoOf, userOf, type Handler, type LogFn, type LogLevel, type RequestContext } from "./filters/context.ts";
 import { errorResponse } from "./filters/errors.ts";
@@ -81,18 +81,23 @@ function methodNotAllowed(): Error {
   });
 }
 
-/** The innermost handler: dispatch to a resource or non-resource handler. */
+/**
+ * The innermost handler: dispatch to a resource or non-resource handler. Not async: a
+ * resource request's answer is the handler's own promise (followed by one `then` only
+ * when it may be compressed); it may throw synchronously (context.ts).
+ */
 function terminal(cfg: AppConfig): Handler {
-  return async (ctx) => {
+  return (ctx) => {
     if (!METHODS.has(ctx.request.method.toUpperCase())) throw methodNotAllowed();
     const info = infoOf(ctx);
     const user = userOf(ctx);
     const proxied = cfg.aggregated?.(ctx.request, ctx.url, user);
     if (proxied) return proxied;
-    if (!info.isResourceRequest) return dispatchNonResource(cfg.nonResource, info, ctx.request, ctx.url, user);
-    const response = await dispatchResource(cfg, info, ctx.request, ctx.url, user, ctx.warnings, ctx.audit?.annotations, ctx.audit?.level);
+    if (!info.isResourceRequest) return Promise.resolve(dispatchNonResource(cfg.nonResource, info, ctx.request, ctx.url, user));
+    const response = dispatchResource(cfg, info, ctx.request, ctx.url, user, ctx.warnings, ctx.audit?.annotations, ctx.audit?.level);
     // A log is a stream (follow): compression would hold it back until a kilobyte arrived.
-    return cfg.compression && info.subresource !== "log" ? maybeCompress(ctx.request, response, info.verb) : response;
+    if (!cfg.compression || info.subresource === "log" || !mayCompress(ctx.request, info.verb)) return response;
+    return response.then((r) => maybeCompress(ctx.request, r, info.verb));
   };
 }
 

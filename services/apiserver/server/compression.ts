@@ -17,8 +17,13 @@ function acceptsGzip(header: string | null): boolean {
   });
 }
 
+/** Whether a request's answer may be compressed at all (a get or list whose client accepts gzip): known before the answer is. */
+export function mayCompress(req: Request, verb: string): boolean {
+  return (verb === "get" || verb === "list") && acceptsGzip(req.headers.get("accept-encoding"));
+}
+
 export async function maybeCompress(req: Request, res: Response, verb: string, thresholdBytes = DEFAULT_COMPRESSION_THRESHOLD_BYTES): Promise<Response> {
-  if ((verb !== "get" && verb !== "list") || !acceptsGzip(req.headers.get("accept-encoding")) || res.headers.has("content-encoding") || !res.body) return res;
+  if (!mayCompress(req, verb) || res.headers.has("content-encoding") || !res.body) return res;
   const headers = new Headers(res.headers);
   headers.append("vary", "Accept-Encoding");
   // Only the first `thresholdBytes` are read ahead: a streamed body stays streamed.
