@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { anyValue, bool, int32, list, mapOf, obj, str, withOpts } from "./build.ts";
-import { applyDefaults } from "./defaults.ts";
+import { applyDefaults, applyDefaultsInPlace } from "./defaults.ts";
 import type { Schema } from "./types.ts";
 
 const probe = obj({ periodSeconds: int32({ default: 10 }), failureThreshold: int32({ default: 3 }) });
@@ -71,5 +71,64 @@ describe("applyDefaults", () => {
 
   it("defaults an absent root", () => {
     expect(applyDefaults(str({ default: "x" }), undefined)).toBe("x");
+  });
+});
+
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === "object") {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+describe("applyDefaultsInPlace", () => {
+  const inputs = (): unknown[] => [
+    { spec: {} },
+    { spec: { containers: [{ name: "a", ports: [{ containerPort: 80 }] }], named: { a: {}, b: { weight: 5 } }, strategy: { rollingUpdate: {} }, replicas: null } },
+    { spec: { optional: {}, raw: { replicas: null } } },
+    {},
+    null,
+    "x",
+  ];
+
+  it("gives what applyDefaults gives, on the value itself", () => {
+    const copies = inputs();
+    inputs().forEach((input, i) => {
+      const expected = applyDefaults(schema, input);
+      const out = applyDefaultsInPlace(schema, copies[i]);
+      expect(out).toEqual(expected);
+      if (input !== null && typeof input === "object") expect(out).toBe(copies[i]);
+    });
+  });
+
+  it("never shares default values", () => {
+    const a = applyDefaultsInPlace(schema, { spec: {} }) as { spec: { labels: Record<string, string> } };
+    a.spec.labels.app = "changed";
+    expect((applyDefaultsInPlace(schema, { spec: {} }) as typeof a).spec.labels.app).toBe("default");
+    expect(schema.properties?.spec.properties?.labels.default).toEqual({ app: "default" });
+  });
+
+  it("writes nothing into a value that needs no default (a frozen one is accepted)", () => {
+    const complete = deepFreeze(applyDefaults(schema, { spec: { containers: [{ name: "a", ports: [{ containerPort: 80 }] }], named: { a: {} } } }));
+    expect(applyDefaultsInPlace(schema, complete)).toBe(complete);
+  });
+
+  it("follows a recursive schema to its defaults", () => {
+    const tree: Schema = obj({ name: str({ default: "leaf" }) });
+    tree.properties!.children = list(tree);
+    tree.properties!.byName = mapOf(tree);
+    const value = { children: [{ children: [{}] }], byName: { x: { name: "x", children: [{}] } } };
+    const expected = applyDefaults(tree, value);
+    expect(applyDefaultsInPlace(tree, value)).toBe(value);
+    expect(value).toEqual(expected);
+    expect(value).toEqual({ name: "leaf", children: [{ name: "leaf", children: [{ name: "leaf" }] }], byName: { x: { name: "x", children: [{ name: "leaf" }] } } });
+  });
+
+  it("defaults an absent root with a copy of the default", () => {
+    const s = withOpts(obj({ a: str({ default: "x" }) }), { default: {} });
+    const out = applyDefaultsInPlace(s, undefined);
+    expect(out).toEqual({ a: "x" });
+    expect(s.default).toEqual({});
   });
 });

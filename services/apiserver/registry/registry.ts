@@ -245,7 +245,7 @@ export class Registry {
     m.uid = newUid();
     m.creationTimestamp = timestamp(this.now());
     this.strategy.prepareForCreate(obj, ctx.user);
-    let out = this.strategy.applyDefaults(obj);
+    let out = this.defaultOwned(obj);
     if (this.options.admission?.admit) out = await this.admitDefaulted("CREATE", out, undefined, ctx);
     const errors = this.strategy.validate(out);
     if (errors.length > 0) throw this.invalid(meta(out).name ?? "", errors);
@@ -377,19 +377,32 @@ export class Registry {
     let out: JsonObject;
     const special = ctx.subresource && ctx.subresource !== "status" ? this.strategy.prepareForSubresource?.(ctx.subresource, obj, current) : undefined;
     if (special) {
-      out = special;
-    } else if (ctx.subresource === "status") {
-      out = this.strategy.prepareForStatusUpdate(obj, current);
+      out = this.strategy.applyDefaults(special);
     } else {
-      this.strategy.prepareForUpdate(obj, current);
-      out = obj;
+      if (ctx.subresource === "status") out = this.strategy.prepareForStatusUpdate(obj, current);
+      else {
+        this.strategy.prepareForUpdate(obj, current);
+        out = obj;
+      }
+      out = this.defaultOwned(out);
     }
-    out = this.strategy.applyDefaults(out);
     if (this.options.admission?.admit) out = await this.admitDefaulted("UPDATE", out, current, ctx);
     const errors = (ctx.subresource && this.strategy.validateSubresourceUpdate?.(ctx.subresource, out, current)) || this.strategy.validateUpdate(out, current);
     if (errors.length > 0) throw this.invalid(ctx.name, errors);
     await this.validatePhase("UPDATE", out, current, ctx);
     return out;
+  }
+
+  /**
+   * Defaulting of the object a create or update prepared. Ownership rule: `input` of
+   * beforeCreate/prepareUpdate is the registry's own copy, and the main-resource and
+   * status preparations keep it so (they copy what they take from the stored object), so
+   * it is defaulted in place. A converted kind's object comes from its conversion and
+   * a kind-specific subresource's from its strategy: those are defaulted on a copy.
+   */
+  private defaultOwned(obj: JsonObject): JsonObject {
+    if (this.conversion || !this.strategy.applyDefaultsInPlace) return this.strategy.applyDefaults(obj);
+    return this.strategy.applyDefaultsInPlace(obj);
   }
 
   private async admissionRequest(operation: AdmissionOperation, obj: JsonObject | undefined, old: JsonObject | undefined, ctx: WriteContext): Promise<AdmissionRequest> {

@@ -4,6 +4,7 @@
  * status subresource split. A strategy knows one kind and nothing about HTTP.
  */
 import { applyDefaults, validate, validateImmutable, validateObjectMeta } from "../../../shared/schema/index.ts";
+import { applyDefaultsInPlace } from "../../../shared/schema/defaults.ts";
 import type { FieldError, KindDefinition } from "../../../shared/schema/types.ts";
 import { deepEqual } from "../../../shared/schema/values.ts";
 import { meta, type JsonObject } from "../storage/object.ts";
@@ -24,7 +25,14 @@ export interface Strategy {
   prepareForUpdate(obj: JsonObject, old: JsonObject): void;
   /** For the status subresource: only status changes; the rest comes from the old object. */
   prepareForStatusUpdate(obj: JsonObject, old: JsonObject): JsonObject;
+  /** The defaulted object, a copy: `obj` is not changed. */
   applyDefaults(obj: JsonObject): JsonObject;
+  /**
+   * `applyDefaults` of an object the caller owns (no part of it shared with a cache, the
+   * request or a constant): the same result, made by changing `obj` where this strategy's
+   * defaulting allows it (then the result is `obj`). Absent: call `applyDefaults`.
+   */
+  applyDefaultsInPlace?(obj: JsonObject): JsonObject;
   validate(obj: JsonObject): FieldError[];
   validateUpdate(obj: JsonObject, old: JsonObject): FieldError[];
   readonly allowCreateOnUpdate: boolean;
@@ -50,11 +58,21 @@ function specPart(obj: JsonObject): JsonObject {
   return rest;
 }
 
+/** The schema's defaults, then the kind's defaulter, on a copy. */
+function defaultsOf(def: KindDefinition): (obj: JsonObject) => JsonObject {
+  return (obj) => {
+    const out = applyDefaults(def.schema, obj) as JsonObject;
+    def.defaulter?.(out);
+    return out;
+  };
+}
+
 export function genericStrategy(def: KindDefinition): Strategy {
   const hasStatus = (def.subresources ?? []).includes("status");
   // Only kinds with a desired state (spec) track generations, as on the platform.
   const tracksGeneration = !!def.schema.properties?.spec;
   const metaOptions = { namespaced: def.namespaced, nameFormat: def.nameFormat ?? "dns1123-subdomain" } as const;
+  const generic = defaultsOf(def);
   return {
     def,
     hasStatus,
@@ -85,8 +103,11 @@ export function genericStrategy(def: KindDefinition): Strategy {
       meta(next).resourceVersion = meta(obj).resourceVersion;
       return next;
     },
-    applyDefaults(obj) {
-      const out = applyDefaults(def.schema, obj) as JsonObject;
+    applyDefaults: generic,
+    applyDefaultsInPlace(obj) {
+      // A strategy made from this one that defaults otherwise (custom resources prune too) keeps its own copying defaulting.
+      if (this.applyDefaults !== generic) return this.applyDefaults(obj);
+      const out = applyDefaultsInPlace(def.schema, obj) as JsonObject;
       def.defaulter?.(out);
       return out;
     },

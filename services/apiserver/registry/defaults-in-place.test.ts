@@ -1,0 +1,99 @@
+/**
+ * Defaulting of the registry's own copy: a create or update of a kind with the generic
+ * defaulting defaults the object it prepared in place (no second copy), with the same
+ * result; a strategy made from the generic one that defaults otherwise (as custom
+ * resources do) keeps its own copying `applyDefaults`; the caller's objects are never changed.
+ */
+import { describe, expect, it } from "vitest";
+import { builtinKinds } from "../../../shared/api/groups/index.ts";
+import { getProfile } from "../../../shared/platform/index.ts";
+import type { ObjectStorage, TryUpdate } from "../storage/interface.ts";
+import { meta, type JsonObject } from "../storage/object.ts";
+import { Registry } from "./registry.ts";
+import { resourceInfo } from "./resource.ts";
+import { genericStrategy, type Strategy } from "./strategy.ts";
+
+const profile = getProfile("plat");
+const podDef = builtinKinds(profile).find((d) => d.kind === "Pod" && d.group === "core")!;
+const resource = resourceInfo(podDef, profile);
+
+/** One stored object under any key. */
+class OneObjectStorage {
+  stored: JsonObject | undefined;
+  private revision = 1;
+
+  private keep(obj: JsonObject): JsonObject {
+    this.stored = structuredClone(obj);
+    meta(this.stored).resourceVersion = String(++this.revision);
+    return structuredClone(this.stored);
+  }
+
+  create(_key: string, obj: JsonObject): Promise<JsonObject> {
+    return Promise.resolve(this.keep(obj));
+  }
+
+  async guaranteedUpdate(_key: string, tryUpdate: TryUpdate): Promise<JsonObject> {
+    const next = await tryUpdate(this.stored && structuredClone(this.stored));
+    return next === undefined ? structuredClone(this.stored!) : this.keep(next);
+  }
+}
+
+/** The generic strategy, recording each defaulting call and whether its result was its argument. */
+function recordingStrategy(): { strategy: Strategy; calls: string[] } {
+  const base = genericStrategy(podDef);
+  const calls: string[] = [];
+  const strategy: Strategy = {
+    ...base,
+    applyDefaultsInPlace(obj) {
+      const out = base.applyDefaultsInPlace!.call(this, obj);
+      calls.push(out === obj ? "in place" : "copy");
+      return out;
+    },
+  };
+  return { strategy, calls };
+}
+
+const pod = (): JsonObject => ({ apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "ns" }, spec: { containers: [{ name: "c", image: "i" }] } });
+const ctx = { namespace: "ns", dryRun: false };
+
+describe("defaulting the registry's own copy", () => {
+  it("a create and an update are defaulted in place, with the defaults of a copying pass, and the caller's objects unchanged", async () => {
+    const { strategy, calls } = recordingStrategy();
+    const storage = new OneObjectStorage();
+    const registry = new Registry(resource, strategy, storage as unknown as ObjectStorage, {});
+    const input = pod();
+    const created = await registry.create(input, ctx);
+    expect(input).toEqual(pod());
+    const expected = genericStrategy(podDef).applyDefaults(pod());
+    expect(created.spec).toEqual(expected.spec);
+    let given: JsonObject | undefined;
+    await registry.update("ns", "p", (cur) => (given = { ...cur!, metadata: { ...meta(cur!), labels: { a: "b" } } }), ctx);
+    const snapshot = structuredClone(given);
+    expect(calls).toEqual(["in place", "in place"]);
+    expect(given).toEqual(snapshot);
+    expect(storage.stored?.spec).toEqual(expected.spec);
+  });
+
+  it("a strategy that defaults otherwise keeps its copying applyDefaults", () => {
+    const base = genericStrategy(podDef);
+    const strategy: Strategy = {
+      ...base,
+      applyDefaults(obj) {
+        return { ...base.applyDefaults(obj), marked: true };
+      },
+    };
+    const obj = pod();
+    const out = strategy.applyDefaultsInPlace!(obj);
+    expect(out).not.toBe(obj);
+    expect(out.marked).toBe(true);
+    expect(obj).toEqual(pod());
+  });
+
+  it("the generic strategy's in-place defaulting equals its copying one", () => {
+    const base = genericStrategy(podDef);
+    const obj = pod();
+    const copied = base.applyDefaults(pod());
+    expect(base.applyDefaultsInPlace!(obj)).toBe(obj);
+    expect(obj).toEqual(copied);
+  });
+});
