@@ -121,6 +121,7 @@ export function dispatchResource(cfg: DispatchConfig, info: RequestInfo, req: Re
     watch: info.verb === "watch",
     conversion: reads && !info.subresource ? { table: true, partialObjectMetadata: true } : undefined,
   });
+  const plainRead = reads && !info.subresource;
   const query = url.searchParams;
   const pretty = prettyParam(query, req.headers.get("user-agent"));
   const scope: RequestScope = {
@@ -139,8 +140,9 @@ export function dispatchResource(cfg: DispatchConfig, info: RequestInfo, req: Re
     target: negotiated.target,
     pretty,
     user,
-    authorizeCreate: createOnUpdateCheck(cfg.authorize, user, info, req),
-    authorizeVerb: extraVerbCheck(cfg.authorize, user, info, req),
+    // A read of a resource (no subresource: no connect) never asks for a create or another verb.
+    authorizeCreate: plainRead ? undefined : createOnUpdateCheck(cfg.authorize, user, info, req),
+    authorizeVerb: plainRead ? undefined : extraVerbCheck(cfg.authorize, user, info, req),
     warnings,
     annotations,
     auditLevel,
