@@ -64,8 +64,42 @@ function enumAt<T>(values: readonly T[], i: number, what: string): T {
   return values[i];
 }
 
+/** Bytes of a write op's keys and values plus a little per field: a writer of this size rarely grows. */
+function opSizeHint(op: RequestOp): number {
+  switch (op.type) {
+    case "put":
+      return 32 + op.request.key.length + (op.request.value?.length ?? 0);
+    case "deleteRange":
+      return 16 + op.request.key.length + (op.request.rangeEnd?.length ?? 0);
+    case "range":
+      return 64 + op.request.key.length + (op.request.rangeEnd?.length ?? 0);
+    case "txn":
+      return txnSizeHint(op.request);
+  }
+}
+
+function txnSizeHint(t: TxnRequest): number {
+  let n = 16;
+  for (const c of t.compare ?? []) n += 24 + c.key.length + (c.rangeEnd?.length ?? 0) + (c.target === "VALUE" ? c.value.length : 0);
+  for (const op of t.success ?? []) n += opSizeHint(op);
+  for (const op of t.failure ?? []) n += opSizeHint(op);
+  return n;
+}
+
+function requestSizeHint(req: StoreRequest): number {
+  switch (req.type) {
+    case "put":
+    case "deleteRange":
+      return 2 + opSizeHint(req);
+    case "txn":
+      return 2 + txnSizeHint(req.request);
+    default:
+      return 64;
+  }
+}
+
 export function encodeRequest(req: StoreRequest): Uint8Array {
-  const w = new BinaryWriter();
+  const w = new BinaryWriter(requestSizeHint(req));
   w.u8(FORMAT_VERSION).u8(enumIndex(REQUEST_TAGS, req.type) + 1);
   switch (req.type) {
     case "put":

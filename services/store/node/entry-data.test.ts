@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { encodeRequest } from "../mvcc/index.ts";
 import { ConfChangeType } from "../raft/index.ts";
 import { CodecError } from "../transport/binary.ts";
 import { decodeConfContext, decodeRequestEntry, encodeConfContext, encodeRequestEntry } from "./entry-data.ts";
@@ -16,6 +17,15 @@ describe("node entry and snapshot data", () => {
     expect(d?.request.type).toBe("put");
     expect(d?.request.request).toMatchObject({ key: new Uint8Array([1, 2]), value: new Uint8Array([3]), lease: -5n });
     expect(decodeRequestEntry(new Uint8Array(0))).toBeUndefined();
+  });
+
+  it("takes the request's encoding when the caller made it already: the same entry", () => {
+    const tag = { proposer: 1, nonce: 9, seq: 4 };
+    const request = { type: "put" as const, request: { key: new Uint8Array([1]), value: new Uint8Array(1024).fill(7) } };
+    expect(encodeRequestEntry(tag, request, encodeRequest(request))).toEqual(encodeRequestEntry(tag, request));
+    // The given bytes are the entry's request part, not encoded again.
+    const other = encodeRequest({ type: "compact", request: { revision: 3 } });
+    expect(decodeRequestEntry(encodeRequestEntry(tag, request, other))?.request).toEqual({ type: "compact", request: { revision: 3 } });
   });
 
   it("refuses unknown versions and kinds", () => {

@@ -36,8 +36,8 @@ function readTag(r: Reader): RequestTag {
   return { proposer: r.uvarint(), nonce: r.uvarint(), seq: r.uvarint() };
 }
 
-export function encodeRequestEntry(tag: RequestTag, request: StoreRequest): Uint8Array {
-  const body = encodeRequest(request);
+/** `body`: encodeRequest(request), when the caller made it already. */
+export function encodeRequestEntry(tag: RequestTag, request: StoreRequest, body = encodeRequest(request)): Uint8Array {
   const w = new Writer(body.byteLength + 24);
   w.u8(VERSION);
   w.u8(KIND_REQUEST);

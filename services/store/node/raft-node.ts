@@ -208,10 +208,11 @@ export class RaftNode implements StoreBackend {
 
   // ---- StoreBackend ---------------------------------------------------------
 
-  propose(request: StoreRequest): Promise<StoreResponse> {
+  /** `encoded`: encodeRequest(request), when the caller made it already. */
+  propose(request: StoreRequest, encoded?: Uint8Array): Promise<StoreResponse> {
     if (!this.serving()) return Promise.reject(stopped());
     const { seq, promise } = this.proposals.register();
-    this.queued.push({ seq, data: encodeRequestEntry({ proposer: this.id, nonce: this.nonce, seq }, request) });
+    this.queued.push({ seq, data: encodeRequestEntry({ proposer: this.id, nonce: this.nonce, seq }, request, encoded) });
     this.schedule();
     return promise;
   }

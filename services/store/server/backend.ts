@@ -16,8 +16,11 @@ export interface BackendStatus {
 }
 
 export interface StoreBackend {
-  /** Replicates and applies a write; resolves with what applying it produced. */
-  propose(request: StoreRequest): Promise<StoreResponse>;
+  /**
+   * Replicates and applies a write; resolves with what applying it produced.
+   * `encoded`: encodeRequest(request), when the caller made it already (it is then not made again).
+   */
+  propose(request: StoreRequest, encoded?: Uint8Array): Promise<StoreResponse>;
   /** Resolves once the local state machine holds everything committed before the call. */
   readBarrier(): Promise<void>;
   readonly mvcc: MvccStore;

@@ -108,10 +108,11 @@ export class ServerContext {
    * leader and store errors become etcd's gRPC errors.
    */
   async propose<T extends StoreRequest["type"]>(request: Extract<StoreRequest, { type: T }>): Promise<{ res: StoreResponse; response: ResultOf<T> }> {
-    if (encodeRequest(request).length > this.options.maxRequestBytes) throw Errors.requestTooLarge();
+    const encoded = encodeRequest(request);
+    if (encoded.length > this.options.maxRequestBytes) throw Errors.requestTooLarge();
     this.requireLeader();
     for (const check of this.writeChecks) await check(request);
-    const res = await this.backend.propose(request);
+    const res = await this.backend.propose(request, encoded);
     const result = res.result;
     if (result.type === "error") throw fromStoreError(result.error.code, result.error.message);
     if (result.type !== request.type) throw new Error(`store answered a ${request.type} with a ${result.type} result`);

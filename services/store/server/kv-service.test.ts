@@ -1,5 +1,6 @@
 import { status } from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { encodeRequest, type StoreRequest } from "../mvcc/index.ts";
 import type { StoreBackend } from "./backend.ts";
 import { LocalBackend } from "./local-backend.ts";
 import { b, expectGrpcError, startTestServer, str, type Msg, type TestServer } from "./testing/support.ts";
@@ -150,6 +151,30 @@ describe("KV service", () => {
       await expectGrpcError(u.call("KV", "Put", { key: b("a"), value: b("1") }), status.UNAVAILABLE, "etcdserver: no leader");
       await expectGrpcError(u.call("KV", "Range", { key: b("a") }), status.UNAVAILABLE, "etcdserver: no leader");
       expect((await u.call<RangeRes>("KV", "Range", { key: b("a"), serializable: true })).count).toBe("0");
+    } finally {
+      await u.close();
+    }
+  });
+
+  it("hands the backend each write encoded once, as encodeRequest makes it (the node does not encode it again)", async () => {
+    const local = new LocalBackend();
+    const seen: { request: StoreRequest; encoded: Uint8Array | undefined }[] = [];
+    const recording: StoreBackend = {
+      mvcc: local.mvcc,
+      propose: (r, encoded) => {
+        seen.push({ request: r, encoded });
+        return local.propose(r);
+      },
+      readBarrier: () => local.readBarrier(),
+      onApplied: (l) => local.onApplied(l),
+      status: () => local.status(),
+    };
+    const u = await startTestServer({}, recording);
+    try {
+      await u.call("KV", "Put", { key: b("a"), value: b("x".repeat(1024)) });
+      await u.call("KV", "Txn", { compare: [{ key: b("a"), target: "MOD", mod_revision: "2" }], success: [{ request_put: { key: b("a"), value: b("y") } }] });
+      expect(seen.map((s) => s.request.type)).toEqual(["put", "txn"]);
+      for (const s of seen) expect(s.encoded).toEqual(encodeRequest(s.request));
     } finally {
       await u.close();
     }

@@ -47,8 +47,8 @@ export class RaftBackend implements StoreBackend, MembershipBackend, LeadershipB
     for (const l of this.leadershipListeners) l(leading);
   }
 
-  propose(request: StoreRequest): Promise<StoreResponse> {
-    return this.node.propose(request);
+  propose(request: StoreRequest, encoded?: Uint8Array): Promise<StoreResponse> {
+    return this.node.propose(request, encoded);
   }
 
   readBarrier(): Promise<void> {
