@@ -33,6 +33,9 @@ function etcdctl(endpoints: string[], args: string[], input?: string, timeoutMs 
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
     child.on("error", reject);
+    // etcdctl may exit before it reads its input (a watch it was told to end, a kill on timeout): the input pipe then fails with EPIPE,
+    // which is no outcome of the run; its exit code and output are.
+    child.stdin.on("error", () => undefined);
     child.on("close", (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
