@@ -99,7 +99,11 @@
  * 7.2-16.8 ms under the flood; tenant p99 under the flood new/old 0.30 / 0.61 / 0.88
  * (17.2 vs 37.2 ms medians); growth 0.98 / 2.35 / 2.81 new against 5.20 old (per-round
  * new/old 0.45 / 0.46 / 0.54; goal line 2.12x); the flood 298-439 lists a round against
- * 466-589, server CPU per list 0.63 / 0.93 / 1.00.
+ * 466-589, server CPU per list 0.63 / 0.93 / 1.00. A second such run (load 13.8-16.3):
+ * loop delay p50 1.1-1.3 vs 1.8-2.6 ms and p99 5.0-7.7 vs 7.3-14.7 ms under the flood, but
+ * the tenant's p99 under the flood new/old 0.80 / 0.96 / 1.42 (growth 3.15x vs 3.53x,
+ * per round 0.88 / 0.90 / 1.10) and its GETs' server p99 17-20 vs 10-24 ms: shorter turns,
+ * and what is left of a GET's time is mostly elsewhere (the store's revision read).
  * Then APF on vs off (this tree, 3 rounds, load 13.5-19.3): goal line 4.11x and 3.54x in
  * two runs, each round's p99 from 300 GETs that shared the cores with a machine at load
  * 15+ (replicas at 36-76 % CPU, loop delay max up to 400 ms, unloaded p99 3.8-51.5 ms).
