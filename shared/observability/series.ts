@@ -52,6 +52,25 @@ function checkNames(metric: string, names: readonly string[], labels: object): v
 
 type Collect = (this: unknown) => void | Promise<void>;
 
+/** Makes prom-client's `collect` (run before each export) flush a metric's held series first, then run its own. */
+function flushBeforeEachExport(metric: object, flush: () => void): void {
+  const self = metric as { collect?: Collect };
+  const own = self.collect;
+  self.collect = () => {
+    flush();
+    return own?.call(metric);
+  };
+}
+
+/** The label names and name of a prom-client metric (fields its typings do not declare). */
+function labelNamesOf(metric: object): readonly string[] {
+  return (metric as { labelNames: string[] }).labelNames;
+}
+
+function nameOf(metric: object): string {
+  return (metric as { name: string }).name;
+}
+
 class PendingCount implements CounterSeries {
   pending = 0;
   constructor(readonly labels: Readonly<Record<string, string | number>>) {}
@@ -68,19 +87,14 @@ export class SeriesCounter<L extends string> extends Counter<L> {
 
   constructor(config: CounterConfiguration<L>) {
     super(config);
-    const self = this as unknown as { collect?: Collect };
-    const own = self.collect;
-    self.collect = () => {
-      this.flush();
-      return own?.call(this);
-    };
+    flushBeforeEachExport(this, () => this.flush());
   }
 
   series(labels: LabelValues<L>): CounterSeries {
-    const key = keyOf(this.labelNamesOf(), labels);
+    const key = keyOf(labelNamesOf(this), labels);
     let s = this.held.get(key);
     if (!s) {
-      checkNames(this.nameOf(), this.labelNamesOf(), labels);
+      checkNames(nameOf(this), labelNamesOf(this), labels);
       s = new PendingCount({ ...(labels as Record<string, string | number>) });
       this.held.set(key, s);
     }
@@ -104,18 +118,10 @@ export class SeriesCounter<L extends string> extends Counter<L> {
   }
 
   override remove(...args: [LabelValues<L>] | string[]): void {
-    const labels = labelsOfArgs(this.labelNamesOf(), args);
-    const s = this.held.get(keyOf(this.labelNamesOf(), labels));
+    const labels = labelsOfArgs(labelNamesOf(this), args);
+    const s = this.held.get(keyOf(labelNamesOf(this), labels));
     if (s) s.pending = 0;
     (super.remove as (...a: unknown[]) => void)(...args);
-  }
-
-  private labelNamesOf(): readonly string[] {
-    return (this as unknown as { labelNames: string[] }).labelNames;
-  }
-
-  private nameOf(): string {
-    return (this as unknown as { name: string }).name;
   }
 }
 
@@ -147,20 +153,15 @@ export class SeriesGauge<L extends string> extends Gauge<L> {
 
   constructor(config: GaugeConfiguration<L>) {
     super(config);
-    const self = this as unknown as { collect?: Collect };
-    const own = self.collect;
-    self.collect = () => {
-      this.flush();
-      return own?.call(this);
-    };
+    flushBeforeEachExport(this, () => this.flush());
   }
 
   series(labels: LabelValues<L>): GaugeSeries {
-    const names = this.labelNamesOf();
+    const names = labelNamesOf(this);
     const key = keyOf(names, labels);
     let s = this.held.get(key);
     if (!s) {
-      checkNames(this.nameOf(), names, labels);
+      checkNames(nameOf(this), names, labels);
       s = new PendingDelta({ ...(labels as Record<string, string | number>) });
       this.held.set(key, s);
     }
@@ -168,7 +169,7 @@ export class SeriesGauge<L extends string> extends Gauge<L> {
   }
 
   override set(...args: [LabelValues<L>, number] | [number]): void {
-    if (args.length === 2 && this.held.size > 0) this.held.get(keyOf(this.labelNamesOf(), args[0]))?.drop();
+    if (args.length === 2 && this.held.size > 0) this.held.get(keyOf(labelNamesOf(this), args[0]))?.drop();
     (super.set as (...a: unknown[]) => void)(...args);
   }
 
@@ -188,17 +189,9 @@ export class SeriesGauge<L extends string> extends Gauge<L> {
   }
 
   override remove(...args: [LabelValues<L>] | string[]): void {
-    const names = this.labelNamesOf();
+    const names = labelNamesOf(this);
     this.held.get(keyOf(names, labelsOfArgs(names, args)))?.drop();
     (super.remove as (...a: unknown[]) => void)(...args);
-  }
-
-  private labelNamesOf(): readonly string[] {
-    return (this as unknown as { labelNames: string[] }).labelNames;
-  }
-
-  private nameOf(): string {
-    return (this as unknown as { name: string }).name;
   }
 }
 
