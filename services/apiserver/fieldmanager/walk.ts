@@ -48,14 +48,20 @@ function hasKeys(m: Record<string, unknown> | null): boolean {
   return false;
 }
 
+/*
+ * The visits below are module functions, not closures made per node: a named closure
+ * costs a function object (and, under a keepNames transform, a name definition) per call.
+ */
+
+function visitField(atom: Atom & { kind: "map" }, out: Record<string, unknown>, rules: WalkRules, path: Path, key: string, lv: unknown, rv: unknown): void {
+  const child = walk2(fieldType(atom, key), lv, rv, rules, [...path, { kind: "field", name: key }]);
+  if (child !== undefined) out[key] = child;
+}
+
 function visitMap(atom: Atom & { kind: "map" }, l: Record<string, unknown> | null, r: Record<string, unknown> | null, rules: WalkRules, path: Path): unknown {
   const out: Record<string, unknown> = {};
-  const visit = (key: string, lv: unknown, rv: unknown) => {
-    const child = walk2(fieldType(atom, key), lv, rv, rules, [...path, { kind: "field", name: key }]);
-    if (child !== undefined) out[key] = child;
-  };
-  if (l) for (const [k, v] of Object.entries(l)) if (v !== undefined) visit(k, v, r && Object.hasOwn(r, k) ? r[k] : undefined);
-  if (r) for (const [k, v] of Object.entries(r)) if (v !== undefined && !(l && Object.hasOwn(l, k) && l[k] !== undefined)) visit(k, undefined, v);
+  if (l) for (const [k, v] of Object.entries(l)) if (v !== undefined) visitField(atom, out, rules, path, k, v, r && Object.hasOwn(r, k) ? r[k] : undefined);
+  if (r) for (const [k, v] of Object.entries(r)) if (v !== undefined && !(l && Object.hasOwn(l, k) && l[k] !== undefined)) visitField(atom, out, rules, path, k, undefined, v);
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
