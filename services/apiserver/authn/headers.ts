@@ -31,12 +31,12 @@ export class RequestHeaders {
    * there is none. Read once per request: authentication and impersonation share it.
    */
   static from(req: Request | undefined, incoming?: IncomingMessage): RequestHeaders {
-    const owner: object | undefined = incoming ?? req;
-    const known = owner && perRequest.get(owner);
+    const owner = (incoming ?? req) as HeadersOwner | undefined;
+    const known = owner?.[READ_HEADERS];
     if (known) return known;
     const raw = incoming?.rawHeaders;
     const headers = new RequestHeaders(raw && raw.length > 0 ? { rawLines: raw } : req ? [...req.headers.entries()] : []);
-    if (owner) perRequest.set(owner, headers);
+    if (owner) owner[READ_HEADERS] = headers;
     return headers;
   }
 
@@ -111,8 +111,13 @@ function sameName(raw: string, lowercased: string): boolean {
   return raw.length === lowercased.length && (raw === lowercased || raw.toLowerCase() === lowercased);
 }
 
-/** The headers of a request as read once (keyed by its node request, else its fetch Request). */
-const perRequest = new WeakMap<object, RequestHeaders>();
+/**
+ * The headers of a request as read once, kept on its node request (else its fetch Request)
+ * under a symbol: a property read, where a WeakMap entry per request cost a table insert
+ * and the collector's ephemeron work.
+ */
+const READ_HEADERS = Symbol("readHeaders");
+type HeadersOwner = { [READ_HEADERS]?: RequestHeaders };
 
 /**
  * The token of an `Authorization` header by the platform's rules, or undefined when
@@ -141,6 +146,7 @@ export const EXTRA_SPACE_BEFORE_TOKEN_WARNING = "the provided Authorization head
  * `Bearer<TAB><token>` and a lone `Bearer` carry no token and earn no warning.
  */
 export function authorizationHeaderWarning(authorization: string | undefined): string | undefined {
+  if (!authorization) return undefined;
   const parts = (authorization?.trim() ?? "").split(" ");
   if (parts.length < 3 || parts[0].toLowerCase() !== "bearer" || parts[1] !== "") return undefined;
   return EXTRA_SPACE_BEFORE_TOKEN_WARNING;
