@@ -7,8 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { builtinKinds } from "../../../shared/api/groups/index.ts";
 import { getProfile } from "../../../shared/platform/index.ts";
-import type { ObjectStorage, TryUpdate } from "../storage/interface.ts";
 import { meta, type JsonObject } from "../storage/object.ts";
+import { OneObjectStorage } from "./testing/one-object-storage.ts";
 import { Registry, type AdmissionHooks, type AdmissionRequest } from "./registry.ts";
 import { resourceInfo } from "./resource.ts";
 import { genericStrategy, type Strategy } from "./strategy.ts";
@@ -16,27 +16,6 @@ import { genericStrategy, type Strategy } from "./strategy.ts";
 const profile = getProfile("plat");
 const leaseDef = builtinKinds(profile).find((d) => d.kind === "Lease")!;
 const resource = resourceInfo(leaseDef, profile);
-
-/** One stored object under any key: enough for create and update. */
-class OneObjectStorage {
-  stored: JsonObject | undefined;
-  private revision = 1;
-
-  private keep(obj: JsonObject): JsonObject {
-    this.stored = structuredClone(obj);
-    meta(this.stored).resourceVersion = String(++this.revision);
-    return structuredClone(this.stored);
-  }
-
-  create(_key: string, obj: JsonObject): Promise<JsonObject> {
-    return Promise.resolve(this.keep(obj));
-  }
-
-  async guaranteedUpdate(_key: string, tryUpdate: TryUpdate): Promise<JsonObject> {
-    const next = await tryUpdate(this.stored && structuredClone(this.stored));
-    return next === undefined ? structuredClone(this.stored!) : this.keep(next);
-  }
-}
 
 /** The generic Lease strategy, counting its defaulting passes; its one default: spec.leaseDurationSeconds 40. */
 function countingStrategy(): { strategy: Strategy; passes: () => number } {
@@ -59,7 +38,7 @@ function setup(admit: (req: AdmissionRequest) => JsonObject | undefined) {
   const { strategy, passes } = countingStrategy();
   const storage = new OneObjectStorage();
   const admission: AdmissionHooks = { admit: (req) => Promise.resolve(admit(req)) };
-  const registry = new Registry(resource, strategy, storage as unknown as ObjectStorage, { admission });
+  const registry = new Registry(resource, strategy, storage.asObjectStorage(), { admission });
   return { registry, passes, storage };
 }
 

@@ -7,8 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { builtinKinds } from "../../../shared/api/groups/index.ts";
 import { getProfile } from "../../../shared/platform/index.ts";
-import type { ObjectStorage, TryUpdate } from "../storage/interface.ts";
 import { meta, type JsonObject } from "../storage/object.ts";
+import { OneObjectStorage } from "./testing/one-object-storage.ts";
 import { Registry } from "./registry.ts";
 import { resourceInfo } from "./resource.ts";
 import { genericStrategy, type Strategy } from "./strategy.ts";
@@ -16,27 +16,6 @@ import { genericStrategy, type Strategy } from "./strategy.ts";
 const profile = getProfile("plat");
 const podDef = builtinKinds(profile).find((d) => d.kind === "Pod" && d.group === "core")!;
 const resource = resourceInfo(podDef, profile);
-
-/** One stored object under any key. */
-class OneObjectStorage {
-  stored: JsonObject | undefined;
-  private revision = 1;
-
-  private keep(obj: JsonObject): JsonObject {
-    this.stored = structuredClone(obj);
-    meta(this.stored).resourceVersion = String(++this.revision);
-    return structuredClone(this.stored);
-  }
-
-  create(_key: string, obj: JsonObject): Promise<JsonObject> {
-    return Promise.resolve(this.keep(obj));
-  }
-
-  async guaranteedUpdate(_key: string, tryUpdate: TryUpdate): Promise<JsonObject> {
-    const next = await tryUpdate(this.stored && structuredClone(this.stored));
-    return next === undefined ? structuredClone(this.stored!) : this.keep(next);
-  }
-}
 
 /** The generic strategy, recording each defaulting call and whether its result was its argument. */
 function recordingStrategy(): { strategy: Strategy; calls: string[] } {
@@ -60,7 +39,7 @@ describe("defaulting the registry's own copy", () => {
   it("a create and an update are defaulted in place, with the defaults of a copying pass, and the caller's objects unchanged", async () => {
     const { strategy, calls } = recordingStrategy();
     const storage = new OneObjectStorage();
-    const registry = new Registry(resource, strategy, storage as unknown as ObjectStorage, {});
+    const registry = new Registry(resource, strategy, storage.asObjectStorage(), {});
     const input = pod();
     const created = await registry.create(input, ctx);
     expect(input).toEqual(pod());
