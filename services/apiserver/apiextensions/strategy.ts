@@ -58,6 +58,8 @@ export function customResourceStrategy(def: KindDefinition, rules: CelRules | un
       const pruned = hasUnknownFields(def.schema, obj) ? (prune(def.schema, obj).value as JsonObject) : obj;
       return def.defaulter ? base.applyDefaults(pruned) : (withDefaults(def.schema, pruned) as JsonObject);
     },
+    // No in-place variant: the generic one would skip the pruning above (the registry then calls applyDefaults).
+    applyDefaultsInPlace: undefined,
     validate(obj) {
       const errors = base.validate(obj);
       if (errors.length === 0 && rules) errors.push(...rules.validate(obj, undefined));

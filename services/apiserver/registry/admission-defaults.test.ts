@@ -30,6 +30,8 @@ function countingStrategy(): { strategy: Strategy; passes: () => number } {
       spec.leaseDurationSeconds ??= 40;
       return out;
     },
+    // It defaults otherwise than the generic strategy, so it has no in-place variant.
+    applyDefaultsInPlace: undefined,
   };
   return { strategy, passes: () => passes };
 }

@@ -1,12 +1,13 @@
 /**
  * Defaulting of the registry's own copy: a create or update of a kind with the generic
  * defaulting defaults the object it prepared in place (no second copy), with the same
- * result; a strategy made from the generic one that defaults otherwise (as custom
- * resources do) keeps its own copying `applyDefaults`; the caller's objects are never changed.
+ * result; a strategy that defaults otherwise (as custom resources do) has no in-place
+ * variant and is defaulted by its own copying `applyDefaults`; the caller's objects are never changed.
  */
 import { describe, expect, it } from "vitest";
 import { builtinKinds } from "../../../shared/api/groups/index.ts";
-import { getProfile } from "../../../shared/platform/index.ts";
+import { customGroupKey, getProfile } from "../../../shared/platform/index.ts";
+import { servedResources } from "../apiextensions/served.ts";
 import { meta, type JsonObject } from "../storage/object.ts";
 import { OneObjectStorage } from "./testing/one-object-storage.ts";
 import { Registry } from "./registry.ts";
@@ -53,19 +54,43 @@ describe("defaulting the registry's own copy", () => {
     expect(storage.stored?.spec).toEqual(expected.spec);
   });
 
-  it("a strategy that defaults otherwise keeps its copying applyDefaults", () => {
+  it("a strategy that defaults otherwise, with no in-place variant, is defaulted by its own applyDefaults", async () => {
     const base = genericStrategy(podDef);
     const strategy: Strategy = {
       ...base,
       applyDefaults(obj) {
         return { ...base.applyDefaults(obj), marked: true };
       },
+      applyDefaultsInPlace: undefined,
     };
-    const obj = pod();
-    const out = strategy.applyDefaultsInPlace!(obj);
-    expect(out).not.toBe(obj);
-    expect(out.marked).toBe(true);
-    expect(obj).toEqual(pod());
+    const storage = new OneObjectStorage();
+    const registry = new Registry(resource, strategy, storage.asObjectStorage(), {});
+    const input = pod();
+    expect((await registry.create(input, ctx)).marked).toBe(true);
+    expect(input).toEqual(pod());
+    await registry.update("ns", "p", (cur) => ({ ...cur!, marked: false }), ctx);
+    expect(storage.stored?.marked).toBe(true);
+  });
+
+  it("a custom resource's strategy has no in-place defaulting, so its writes are pruned", async () => {
+    const openAPIV3Schema = { type: "object", properties: { spec: { type: "object", properties: { image: { type: "string", default: "busybox" } } } } };
+    const crd: JsonObject = {
+      apiVersion: profile.apiVersion("apiextensions", "v1"),
+      kind: "CustomResourceDefinition",
+      metadata: { name: "crontabs.stable.example.com" },
+      spec: {
+        group: "stable.example.com",
+        scope: "Namespaced",
+        names: { plural: "crontabs", singular: "crontab", kind: "CronTab" },
+        versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema } }],
+      },
+    };
+    const storage = new OneObjectStorage();
+    const [served] = servedResources(crd, profile, storage.asObjectStorage(), {});
+    expect(served.registry.strategy.applyDefaultsInPlace).toBeUndefined();
+    const apiVersion = profile.apiVersion(customGroupKey("stable.example.com"), "v1");
+    const created = await served.registry.create({ apiVersion, kind: "CronTab", metadata: { name: "a", namespace: "ns" }, spec: { unknown: 1 } }, ctx);
+    expect(created.spec).toEqual({ image: "busybox" });
   });
 
   it("the generic strategy's in-place defaulting equals its copying one", () => {

@@ -30,7 +30,9 @@ export interface Strategy {
   /**
    * `applyDefaults` of an object the caller owns (no part of it shared with a cache, the
    * request or a constant): the same result, made by changing `obj` where this strategy's
-   * defaulting allows it (then the result is `obj`). Absent: call `applyDefaults`.
+   * defaulting allows it (then the result is `obj`). Absent: call `applyDefaults`. A strategy
+   * that overrides `applyDefaults` must leave this out (or set it undefined), since it
+   * would otherwise keep the generic defaulting.
    */
   applyDefaultsInPlace?(obj: JsonObject): JsonObject;
   validate(obj: JsonObject): FieldError[];
@@ -105,8 +107,6 @@ export function genericStrategy(def: KindDefinition): Strategy {
     },
     applyDefaults: generic,
     applyDefaultsInPlace(obj) {
-      // A strategy made from this one that defaults otherwise (custom resources prune too) keeps its own copying defaulting.
-      if (this.applyDefaults !== generic) return this.applyDefaults(obj);
       const out = applyDefaultsInPlace(def.schema, obj) as JsonObject;
       def.defaulter?.(out);
       return out;
