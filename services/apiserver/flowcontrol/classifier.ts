@@ -61,20 +61,36 @@ export function resourceRuleMatches(rule: ResourcePolicyRule, req: FlowControlRe
 }
 
 export function nonResourceURLMatches(path: string, urls: readonly string[]): boolean {
-  return urls.some((u) => u === ALL || u === path || (u.endsWith(ALL) && path.startsWith(u.slice(0, -1))));
+  for (const u of urls) if (u === ALL || u === path || (u.endsWith(ALL) && path.startsWith(u.slice(0, -1)))) return true;
+  return false;
 }
 
 export function nonResourceRuleMatches(rule: NonResourcePolicyRule, req: FlowControlRequest): boolean {
   return listed(req.verb, rule.verbs) && nonResourceURLMatches(req.path, rule.nonResourceURLs);
 }
 
+// Loops, not `some` with a callback: classification runs on every request, and a callback
+// would be a closure made per rule tried.
 export function rulesMatch(rules: PolicyRulesWithSubjects, req: FlowControlRequest): boolean {
-  if (!rules.subjects.some((s) => subjectMatches(s, req.user))) return false;
-  return req.isResourceRequest ? (rules.resourceRules ?? []).some((r) => resourceRuleMatches(r, req)) : (rules.nonResourceRules ?? []).some((r) => nonResourceRuleMatches(r, req));
+  let subjectMatched = false;
+  for (const s of rules.subjects) {
+    if (subjectMatches(s, req.user)) {
+      subjectMatched = true;
+      break;
+    }
+  }
+  if (!subjectMatched) return false;
+  if (req.isResourceRequest) {
+    for (const r of rules.resourceRules ?? []) if (resourceRuleMatches(r, req)) return true;
+  } else {
+    for (const r of rules.nonResourceRules ?? []) if (nonResourceRuleMatches(r, req)) return true;
+  }
+  return false;
 }
 
 export function flowSchemaMatches(fs: FlowSchemaView, req: FlowControlRequest): boolean {
-  return fs.rules.some((r) => rulesMatch(r, req));
+  for (const r of fs.rules) if (rulesMatch(r, req)) return true;
+  return false;
 }
 
 export function flowDistinguisher(fs: FlowSchemaView, req: FlowControlRequest): string {

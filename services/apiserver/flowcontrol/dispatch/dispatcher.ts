@@ -20,7 +20,7 @@ import { DeadlineTimers, type Expirable } from "../../server/filters/deadline-ti
 import type { MetricsRegistry } from "../../../../shared/observability/metrics.ts";
 import { BORROWING_ADJUSTMENT_PERIOD_MS, FlowController, type PriorityLevelState } from "./controller.ts";
 import { declareFlowMetrics } from "./metrics.ts";
-import type { Decision, RequestDetails, SeatRequest } from "./queue-set.ts";
+import type { Decision, RequestDetails, SeatRequest, SeatRequestSpec } from "./queue-set.ts";
 import { RetryAfterTracker } from "./retry-after.ts";
 import { flowHash } from "./shuffle-shard.ts";
 import { estimateMutatingWork } from "./mutating-estimate.ts";
@@ -62,7 +62,13 @@ export interface AdmitInput {
   details?: RequestDetails;
 }
 
-export type Admission = { admitted: true; release(watch: boolean): void } | { admitted: false; retryAfterSeconds: number };
+/** An admitted request's seats: `release` gives them back, once (later calls do nothing). */
+export interface AdmittedSeats {
+  readonly admitted: true;
+  release(watch: boolean): void;
+}
+
+export type Admission = AdmittedSeats | { admitted: false; retryAfterSeconds: number };
 
 /** The wait limit of a queued request, on the shared deadline queue. */
 class WaitLimit implements Expirable {
@@ -75,6 +81,26 @@ class WaitLimit implements Expirable {
     if (this.settled) return;
     this.settled = true;
     this.onExpire();
+  }
+}
+
+/** The admission of a request that executes: one record per request, no closure. */
+class AdmittedRequest implements AdmittedSeats {
+  readonly admitted = true;
+  private released = false;
+
+  constructor(
+    private readonly dispatcher: ApfDispatcher,
+    private readonly level: PriorityLevelState,
+    private readonly request: SeatRequest,
+    private readonly kind: "readOnly" | "mutating",
+    private readonly startedAt: number,
+  ) {}
+
+  release(watch: boolean): void {
+    if (this.released) return;
+    this.released = true;
+    this.dispatcher.finished(this.level, this.request, this.kind, this.startedAt, watch);
   }
 }
 
@@ -124,35 +150,44 @@ export class ApfDispatcher {
     return this.watches.register(scope);
   }
 
-  /** Final seats and their additional latency of a write, from the watches interested in it. */
-  private finalPhase(cls: Classification, target: RequestTarget | undefined): { finalSeats: number; additionalLatencyMs: number } {
-    if (!target || !ESTIMATED_WRITES.has(target.verb)) return { finalSeats: 0, additionalLatencyMs: 0 };
+  /** Sets the final seats and their additional latency of a write, from the watches interested in it. */
+  private setFinalPhase(spec: SeatRequestSpec, cls: Classification, target: RequestTarget | undefined): void {
+    if (!target || !ESTIMATED_WRITES.has(target.verb)) return;
     const watches = this.watches.interestedCount(target.verb, target);
     this.controller.level(cls.priorityLevel.name)?.metrics?.watchCount(cls.flowSchema.name, watches);
-    return estimateMutatingWork(watches, this.maxSeats(cls.priorityLevel.name), target);
+    const work = estimateMutatingWork(watches, this.maxSeats(cls.priorityLevel.name), target);
+    spec.finalSeats = work.finalSeats;
+    spec.additionalLatencyMs = work.additionalLatencyMs;
   }
 
+  /**
+   * Admits a request. The common case (the level has room) makes no closure and no
+   * promise: the spec is one record, the admission one `AdmittedRequest`; only a request
+   * that waits gets its decision callback, wait limit and abort listener.
+   */
   admit(input: AdmitInput): Admission | Promise<Admission> {
     const cls = input.classification;
-    const holder: { decide?: (d: Decision) => void } = {};
-    const spec = {
+    const spec: SeatRequestSpec = {
       flowSchema: cls.flowSchema.name,
       distinguisher: cls.flowDistinguisher,
       hash: this.hashOf(cls.flowSchema.name, cls.flowDistinguisher),
       seats: input.seats,
-      ...this.finalPhase(cls, input.target),
+      finalSeats: 0,
+      additionalLatencyMs: 0,
       details: input.details,
-      onDecision: (d: Decision) => holder.decide?.(d),
+      onDecision: undefined,
     };
+    this.setFinalPhase(spec, cls, input.target);
     const started = this.controller.start(cls.priorityLevel.name, spec) ?? this.controller.start("catch-all", spec);
     if (!started) return this.rejected(cls.priorityLevel.name);
     const { level, request } = started;
     if (request.state !== "waiting") return this.decided(level, request, request.decision ?? "concurrency-limit", input.mutating);
+    // Decisions of a waiting request come later, never inside its own start (queue-set.ts).
     return new Promise<Admission>((resolve) => {
       const wait = new WaitLimit(this.now() + input.waitLimitMs, () => this.controller.cancel(level, request, "time-out"));
       const onAbort = () => this.controller.cancel(level, request, "cancelled");
       input.signal?.addEventListener("abort", onAbort, { once: true });
-      holder.decide = (d) => {
+      spec.onDecision = (d) => {
         wait.settled = true;
         input.signal?.removeEventListener("abort", onAbort);
         resolve(this.decided(level, request, d, input.mutating));
@@ -171,17 +206,13 @@ export class ApfDispatcher {
     if (decision !== "execute") return this.rejected(level.name);
     const kind = mutating ? "mutating" : "readOnly";
     this.counts[kind]++;
-    const startedAt = this.now();
-    let released = false;
-    return {
-      admitted: true,
-      release: (watch) => {
-        if (released) return;
-        released = true;
-        this.counts[kind]--;
-        this.controller.finish(level, request, (this.now() - startedAt) / 1000, watch);
-      },
-    };
+    return new AdmittedRequest(this, level, request, kind, this.now());
+  }
+
+  /** Gives an admitted request's seats back (AdmittedRequest.release). */
+  finished(level: PriorityLevelState, request: SeatRequest, kind: "readOnly" | "mutating", startedAt: number, watch: boolean): void {
+    this.counts[kind]--;
+    this.controller.finish(level, request, (this.now() - startedAt) / 1000, watch);
   }
 
   private rejected(levelName: string): Admission {

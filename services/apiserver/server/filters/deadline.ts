@@ -7,8 +7,13 @@
  */
 import type { Expirable } from "./deadline-timers.ts";
 
+/** Told when a deadline expires (an object, so a listener per request needs no closure). */
+export interface ExpiryListener {
+  expireNow(): void;
+}
+
 export class Deadline implements Expirable {
-  private callbacks: Array<() => void> | undefined;
+  private callbacks: ExpiryListener[] | undefined;
   private expiredWith: unknown;
   private done = false;
   private finished = false;
@@ -32,17 +37,22 @@ export class Deadline implements Expirable {
 
   /** Runs `fn` at expiry; returns a function that removes it. */
   onExpire(fn: () => void): () => void {
-    if (this.done) {
-      fn();
-      return () => {};
-    }
-    (this.callbacks ??= []).push(fn);
-    return () => {
-      const list = this.callbacks;
-      if (!list) return;
-      const i = list.indexOf(fn);
-      if (i >= 0) list.splice(i, 1);
-    };
+    const listener: ExpiryListener = { expireNow: fn };
+    this.watch(listener);
+    return () => this.unwatch(listener);
+  }
+
+  /** Calls `listener.expireNow()` at expiry (at once when expired already), until `unwatch`. */
+  watch(listener: ExpiryListener): void {
+    if (this.done) listener.expireNow();
+    else (this.callbacks ??= []).push(listener);
+  }
+
+  unwatch(listener: ExpiryListener): void {
+    const list = this.callbacks;
+    if (!list) return;
+    const i = list.indexOf(listener);
+    if (i >= 0) list.splice(i, 1);
   }
 
   expire(reason: unknown): void {
@@ -51,7 +61,7 @@ export class Deadline implements Expirable {
     this.expiredWith = reason;
     const list = this.callbacks;
     this.callbacks = undefined;
-    for (const fn of list ?? []) fn();
+    for (const listener of list ?? []) listener.expireNow();
   }
 
   /** The timed expiry (DeadlineTimers); a subclass gives the reason and answers the request. */

@@ -25,7 +25,7 @@
 import { tooManyRequests } from "../../../../shared/api/status.ts";
 import type { PlatformProfile } from "../../../../shared/platform/index.ts";
 import type { Classification } from "../../flowcontrol/contract.ts";
-import type { Admission, ApfDispatcher } from "../../flowcontrol/dispatch/dispatcher.ts";
+import type { Admission, AdmitInput, ApfDispatcher } from "../../flowcontrol/dispatch/dispatcher.ts";
 import type { RequestDetails } from "../../flowcontrol/dispatch/queue-set.ts";
 import type { RequestInfo } from "../../endpoints/request-info.ts";
 import type { UserInfo } from "../../endpoints/scope.ts";
@@ -43,27 +43,39 @@ export const PRIVILEGED_GROUP = "system:masters";
 /** The platform's request timeout: how long a streamed body may keep its seats by default. */
 export const DEFAULT_MAX_STREAM_HOLD_MS = 60_000;
 
+/** An admitted request's seats (an APF admission, or an in-flight limiter's seat); `release` is idempotent. */
+export interface HeldSeats {
+  release(watch: boolean): void;
+}
+
+const SEAT_HOLD = Symbol("seatHold");
+type HoldingResponse = NonNullable<RequestContext["outgoing"]> & { [SEAT_HOLD]?: SeatHold };
+
+/** The shared `close` listener of held seats (`this` is the response): the hold on it ends. */
+function endSeatHoldOnClose(this: HoldingResponse): void {
+  this[SEAT_HOLD]?.expireNow();
+}
+
 /**
  * The seats of one request while its handler runs and its response is open, given back
- * once (`giveBack`): when the handler fails, when the deadline passes while it runs, when
- * the node response closes or, for a body that streams on, when the hold limit
- * (scheduled on the shared timer queue, no timer of its own) expires first. One object
- * per request; its one bound callback serves the deadline and the response's `close`.
+ * once: when the handler fails, when the deadline passes while it runs, when the node
+ * response closes or, for a body that streams on, when the hold limit (scheduled on the
+ * shared timer queue, no timer of its own) expires first. One object per request and no
+ * closure: it is itself the deadline's listener, and the response's `close` listener is
+ * one shared function that finds the hold on the response.
  */
 class SeatHold implements Expirable {
   settled = false;
   expiresAt = Infinity;
-  private out: RequestContext["outgoing"];
-  private stopWatchingDeadline: (() => void) | undefined;
-  /** Bound once per hold: the deadline's and the `close` listener that end it. */
-  readonly onEnd = (): void => this.expireNow();
+  private out: HoldingResponse | undefined;
+  private deadline: RequestContext["deadline"] | undefined;
 
-  /** `giveBack(false)`: the seats of a request that is not a watch (an in-flight limiter's release ignores it). */
-  constructor(private readonly giveBack: (watch: boolean) => void) {}
+  constructor(private readonly seats: HeldSeats) {}
 
   /** Runs the handler with the seats held; not async: the handler's answer is followed with one `then`. */
   run(ctx: RequestContext, next: Handler, maxHoldMs: number, timers: DeadlineTimers): Promise<Response> {
-    this.stopWatchingDeadline = ctx.deadline.onExpire(this.onEnd);
+    this.deadline = ctx.deadline;
+    ctx.deadline.watch(this);
     let answer: Promise<Response>;
     try {
       answer = next(ctx);
@@ -86,13 +98,14 @@ class SeatHold implements Expirable {
   /** Gives the seats back once the node response is over (at once when there is none or it is over already). */
   private holdUntilResponseIsOver(ctx: RequestContext, maxHoldMs: number, timers: DeadlineTimers): void {
     if (this.settled) return;
-    const out = ctx.outgoing;
+    const out = ctx.outgoing as HoldingResponse | undefined;
     if (!out || out.closed || out.destroyed) {
       this.expireNow();
       return;
     }
     this.out = out;
-    out.on("close", this.onEnd); // expireNow removes it (no once-wrapper)
+    out[SEAT_HOLD] = this;
+    out.on("close", endSeatHoldOnClose); // expireNow removes it (no once-wrapper)
     if (maxHoldMs > 0) {
       this.expiresAt = Date.now() + maxHoldMs;
       timers.schedule(maxHoldMs, this);
@@ -102,9 +115,15 @@ class SeatHold implements Expirable {
   expireNow(): void {
     if (this.settled) return;
     this.settled = true;
-    this.stopWatchingDeadline?.();
-    this.out?.off("close", this.onEnd);
-    this.giveBack(false);
+    this.deadline?.unwatch(this);
+    this.deadline = undefined;
+    const out = this.out;
+    if (out) {
+      out.off("close", endSeatHoldOnClose);
+      out[SEAT_HOLD] = undefined;
+      this.out = undefined;
+    }
+    this.seats.release(false);
   }
 }
 
@@ -168,7 +187,7 @@ export function withPriorityAndFairness(
       ctx.terminated = true;
       throw err;
     }
-    return new SeatHold(giveBack).run(ctx, next, maxStreamHoldMs, timers);
+    return new SeatHold({ release: giveBack }).run(ctx, next, maxStreamHoldMs, timers);
   };
 }
 
@@ -212,6 +231,27 @@ class DetailsOf implements RequestDetails {
   }
 }
 
+/**
+ * What the dispatcher admits: one record per request. The abort signal is read only if
+ * the request has to wait: it is an AbortController and signal kept with the request
+ * for as long as its response is open (a watch: for hours).
+ */
+class ApfAdmitInput implements AdmitInput {
+  constructor(
+    readonly classification: Classification,
+    readonly seats: number,
+    readonly mutating: boolean,
+    readonly waitLimitMs: number,
+    readonly target: RequestInfo,
+    readonly details: RequestDetails,
+    private readonly request: Request,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+}
+
 function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: number, timers: DeadlineTimers): Filter {
   const { dispatcher } = opts;
   const names = flowControlHeaders(opts.profile);
@@ -221,14 +261,14 @@ function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: nu
       ctx.terminated = true;
       throw tooManyRequests(undefined, admission.retryAfterSeconds);
     }
-    if (info.verb === "watch") return setUpWatch(ctx, next, info, admission.release);
-    return new SeatHold(admission.release).run(ctx, next, maxStreamHoldMs, timers);
+    if (info.verb === "watch") return setUpWatch(ctx, next, info, admission);
+    return new SeatHold(admission).run(ctx, next, maxStreamHoldMs, timers);
   };
   /**
    * A watch's seats cover setting it up (its initial events), not the stream after; the
    * watch counts for the work estimate of writes until its response is over.
    */
-  const setUpWatch = async (ctx: RequestContext, next: Handler, info: RequestInfo, release: (watch: boolean) => void): Promise<Response> => {
+  const setUpWatch = async (ctx: RequestContext, next: Handler, info: RequestInfo, seats: HeldSeats): Promise<Response> => {
     const forgetWatch = dispatcher.registerWatch(info);
     try {
       const response = await next(ctx);
@@ -238,7 +278,7 @@ function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: nu
       forgetWatch();
       throw err;
     } finally {
-      release(true);
+      seats.release(true);
     }
   };
   // Not async: an admission decided at once (the common case) runs the handler within the call.
@@ -258,19 +298,8 @@ function withApf(opts: ApfFilterOptions, count: ObjectCount, maxStreamHoldMs: nu
     });
     noteClassification(ctx, names, cls);
     const seats = estimateSeats(info, ctx.url.searchParams, count, dispatcher.maxSeats(cls.priorityLevel.name));
-    const admission = dispatcher.admit({
-      classification: cls,
-      seats,
-      mutating: MUTATING.has(info.verb),
-      waitLimitMs: dispatcher.waitLimitMs(ctx.receivedAt, ctx.deadline.expiresAt),
-      // Read only if the request has to wait: the signal is an AbortController and signal
-      // kept with the request for as long as its response is open (a watch: for hours).
-      get signal() {
-        return ctx.request.signal;
-      },
-      target: info,
-      details: new DetailsOf(info, user),
-    });
+    const waitLimitMs = dispatcher.waitLimitMs(ctx.receivedAt, ctx.deadline.expiresAt);
+    const admission = dispatcher.admit(new ApfAdmitInput(cls, seats, MUTATING.has(info.verb), waitLimitMs, info, new DetailsOf(info, user), ctx.request));
     if (admission instanceof Promise) return admission.then((a) => decided(ctx, next, info, a));
     return decided(ctx, next, info, admission);
   };
