@@ -40,3 +40,23 @@ describe("validateImmutable", () => {
     expect(lines(oldV, newV)).toEqual(expected);
   });
 });
+
+describe("validateImmutable: what it walks", () => {
+  it("does not read a subtree whose schema has no immutable field", () => {
+    const s: Schema = obj({ free: obj({ a: str(), b: obj({ c: str() }) }), fixed: withOpts(str(), { immutable: true }) });
+    const unread = {};
+    Object.defineProperty(unread, "c", { enumerable: true, get: () => expect.unreachable("a subtree without immutable fields was read") });
+    const old = { free: { a: "x", b: unread }, fixed: "f" };
+    expect(validateImmutable(s, old, { free: { a: "y" }, fixed: "f" })).toEqual([]);
+    expect(validateImmutable(s, old, { free: {}, fixed: "g" }).map(formatFieldError)).toEqual(['fixed: Invalid value: "g": field is immutable']);
+  });
+
+  it("finds an immutable field through a recursive schema", () => {
+    const node: Schema = obj({ id: withOpts(str(), { immutable: true }) });
+    node.properties!.child = node;
+    const s: Schema = obj({ root: node, other: obj({ loop: node }) });
+    const old = { root: { id: "a", child: { id: "b", child: { id: "c" } } } };
+    expect(validateImmutable(s, old, { root: { id: "a", child: { id: "b", child: { id: "d" } } } }).map(formatFieldError)).toEqual(['root.child.child.id: Invalid value: "d": field is immutable']);
+    expect(validateImmutable(s, { other: { loop: { id: "a" } } }, { other: { loop: { id: "b" } } }).map(formatFieldError)).toEqual(['other.loop.id: Invalid value: "b": field is immutable']);
+  });
+});

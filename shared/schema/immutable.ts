@@ -7,6 +7,7 @@
  * list-type `map` pair up by their keys, other lists by index, maps by key.
  * An old value that is absent allows any new value; removing an object
  * removes its immutable fields (an error), removing a list item does not.
+ * Subtrees whose schema has no immutable field at or below it are not walked.
  */
 import { fieldErrors } from "./field-errors.ts";
 import { childPath, indexPath, keyPath } from "./path.ts";
@@ -21,8 +22,24 @@ export function validateImmutable(schema: Schema, oldValue: unknown, newValue: u
   return errs;
 }
 
+/** Schema nodes are not changed once built: whether an immutable field lies at or below a node is worked out once. */
+const reaches = new WeakMap<Schema, boolean>();
+
+/** True when `schema` or a schema below it is immutable (a recursive schema reaching itself counts as true). */
+function reachesImmutable(schema: Schema): boolean {
+  const known = reaches.get(schema);
+  if (known !== undefined) return known;
+  reaches.set(schema, true); // while it is worked out: a cycle back to it walks, as before
+  let found = !!schema.immutable;
+  for (const s of Object.values(schema.properties ?? {})) found ||= reachesImmutable(s);
+  if (schema.additionalProperties) found ||= reachesImmutable(schema.additionalProperties);
+  if (schema.items) found ||= reachesImmutable(schema.items);
+  reaches.set(schema, found);
+  return found;
+}
+
 function walk(schema: Schema, oldV: unknown, newV: unknown, path: string, errs: FieldError[]): void {
-  if (oldV === undefined) return;
+  if (oldV === undefined || !reachesImmutable(schema)) return;
   if (schema.immutable) {
     if (!deepEqual(oldV, newV)) errs.push(schema.immutableForbidden ? fieldErrors.forbidden(path, schema.immutableForbidden) : fieldErrors.invalid(path, newV ?? null, FIELD_IMMUTABLE_MSG));
     return;
