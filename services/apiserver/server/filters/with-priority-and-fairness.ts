@@ -30,6 +30,7 @@ import type { RequestDetails } from "../../flowcontrol/dispatch/queue-set.ts";
 import type { RequestInfo } from "../../endpoints/request-info.ts";
 import type { UserInfo } from "../../endpoints/scope.ts";
 import { infoOf, userOf, type Filter, type Handler, type RequestContext } from "./context.ts";
+import { callNext } from "./call-next.ts";
 import { InFlightLimiter } from "./in-flight-limiter.ts";
 import { answerHeader } from "./response-headers.ts";
 import { DeadlineTimers, type Expirable } from "./deadline-timers.ts";
@@ -76,14 +77,7 @@ class SeatHold implements Expirable {
   run(ctx: RequestContext, next: Handler, maxHoldMs: number, timers: DeadlineTimers): Promise<Response> {
     this.deadline = ctx.deadline;
     ctx.deadline.watch(this);
-    let answer: Promise<Response>;
-    try {
-      answer = next(ctx);
-    } catch (err) {
-      this.expireNow();
-      throw err;
-    }
-    return answer.then(
+    return callNext(next, ctx, this).then(
       (response) => {
         this.holdUntilResponseIsOver(ctx, maxHoldMs, timers);
         return response;
@@ -110,6 +104,11 @@ class SeatHold implements Expirable {
       this.expiresAt = Date.now() + maxHoldMs;
       timers.schedule(maxHoldMs, this);
     }
+  }
+
+  /** The handler failed: the seats come back at once (callNext). */
+  settle(): void {
+    this.expireNow();
   }
 
   expireNow(): void {

@@ -10,6 +10,7 @@
  */
 import { badRequest, timeout } from "../../../../shared/api/status.ts";
 import { infoOf, type Filter, type RequestContext } from "./context.ts";
+import { callNext } from "./call-next.ts";
 import { errorResponse } from "./errors.ts";
 import { Deadline } from "./deadline.ts";
 import { DeadlineTimers } from "./deadline-timers.ts";
@@ -86,14 +87,8 @@ export function withTimeout(requestTimeoutMs: number, timers = new DeadlineTimer
     return new Promise<Response>((resolve, reject) => {
       deadline.resolve = resolve;
       timers.schedule(ms, deadline);
-      let answer: Promise<Response>;
-      try {
-        answer = next(ctx);
-      } catch (err) {
-        deadline.settle();
-        throw err;
-      }
-      answer.then(
+      // A synchronous throw settles the deadline and rejects this promise (the executor's throw).
+      callNext(next, ctx, deadline).then(
         (r) => {
           deadline.settle();
           resolve(r);
