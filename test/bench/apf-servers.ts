@@ -9,8 +9,13 @@
  * commit with its own node_modules or a link to these), the second replica runs that
  * tree's apiserver with APF on instead: old and new dispatch side by side over one store.
  * With `APF_LOOP_PROBE_DIR` set, each replica preloads apf-loop-probe.ts (event-loop delay).
+ * `APF_NODE_FLAGS` and `APF_OFF_NODE_FLAGS` (space-separated) are extra node flags of the
+ * first and the second replica (e.g. a V8 heap setting compared in one run, with
+ * `APF_BASELINE` naming this same tree). With `APF_REPLICA_OUTPUT_DIR`, each replica's
+ * stdout and stderr also go to `<dir>/<side>.log` (e.g. `--trace-gc-nvp` lines).
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, mkdirSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -90,9 +95,11 @@ export async function startApfServers(opts: ApfServersOptions): Promise<ApfServe
     const replica = async (apf: boolean, root = REPO_ROOT, side = apf ? "on" : "off"): Promise<{ url: string; child: ChildProcess }> => {
       const port = await freePort();
       const profiling = opts.profileDir ? ["--cpu-prof", "--cpu-prof-dir", join(opts.profileDir, side)] : [];
+      const nodeFlags = (side === "on" ? process.env.APF_NODE_FLAGS : side === "off" ? process.env.APF_OFF_NODE_FLAGS : undefined)?.split(" ").filter(Boolean) ?? [];
       const probe = process.env.APF_LOOP_PROBE_DIR ? ["--import", pathToFileURL(join(REPO_ROOT, "test", "bench", "apf-loop-probe.ts")).href] : [];
       const args = [
         ...profiling,
+        ...nodeFlags,
         "--import", "tsx",
         ...probe,
         join(root, "services", "apiserver", "main.ts"),
@@ -112,6 +119,13 @@ export async function startApfServers(opts: ApfServersOptions): Promise<ApfServe
       children.push(child);
       child.stdout?.on("data", (d: Buffer) => output.push(d.toString()));
       child.stderr?.on("data", (d: Buffer) => output.push(d.toString()));
+      const logDir = process.env.APF_REPLICA_OUTPUT_DIR;
+      if (logDir) {
+        mkdirSync(logDir, { recursive: true });
+        const log = createWriteStream(join(logDir, `${side}.log`));
+        child.stdout?.pipe(log, { end: false });
+        child.stderr?.pipe(log, { end: false });
+      }
       const url = `https://127.0.0.1:${port}`;
       await waitForReady(url, pki.ca.certPem, adminToken, child, output);
       return { url, child };

@@ -245,7 +245,8 @@ function describeLoop(name: string, d: LoopDelay | undefined): string {
   if (!d) return "";
   const f = (v: number) => v.toFixed(1);
   const gets = d.gets ? `; its GETs' server time p50 ${f(d.gets.p50)} / p99 ${f(d.gets.p99)} / max ${f(d.gets.max)} ms (${d.gets.count})` : "";
-  return `; loop ${name}: delay p50 ${f(d.p50)} / p90 ${f(d.p90)} / p99 ${f(d.p99)} / max ${f(d.max)} ms, utilization ${(d.utilization * 100).toFixed(0)}%${gets}`;
+  const gc = d.gc ? `; GC minor ${d.gc.minor.count} (${f(d.gc.minor.totalMs)} ms, p99 ${f(d.gc.minor.p99)} / max ${f(d.gc.minor.max)}), major ${d.gc.major.count} (${f(d.gc.major.totalMs)} ms, max ${f(d.gc.major.max)})` : "";
+  return `; loop ${name}: delay p50 ${f(d.p50)} / p90 ${f(d.p90)} / p99 ${f(d.p99)} / max ${f(d.max)} ms, utilization ${(d.utilization * 100).toFixed(0)}%${gets}${gc}`;
 }
 
 function printProfiles(dir: string, title: string): void {
