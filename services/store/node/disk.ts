@@ -32,10 +32,18 @@ export interface OpenedDisk {
   fresh: boolean;
 }
 
+/**
+ * Zeros the WAL keeps written ahead of its end (WalOptions.preallocateBytes):
+ * a put's fdatasync then overwrites allocated blocks instead of growing the
+ * file, and skips the filesystem journal commit an append pays; one batch in
+ * a mebibyte of log pays it for the next.
+ */
+export const WAL_PREALLOCATE_BYTES = 1024 * 1024;
+
 export async function openDisk(dataDir: string, log: WalLogger): Promise<OpenedDisk> {
   const snapshotter = new Snapshotter(join(dataDir, "snap"), { log });
   const snapshot = await snapshotter.load();
-  const { wal, state } = await Wal.open(join(dataDir, "wal"), { log });
+  const { wal, state } = await Wal.open(join(dataDir, "wal"), { log, preallocateBytes: WAL_PREALLOCATE_BYTES });
   try {
     const storage = new MemoryStorage();
     const snapIndex = snapshot?.metadata.index ?? 0;

@@ -32,6 +32,8 @@ export const RECORD_HEADER_SIZE = 13;
 const MAGIC = 0x4c415752; // "RWAL" little-endian
 const FORMAT_VERSION = 1;
 const SEED_PAYLOAD_SIZE = 25;
+/** Preallocated space ends on a multiple of this (see isPreallocatedTail). */
+export const PREALLOCATION_ALIGN = 4096;
 /** Size of the crc-seed record that starts every segment. */
 export const SEGMENT_HEADER_SIZE = RECORD_HEADER_SIZE + SEED_PAYLOAD_SIZE;
 
@@ -174,6 +176,7 @@ export function scanSegment(buf: Uint8Array, file: string, maxPayload: number): 
   let lastEnded = true;
   while (off < buf.length) {
     const r = parseAt(buf, dv, off, header.seed, maxPayload);
+    if (typeof r === "string" && lastEnded && isPreallocatedTail(buf, off)) break;
     if (typeof r === "string") {
       // The damaged record belongs to the batch of the last good record, or to
       // the next one if that record closed its batch.
@@ -202,4 +205,11 @@ export function scanSegment(buf: Uint8Array, file: string, maxPayload: number): 
     off = r.end;
   }
   return { header, records, goodEnd: off, lastBatch };
+}
+
+/** Whether buf holds only zeros from `off` and ends on a preallocation boundary. */
+function isPreallocatedTail(buf: Uint8Array, off: number): boolean {
+  if (buf.length % PREALLOCATION_ALIGN !== 0) return false;
+  for (let i = off; i < buf.length; i++) if (buf[i] !== 0) return false;
+  return true;
 }

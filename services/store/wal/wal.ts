@@ -28,6 +28,13 @@
 // syncInline (see there). Within a batch, entries precede
 // the hard state, so a torn batch never keeps a commit index beyond the
 // entries that survived.
+//
+// Preallocation (WalOptions.preallocateBytes, as etcd preallocates its WAL
+// segments): the writer keeps zeros written ahead of the log's end, so that a
+// batch overwrites allocated blocks and its fdatasync flushes only data
+// pages, without the file-size change (a filesystem journal commit) that an
+// append makes every fsync pay. Only the batch that extends the zeros pays it.
+// A segment then ends in zeros (record.ts: the clean end of a segment).
 
 import { randomBytes } from "node:crypto";
 import { fdatasyncSync } from "node:fs";
@@ -48,6 +55,7 @@ import { LogShape } from "./log-shape.ts";
 import {
   encodeSegmentHeader,
   frameBatch,
+  PREALLOCATION_ALIGN,
   RecordKind,
   scanSegment,
   type PendingRecord,
@@ -72,6 +80,12 @@ export interface WalOptions {
   maxRecordBytes?: number;
   /** Receives repair reports; defaults to JSON lines on stderr. */
   log?: WalLogger;
+  /**
+   * When above 0, the space after the log's end is written with zeros this
+   * many bytes at a time (rounded to whole pages), ahead of the batches that
+   * will overwrite it. Default 0: every batch appends.
+   */
+  preallocateBytes?: number;
 }
 
 export interface WalState {
@@ -119,10 +133,15 @@ interface OpenSegment {
   fh: FileHandle;
   seed: number;
   size: number;
+  /** Bytes of the file: size plus zeros written ahead (preallocation). */
+  allocated: number;
   nextBatch: number;
   /** Whether a batch was written since the segment was created (a cut of an unwritten segment does nothing). */
   written: boolean;
 }
+
+/** Source of the zeros written ahead (preallocation). */
+const ZEROS = new Uint8Array(256 * 1024);
 
 const SEGMENT_RE = /^([0-9a-f]{16})-([0-9a-f]{16})\.wal$/;
 
@@ -222,6 +241,7 @@ export class Wal {
     private readonly shape: LogShape,
     private readonly segmentBytes: number,
     private readonly maxRecordBytes: number,
+    private readonly preallocateBytes: number,
     private readonly log: WalLogger,
     replay: Replay,
     counters: Counters,
@@ -242,6 +262,7 @@ export class Wal {
     const log = opts.log ?? stderrLogger;
     const segmentBytes = opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
     const maxRecordBytes = opts.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+    const preallocateBytes = Math.ceil(Math.max(0, opts.preallocateBytes ?? 0) / PREALLOCATION_ALIGN) * PREALLOCATION_ALIGN;
     const counters: Counters = { records: 0, bytes: 0, fsyncs: 0, batches: 0 };
 
     await ensureDir(dir, counters);
@@ -271,7 +292,7 @@ export class Wal {
       const ref = { seq: 1, firstIndex: 1, name: segmentName(1, 1) };
       const current = await createSegment(dir, ref, undefined, undefined, counters);
       const replay = new Replay(0);
-      const wal = new Wal(dir, [ref], current, replay.shape, segmentBytes, maxRecordBytes, log, replay, counters);
+      const wal = new Wal(dir, [ref], current, replay.shape, segmentBytes, maxRecordBytes, preallocateBytes, log, replay, counters);
       return { wal, state: { hardState: replay.hardState, entries: [] } };
     }
 
@@ -327,11 +348,13 @@ export class Wal {
         await fh.sync();
         counters.fsyncs++;
       }
-      current = { ref, fh, seed: scan.header.seed, size: scan.goodEnd, nextBatch: scan.lastBatch + 1, written: true };
+      // Clean: any bytes past goodEnd are preallocated zeros (scanSegment).
+      const allocated = scan.damage ? scan.goodEnd : buf.length;
+      current = { ref, fh, seed: scan.header.seed, size: scan.goodEnd, allocated, nextBatch: scan.lastBatch + 1, written: true };
     }
     if (current === undefined) throw new Error("unreachable: no last segment");
 
-    const wal = new Wal(dir, refs, current, replay.shape, segmentBytes, maxRecordBytes, log, replay, counters);
+    const wal = new Wal(dir, refs, current, replay.shape, segmentBytes, maxRecordBytes, preallocateBytes, log, replay, counters);
     const state: WalState = { hardState: replay.hardState, entries: replay.entries };
     if (replay.snapshotMeta) state.snapshotMeta = replay.snapshotMeta;
     return { wal, state };
@@ -501,6 +524,7 @@ export class Wal {
             const buf = frameBatch(records, cur.seed, cur.nextBatch);
             writeFullySync(cur.fh.fd, buf, cur.size);
             cur.size += buf.length;
+            if (cur.size > cur.allocated) this.preallocate(cur);
             cur.nextBatch++;
             cur.written = true;
             this.counters.records += records.length;
@@ -535,6 +559,27 @@ export class Wal {
     } finally {
       this.writing = false;
     }
+  }
+
+  /**
+   * Writes zeros from the end of the batch just written (cur.size) to the next
+   * multiple of preallocateBytes beyond it; the batch's fsync makes them
+   * durable with it. Without preallocation the file simply grew.
+   */
+  private preallocate(cur: OpenSegment): void {
+    const step = this.preallocateBytes;
+    if (step === 0) {
+      cur.allocated = cur.size;
+      return;
+    }
+    const end = (Math.floor(cur.size / step) + 1) * step;
+    for (let at = cur.size; at < end; ) {
+      const n = Math.min(end - at, ZEROS.length);
+      writeFullySync(cur.fh.fd, ZEROS.subarray(0, n), at);
+      at += n;
+    }
+    this.counters.bytes += end - cur.size;
+    cur.allocated = end;
   }
 
   private async roll(): Promise<void> {
@@ -598,5 +643,5 @@ async function createSegment(
   counters.fsyncs += 2;
   counters.records += 1 + copies.length;
   counters.bytes += buf.length;
-  return { ref, fh, seed, size: buf.length, nextBatch: copies.length > 0 ? 2 : 1, written: false };
+  return { ref, fh, seed, size: buf.length, allocated: buf.length, nextBatch: copies.length > 0 ? 2 : 1, written: false };
 }
