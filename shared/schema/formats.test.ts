@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   annotationsSize,
+  byteLength,
   checkFormat,
   isDNS1123Label,
   isDNS1123Subdomain,
@@ -225,5 +226,25 @@ describe("names and annotations", () => {
 
   it("counts annotation sizes in bytes", () => {
     expect(annotationsSize({ a: "bc", "é": "ü" })).toBe(3 + 4);
+  });
+});
+
+describe("byteLength", () => {
+  const encoded = (s: string) => new TextEncoder().encode(s).length;
+
+  it("counts the UTF-8 bytes as encoding would, lone surrogates as U+FFFD", () => {
+    for (const s of ["", "abc", "é", "ß-x", "€", "日本語", "😀", "a😀b", "\ud83d", "\ude00", "x\ud83d", "\ude00\ud83d", "\ud83d\ud83d\ude00", "\u007f\u0080\u07ff\u0800\uffff"]) {
+      expect(byteLength(s), JSON.stringify(s)).toBe(encoded(s));
+    }
+  });
+
+  it("agrees with encoding on random strings of any code units", () => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    const units = [0x41, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xe000, 0xffff];
+    for (let t = 0; t < 500; t++) {
+      const s = String.fromCharCode(...Array.from({ length: next() % 12 }, () => units[next() % units.length]));
+      expect(byteLength(s)).toBe(encoded(s));
+    }
   });
 });

@@ -37,10 +37,22 @@ const qualifiedNameRe = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
 const labelValueRe = new RegExp(`^${LABEL_VALUE_FMT}$`);
 const quantityRe = new RegExp(QUANTITY_REGEX_TEXT);
 
-const encoder = new TextEncoder();
-/** Length in bytes of the UTF-8 encoding (the platform's `len(string)`). */
+/**
+ * Length in bytes of the UTF-8 encoding (the platform's `len(string)`), counted without
+ * encoding: a surrogate pair is 4 bytes, a lone surrogate 3 (it encodes as U+FFFD).
+ */
 export function byteLength(s: string): number {
-  return encoder.encode(s).length;
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2; // the pair's two units count 4 bytes
+      i++;
+    } else n += 2;
+  }
+  return n;
 }
 
 /** `must be no more than N characters`. */

@@ -6,7 +6,7 @@
 import { applyDefaults, validate, validateImmutable, validateObjectMeta } from "../../../shared/schema/index.ts";
 import { applyDefaultsInPlace } from "../../../shared/schema/defaults.ts";
 import type { FieldError, KindDefinition } from "../../../shared/schema/types.ts";
-import { deepEqual } from "../../../shared/schema/values.ts";
+import { deepEqual, setOwn } from "../../../shared/schema/values.ts";
 import { meta, type JsonObject } from "../storage/object.ts";
 
 /** The requesting user, for kinds that record it (CertificateSigningRequest). */
@@ -60,6 +60,21 @@ function specPart(obj: JsonObject): JsonObject {
   return rest;
 }
 
+/**
+ * `obj` with an empty `metadata` last, for the schema walk (ObjectMeta has its own
+ * checks): a shallow copy, as `{ ...rest, metadata: {} }` without the rest's runtime copy.
+ */
+function withEmptyMetadata(obj: JsonObject): JsonObject {
+  const body: JsonObject = {};
+  for (const k of Object.keys(obj)) if (k !== "metadata") setOwn(body, k, obj[k]);
+  body.metadata = {};
+  return body;
+}
+
+function pushAll<T>(into: T[], from: readonly T[]): void {
+  for (const x of from) into.push(x);
+}
+
 /** The schema's defaults, then the kind's defaulter, on a copy. */
 function defaultsOf(def: KindDefinition): (obj: JsonObject) => JsonObject {
   return (obj) => {
@@ -75,6 +90,7 @@ export function genericStrategy(def: KindDefinition): Strategy {
   const tracksGeneration = !!def.schema.properties?.spec;
   const metaOptions = { namespaced: def.namespaced, nameFormat: def.nameFormat ?? "dns1123-subdomain" } as const;
   const generic = defaultsOf(def);
+  const validateOptions = { nullTimes: !def.custom };
   return {
     def,
     hasStatus,
@@ -112,12 +128,11 @@ export function genericStrategy(def: KindDefinition): Strategy {
       return out;
     },
     validate(obj) {
-      const { metadata, ...rest } = obj;
-      return [
-        ...validateObjectMeta(metadata ?? {}, metaOptions),
-        ...validate(def.schema, { ...rest, metadata: {} }, "", { nullTimes: !def.custom }),
-        ...(def.validateKind?.(obj) ?? []),
-      ];
+      const errors = validateObjectMeta(obj.metadata ?? {}, metaOptions);
+      pushAll(errors, validate(def.schema, withEmptyMetadata(obj), "", validateOptions));
+      const kindErrors = def.validateKind?.(obj);
+      if (kindErrors) pushAll(errors, kindErrors);
+      return errors;
     },
     validateUpdate(obj, old) {
       const errors = this.validate(obj);
