@@ -159,6 +159,16 @@ export class ChunkProducer {
    * charged to the budget when the slice ends. Calls must not overlap.
    */
   async next(): Promise<Uint8Array | undefined> {
+    const parts = await this.nextParts();
+    return parts && concat(parts, byteLength(parts));
+  }
+
+  /**
+   * The next chunk as the pieces it gathered, in order (none empty), for a writer that
+   * hands several buffers to one socket write (no copy into one chunk first); `next()`
+   * in every other respect.
+   */
+  async nextParts(): Promise<Uint8Array[] | undefined> {
     if (this.ended) return undefined;
     const { scheduler, msPerByte } = this.budget;
     if (this.started) await scheduler.nextTurn();
@@ -204,7 +214,7 @@ export class ChunkProducer {
         this.budget.spend(scheduler.now() - sliceStart + size * msPerByte);
       }
       if (done) this.ended = true;
-      if (size > 0) return concat(parts, size);
+      if (size > 0) return parts;
       if (done) return undefined;
       await scheduler.nextTurn(); // a slice of work that produced nothing yet
     }
@@ -239,6 +249,12 @@ export function producerStream(producer: ChunkProducer, first?: Uint8Array): Rea
 
 export function chunkedStream(pieces: Iterator<Piece>, opts: ChunkedStreamOptions = {}): ReadableStream<Uint8Array> {
   return producerStream(new ChunkProducer(pieces, processTurnBudget, opts));
+}
+
+function byteLength(parts: readonly Uint8Array[]): number {
+  let size = 0;
+  for (const p of parts) size += p.length;
+  return size;
 }
 
 export function concat(parts: readonly Uint8Array[], size: number): Uint8Array {

@@ -3,6 +3,8 @@
  * the whole list for each encoding, kind and size; a list whose reader goes away
  * stops encoding; a repeated compact JSON or protobuf list copies the item bytes the first kept.
  */
+import type { ServerResponse } from "node:http";
+import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { readAll } from "../../../shared/codec/chunked-stream.ts";
 import { builtinKinds } from "../../../shared/api/groups/index.ts";
@@ -10,6 +12,7 @@ import { getProfile } from "../../../shared/platform/index.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
 import { resourceInfo } from "../registry/resource.ts";
 import type { JsonObject } from "../storage/object.ts";
+import { claimDirectBody } from "./direct-body.ts";
 import { encodeBody } from "./encode.ts";
 import { listResponse, type ListMeta } from "./list-body.ts";
 import type { Encoding } from "./negotiation.ts";
@@ -112,6 +115,28 @@ describe("a list in flight", () => {
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
     expect(reads()).toBe(atCancel);
     expect(atCancel).toBeLessThan(20_000);
+  });
+
+  it("offers to write itself to the node response when longer than its first chunk, with the stream's bytes", async () => {
+    const request = new Request("https://127.0.0.1/api/v1/configmaps");
+    const withRequest = { ...s, request } as RequestScope;
+    const small = await listResponse(withRequest, { resourceVersion: "9" }, configMaps(40));
+    expect(claimDirectBody(request, () => small.body)).toBeUndefined();
+    const items = configMaps(2500);
+    const res = await listResponse(withRequest, { resourceVersion: "9" }, items);
+    const source = claimDirectBody(request, () => res.body);
+    expect(source).toBeDefined();
+    const written: Buffer[] = [];
+    const out = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        written.push(chunk);
+        callback();
+      },
+    });
+    const finished = new Promise((resolve) => out.on("finish", resolve));
+    source?.attach(out as unknown as ServerResponse);
+    await finished;
+    expect(Buffer.concat(written).equals(Buffer.from(oneShot(s, { resourceVersion: "9" }, items)))).toBe(true);
   });
 
   it.each([

@@ -13,7 +13,10 @@
  * copies bytes instead of encoding them again (a list flood turns its seats over sooner).
  *
  * A list that fits in its first slice is answered as one buffer at once (no stream,
- * no extra turn). Each list encodes its own body: sharing one encoding among
+ * no extra turn); a longer one writes its chunks to the node response itself
+ * (list-body-writer.ts: no ReadableStream read per chunk, a chunk's pieces in one
+ * corked write instead of copied into one buffer), or, when a filter replaced the body or
+ * there is no node response, is read as a stream. Each list encodes its own body: sharing one encoding among
  * identical lists in flight was tried and let the joined readers write without the
  * per-turn budget, which doubled other tenants' p99 under a list flood
  * (`bench -- apf`).
@@ -25,8 +28,10 @@ import { protobufListBody } from "../../../shared/codec/protobuf/list-stream.ts"
 import { jsonListPieces, typedItemText } from "../../../shared/stream/json-list.ts";
 import { tableRow, toTable } from "../../../shared/codec/table.ts";
 import type { JsonObject } from "../storage/object.ts";
+import { offerDirectBody } from "./direct-body.ts";
 import { bodyContentType, bodyResponse, jsonText } from "./encode.ts";
 import { encodedForList, encodedIfCached, objectVariant } from "./encoded-cache.ts";
+import { ListBodyWriter } from "./list-body-writer.ts";
 import { includeObject, partialMetadata } from "./render.ts";
 import type { RequestScope } from "./scope.ts";
 
@@ -57,7 +62,10 @@ export async function listResponse(s: RequestScope, metadata: ListMeta, items: R
   const producer = new ChunkProducer(listPieces(s, metadata, items), processTurnBudget, { chunkBytes: LIST_CHUNK_BYTES, minChunkBytes: LIST_MIN_CHUNK_BYTES, firstChunkBytes: LIST_FIRST_CHUNK_BYTES });
   const first = await producer.next();
   if (producer.finished) return bodyResponse(s, first ?? new Uint8Array(0), contentType, 200);
-  return bodyResponse(s, producerStream(producer, first), contentType, 200);
+  const stream = producerStream(producer, first);
+  // Written by the list itself once the response reaches the node server unchanged; read as a stream otherwise (compressed, in process).
+  if (s.request) offerDirectBody(s.request, stream, new ListBodyWriter(producer, first));
+  return bodyResponse(s, stream, contentType, 200);
 }
 
 function withTypeMeta(s: RequestScope, obj: Readonly<JsonObject>): JsonObject {
