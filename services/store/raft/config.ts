@@ -39,6 +39,16 @@ export interface Config {
    * Default true; with false it keeps leading the group but refuses proposals.
    */
   stepDownOnRemoval?: boolean;
+  /**
+   * When the leader's commit index moves, it sends appends only to followers
+   * that have entries to receive; the others learn the new commit index with
+   * their next append or heartbeat (within heartbeatTick). Saves an append
+   * and its answer per follower per commit when idle followers need not apply
+   * at once (the leader answers its clients from its own apply). Default
+   * false: every follower gets an append carrying the commit index at once,
+   * as etcd's raft does.
+   */
+  lazyCommitBroadcast?: boolean;
   /** Source of randomness for election timeouts. Default: a PRNG seeded with the node id. */
   random?: RandomSource;
 }

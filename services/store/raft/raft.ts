@@ -77,6 +77,9 @@ export class Raft {
   readonly maxUncommittedSize: number;
   readonly disableProposalForwarding: boolean;
   readonly stepDownOnRemoval: boolean;
+  readonly lazyCommitBroadcast: boolean;
+  /** lazyCommitBroadcast: per follower, the last index of its forwarded proposals until a commit of it is sent there. */
+  readonly forwardedProposals = new Map<number, number>();
   readonly random: RandomSource;
 
   constructor(c: Config) {
@@ -93,6 +96,7 @@ export class Raft {
     this.readOnly = new ReadOnly(c.readOnlyOption ?? ReadOnlyOption.Safe);
     this.disableProposalForwarding = c.disableProposalForwarding ?? false;
     this.stepDownOnRemoval = c.stepDownOnRemoval ?? true;
+    this.lazyCommitBroadcast = c.lazyCommitBroadcast ?? false;
     this.random = c.random ?? new SeededRandom(c.id);
 
     const { hardState, confState } = c.storage.initialState();

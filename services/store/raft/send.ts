@@ -100,6 +100,22 @@ export function bcastAppend(r: Raft): void {
   });
 }
 
+/**
+ * A moved commit index under lazyCommitBroadcast: an append goes to every
+ * other member that has entries to receive (or a snapshot it needs), and to
+ * one whose forwarded proposals are now committed (its proposer waits to
+ * apply them); the others learn the index with a later append or heartbeat.
+ */
+export function bcastCommit(r: Raft): void {
+  r.trk.visit((id) => {
+    if (id === r.id) return;
+    const proposed = r.forwardedProposals.get(id);
+    const owed = proposed !== undefined && proposed <= r.log.committed;
+    if (owed) r.forwardedProposals.delete(id);
+    maybeSendAppend(r, id, owed);
+  });
+}
+
 /** Heartbeats every other member, carrying the context of the newest pending read (if any). */
 export function bcastHeartbeat(r: Raft): void {
   bcastHeartbeatWithCtx(r, r.readOnly.lastPendingRequestCtx());

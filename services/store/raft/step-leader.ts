@@ -22,7 +22,7 @@ import { isJoint } from "./tracker.ts";
 import { decodeConfChange } from "./confchange.ts";
 import { ProposalDroppedError } from "./errors.ts";
 import { appendEntry, maybeCommit } from "./append-commit.ts";
-import { bcastAppend, bcastHeartbeat, maybeSendAppend, sendAppend, sendTimeoutNow } from "./send.ts";
+import { bcastAppend, bcastHeartbeat, bcastCommit, maybeSendAppend, sendAppend, sendTimeoutNow } from "./send.ts";
 import { leaderReadIndex, readIndexAck, releasePendingReadIndexMessages } from "./read-index.ts";
 import { abortLeaderTransfer, becomeFollower } from "./transitions.ts";
 import { isVoter } from "./membership.ts";
@@ -97,6 +97,7 @@ function leaderPropose(r: Raft, m: Message): void {
   if (!appendEntry(r, ents)) {
     throw new ProposalDroppedError("uncommitted-size-exceeded", "raft proposal dropped: uncommitted entries exceed maxUncommittedEntriesSize");
   }
+  if (r.lazyCommitBroadcast && m.from !== r.id && m.from !== None) r.forwardedProposals.set(m.from, r.log.lastIndex());
   bcastAppend(r);
 }
 
@@ -144,7 +145,8 @@ function handleAppendResponse(r: Raft, m: Message, pr: Progress): void {
   }
   if (maybeCommit(r)) {
     releasePendingReadIndexMessages(r);
-    bcastAppend(r);
+    if (r.lazyCommitBroadcast) bcastCommit(r);
+    else bcastAppend(r);
   } else if (oldPaused) {
     // The follower was paused and may miss the latest commit index.
     sendAppend(r, m.from);

@@ -112,6 +112,8 @@ export class Simulation {
       heartbeatTick: this.options.heartbeatTick,
       preVote: this.options.preVote,
       checkQuorum: this.options.checkQuorum,
+      // From the seed, not drawn: the other options and schedules of a seed stay as they were.
+      lazyCommitBroadcast: this.seed % 2 === 1,
       maxInflightMsgs: this.options.maxInflight,
       maxSizePerMsg: this.options.maxSizePerMsg,
       random: new SeededRandom(this.seed * 31 + node.id * 1009 + this.stats.crashes),
