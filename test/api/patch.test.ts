@@ -113,7 +113,7 @@ describe("patch over HTTPS", () => {
   });
 
   it("compresses large lists with gzip when asked", async () => {
-    for (let i = 0; i < 20; i++) await api.admin.post("/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `gz-${i}` }, data: { v: "x".repeat(200) } });
+    for (let i = 0; i < 20; i++) await api.admin.post("/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `gz-${i}` }, data: { v: "x".repeat(7 * 1024) } }); // above the 128 KiB threshold in all
     const gz = await api.admin.get("/api/v1/namespaces/default/configmaps", { "accept-encoding": "gzip" });
     expect(gz.headers["content-encoding"]).toBe("gzip");
     const plain = await api.admin.get("/api/v1/namespaces/default/configmaps");

@@ -16,7 +16,9 @@
  * - Both servers, the load generator, the data dirs and the worktree are removed on
  *   every exit path (failure and SIGINT/SIGTERM included).
  * - For bisection and profiling: BENCH_CURRENT_REF puts a second worktree of that ref on
- *   side A instead of the working tree; BENCH_ONLY=get|create runs one comparison;
+ *   side A instead of the working tree; BENCH_ONLY=get|get-gzip|create (or a comma
+ *   list) runs those comparisons; BENCH_GZIP=1 adds GET by a gzip client (Accept-Encoding:
+ *   gzip, as kubectl and client-go send it) to the default GET and create;
  *   BENCH_CPU_PROF=<dir> starts both servers with `--cpu-prof` writing into
  *   `<dir>/<side>/` (written when the server exits on SIGTERM).
  */
@@ -210,8 +212,11 @@ export async function benchApiVsRef(write: (t: string) => void = (t) => void pro
       table.add({ key: `${key}_p99`, label: `${label} p99, ${concurrency} clients`, ...names, a: res.a.map((x) => x.p99), b: res.b.map((x) => x.p99), unit: "ms", better: "lower" });
       table.add({ key: `${key}_cpu`, label: `${label} server CPU per request, ${concurrency} clients`, ...names, a: res.a.map((x) => x.cpuMsPerRequest), b: res.b.map((x) => x.cpuMsPerRequest), unit: "ms", better: "lower" });
     };
-    if (only !== "create") await compare("get", "GET one ConfigMap", { method: "GET", path: `${CM_PATH}/get`, headers: { accept: "application/json" } }, 64);
-    if (only !== "get") await compare("create", "create ConfigMap", { method: "POST", path: CM_PATH, body: configMap("c-{n}"), headers: JSON_HEADERS, expect: 201 }, 16);
+    const runs = (key: string) => (only ? only.split(",").includes(key) : key !== "get-gzip" || process.env.BENCH_GZIP === "1");
+    if (runs("get")) await compare("get", "GET one ConfigMap", { method: "GET", path: `${CM_PATH}/get`, headers: { accept: "application/json" } }, 64);
+    // The public clients (kubectl, client-go) send Accept-Encoding: gzip on every request.
+    if (runs("get-gzip")) await compare("get_gzip", "GET one ConfigMap, gzip client", { method: "GET", path: `${CM_PATH}/get`, headers: { accept: "application/json", "accept-encoding": "gzip" } }, 64);
+    if (runs("create")) await compare("create", "create ConfigMap", { method: "POST", path: CM_PATH, body: configMap("c-{n}"), headers: JSON_HEADERS, expect: 201 }, 16);
   } finally {
     await cleanup();
     process.off("SIGINT", onSignal);

@@ -11,6 +11,7 @@ import { encodeFrame, encodeList, encodeObject, encodeStatus, encodeWatchEvent }
 import type { Status } from "../../../shared/api/status.ts";
 import { toJSONText } from "../../../shared/schema/values.ts";
 import type { JsonObject } from "../storage/object.ts";
+import { withKnownBody } from "./known-body.ts";
 import type { RequestScope } from "./scope.ts";
 
 export type ResponseMediaType = string;
@@ -74,7 +75,8 @@ export function encodeBody(s: RequestScope, value: JsonObject, shape: BodyShape)
 export function bodyResponse(_s: RequestScope, body: string | Uint8Array | ReadableStream<Uint8Array>, contentType: string, status: number, extraHeaders: Record<string, string> = {}): Response {
   const headers: Record<string, string> = { ...extraHeaders };
   headers["content-type"] = contentType;
-  return new Response(body, { status, headers });
+  const response = new Response(body, { status, headers });
+  return typeof body === "string" || body instanceof Uint8Array ? withKnownBody(response, body) : response;
 }
 
 /** Encodes a handler's result for the scope's negotiated encoding. */

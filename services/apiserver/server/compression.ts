@@ -1,11 +1,19 @@
 /**
- * Response compression: gzip for get and list responses above a threshold when the
- * client sends `Accept-Encoding: gzip` and the APIResponseCompression gate is on.
- * Watches are never compressed. Bodies are compressed as they stream (CompressionStream,
- * zlib's default level, as gzipSync), pulled by the client's pace.
+ * Response compression, as the platform's: gzip for get and list responses whose body is
+ * larger than 128 KiB, when the client sends `Accept-Encoding: gzip` and the
+ * APIResponseCompression gate is on; a smaller body goes out as the handler made it
+ * (no `Vary` either: the platform adds it only to a compressed answer). Watches are never
+ * compressed.
+ * - A body whose size the handler knew (endpoints/known-body.ts) is decided from that
+ *   size, without reading it: a small GET answer costs a gzip client nothing more.
+ * - Another body (a streamed list) is read ahead until it passes the threshold or ends.
+ * Compressed bodies stream (CompressionStream, zlib's default level), pulled by the
+ * client's pace.
  */
+import { knownBodyBytes } from "../endpoints/known-body.ts";
 
-export const DEFAULT_COMPRESSION_THRESHOLD_BYTES = 1024;
+/** The platform's: bodies up to this size are not compressed. */
+export const DEFAULT_COMPRESSION_THRESHOLD_BYTES = 128 * 1024;
 
 function acceptsGzip(header: string | null): boolean {
   if (!header) return false;
@@ -22,16 +30,23 @@ export function mayCompress(req: Request, verb: string): boolean {
   return (verb === "get" || verb === "list") && acceptsGzip(req.headers.get("accept-encoding"));
 }
 
-export async function maybeCompress(req: Request, res: Response, verb: string, thresholdBytes = DEFAULT_COMPRESSION_THRESHOLD_BYTES): Promise<Response> {
-  if (!mayCompress(req, verb) || res.headers.has("content-encoding") || !res.body) return res;
-  const headers = new Headers(res.headers);
-  headers.append("vary", "Accept-Encoding");
-  // Only the first `thresholdBytes` are read ahead: a streamed body stays streamed.
-  const reader = res.body.getReader();
+/** The answer for the client: `res` itself when it is not compressed (at once, when the body's size is known), else its gzip form. */
+export function maybeCompress(req: Request, res: Response, verb: string, thresholdBytes = DEFAULT_COMPRESSION_THRESHOLD_BYTES): Response | Promise<Response> {
+  if (!mayCompress(req, verb)) return res;
+  const known = knownBodyBytes(res);
+  if (known !== undefined && known <= thresholdBytes) return res;
+  if (res.headers.has("content-encoding") || !res.body) return res;
+  return compressLarge(res, res.body, thresholdBytes);
+}
+
+/** A body of unknown size is read ahead until it passes the threshold (then compressed) or ends (then sent as it is). */
+async function compressLarge(res: Response, body: ReadableStream<Uint8Array>, thresholdBytes: number): Promise<Response> {
+  // Only what decides is read ahead: a streamed body stays streamed.
+  const reader = body.getReader();
   const head: Uint8Array[] = [];
   let size = 0;
   let done = false;
-  while (size < thresholdBytes) {
+  while (size <= thresholdBytes) {
     const r = await reader.read();
     if (r.done) {
       done = true;
@@ -40,7 +55,9 @@ export async function maybeCompress(req: Request, res: Response, verb: string, t
     head.push(r.value);
     size += r.value.length;
   }
-  if (done) return new Response(Buffer.concat(head), { status: res.status, headers });
+  if (done) return new Response(Buffer.concat(head), { status: res.status, headers: res.headers });
+  const headers = new Headers(res.headers);
+  headers.append("vary", "Accept-Encoding");
   headers.set("content-encoding", "gzip");
   headers.delete("content-length");
   const rest = new ReadableStream<Uint8Array>(
