@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { leanEncode } from "./lean-encode.ts";
 import { methodDefinition } from "./proto.ts";
-import type { PbRangeRequest, PbTxnRequest } from "./wire.ts";
+import type { PbCompare, PbRangeRequest, PbTxnRequest } from "./wire.ts";
 
 const key = Buffer.from("/registry/leases/ns/a");
 const value = Buffer.from('{"kind":"Lease"}');
@@ -78,5 +78,32 @@ describe("lean request encoding", () => {
   it("leaves other methods to proto-loader's serializer", () => {
     expect(leanEncode("Put", { key, value })).toBeUndefined();
     expect(leanEncode("Range", { key, sort_target: "MOD" })).toBeUndefined();
+  });
+
+  it("random Txn requests (every field, int64 numbers and strings of any sign, oneof members at 0): the same message as proto-loader's", () => {
+    let seed = 0x9e3779b9 | 0;
+    const next = (n: number): number => {
+      // xorshift32: every low bit varies (an LCG's low bits repeat with a short period)
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) % n;
+    };
+    const pick = <T>(xs: readonly T[]): T => xs[next(xs.length)];
+    const maybe = <T>(v: () => T): T | undefined => (next(3) === 0 ? undefined : v());
+    const int64 = (): number | string => pick<() => number | string>([() => 0, () => next(1000), () => 2 ** 40 + next(99), () => -1 - next(5), () => "9007199254740993", () => String(next(50)), () => "-7", () => "18446744073709551615".slice(0, 1 + next(19))])();
+    const bytes = () => Buffer.from("k".repeat(next(3)) + String(next(200)).slice(0, next(2)));
+    const range = (): PbRangeRequest => ({ key: maybe(bytes), range_end: maybe(bytes), limit: maybe(int64), revision: maybe(int64), sort_order: maybe(() => next(3)), sort_target: maybe(() => next(5)), serializable: maybe(() => next(2) === 0), keys_only: maybe(() => next(2) === 0), count_only: maybe(() => next(2) === 0), min_mod_revision: maybe(int64), max_create_revision: maybe(int64) });
+    const op = (): PbTxnRequest["success"] extends Array<infer O> | undefined ? O : never =>
+      pick([() => ({ request_range: range() }), () => ({ request_put: { key: maybe(bytes), value: maybe(bytes), lease: maybe(int64), prev_kv: maybe(() => next(2) === 0), ignore_value: maybe(() => next(2) === 0), ignore_lease: maybe(() => next(2) === 0) } }), () => ({ request_delete_range: { key: maybe(bytes), range_end: maybe(bytes), prev_kv: maybe(() => next(2) === 0) } })])();
+    const target = () => pick<() => Partial<PbCompare>>([() => ({ version: int64() }), () => ({ create_revision: int64() }), () => ({ mod_revision: int64() }), () => ({ value: bytes() }), () => ({ lease: int64() }), () => ({})])();
+    const compare = (): PbCompare => ({ key: maybe(bytes), result: pick(["EQUAL", "GREATER", "LESS", "NOT_EQUAL", 0, 1, 2, 3]), target: pick(["VERSION", "CREATE", "MOD", "VALUE", "LEASE", 0, 4]), range_end: maybe(bytes), ...target() });
+    const list = <T>(f: () => T): T[] => Array.from({ length: next(3) }, f);
+    for (let i = 0; i < 300; i++) {
+      const req: PbTxnRequest = { compare: list(compare), success: list(op), failure: list(op) };
+      const lean = leanEncode("Txn", req);
+      expect(lean, JSON.stringify(req)).toBeDefined();
+      expect(decodeTxn(lean!), JSON.stringify(req)).toEqual(decodeTxn(methodDefinition("KV", "Txn").requestSerialize(req)));
+    }
   });
 });
