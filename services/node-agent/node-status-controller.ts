@@ -94,7 +94,9 @@ export class NodeStatusController {
     const shape = this.o.shape();
     let node: ApiObject;
     try {
-      node = await this.client().get(NODES, shape.name);
+      // From the server's watch cache (resourceVersion 0), as the platform's agent reads its Node each period: no store
+      // round trip for a read made every update period that usually ends without a write.
+      node = await this.client().get(NODES, shape.name, { resourceVersion: "0" });
     } catch (err) {
       if (isStatusError(err, "NotFound")) {
         this.o.log("warn", "node not found; registering it again", { node: shape.name });

@@ -98,8 +98,8 @@ export class HttpsObjectClient implements ObjectClient, PathGetter {
     return this.transport.json("GET", path);
   }
 
-  async get(res: ResourceRef, name: string, opts: { namespace?: string; subresource?: string } = {}): Promise<ApiObject> {
-    return (await this.request("GET", resourcePath(res, opts.namespace, name, opts.subresource))) as ApiObject;
+  async get(res: ResourceRef, name: string, opts: { namespace?: string; subresource?: string; resourceVersion?: string } = {}): Promise<ApiObject> {
+    return (await this.request("GET", resourcePath(res, opts.namespace, name, opts.subresource) + query({ resourceVersion: opts.resourceVersion }))) as ApiObject;
   }
 
   async list(res: ResourceRef, opts: ListOptions = {}): Promise<ObjectList> {

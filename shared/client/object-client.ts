@@ -90,7 +90,8 @@ export interface DeleteOptions {
 export type PatchType = "merge" | "json" | "strategic" | "apply";
 
 export interface ObjectClient {
-  get(res: ResourceRef, name: string, opts?: { namespace?: string; subresource?: string }): Promise<ApiObject>;
+  /** `resourceVersion` "0": any state the server has (its watch cache), as the platform's clients read it. */
+  get(res: ResourceRef, name: string, opts?: { namespace?: string; subresource?: string; resourceVersion?: string }): Promise<ApiObject>;
   list(res: ResourceRef, opts?: ListOptions): Promise<ObjectList>;
   watch(res: ResourceRef, opts?: WatchOptions): WatchStream;
   create(res: ResourceRef, obj: ApiObject, opts?: WriteOptions): Promise<ApiObject>;
