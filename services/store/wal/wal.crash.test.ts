@@ -218,13 +218,16 @@ describe("crash recovery", () => {
     expect(ok.state.entries).toHaveLength(12);
   });
 
-  it("keeps every acknowledged entry when a writer process is SIGKILLed mid-write", async () => {
+  it.each([
+    ["appending", 0],
+    ["into preallocated zeros", 16 * 1024],
+  ])("keeps every acknowledged entry when a writer process is SIGKILLed mid-write, %s", async (_how, preallocateBytes) => {
     const walDir = join(dir(), "wal");
     const acked = new Set<number>();
     for (let round = 0; round < 4; round++) {
       const child = spawn(
         process.execPath,
-        ["--import", "tsx", join(import.meta.dirname, "testdata", "crash-writer.ts"), walDir, "8"],
+        ["--import", "tsx", join(import.meta.dirname, "testdata", "crash-writer.ts"), walDir, "8", String(preallocateBytes)],
         { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] },
       );
       const killAfter = 150 + Math.floor(Math.random() * 400);

@@ -2,7 +2,7 @@
 // writers and prints "<index>\n" for every entry once its save has resolved
 // (that is, once it is durable). The parent SIGKILLs it at an arbitrary moment.
 //
-// usage: crash-writer.ts <dir> <writers>
+// usage: crash-writer.ts <dir> <writers> [preallocateBytes]
 import { Wal } from "../wal.ts";
 import type { Entry } from "../types.ts";
 
@@ -15,9 +15,10 @@ export function payloadFor(index: number): Uint8Array {
 }
 
 async function main(): Promise<void> {
-  const [dir, writersArg] = process.argv.slice(2);
+  const [dir, writersArg, preallocateArg] = process.argv.slice(2);
   const { wal, state } = await Wal.open(dir, {
     segmentBytes: 64 * 1024,
+    preallocateBytes: Number(preallocateArg ?? 0),
     log: (level, msg, fields) => process.stderr.write(`${level} ${msg} ${JSON.stringify(fields)}\n`),
   });
   let next = (state.entries.at(-1)?.index ?? 0) + 1;
