@@ -96,10 +96,21 @@ export interface DispatchConfig {
 }
 
 /**
- * `warnings` collects the request's `Warning` header values (the request context's list), `annotations` its audit annotations, kept at the event's `auditLevel`.
+ * `warnings` collects the request's `Warning` header values (the request context's list), `annotations` its audit annotations, kept at the event's `auditLevel`;
+ * `answerHeaders` are the answer headers recorded so far, which encoded bodies carry in their header record.
  * Not async: it returns the handler's own promise (no adopting promise and turns of its own), and may throw before it has one; callers treat both alike.
  */
-export function dispatchResource(cfg: DispatchConfig, info: RequestInfo, req: Request, url: URL, user: UserInfo, warnings: string[] = [], annotations?: Record<string, string>, auditLevel?: AuditLevel): Promise<Response> {
+export function dispatchResource(
+  cfg: DispatchConfig,
+  info: RequestInfo,
+  req: Request,
+  url: URL,
+  user: UserInfo,
+  warnings: string[] = [],
+  annotations?: Record<string, string>,
+  auditLevel?: AuditLevel,
+  answerHeaders?: readonly string[],
+): Promise<Response> {
   const served = cfg.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
   if (!served) throw pageNotFound();
   const { resource, registry } = served;
@@ -144,6 +155,7 @@ export function dispatchResource(cfg: DispatchConfig, info: RequestInfo, req: Re
     authorizeCreate: plainRead ? undefined : createOnUpdateCheck(cfg.authorize, user, info, req),
     authorizeVerb: plainRead ? undefined : extraVerbCheck(cfg.authorize, user, info, req),
     warnings,
+    answerHeaders,
     annotations,
     auditLevel,
     maxBodyBytes: cfg.maxBodyBytes,

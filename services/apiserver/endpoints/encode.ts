@@ -11,6 +11,7 @@ import { encodeFrame, encodeList, encodeObject, encodeStatus, encodeWatchEvent }
 import type { Status } from "../../../shared/api/status.ts";
 import { toJSONText } from "../../../shared/schema/values.ts";
 import type { JsonObject } from "../storage/object.ts";
+import { answerRecord, markAnswerHeaders } from "./answer-record.ts";
 import { withKnownBody } from "./known-body.ts";
 import type { RequestScope } from "./scope.ts";
 
@@ -71,11 +72,16 @@ export function encodeBody(s: RequestScope, value: JsonObject, shape: BodyShape)
   return encodeText(value, bodyContentType(s, shape), s.pretty);
 }
 
-/** A response with an encoded body. The scope's warnings are the request context's: with-warnings answers them. */
-export function bodyResponse(_s: RequestScope, body: string | Uint8Array | ReadableStream<Uint8Array>, contentType: string, status: number, extraHeaders: Record<string, string> = {}): Response {
-  const headers: Record<string, string> = { ...extraHeaders };
+/**
+ * A response with an encoded body. The scope's warnings are the request context's: with-warnings answers them.
+ * Its header record starts with the answer headers recorded so far (answer-record.ts).
+ */
+export function bodyResponse(s: RequestScope, body: string | Uint8Array | ReadableStream<Uint8Array>, contentType: string, status: number, extraHeaders: Record<string, string> = {}): Response {
+  const recorded = s.answerHeaders;
+  const entries = recorded ? recorded.length : 0;
+  const headers = answerRecord(recorded, extraHeaders);
   headers["content-type"] = contentType;
-  const response = new Response(body, { status, headers });
+  const response = markAnswerHeaders(new Response(body, { status, headers }), entries);
   return typeof body === "string" || body instanceof Uint8Array ? withKnownBody(response, body) : response;
 }
 

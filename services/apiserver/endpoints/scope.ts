@@ -37,6 +37,8 @@ export interface RequestScope {
   authorizeVerb?: (verb: string) => Promise<void>;
   /** `Warning` header values collected while handling the request. */
   warnings: string[];
+  /** The request's answer headers recorded so far (a flat name/value list; answer-record.ts): encoded bodies carry them. */
+  answerHeaders?: readonly string[];
   /** Audit annotations of the request (admission adds to them); absent when the request is not audited. */
   annotations?: Record<string, string>;
   /** The level of the request's audit event; leveled annotations above it are not recorded. */

@@ -2,6 +2,7 @@
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
+import { answerRecord, markAnswerHeaders } from "../../endpoints/answer-record.ts";
 import { offerDirectBody } from "../../endpoints/direct-body.ts";
 import { answerHeader, applyAnswerHeaders } from "./response-headers.ts";
 
@@ -74,6 +75,22 @@ describe("applyAnswerHeaders", () => {
     expect(applied).toBe(response);
     expect(outgoing?.getHeaderNames()).toEqual([]);
     expect([...response.headers.keys()]).toEqual(["content-type"]);
+  });
+
+  it("applies only what was recorded after an encoded body's Response took the answer headers into its record", () => {
+    const outgoing = nodeResponse("fresh");
+    const ctx = { request: new Request("https://127.0.0.1/api/v1/pods"), outgoing, answerHeaders: [] as string[] };
+    for (const [name, value] of RECORDED) answerHeader(ctx, name, value);
+    const taken = ctx.answerHeaders.length;
+    const response = markAnswerHeaders(new Response("body", { headers: answerRecord(ctx.answerHeaders, { "content-type": "text/plain" }) }), taken);
+    expect(applyAnswerHeaders(ctx, response)).toBe(response);
+    // The head is written in one piece from the Response's record: no header table on the node response.
+    expect(outgoing?.getHeaderNames()).toEqual([]);
+    for (const [name, value] of RECORDED) expect(response.headers.get(name)).toBe(value);
+
+    answerHeader(ctx, "warning", '299 - "later"');
+    applyAnswerHeaders(ctx, response);
+    expect(outgoing?.getHeaderNames()).toEqual(["warning"]);
   });
 
   it("a later record of the same name wins, on either target", () => {

@@ -5,6 +5,7 @@
  * choose where a header goes.
  */
 import type { ServerResponse } from "node:http";
+import { answerHeadersIn } from "../../endpoints/answer-record.ts";
 import { hasDirectBody } from "../../endpoints/direct-body.ts";
 import type { RequestContext } from "./context.ts";
 
@@ -54,10 +55,14 @@ function recordsWarning(list: readonly string[]): boolean {
  * - without a node response (the app driven in process) or once its head is written,
  *   they go on the Response;
  * - a Warning recorded for a Response that already carries Warning headers (a proxied
- *   backend's) is added beside them on the Response, as the platform sends both.
+ *   backend's) is added beside them on the Response, as the platform sends both;
+ * - those an encoded body's Response carries already in its header record
+ *   (endpoints/answer-record.ts: recorded before the handler made it) are not applied
+ *   again: a GET's head is then written in one piece from that record.
  */
 export function applyAnswerHeaders(ctx: Pick<RequestContext, "request" | "outgoing" | "answerHeaders">, response: Response): Response {
-  const list = ctx.answerHeaders;
+  const carried = answerHeadersIn(response);
+  const list = carried > 0 ? ctx.answerHeaders.slice(carried) : ctx.answerHeaders;
   if (list.length === 0) return response;
   const appendWarnings = recordsWarning(list) && response.headers.has("warning");
   const out: ServerResponse | undefined = ctx.outgoing;
