@@ -144,6 +144,7 @@ export class FieldSet {
   }
 
   equals(other: FieldSet): boolean {
+    if (this === other) return true;
     if (this.nodes.size !== other.nodes.size) return false;
     for (const [k, n] of this.nodes) {
       const o = other.nodes.get(k);

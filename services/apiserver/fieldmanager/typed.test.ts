@@ -113,4 +113,14 @@ describe("schema changes", () => {
     const old = fieldPaths("spec.selector.matchLabels.app", "spec.replicas");
     expect(printed(collapseAtomic(old, deployment))).toEqual([".spec.replicas", ".spec.selector"]);
   });
+
+  it("a set with nothing to collapse is handed back as it is; one with something is a new set and the old one is unchanged", () => {
+    const granular = fieldPaths("spec.replicas", "spec.template.spec.containers", "metadata.labels.app");
+    expect(collapseAtomic(granular, deployment)).toBe(granular);
+    const old = fieldPaths("spec.replicas", "spec.selector.matchLabels.app", "metadata.labels.app");
+    const collapsed = collapseAtomic(old, deployment);
+    expect(collapsed).not.toBe(old);
+    expect(printed(collapsed)).toEqual([".metadata.labels.app", ".spec.replicas", ".spec.selector"]);
+    expect(printed(old)).toEqual([".metadata.labels.app", ".spec.replicas", ".spec.selector.matchLabels.app"]);
+  });
 });

@@ -161,19 +161,30 @@ export function ensureNamedFieldsAreMembers(set: FieldSet, s: TypeRef): FieldSet
 /**
  * Collapses paths below atomic lists and maps into the atomic field itself
  * (sets written while the schema had the field granular, e.g. before a custom
- * resource's schema changed).
+ * resource's schema changed). `set` itself when nothing collapses; otherwise a new set
+ * (`set` is never changed).
  */
 export function collapseAtomic(set: FieldSet, s: TypeRef): FieldSet {
   const atom = schemaAtom(s);
   if (atom === undefined) return set;
-  const entries: SetEntry[] = set.entries().map((e) => {
+  const current = set.entries();
+  // Copied on write: `set` itself when nothing below it collapses (the usual case), so nothing is rebuilt.
+  let entries: SetEntry[] | undefined;
+  for (let i = 0; i < current.length; i++) {
+    const e = current[i];
     let child: TypeRef;
     if (e.pe.kind === "field") child = atom.kind === "map" ? fieldType(atom, e.pe.name) : undefined;
     else child = atom.kind === "list" ? atom.items : undefined;
     const a = schemaAtom(child);
     const atomic = (a?.kind === "list" && a.relation === "atomic") || (a?.kind === "map" && a.atomic);
-    if (atomic && !e.children.empty()) return { pe: e.pe, member: true, children: new FieldSet() };
-    return { pe: e.pe, member: e.member, children: collapseAtomic(e.children, child) };
-  });
-  return FieldSet.fromEntries(entries);
+    let next: SetEntry = e;
+    if (atomic && !e.children.empty()) next = { pe: e.pe, member: true, children: new FieldSet() };
+    else {
+      const children = collapseAtomic(e.children, child);
+      if (children !== e.children) next = { pe: e.pe, member: e.member, children };
+    }
+    if (next !== e) entries ??= current.slice(0, i);
+    entries?.push(next);
+  }
+  return entries ? FieldSet.fromEntries(entries) : set;
 }
