@@ -112,6 +112,25 @@
  * server: a GET is two or three turns plus the store's revision read (a process on the
  * same cores). The replica's profile (38 s busy): TLS writes 26 %, list bodies 16 %,
  * GC 6 %, revision reads 5 %, the watch cache's key scan 3 %.
+ * What the long turns are made of (the probe's GC pauses, --trace-gc-nvp through
+ * APF_REPLICA_OUTPUT_DIR; load 6-12): scavenges every 6-8 MB allocated (the young
+ * generation grown to 8 MB semi-spaces), each copying 0.5-0.55 MB of survivors, the state
+ * of the lists in flight (a list lives 120-250 ms, about one scavenge interval), in
+ * pauses of p50 2.6-3.0 / p90 6-11 ms, 20-40 in a loaded phase; 0-14 mark-compacts a
+ * phase, pauses up to 20-60 ms at load 10. The survivors grow with the interval, so the
+ * young generation's size only trades pause length for count: semi-spaces of 32 MB
+ * (--min/--max-semi-space-size=32, load 8-12) copied 0.90 MB in pauses of 15.8 ms on
+ * average against 0.55 MB and 11.0 ms; of 4 MB (--max-semi-space-size=4, load 3-8) 0.30
+ * MB in pauses of p50 1.8 / p90 4.8 / p99 12.2 ms against 2.8 / 9.1 / 20.5 ms, but 1.46x
+ * the scavenge time in all, 24 mark-compacts against 15, the loop's p99 under the flood
+ * unchanged (9.4-11.1 vs 9.3-10.8 ms) and the unloaded p99 worse (9.4-20.0 vs 4.6-10.8
+ * ms): the default stays. Lists that write themselves to the response (list-body-writer.ts)
+ * against 8b17b40 (APF_BASELINE, 3 rounds alternating, load 5.8-7.7, BENCH_CPU_PROF):
+ * 0.086 scavenges per list served against 0.114 (0.34 vs 0.43 ms of scavenge pause per
+ * list; 13 mark-compacts vs 19), the body path's own code (chunked-stream.ts, web
+ * streams) 0.2 vs 0.8 ms of profiled CPU per list; but writev (TLS encryption and the
+ * socket write of the list bytes) stays 26 % of the replica's busy time and the tenant's
+ * p99 under the flood new/old 0.94 / 1.15 / 1.27, within the noise of that load.
  */
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
