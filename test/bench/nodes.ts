@@ -41,6 +41,28 @@
  * ioredis reader at 200 entries/s with a 20 ms pause between calls made 4x fewer calls
  * and spent 119 instead of 274 µs CPU per entry, but delivered at p50 13-14 ms instead
  * of 1 ms (load ~10), so the reader does not linger.
+ *
+ * Again on the tree of 7f81a00 (copies, validation, immutability walk and Txn encoding
+ * made cheaper): profiled window at load 2.6-4.8, 3.27 ms per write with the sampler on
+ * (2.51 on the main thread). Main thread, inclusive shares of busy samples: native
+ * (program) 12.5 %, the store call 10.2 % (Node's session.request 6.1 %, of which its
+ * AsyncResource bind and deprecate wrappers 3.3 %; the Txn encode 1.2 %), the revision
+ * reader 7.6 % (its XREAD write 3.1 %), field manager 7.1 %, the HTTPS answer's writev
+ * 5.8 %, registry prepareUpdate 5.3 %, admission 4.5 %, body read and decode 4.2 %,
+ * validateUpdate 3.5 %, GC 1.5 %. One store round trip per Lease PUT (the guarded Txn;
+ * the watch cache's object is the first guess). The work off the main thread is V8's
+ * four worker threads (GC helpers, concurrent compilation; /proc per thread, no libuv
+ * pool work: TLS, HTTP/2 and JSON run on the main thread): 16-20 % of the process's
+ * CPU in a replica's first window after start, 3-13 % in later ones (8 windows each of
+ * two runs), so a first window's figure overstates it. Resolution: two NODES_BASE runs
+ * of the same pair of trees (4 rounds of 15 s, sides swapped between the runs, load
+ * 5-10) gave new/old 1.09/1.13/1.34 and 0.95/0.99/1.18: changes of a few percent are
+ * below what this bench resolves on a shared machine; they are measured in-process.
+ * cc06dbe against the same tree without its five speed commits (59cbafe, 0bbd28b,
+ * a095421, 7f81a00, cc06dbe; 4 rounds of 15 s, load 2.9-5.6): new/old 0.88/0.97/1.07,
+ * 1.98-2.25 ms per write (main thread 1.88-1.95), i.e. ~2,200-2,500 nodes at 50 %.
+ * The real agent also reads its Node every status period (from the watch cache since
+ * e371ed0), which this load does not make.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
