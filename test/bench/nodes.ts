@@ -60,7 +60,7 @@
  * below what this bench resolves on a shared machine; they are measured in-process.
  * cc06dbe against the same tree without its five speed commits (59cbafe, 0bbd28b,
  * a095421, 7f81a00, cc06dbe; 4 rounds of 15 s, load 2.9-5.6): new/old 0.88/0.97/1.07,
- * 1.98-2.25 ms per write (main thread 1.88-1.95), i.e. ~2,200-2,500 nodes at 50 %.
+ * 1.98-2.25 ms per write (main thread 1.88-1.95), i.e. ~2,150-2,450 nodes at 50 %.
  * The real agent also reads its Node every status period (from the watch cache since
  * e371ed0), which this load does not make.
  */
