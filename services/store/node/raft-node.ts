@@ -156,10 +156,10 @@ export class RaftNode implements StoreBackend {
       applied: this.applier.applied,
       checkQuorum: true,
       preVote: true,
-      // Idle followers learn a commit index with the next append or heartbeat:
-      // the leader answers its clients from its own apply, and a follower whose
-      // forwarded proposal was committed is told at once (see raft/config.ts).
-      lazyCommitBroadcast: true,
+      // Not lazyCommitBroadcast (raft/config.ts): clients read a write's
+      // revision from any member right after its answer (etcdctl endpoint
+      // hashkv --rev, status after a compaction), so followers are told a new
+      // commit index at once, as etcd's leader tells them.
       maxSizePerMsg: opts.maxSizePerMsg ?? 1024 * 1024,
       maxInflightMsgs: opts.maxInflightMsgs ?? 256,
       random: new SeededRandom(randomInt(1, 2 ** 31)),
