@@ -25,15 +25,15 @@ export class EmbeddedKv extends EtcdKv {
 
   /**
    * With `closeStore`, close() also closes the store (a harness that made the store for this client).
-   * `revisionReads`: by default a revision read leaves at once when none is in flight (the
-   * store batches its reads per turn itself, and one costs little in process); a harness
+   * `revisionReads`: by default a revision read leaves at once when none is in flight, with no
+   * regrouping wait (the store batches its reads per turn itself, and one costs little in process); a harness
    * standing in for a remote store may pass the remote default (`{}`).
    */
   constructor(
     private readonly store: InProcessStore,
     private readonly options: { closeStore?: boolean; revisionReads?: RevisionReadBatcherOptions } = {},
   ) {
-    super([{ endpoint: "in-process", api: store.api }], { revisionReads: options.revisionReads ?? { endOfTurn: (send) => send() } });
+    super([{ endpoint: "in-process", api: store.api }], { revisionReads: options.revisionReads ?? { endOfTurn: (send) => send(), regroupMaxMs: 0 } });
     this.feed = new FanoutFeed(this);
     this.feed.setLivePosition(store.currentRevision());
     this.unsubscribe = store.onRevision((entry) => this.feed.push(entry));

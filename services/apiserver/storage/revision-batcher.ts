@@ -21,6 +21,16 @@
  * to k times as many reads are sent. A read of a remote store costs its members and
  * this client far more CPU than serving a GET from the watch cache, so the default is 1.
  * A failed read fails the callers it serves; the next batch is sent as usual.
+ *
+ * Regrouping: the callers a read served usually ask again soon (a client's next
+ * request), a moment after the read settled. Sent at once, the next read would leave
+ * without them, and they would wait for the whole of it and then another read: under a
+ * steady load the callers split into two groups that each get every other read. So
+ * after a read settles, the next one waits until as many callers wait as that read
+ * served plus those that were already waiting, or at most half that read's latency
+ * (and `regroupMaxMs`), whichever comes first; then it leaves at the end of the turn
+ * as usual. A lone caller that asks again is sent at once (it is all that was
+ * expected); a caller with no read settled just before is not held at all.
  */
 export interface RevisionReadBatcherOptions {
   /** Reads in flight at once (at least 1; default 1). */
@@ -31,9 +41,15 @@ export interface RevisionReadBatcherOptions {
    * batch is then sent as soon as there is room.
    */
   endOfTurn?: (fn: () => void) => void;
+  /** Longest wait for the callers of a settled read to ask again (default 10 ms; 0: no regrouping). */
+  regroupMaxMs?: number;
+  /** Runs `fn` after `ms` (default an unreferenced setTimeout); returns its cancel. */
+  after?: (fn: () => void, ms: number) => () => void;
+  now?: () => number;
 }
 
 interface Batch {
+  callers: number;
   promise: Promise<number>;
   resolve(revision: number): void;
   reject(err: unknown): void;
@@ -46,10 +62,17 @@ function newBatch(): Batch {
     resolve = res;
     reject = rej;
   });
-  return { promise, resolve, reject };
+  return { callers: 0, promise, resolve, reject };
 }
 
 export const DEFAULT_REVISION_READS_IN_FLIGHT = 1;
+export const DEFAULT_REGROUP_MAX_MS = 10;
+
+function unrefTimeout(fn: () => void, ms: number): () => void {
+  const t = setTimeout(fn, ms);
+  t.unref();
+  return () => clearTimeout(t);
+}
 
 export class RevisionReadBatcher {
   private readonly maxInFlight: number;
@@ -59,6 +82,11 @@ export class RevisionReadBatcher {
   private flushScheduled = false;
   private inFlight = 0;
   private sent = 0;
+  private readonly regroupMaxMs: number;
+  private readonly after: (fn: () => void, ms: number) => () => void;
+  private readonly now: () => number;
+  /** While regrouping: the waiting callers that release the next read early, and the cancel of its deadline. */
+  private hold: { until: number; cancel: () => void } | undefined;
 
   constructor(
     private readonly read: () => Promise<number>,
@@ -66,6 +94,9 @@ export class RevisionReadBatcher {
   ) {
     this.maxInFlight = Math.max(1, Math.floor(options.maxInFlight ?? DEFAULT_REVISION_READS_IN_FLIGHT));
     this.endOfTurn = options.endOfTurn ?? setImmediate;
+    this.regroupMaxMs = options.regroupMaxMs ?? DEFAULT_REGROUP_MAX_MS;
+    this.after = options.after ?? unrefTimeout;
+    this.now = options.now ?? performance.now.bind(performance);
   }
 
   /** How many reads were sent so far. */
@@ -74,11 +105,39 @@ export class RevisionReadBatcher {
   }
 
   current(): Promise<number> {
-    if (this.waiting) return this.waiting.promise;
-    const batch = newBatch();
-    this.waiting = batch;
+    const batch = (this.waiting ??= newBatch());
+    batch.callers++;
+    if (this.hold) {
+      if (batch.callers < this.hold.until) return batch.promise;
+      this.release();
+    }
     if (this.inFlight < this.maxInFlight) this.scheduleFlush();
     return batch.promise;
+  }
+
+  /** Ends the regrouping wait: the next read leaves at the end of the turn. */
+  private release(): void {
+    this.hold?.cancel();
+    this.hold = undefined;
+  }
+
+  /** A read served `served` callers in `latencyMs`: the next one waits for them to come back (see Regrouping). */
+  private regroup(served: number, latencyMs: number): void {
+    this.release();
+    const holdMs = Math.min(this.regroupMaxMs, latencyMs / 2);
+    if (holdMs <= 0 || served === 0) {
+      if (this.waiting) this.scheduleFlush();
+      return;
+    }
+    const hold = {
+      until: served + (this.waiting?.callers ?? 0),
+      cancel: this.after(() => {
+        if (this.hold !== hold) return;
+        this.hold = undefined;
+        if (this.waiting) this.scheduleFlush();
+      }, holdMs),
+    };
+    this.hold = hold;
   }
 
   private scheduleFlush(): void {
@@ -93,7 +152,7 @@ export class RevisionReadBatcher {
   /** Sends the waiting batch's read if there is room; its callers all asked before this point. */
   private flush(): void {
     const batch = this.waiting;
-    if (!batch || this.inFlight >= this.maxInFlight) return;
+    if (!batch || this.inFlight >= this.maxInFlight || this.hold) return;
     this.waiting = undefined;
     this.sent++;
     this.inFlight++;
@@ -103,9 +162,10 @@ export class RevisionReadBatcher {
     } catch (err) {
       read = Promise.reject(err);
     }
+    const sentAt = this.now();
     read.then(batch.resolve, batch.reject).finally(() => {
       this.inFlight--;
-      if (this.waiting) this.scheduleFlush();
+      this.regroup(batch.callers, this.now() - sentAt);
     });
   }
 }
