@@ -131,6 +131,11 @@
  * streams) 0.2 vs 0.8 ms of profiled CPU per list; but writev (TLS encryption and the
  * socket write of the list bytes) stays 26 % of the replica's busy time and the tenant's
  * p99 under the flood new/old 0.94 / 1.15 / 1.27, within the noise of that load.
+ * The per-turn list budget at 0.25 ms against 0.5 ms (f0126d5 both, 3 rounds
+ * alternating, load 6.1-7.9): tenant p99 under the flood new/old 0.71 / 0.91 / 1.15,
+ * growth over unloaded 3.34x vs 4.04x (per round 0.78 / 0.85 / 1.07), the flood 387-481
+ * lists a round against 550-677, the loop's p99 under the flood 6.2-8.8 vs 5.5-6.3 ms:
+ * not taken.
  */
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
