@@ -31,6 +31,9 @@
  * (and `regroupMaxMs`), whichever comes first; then it leaves at the end of the turn
  * as usual. A lone caller that asks again is sent at once (it is all that was
  * expected); a caller with no read settled just before is not held at all.
+ * Measured with 2 replicas behind haproxy, 64 GET clients, against the batcher without
+ * it (4 rounds interleaved, load 5.9-7.0): req/s 1.00 / 1.29 / 1.34, cluster CPU per GET
+ * 515-925 us vs 591-1228 us.
  */
 export interface RevisionReadBatcherOptions {
   /** Reads in flight at once (at least 1; default 1). */
