@@ -11,24 +11,14 @@
  * integers (numbers or decimal strings). `encodeTxn`/`encodeRange` return undefined
  * for anything else (the caller then uses another encoder).
  */
+import { varintSize, WIRE_LEN, WIRE_VARINT } from "../codec/protobuf/wire.ts";
 import type { Int64, PbCompare, PbDeleteRangeRequest, PbPutRequest, PbRangeRequest, PbRequestOp, PbTxnRequest } from "./wire.ts";
 
 /** A request field that cannot be written here: the whole request goes to another encoder. */
 class NotPlain extends Error {}
 const NOT_PLAIN = new NotPlain();
 
-const WIRE_VARINT = 0;
-const WIRE_BYTES = 2;
 const TWO_TO_64 = 1n << 64n;
-
-function varintSize(n: number): number {
-  let size = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    size++;
-  }
-  return size;
-}
 
 /** An integer field's value as the varint to write: a non-negative number, or a bigint (above 2^53 or negative, two's complement). */
 function varintOf(v: Int64 | boolean): number | bigint {
@@ -93,7 +83,7 @@ class Out {
   }
 
   bytes(field: number, b: Uint8Array): void {
-    this.varint((field << 3) | WIRE_BYTES);
+    this.varint((field << 3) | WIRE_LEN);
     this.varint(b.length);
     this.buf.set(b, this.pos);
     this.pos += b.length;
@@ -162,7 +152,7 @@ function writeFields(out: Out, f: Fields): void {
       out.varint((field << 3) | WIRE_VARINT);
       out.value(v);
     } else {
-      out.varint((field << 3) | WIRE_BYTES);
+      out.varint((field << 3) | WIRE_LEN);
       out.varint(sizeOf(v));
       writeFields(out, v);
     }

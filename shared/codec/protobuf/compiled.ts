@@ -15,7 +15,7 @@
 import { isObject, toJSONText } from "../../schema/values.ts";
 import type { FieldType, MessageLayout, Scalar, ValueType } from "./layout.ts";
 import { base64Decode, encodeMessageReference, parseTime } from "./message.ts";
-import { ProtobufError, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from "./wire.ts";
+import { ProtobufError, varintSize, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from "./wire.ts";
 
 type Obj = Record<string, unknown>;
 /** Writes one field (tag and value) of a value known to be present. */
@@ -37,15 +37,6 @@ class Rejected extends ProtobufError {
 
 function reject(): never {
   throw new Rejected();
-}
-
-function varintSize(n: number): number {
-  let size = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    size++;
-  }
-  return size;
 }
 
 /** One growable buffer; length prefixes are reserved and patched. */

@@ -42,6 +42,16 @@ export const WIRE_FIXED64 = 1;
 export const WIRE_LEN = 2;
 export const WIRE_FIXED32 = 5;
 
+/** Bytes an unsigned varint of the non-negative safe integer `n` takes. */
+export function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    size++;
+  }
+  return size;
+}
+
 const MASK_64 = (1n << 64n) - 1n;
 const utf8 = new TextEncoder();
 /** Like the platform's decoder, strings are not validated: invalid UTF-8 reads as U+FFFD (as its JSON output would). */
