@@ -5,7 +5,7 @@
  * was; a request no plugin looks into (a kind none of them acts on) costs no copy.
  * Warnings go to the handler's `Warning` header sink.
  */
-import { copyJson } from "../../../shared/schema/copy.ts";
+import { cloneValue } from "../../../shared/schema/values.ts";
 import type { AdmissionRequest } from "../registry/registry.ts";
 import type { JsonObject } from "../storage/object.ts";
 import type { Attributes, GroupVersionKind, GroupVersionResource, Operation, Reinvocation, UserInfo } from "./interfaces.ts";
@@ -76,7 +76,7 @@ export class RequestAttributes implements Attributes {
   get object(): JsonObject | undefined {
     if (this.copyPending) {
       this.copyPending = false;
-      this.current = copyJson(this.current);
+      this.current = cloneValue(this.current);
     }
     return this.current;
   }

@@ -8,7 +8,7 @@
  * in this registry's version, converted at the boundary.
  */
 import { badRequest, conflict, invalid, type StatusError } from "../../../shared/api/status.ts";
-import { copyJson } from "../../../shared/schema/copy.ts";
+import { cloneValue } from "../../../shared/schema/values.ts";
 import type { FieldError } from "../../../shared/schema/types.ts";
 import { StorageError, type ObjectStorage, type Predicate, type ResourceVersionMatch, type Watcher } from "../storage/interface.ts";
 import { meta, type JsonObject } from "../storage/object.ts";
@@ -208,7 +208,7 @@ export class Registry {
 
   /** Creates `input` (in this registry's version); returns the stored object in this version. */
   async create(input: JsonObject, ctx: Omit<WriteContext, "resource" | "name">): Promise<JsonObject> {
-    let obj = copyJson(input);
+    let obj = cloneValue(input);
     this.scope(obj, ctx.namespace);
     const m = meta(obj);
     const namespace = m.namespace;
@@ -223,7 +223,7 @@ export class Registry {
         return await this.toRequest(await this.storage.create(this.key(namespace, name), prepared, { dryRun: ctx.dryRun }));
       } catch (err) {
         if (err instanceof StorageError && err.code === "KeyExists" && generated && attempt + 1 < attempts) {
-          obj = copyJson(input);
+          obj = cloneValue(input);
           this.scope(obj, ctx.namespace);
           continue;
         }
@@ -237,7 +237,7 @@ export class Registry {
    * `input` in this registry's version, the result in the storage form.
    */
   async beforeCreate(input: JsonObject, ctx: WriteContext): Promise<JsonObject> {
-    const obj = await this.intoStorage(copyJson(input), undefined, ctx);
+    const obj = await this.intoStorage(cloneValue(input), undefined, ctx);
     const m = meta(obj);
     delete m.resourceVersion;
     delete m.deletionTimestamp;
@@ -321,7 +321,7 @@ export class Registry {
       const object = await this.storage.guaranteedUpdate(
         key,
         async (current) => {
-          const next = copyJson(await compute(current && (await this.toRequest(current))));
+          const next = cloneValue(await compute(current && (await this.toRequest(current))));
           this.scope(next, namespace);
           const m = meta(next);
           if (m.name !== undefined && m.name !== name) {
@@ -353,7 +353,7 @@ export class Registry {
    * `input` in this registry's version, `current` and the result in the storage form.
    */
   async beforeUpdate(input: JsonObject, current: JsonObject, ctx: WriteContext): Promise<JsonObject> {
-    return this.prepareUpdate(copyJson(input), current, ctx);
+    return this.prepareUpdate(cloneValue(input), current, ctx);
   }
 
   /** `beforeUpdate` of an object the caller hands over (it is changed and may be the result). */

@@ -4,10 +4,9 @@
  * status subresource split. A strategy knows one kind and nothing about HTTP.
  */
 import { applyDefaults, validate, validateImmutable, validateObjectMeta } from "../../../shared/schema/index.ts";
-import { copyJson } from "../../../shared/schema/copy.ts";
 import { applyDefaultsInPlace } from "../../../shared/schema/defaults.ts";
 import type { FieldError, KindDefinition } from "../../../shared/schema/types.ts";
-import { deepEqual, setOwn } from "../../../shared/schema/values.ts";
+import { cloneValue, deepEqual, setOwn } from "../../../shared/schema/values.ts";
 import { meta, type JsonObject } from "../storage/object.ts";
 
 /** The requesting user, for kinds that record it (CertificateSigningRequest). */
@@ -105,7 +104,7 @@ export function genericStrategy(def: KindDefinition): Strategy {
     prepareForUpdate(obj, old) {
       if (hasStatus) {
         if (old.status === undefined) delete obj.status;
-        else obj.status = copyJson(old.status);
+        else obj.status = cloneValue(old.status);
       }
       const m = meta(obj);
       if (!tracksGeneration) {
@@ -116,9 +115,9 @@ export function genericStrategy(def: KindDefinition): Strategy {
       m.generation = deepEqual(specPart(obj), specPart(old)) ? oldGeneration : oldGeneration + 1;
     },
     prepareForStatusUpdate(obj, old) {
-      const next = copyJson(old);
+      const next = cloneValue(old);
       if (obj.status === undefined) delete next.status;
-      else next.status = copyJson(obj.status);
+      else next.status = cloneValue(obj.status);
       meta(next).resourceVersion = meta(obj).resourceVersion;
       return next;
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { copyJson } from "./copy.ts";
+import { cloneValue } from "./values.ts";
 
 /** Every object and array reachable from `v`. */
 function containers(v: unknown, into = new Set<object>()): Set<object> {
@@ -10,7 +10,7 @@ function containers(v: unknown, into = new Set<object>()): Set<object> {
   return into;
 }
 
-describe("copyJson", () => {
+describe("cloneValue", () => {
   const values: Array<[string, unknown]> = [
     ["a decoded object", { apiVersion: "v1", kind: "Pod", metadata: { name: "p", labels: { a: "b" } }, spec: { containers: [{ name: "c", ports: [{ containerPort: 80 }] }] } }],
     ["scalars of every kind", { s: "x", n: -1.5, z: 0, big: 2n ** 70n, t: true, f: false, nul: null, undef: undefined, nested: [[1, [2]], {}] }],
@@ -22,7 +22,7 @@ describe("copyJson", () => {
   ];
 
   it.each(values)("%s: equal to structuredClone's copy, sharing nothing", (_name, v) => {
-    const out = copyJson(v);
+    const out = cloneValue(v);
     expect(out).toStrictEqual(structuredClone(v));
     const before = containers(v);
     for (const c of containers(out)) expect(before.has(c)).toBe(false);
@@ -30,7 +30,7 @@ describe("copyJson", () => {
 
   it("keeps __proto__ as an own key and the key order", () => {
     const v = JSON.parse('{"b":1,"__proto__":{"polluted":true},"a":2}') as Record<string, unknown>;
-    const out = copyJson(v);
+    const out = cloneValue(v);
     expect(Object.keys(out)).toEqual(["b", "__proto__", "a"]);
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
     expect((out as { polluted?: boolean }).polluted).toBeUndefined();
