@@ -5,6 +5,7 @@ import { deepEqual } from "../../../shared/schema/values.ts";
 import type { ObjectStorage } from "../storage/interface.ts";
 import type { JsonObject } from "../storage/object.ts";
 import { convertRootSchema } from "./schema.ts";
+import { crontabCrd } from "./testing/crontab-crd.ts";
 import { servedResources } from "./served.ts";
 import { hasUnknownFields, needsDefaults, withDefaults } from "./write-plan.ts";
 
@@ -107,17 +108,7 @@ describe("write plan: the same answers as prune and applyDefaults", () => {
   });
 });
 
-const crd: JsonObject = {
-  apiVersion: profile.apiVersion("apiextensions", "v1"),
-  kind: "CustomResourceDefinition",
-  metadata: { name: "crontabs.stable.example.com" },
-  spec: {
-    group: "stable.example.com",
-    scope: "Namespaced",
-    names: { plural: "crontabs", singular: "crontab", kind: "CronTab" },
-    versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema } }],
-  },
-};
+const crd = crontabCrd(profile, openAPIV3Schema);
 const [served] = servedResources(crd, profile, {} as ObjectStorage, {});
 const apiVersion = profile.apiVersion(customGroupKey("stable.example.com"), "v1");
 

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { builtinKinds } from "../../../shared/api/groups/index.ts";
 import { customGroupKey, getProfile } from "../../../shared/platform/index.ts";
 import { servedResources } from "../apiextensions/served.ts";
+import { crontabCrd } from "../apiextensions/testing/crontab-crd.ts";
 import { meta, type JsonObject } from "../storage/object.ts";
 import { OneObjectStorage } from "./testing/one-object-storage.ts";
 import { Registry } from "./registry.ts";
@@ -74,17 +75,7 @@ describe("defaulting the registry's own copy", () => {
 
   it("a custom resource's strategy has no in-place defaulting, so its writes are pruned", async () => {
     const openAPIV3Schema = { type: "object", properties: { spec: { type: "object", properties: { image: { type: "string", default: "busybox" } } } } };
-    const crd: JsonObject = {
-      apiVersion: profile.apiVersion("apiextensions", "v1"),
-      kind: "CustomResourceDefinition",
-      metadata: { name: "crontabs.stable.example.com" },
-      spec: {
-        group: "stable.example.com",
-        scope: "Namespaced",
-        names: { plural: "crontabs", singular: "crontab", kind: "CronTab" },
-        versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema } }],
-      },
-    };
+    const crd = crontabCrd(profile, openAPIV3Schema);
     const storage = new OneObjectStorage();
     const [served] = servedResources(crd, profile, storage.asObjectStorage(), {});
     expect(served.registry.strategy.applyDefaultsInPlace).toBeUndefined();
