@@ -52,6 +52,7 @@ const PAIRED_PROCESS_TESTS = [
   "test/e2e/kubectl-port-forward.test.ts",
   "test/e2e/kubectl.test.ts",
   "test/e2e/python-client.test.ts",
+  "test/e2e/tls-request-after-large-answer.test.ts",
   "test/storage/etcd-backend-conformance.test.ts",
   "test/storage/etcd-backend-prefix.test.ts",
   "test/storage/grpc-kv.test.ts",

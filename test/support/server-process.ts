@@ -19,6 +19,8 @@ export interface ServerProcess {
   kubeconfig: string;
   /** Everything the process printed so far (for failure messages). */
   output(): string;
+  /** Sends `signal` to the running process (SIGSTOP and SIGCONT freeze and thaw it). */
+  signal(signal: NodeJS.Signals): void;
   /** Stops the process (SIGTERM, then SIGKILL) and starts it again on the same port and data dir. */
   restart(): Promise<void>;
   /** Stops the process and removes the data dir. */
@@ -63,6 +65,7 @@ async function launch(dir: string, port: number, log: string[], extraArgs: strin
 
 async function stop(r: Running): Promise<void> {
   if (r.child.exitCode !== null || r.child.signalCode !== null) return;
+  r.child.kill("SIGCONT"); // a frozen process would not act on SIGTERM
   r.child.kill("SIGTERM");
   const killed = await Promise.race([r.exited.then(() => true), new Promise<boolean>((res) => setTimeout(() => res(false), 10_000))]);
   if (!killed) {
@@ -86,6 +89,9 @@ export async function startServerProcess(extraArgs: string[] = []): Promise<Serv
       dir,
       kubeconfig: join(dir, "admin.kubeconfig"),
       output: () => log.join(""),
+      signal(signal) {
+        current?.child.kill(signal);
+      },
       async restart() {
         if (current) await stop(current);
         current = undefined;

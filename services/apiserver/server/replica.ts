@@ -8,7 +8,7 @@ import { serviceNetwork, type ServiceNetwork } from "../registry/service-allocat
 import { ensureDefaultServiceCIDR } from "../registry/service-cidrs.ts";
 import { LegacyTokenTracking } from "./legacy-token-tracking.ts";
 import { startAllocationRepair } from "../registry/allocation-repair-loop.ts";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { Server } from "node:http";
 import { createServer as createHttpsServer, type ServerOptions } from "node:https";
 import { serve, type ServerType } from "@hono/node-server";
@@ -51,6 +51,7 @@ import { componentStatusProvider } from "./component-status.ts";
 import { SERVER_TIMEOUT_OPTIONS } from "./server-timeouts.ts";
 import { GracefulShutdown } from "./shutdown.ts";
 import { withDirectBodies } from "./direct-bodies.ts";
+import { keepParserRunning, releaseParser } from "./tls-parser-pause.ts";
 import { tlsServerOptions, type TlsFlags } from "./tls-options.ts";
 import { FeatureGates } from "./feature-gates.ts";
 import { declareApiserverMetrics, MetricsRegistry } from "../../../shared/observability/metrics.ts";
@@ -375,6 +376,8 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: withDirectBodies(shutdown.wrap(app.fetch)), createServer: createHttpsServer, serverOptions, hostname: opts.host ?? "127.0.0.1", port: opts.port ?? 0 }, () => resolve(s));
   });
+  server.on("secureConnection", keepParserRunning); // after node's own listener, which gives the socket its parser
+  server.on("upgrade", (_req: unknown, socket: Socket) => releaseParser(socket));
   serveUpgrades(server, (request, env) => app.fetch(request, env), (msg, fields) => opts.log?.("error", msg, fields));
   const address = server.address() as AddressInfo;
   boundAddress = `${opts.host ?? "127.0.0.1"}:${address.port}`;
