@@ -99,6 +99,8 @@ export class RaftNode implements StoreBackend {
   /** A commit-only hard state not yet written (see handleReady). */
   private lazyHardState: HardState | undefined;
   private lazySeenAtTick: HardState | undefined;
+  /** The pending commit notice (armCommitNotice). */
+  private commitNotice: NodeJS.Timeout | undefined;
   /** A read flush is due at the end of this turn (see scheduleReads), and whether the loop should do it. */
   private readsScheduled = false;
   private readsDue = false;
@@ -156,10 +158,11 @@ export class RaftNode implements StoreBackend {
       applied: this.applier.applied,
       checkQuorum: true,
       preVote: true,
-      // Not lazyCommitBroadcast (raft/config.ts): clients read a write's
-      // revision from any member right after its answer (etcdctl endpoint
-      // hashkv --rev, status after a compaction), so followers are told a new
-      // commit index at once, as etcd's leader tells them.
+      // A moved commit index rides on the next append; followers that hold
+      // committed entries are told within commitNoticeDelayMs when none comes
+      // (armCommitNotice), so a client that reads a write's revision from any
+      // member right after its answer (etcdctl endpoint hashkv --rev) finds it.
+      lazyCommitBroadcast: timers.commitNoticeDelayMs > 0,
       maxSizePerMsg: opts.maxSizePerMsg ?? 1024 * 1024,
       maxInflightMsgs: opts.maxInflightMsgs ?? 256,
       random: new SeededRandom(randomInt(1, 2 ** 31)),
@@ -359,6 +362,7 @@ export class RaftNode implements StoreBackend {
     if (this.stopping) return this.stopping;
     this.state = "stopping";
     for (const t of this.timerHandles) clearInterval(t);
+    clearTimeout(this.commitNotice);
     this.stopping = (async () => {
       await this.loopDone;
       await this.snapshots.idle();
@@ -452,7 +456,10 @@ export class RaftNode implements StoreBackend {
           this.readsDue = false;
           this.reads.flush({ readIndex: (ctx) => this.rn.readIndex(ctx), hasLeader: () => this.rn.raft.lead !== None });
         }
-        if (!this.rn.hasReady()) return;
+        if (!this.rn.hasReady()) {
+          this.armCommitNotice();
+          return;
+        }
         await this.handleReady(this.rn.ready());
         this.maybeRetire();
       }
@@ -461,6 +468,20 @@ export class RaftNode implements StoreBackend {
     } finally {
       this.looping = false;
     }
+  }
+
+  /**
+   * Leader: once the loop has nothing left to do, a follower that holds committed
+   * entries it was not told of gets the commit index within commitNoticeDelayMs,
+   * unless an append carries it first (then the notice finds nothing to send).
+   */
+  private armCommitNotice(): void {
+    if (this.commitNotice !== undefined || !this.leading || this.timers.commitNoticeDelayMs <= 0 || !this.rn.hasUnsentCommit()) return;
+    this.commitNotice = setTimeout(() => {
+      this.commitNotice = undefined;
+      this.guard(() => this.rn.sendUnsentCommits());
+    }, this.timers.commitNoticeDelayMs);
+    this.commitNotice.unref();
   }
 
   /**

@@ -2,8 +2,8 @@
 // that did: they refuse its messages with a removal notice (transport), and
 // it stops by the retirement policy with the reason "removed by peers".
 import { afterEach, describe, expect, it } from "vitest";
-import type { RemovalNotice, Transport } from "../transport/types.ts";
-import { NodeCluster, put, waitFor, type NodeOverrides, type TransportWrap } from "./testing/cluster.ts";
+import type { RemovalNotice } from "../transport/types.ts";
+import { boundTransport, NodeCluster, put, waitFor, type NodeOverrides, type TransportWrap } from "./testing/cluster.ts";
 
 /** Records what the nodes log when they stop after a removal, and their onRemoved calls. */
 function stopRecorder(): { reasons: string[]; removed: Map<number, string>; overrides: NodeOverrides } {
@@ -64,7 +64,7 @@ describe("RaftNode: a removed member that did not apply its removal", () => {
 
   it("ignores a notice for an index it has applied already", async () => {
     const handlers = new Map<number, (peer: number, notice: RemovalNotice) => void>();
-    const wrap: TransportWrap = (t) => ({ ...bind(t), onRemoved: (h) => (handlers.set(t.id, h), t.onRemoved(h)) });
+    const wrap: TransportWrap = (t) => ({ ...boundTransport(t), onRemoved: (h) => (handlers.set(t.id, h), t.onRemoved(h)) });
     const rec = stopRecorder();
     c = await NodeCluster.create(3, rec.overrides, wrap);
     const leader = await c.leader();
@@ -79,18 +79,3 @@ describe("RaftNode: a removed member that did not apply its removal", () => {
     expect(rec.reasons).toEqual([]);
   });
 });
-
-/** The transport's methods bound to it, so that a wrapper may override some. */
-function bind(t: Transport): Transport {
-  return {
-    id: t.id,
-    send: (ms) => t.send(ms),
-    onMessage: (h) => t.onMessage(h),
-    onUnreachable: (h) => t.onUnreachable(h),
-    onSnapshotStatus: (h) => t.onSnapshotStatus(h),
-    onRemoved: (h) => t.onRemoved(h),
-    addPeer: (id, urls) => t.addPeer(id, urls),
-    removePeer: (id, notice) => t.removePeer(id, notice),
-    close: () => t.close(),
-  };
-}

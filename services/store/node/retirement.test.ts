@@ -9,27 +9,7 @@
 // member stopped on applying its removal, no leader could ever be elected.
 import { afterEach, describe, expect, it } from "vitest";
 import { MessageType, type Message } from "../raft/index.ts";
-import type { Transport } from "../transport/types.ts";
-import { NodeCluster, put, waitFor, type NodeOverrides, type TransportWrap } from "./testing/cluster.ts";
-
-/** Wraps a transport: drops what `drop` selects, and records what was sent. */
-function filtered(inner: Transport, drop: (m: Message) => boolean, sent: Message[]): Transport {
-  return {
-    id: inner.id,
-    send: (ms) => {
-      const kept = ms.filter((m) => !drop(m));
-      sent.push(...kept);
-      inner.send(kept);
-    },
-    onMessage: (h) => inner.onMessage(h),
-    onUnreachable: (h) => inner.onUnreachable(h),
-    onSnapshotStatus: (h) => inner.onSnapshotStatus(h),
-    onRemoved: (h) => inner.onRemoved(h),
-    addPeer: (id, urls) => inner.addPeer(id, urls),
-    removePeer: (id, notice) => inner.removePeer(id, notice),
-    close: () => inner.close(),
-  };
-}
+import { filteredTransport, NodeCluster, put, waitFor, type NodeOverrides, type TransportWrap } from "./testing/cluster.ts";
 
 /** Collects the reasons the nodes give for stopping after their removal. */
 function stopReasons(): { reasons: string[]; log: NonNullable<NodeOverrides["log"]> } {
@@ -51,7 +31,7 @@ describe("RaftNode: a removed member", () => {
     let victim = 0;
     let dropFrom = Infinity;
     const sent: Message[] = [];
-    const wrap: TransportWrap = (t) => filtered(t, (m) => m.from === victim && carriesCommit.has(m.type) && m.commit >= dropFrom, sent);
+    const wrap: TransportWrap = (t) => filteredTransport(t, (m) => m.from === victim && carriesCommit.has(m.type) && m.commit >= dropFrom, sent);
     const stops = stopReasons();
     c = await NodeCluster.create(2, { removedLingerMaxMs: 60_000, log: stops.log }, wrap);
     const removed = await c.leader();

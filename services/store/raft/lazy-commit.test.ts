@@ -74,4 +74,59 @@ describe("lazyCommitBroadcast", () => {
     ack(s, 2, 2);
     expect(appends(drain(s))).toEqual([{ to: 2, entries: 1, commit: 2 }]);
   });
+
+  describe("unsent commits (the node shell's bounded delay)", () => {
+    it("a follower holding a commit it was not told of is owed one empty append, once", () => {
+      const s = leader(true);
+      s.rn.propose(bytes("a"));
+      drain(s);
+      expect(s.rn.hasUnsentCommit()).toBe(false); // nothing is committed beyond what was sent
+      ack(s, 2, 2);
+      expect(appends(drain(s))).toEqual([]);
+      expect(s.rn.hasUnsentCommit()).toBe(true); // 2 holds index 2, told commit 1
+      s.rn.sendUnsentCommits();
+      expect(appends(drain(s))).toEqual([{ to: 2, entries: 0, commit: 2 }]); // 3 has not acknowledged index 2
+      expect(s.rn.hasUnsentCommit()).toBe(false);
+      ack(s, 3, 2); // now 3 holds it too
+      expect(appends(drain(s))).toEqual([]);
+      expect(s.rn.hasUnsentCommit()).toBe(true);
+      s.rn.sendUnsentCommits();
+      expect(appends(drain(s))).toEqual([{ to: 3, entries: 0, commit: 2 }]);
+      s.rn.sendUnsentCommits();
+      expect(appends(drain(s))).toEqual([]);
+    });
+
+    it("the next proposal's append carries the commit, so nothing is owed after it", () => {
+      const s = leader(true);
+      s.rn.propose(bytes("a"));
+      drain(s);
+      for (const id of [2, 3]) ack(s, id, 2);
+      drain(s);
+      expect(s.rn.hasUnsentCommit()).toBe(true);
+      s.rn.propose(bytes("b"));
+      expect(appends(drain(s))).toEqual([
+        { to: 2, entries: 1, commit: 2 },
+        { to: 3, entries: 1, commit: 2 },
+      ]);
+      expect(s.rn.hasUnsentCommit()).toBe(false);
+    });
+
+    it("a heartbeat's commit counts as told", () => {
+      const s = leader(true);
+      s.rn.propose(bytes("a"));
+      drain(s);
+      for (const id of [2, 3]) ack(s, id, 2);
+      drain(s);
+      s.rn.tick();
+      expect(drain(s).filter((m) => m.type === MessageType.Heartbeat).map((m) => m.commit)).toEqual([2, 2]);
+      expect(s.rn.hasUnsentCommit()).toBe(false);
+    });
+
+    it("is never owed on a follower", () => {
+      const s = soloNode(2, [1, 2, 3], { overrides: { lazyCommitBroadcast: true } });
+      expect(s.rn.hasUnsentCommit()).toBe(false);
+      s.rn.sendUnsentCommits();
+      expect(drain(s)).toEqual([]);
+    });
+  });
 });

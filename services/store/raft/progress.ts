@@ -91,6 +91,13 @@ export class Progress {
   probeSent = false;
   inflights: Inflights;
   isLearner: boolean;
+  /**
+   * The highest commit index sent to the follower that it can act on: an append's
+   * commit capped at the last index the append leaves it holding, a heartbeat's
+   * capped at match. Optimistic (a lost message is not noticed); heartbeats repeat
+   * the commit index regardless.
+   */
+  sentCommit = 0;
 
   constructor(opts: { match: number; next: number; maxInflight: number; isLearner: boolean; recentActive?: boolean }) {
     this.match = opts.match;
@@ -106,6 +113,7 @@ export class Progress {
     p.state = this.state;
     p.pendingSnapshot = this.pendingSnapshot;
     p.probeSent = this.probeSent;
+    p.sentCommit = this.sentCommit;
     p.inflights = this.inflights;
     return p;
   }

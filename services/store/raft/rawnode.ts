@@ -35,6 +35,7 @@ import { encodeConfChange } from "./confchange.ts";
 import { ProposalDroppedError, RaftError } from "./errors.ts";
 import { progressStateName } from "./progress.ts";
 import { describeConfig } from "./tracker.ts";
+import { hasUnsentCommit, sendUnsentCommits } from "./send.ts";
 
 /** One batch of work for the application. */
 export interface Ready {
@@ -157,6 +158,19 @@ export class RawNode {
   readIndex(ctx: Uint8Array): void {
     if (this.raft.lead === None) throw new ProposalDroppedError("no-leader", "raft read index dropped: no leader");
     this.raft.step(newMessage({ type: MessageType.ReadIndex, entries: [{ term: 0, index: 0, type: EntryType.Normal, data: ctx }] }));
+  }
+
+  /**
+   * Under lazyCommitBroadcast, on a leader: whether a follower holds committed
+   * entries it was not told are committed (sendUnsentCommits tells it).
+   */
+  hasUnsentCommit(): boolean {
+    return this.raft.state === StateType.Leader && hasUnsentCommit(this.raft);
+  }
+
+  /** On a leader: sends the commit index to every follower that hasUnsentCommit counts (in the next Ready). */
+  sendUnsentCommits(): void {
+    if (this.raft.state === StateType.Leader) sendUnsentCommits(this.raft);
   }
 
   /** Asks the leader to hand leadership to `transferee` (aborted after an election timeout). */

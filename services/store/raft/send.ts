@@ -59,6 +59,7 @@ export function maybeSendAppend(r: Raft, to: number, sendIfEmpty: boolean): bool
   if (prevTerm === undefined || ents === undefined) return maybeSendSnapshot(r, to, pr);
   if (ents.length === 0 && !sendIfEmpty) return false;
   send(r, newMessage({ type: MessageType.App, to, index: prevIndex, logTerm: prevTerm, entries: ents, commit: r.log.committed }));
+  pr.sentCommit = Math.max(pr.sentCommit, Math.min(r.log.committed, prevIndex + ents.length));
   if (ents.length > 0) {
     const last = ents[ents.length - 1].index;
     if (pr.state === ProgressState.Replicate) {
@@ -91,6 +92,35 @@ function sendHeartbeat(r: Raft, to: number, ctx: Uint8Array | undefined): void {
   // Never tell a follower to commit past what it is known to hold.
   const commit = Math.min(pr ? pr.match : 0, r.log.committed);
   send(r, newMessage({ type: MessageType.Heartbeat, to, commit, context: ctx }));
+  if (pr) pr.sentCommit = Math.max(pr.sentCommit, commit);
+}
+
+/**
+ * Whether the follower holds committed entries it has not been told are committed,
+ * and can be sent to now (a paused one learns it from its next append or heartbeat).
+ */
+function owesCommit(r: Raft, pr: Progress): boolean {
+  return pr.sentCommit < Math.min(pr.match, r.log.committed) && !pr.isPaused();
+}
+
+/** Under lazyCommitBroadcast: whether some follower holds committed entries it was not told are committed. */
+export function hasUnsentCommit(r: Raft): boolean {
+  let owed = false;
+  r.trk.visit((id, pr) => {
+    if (id !== r.id && !owed && owesCommit(r, pr)) owed = true;
+  });
+  return owed;
+}
+
+/**
+ * Under lazyCommitBroadcast: tells every follower that holds committed entries it
+ * was not told of the commit index (an empty append, or the entries it still
+ * needs), bounding how long a follower lags when no append or heartbeat comes.
+ */
+export function sendUnsentCommits(r: Raft): void {
+  r.trk.visit((id, pr) => {
+    if (id !== r.id && owesCommit(r, pr)) maybeSendAppend(r, id, true);
+  });
 }
 
 /** Sends an append (or snapshot) to every other member, in tracker order. */

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { StoreResponse } from "../../mvcc/index.ts";
 import { MemoryNetwork } from "../../transport/memory.ts";
 import type { Transport } from "../../transport/types.ts";
+import type { Message } from "../../raft/index.ts";
 import type { Member } from "../members.ts";
 import type { RaftNodeOptions } from "../options.ts";
 import { RaftNode } from "../raft-node.ts";
@@ -21,6 +22,33 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 export const b = (s: string): Uint8Array => enc.encode(s);
 export const s = (v: Uint8Array): string => dec.decode(v);
+
+/** The transport's methods bound to it, so that a wrapper may override some. */
+export function boundTransport(t: Transport): Transport {
+  return {
+    id: t.id,
+    send: (ms) => t.send(ms),
+    onMessage: (h) => t.onMessage(h),
+    onUnreachable: (h) => t.onUnreachable(h),
+    onSnapshotStatus: (h) => t.onSnapshotStatus(h),
+    onRemoved: (h) => t.onRemoved(h),
+    addPeer: (id, urls) => t.addPeer(id, urls),
+    removePeer: (id, notice) => t.removePeer(id, notice),
+    close: () => t.close(),
+  };
+}
+
+/** Wraps a transport: drops what `drop` selects (asked at each send), and records in `sent` what was sent. */
+export function filteredTransport(inner: Transport, drop: (m: Message) => boolean, sent: Message[]): Transport {
+  return {
+    ...boundTransport(inner),
+    send: (ms) => {
+      const kept = ms.filter((m) => !drop(m));
+      sent.push(...kept);
+      inner.send(kept);
+    },
+  };
+}
 
 export const FAST: NodeOverrides = { heartbeatMs: 10, electionMs: 100, requestTimeoutMs: 2000, log: () => {} };
 

@@ -208,6 +208,8 @@ export class Simulation {
   tickNode(node: SimNode): void {
     const rn = node.rn as RawNode;
     rn.tick();
+    // The node shell's commit notice (node/raft-node.ts), at a random point between ticks.
+    if (rn.hasUnsentCommit() && this.rng.chance(0.5)) rn.sendUnsentCommits();
     node.retirement.tick();
     const reason = node.retirement.reason(rn.raft);
     if (reason === undefined) return;
