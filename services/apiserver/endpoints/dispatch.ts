@@ -95,22 +95,27 @@ export interface DispatchConfig {
   componentStatuses?: ComponentStatusProvider;
 }
 
+/** One resource request as the dispatcher takes it. */
+export interface ResourceCall {
+  info: RequestInfo;
+  request: Request;
+  url: URL;
+  user: UserInfo;
+  /** Collects the request's `Warning` header values (the request context's list). */
+  warnings: string[];
+  /** The request's audit annotations, kept at the event's `auditLevel`. */
+  annotations?: Record<string, string>;
+  auditLevel?: AuditLevel;
+  /** The answer headers recorded so far, which encoded bodies carry in their header record. */
+  answerHeaders?: readonly string[];
+}
+
 /**
- * `warnings` collects the request's `Warning` header values (the request context's list), `annotations` its audit annotations, kept at the event's `auditLevel`;
- * `answerHeaders` are the answer headers recorded so far, which encoded bodies carry in their header record.
+ * Serves one resource request.
  * Not async: it returns the handler's own promise (no adopting promise and turns of its own), and may throw before it has one; callers treat both alike.
  */
-export function dispatchResource(
-  cfg: DispatchConfig,
-  info: RequestInfo,
-  req: Request,
-  url: URL,
-  user: UserInfo,
-  warnings: string[] = [],
-  annotations?: Record<string, string>,
-  auditLevel?: AuditLevel,
-  answerHeaders?: readonly string[],
-): Promise<Response> {
+export function dispatchResource(cfg: DispatchConfig, call: ResourceCall): Promise<Response> {
+  const { info, request: req, url, user, warnings, annotations, auditLevel, answerHeaders } = call;
   const served = cfg.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
   if (!served) throw pageNotFound();
   const { resource, registry } = served;

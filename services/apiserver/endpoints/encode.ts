@@ -11,8 +11,7 @@ import { encodeFrame, encodeList, encodeObject, encodeStatus, encodeWatchEvent }
 import type { Status } from "../../../shared/api/status.ts";
 import { toJSONText } from "../../../shared/schema/values.ts";
 import type { JsonObject } from "../storage/object.ts";
-import { answerRecord, markAnswerHeaders } from "./answer-record.ts";
-import { withKnownBody } from "./known-body.ts";
+import { answerRecord, markResponse } from "./answer-record.ts";
 import type { RequestScope } from "./scope.ts";
 
 export type ResponseMediaType = string;
@@ -81,8 +80,7 @@ export function bodyResponse(s: RequestScope, body: string | Uint8Array | Readab
   const entries = recorded ? recorded.length : 0;
   const headers = answerRecord(recorded, extraHeaders);
   headers["content-type"] = contentType;
-  const response = markAnswerHeaders(new Response(body, { status, headers }), entries);
-  return typeof body === "string" || body instanceof Uint8Array ? withKnownBody(response, body) : response;
+  return markResponse(new Response(body, { status, headers }), entries, body);
 }
 
 /** Encodes a handler's result for the scope's negotiated encoding. */

@@ -94,7 +94,16 @@ function terminal(cfg: AppConfig): Handler {
     const proxied = cfg.aggregated?.(ctx.request, ctx.url, user);
     if (proxied) return proxied;
     if (!info.isResourceRequest) return Promise.resolve(dispatchNonResource(cfg.nonResource, info, ctx.request, ctx.url, user));
-    const response = dispatchResource(cfg, info, ctx.request, ctx.url, user, ctx.warnings, ctx.audit?.annotations, ctx.audit?.level, ctx.answerHeaders);
+    const response = dispatchResource(cfg, {
+      info,
+      request: ctx.request,
+      url: ctx.url,
+      user,
+      warnings: ctx.warnings,
+      annotations: ctx.audit?.annotations,
+      auditLevel: ctx.audit?.level,
+      answerHeaders: ctx.answerHeaders,
+    });
     // A log is a stream (follow): compression would hold it back until a kilobyte arrived.
     if (!cfg.compression || info.subresource === "log" || !mayCompress(ctx.request, info.verb)) return response;
     return response.then((r) => maybeCompress(ctx.request, r, info.verb));

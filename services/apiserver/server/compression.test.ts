@@ -1,6 +1,6 @@
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { withKnownBody } from "../endpoints/known-body.ts";
+import { markResponse } from "../endpoints/answer-record.ts";
 import { DEFAULT_COMPRESSION_THRESHOLD_BYTES, maybeCompress } from "./compression.ts";
 
 const gzipClient = new Request("https://127.0.0.1/api/v1/namespaces/ns/configmaps/c", { headers: { "accept-encoding": "gzip" } });
@@ -20,7 +20,7 @@ function streamOf(bytes: Uint8Array, chunk = 16 * 1024): ReadableStream<Uint8Arr
 describe("response compression (the platform's threshold: bodies above 128 KiB)", () => {
   it("answers a gzip client's small body of known size with the handler's own Response: not read, no Vary", async () => {
     const body = JSON.stringify({ kind: "ConfigMap", data: { v: "x".repeat(2048) } });
-    const res = withKnownBody(new Response(body, { headers: { "content-type": "application/json" } }), body);
+    const res = markResponse(new Response(body, { headers: { "content-type": "application/json" } }), 0, body);
     const answer = await maybeCompress(gzipClient, res, "get");
     expect(answer).toBe(res);
     expect(answer.headers.get("vary")).toBeNull();
@@ -36,7 +36,7 @@ describe("response compression (the platform's threshold: bodies above 128 KiB)"
   });
 
   it.each([
-    ["known size", (bytes: Uint8Array) => withKnownBody(new Response(bytes), bytes)],
+    ["known size", (bytes: Uint8Array) => markResponse(new Response(bytes), 0, bytes)],
     ["streamed", (bytes: Uint8Array) => new Response(streamOf(bytes))],
   ])("gzips a larger body (%s) with Vary: Accept-Encoding", async (_, make) => {
     const bytes = new Uint8Array(DEFAULT_COMPRESSION_THRESHOLD_BYTES + 1).fill(98);

@@ -4,13 +4,13 @@
  * APIResponseCompression gate is on; a smaller body goes out as the handler made it
  * (no `Vary` either: the platform adds it only to a compressed answer). Watches are never
  * compressed.
- * - A body whose size the handler knew (endpoints/known-body.ts) is decided from that
+ * - A body whose size the handler knew (endpoints/answer-record.ts) is decided from that
  *   size, without reading it: a small GET answer costs a gzip client nothing more.
  * - Another body (a streamed list) is read ahead until it passes the threshold or ends.
  * Compressed bodies stream (CompressionStream, zlib's default level), pulled by the
  * client's pace.
  */
-import { knownBodyBytes } from "../endpoints/known-body.ts";
+import { knownBodyBytes } from "../endpoints/answer-record.ts";
 
 /** The platform's: bodies up to this size are not compressed. */
 export const DEFAULT_COMPRESSION_THRESHOLD_BYTES = 128 * 1024;

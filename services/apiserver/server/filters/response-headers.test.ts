@@ -2,7 +2,7 @@
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { answerRecord, markAnswerHeaders } from "../../endpoints/answer-record.ts";
+import { answerRecord, markResponse } from "../../endpoints/answer-record.ts";
 import { offerDirectBody } from "../../endpoints/direct-body.ts";
 import { answerHeader, applyAnswerHeaders } from "./response-headers.ts";
 
@@ -82,7 +82,7 @@ describe("applyAnswerHeaders", () => {
     const ctx = { request: new Request("https://127.0.0.1/api/v1/pods"), outgoing, answerHeaders: [] as string[] };
     for (const [name, value] of RECORDED) answerHeader(ctx, name, value);
     const taken = ctx.answerHeaders.length;
-    const response = markAnswerHeaders(new Response("body", { headers: answerRecord(ctx.answerHeaders, { "content-type": "text/plain" }) }), taken);
+    const response = markResponse(new Response("body", { headers: answerRecord(ctx.answerHeaders, { "content-type": "text/plain" }) }), taken, "body");
     expect(applyAnswerHeaders(ctx, response)).toBe(response);
     // The head is written in one piece from the Response's record: no header table on the node response.
     expect(outgoing?.getHeaderNames()).toEqual([]);
