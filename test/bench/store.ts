@@ -23,6 +23,8 @@
  * round of each load part, the leader and one follower are profiled (written as
  * <dir>/<part>-leader.cpuprofile and -follower.cpuprofile, summarized on stdout). The
  * profiler's own cost is then in our figures.
+ * BENCH_STORE_NODE_FLAGS="<node flags>": extra node/V8 flags for our members (the A side
+ * only), e.g. to compare heap settings against BENCH_STORE_BASE of the same tree.
  * BENCH_STORE_BASE=<dir>: the B side is our store as built in that tree (e.g. an
  * extracted `git archive` of an earlier commit with node_modules linked in) instead of
  * etcd, so that two builds of the store are compared in interleaved rounds.
@@ -56,6 +58,7 @@ const PROFILE_DIR = process.env.BENCH_CPU_PROF || undefined;
 const ONLY = new Set((process.env.BENCH_ONLY ?? "").split(",").filter((x) => x !== ""));
 const runs = (part: string): boolean => ONLY.size === 0 || ONLY.has(part);
 const BASE_TREE = process.env.BENCH_STORE_BASE || undefined;
+const NODE_FLAGS = (process.env.BENCH_STORE_NODE_FLAGS ?? "").split(" ").filter((f) => f !== "");
 /** The B side's name in the table: etcd, or the base build of our store. */
 const B_NAME = BASE_TREE === undefined ? "etcd" : "base";
 
@@ -148,7 +151,7 @@ function spawnMember(cluster: Cluster, m: Member): ChildProcess {
     return spawn(process.execPath, ["--import", "tsx", main, ...storeNodeArgs(spec)], { cwd: BASE_TREE, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "info" } });
   }
   if (cluster.kind === "etcd") return spawn(ETCD_BIN, etcdArgs(m, cluster.initialCluster), { stdio: ["ignore", "pipe", "pipe"] });
-  return spawnStoreNode(spec, { stdio: ["ignore", "pipe", "pipe"], nodeArgs: PROFILE_DIR === undefined ? [] : ["--inspect=127.0.0.1:0"] });
+  return spawnStoreNode(spec, { stdio: ["ignore", "pipe", "pipe"], nodeArgs: [...NODE_FLAGS, ...(PROFILE_DIR === undefined ? [] : ["--inspect=127.0.0.1:0"])] });
 }
 
 function endpointOf(m: Member): string {
