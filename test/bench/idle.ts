@@ -11,6 +11,10 @@
  * prints it as % of one core. CPU time, not throughput: the figure holds on a loaded
  * machine. The limit is 2 % of a core (issue 27).
  *
+ * BENCH_IDLE_AFTER_SEED_S (default 0): seconds to wait after the seeding before settling,
+ * e.g. past the watch caches' revision-snapshot retention (75 s, watch-cache.ts), whose
+ * trimming of the seeding's snapshots is the seeding's cost rather than idle work.
+ *
  * BENCH_CPU_PROF=<dir>: the cluster's Node processes start with `--inspect=127.0.0.1:0`
  * and each is profiled over the measured window only (written as <dir>/<name>.cpuprofile,
  * summarized by cpu-profile-summary.ts). The profiler's own cost is then in the figures.
@@ -33,6 +37,8 @@ export interface IdleBenchOptions {
   limit: number;
   settleTimeoutSeconds: number;
   replicas: number;
+  /** Seconds to wait after the seeding, before settling. */
+  afterSeedSeconds: number;
   /** Where CPU profiles of the measured window go; none when unset. */
   profileDir?: string;
   write: (text: string) => void;
@@ -45,6 +51,7 @@ export function defaultIdleBenchOptions(): IdleBenchOptions {
     seconds: Number(process.env.BENCH_IDLE_SECONDS ?? 60),
     limit: 0.02,
     settleTimeoutSeconds: Number(process.env.BENCH_IDLE_SETTLE_S ?? 180),
+    afterSeedSeconds: Number(process.env.BENCH_IDLE_AFTER_SEED_S ?? 0),
     replicas: Number(process.env.BENCH_IDLE_REPLICAS ?? 2),
     profileDir: process.env.BENCH_CPU_PROF || undefined,
     write: (t) => void process.stdout.write(t),
@@ -90,6 +97,10 @@ export async function benchIdle(opts: IdleBenchOptions = defaultIdleBenchOptions
       for (const r of records.filter((x) => !ownedAndAlive(x))) write(`${r.name} is not running; the end of its log:\n${readFileSync(r.log, "utf8").slice(-3000)}\n`);
     };
     gone();
+    if (opts.afterSeedSeconds > 0) {
+      write(`waiting ${opts.afterSeedSeconds} s after the seeding\n`);
+      await new Promise((r) => setTimeout(r, opts.afterSeedSeconds * 1000));
+    }
     const settleStart = performance.now();
     let last = await window(records, SETTLE_WINDOW_MS);
     while (!settled(last, opts.limit) && performance.now() - settleStart < opts.settleTimeoutSeconds * 1000) last = await window(records, SETTLE_WINDOW_MS);
