@@ -51,7 +51,10 @@ export interface RaftNodeOptions {
    * index moved: the next append carries it, and a follower that holds committed
    * entries it was not told of is told within this many ms when none comes (and
    * with every heartbeat). A follower whose forwarded proposal committed is told
-   * at once. 0: every follower is told at once, as etcd's leader does. Default 5.
+   * at once. 0 (the default): every follower is told at once, as etcd's leader does.
+   * A positive delay is not safe with membership changes yet: a member being removed
+   * must learn that its removal committed before the leader drops its progress, and
+   * the notice can come too late for it (store-membership and cluster-tool tests).
    */
   commitNoticeDelayMs?: number;
   /**
@@ -95,7 +98,7 @@ export function resolveTimers(o: RaftNodeOptions): ResolvedTimers {
   if (electionTick < 2) throw new RangeError("store node: electionMs must be at least twice heartbeatMs");
   const removedLingerMaxMs = o.removedLingerMaxMs ?? 20 * electionMs;
   if (!(removedLingerMaxMs >= 0)) throw new RangeError("store node: removedLingerMaxMs must not be negative");
-  const commitNoticeDelayMs = o.commitNoticeDelayMs ?? 5;
+  const commitNoticeDelayMs = o.commitNoticeDelayMs ?? 0;
   if (!(commitNoticeDelayMs >= 0)) throw new RangeError("store node: commitNoticeDelayMs must not be negative");
   const snapshotThreshold = o.snapshotThreshold ?? 10_000;
   if (!(snapshotThreshold >= 1)) throw new RangeError("store node: snapshotThreshold must be at least 1");

@@ -158,10 +158,11 @@ export class RaftNode implements StoreBackend {
       applied: this.applier.applied,
       checkQuorum: true,
       preVote: true,
-      // A moved commit index rides on the next append; followers that hold
-      // committed entries are told within commitNoticeDelayMs when none comes
-      // (armCommitNotice), so a client that reads a write's revision from any
-      // member right after its answer (etcdctl endpoint hashkv --rev) finds it.
+      // With a positive commitNoticeDelayMs (off by default, see options.ts), a
+      // moved commit index rides on the next append and followers that hold
+      // committed entries are told within that delay when none comes
+      // (armCommitNotice); with 0, every follower is told at once, as etcd's
+      // leader tells them.
       lazyCommitBroadcast: timers.commitNoticeDelayMs > 0,
       maxSizePerMsg: opts.maxSizePerMsg ?? 1024 * 1024,
       maxInflightMsgs: opts.maxInflightMsgs ?? 256,
