@@ -10,6 +10,8 @@
 // for decimal strings seen recently. A negative int64 takes ten bytes (two's
 // complement), as protobuf writes it.
 
+import { varintSize } from "../../../shared/codec/protobuf/wire.ts";
+
 export const WIRE_VARINT = 0;
 export const WIRE_LEN = 2;
 
@@ -74,19 +76,9 @@ export function uint64Of(v: number | string | bigint | undefined): Int64Value {
   return int64Value(v, false);
 }
 
-/** Bytes of a varint of a non-negative safe integer. */
-export function uvarintSize(n: number): number {
-  let size = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    size++;
-  }
-  return size;
-}
-
 /** Bytes of an int64/uint64 varint. */
 export function varint64Size(v: Int64Value): number {
-  return typeof v === "number" ? uvarintSize(v) : v.length;
+  return typeof v === "number" ? varintSize(v) : v.length;
 }
 
 /** Bytes of a varint field with its tag (tag below 16: one byte), 0 when the value is zero (proto3 leaves it out). */
@@ -96,7 +88,7 @@ export function int64FieldSize(v: Int64Value): number {
 
 /** Bytes of a length-delimited field of `len` bytes with a one-byte tag. */
 export function lenFieldSize(len: number): number {
-  return 1 + uvarintSize(len) + len;
+  return 1 + varintSize(len) + len;
 }
 
 /** A writer over a buffer sized in advance; writing past its end is a bug of the sizes and throws. */
