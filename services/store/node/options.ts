@@ -51,10 +51,9 @@ export interface RaftNodeOptions {
    * index moved: the next append carries it, and a follower that holds committed
    * entries it was not told of is told within this many ms when none comes (and
    * with every heartbeat). A follower whose forwarded proposal committed is told
-   * at once. 0 (the default): every follower is told at once, as etcd's leader does.
-   * A positive delay is not safe with membership changes yet: a member being removed
-   * must learn that its removal committed before the leader drops its progress, and
-   * the notice can come too late for it (store-membership and cluster-tool tests).
+   * at once, and so is every member when a conf change commits (a member being
+   * removed must learn it before the leader drops its progress). 0 (the default):
+   * every follower is told of every commit at once, as etcd's leader does.
    */
   commitNoticeDelayMs?: number;
   /**

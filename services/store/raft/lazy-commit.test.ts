@@ -2,7 +2,7 @@
 // with entries to receive or committed forwarded proposals; the others learn
 // it from the next heartbeat.
 import { describe, expect, it } from "vitest";
-import { MessageType, newMessage, type Message } from "./types.ts";
+import { ConfChangeTransition, ConfChangeType, MessageType, newMessage, type Message } from "./types.ts";
 import { bytes, drain, soloNode, type Solo } from "./sim/test-cluster.ts";
 
 /** Node 1 leading [1, 2, 3] at term 1, its empty entry (index 1) acknowledged and committed. */
@@ -56,6 +56,23 @@ describe("lazyCommitBroadcast", () => {
     expect(appends(drain(s))).toEqual([{ to: 3, entries: 0, commit: 2 }]);
     // told once: the next commit (of the leader's own proposal) is lazy again for 3
     s.rn.propose(bytes("b"));
+    drain(s);
+    ack(s, 2, 3);
+    expect(appends(drain(s))).toEqual([]);
+  });
+
+  it("a committed conf change is told to every member at once (the one being removed must learn it)", () => {
+    const s = leader(true);
+    s.rn.proposeConfChange({ transition: ConfChangeTransition.Auto, changes: [{ type: ConfChangeType.RemoveNode, nodeId: 3 }] });
+    drain(s);
+    ack(s, 2, 2);
+    expect(s.rn.raft.log.committed).toBe(2);
+    expect(appends(drain(s))).toEqual([
+      { to: 2, entries: 0, commit: 2 },
+      { to: 3, entries: 0, commit: 2 },
+    ]);
+    // the next ordinary commit is lazy again
+    s.rn.propose(bytes("a"));
     drain(s);
     ack(s, 2, 3);
     expect(appends(drain(s))).toEqual([]);

@@ -143,9 +143,14 @@ function handleAppendResponse(r: Raft, m: Message, pr: Progress): void {
   } else if (pr.state === ProgressState.Replicate) {
     pr.inflights.freeLE(m.index);
   }
+  const committedBefore = r.log.committed;
   if (maybeCommit(r)) {
     releasePendingReadIndexMessages(r);
-    if (r.lazyCommitBroadcast) bcastCommit(r);
+    // A committed conf change is told to every member at once: a member being
+    // removed must learn that its removal committed before the leader applies
+    // it and stops sending to it.
+    const confChangeCommitted = committedBefore < r.pendingConfIndex && r.pendingConfIndex <= r.log.committed;
+    if (r.lazyCommitBroadcast && !confChangeCommitted) bcastCommit(r);
     else bcastAppend(r);
   } else if (oldPaused) {
     // The follower was paused and may miss the latest commit index.
