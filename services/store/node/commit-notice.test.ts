@@ -34,7 +34,7 @@ afterEach(async () => {
 /** A settled 3-node cluster (its leader's heartbeats dropped from then on when asked); PUTS sequential puts on the leader. */
 async function sequentialPuts(overrides: NodeOverrides, dropHeartbeats: boolean): Promise<{ rec: Recorder; leaderId: number; followers: number[]; lastIndex: number }> {
   const rec = recorder();
-  // Heartbeats every 100 ms, elections after >= 5 s: the test's window (< 2 s after
+  // Heartbeats every 100 ms, elections after >= 5 s: the test's window (< 4 s after
   // the last append) sees no election while heartbeats are dropped (a new leader's
   // first append would tell the followers too).
   c = await NodeCluster.create(3, { heartbeatMs: 100, electionMs: 5000, ...overrides }, rec.wrap);
@@ -53,7 +53,7 @@ const appendsTo = (sent: Message[], from: number, to: number) => sent.filter((m)
 describe("the leader's commit notice", () => {
   it("tells the followers of the last commit when no append and no heartbeat comes", async () => {
     const { lastIndex } = await sequentialPuts({ commitNoticeDelayMs: 5 }, true);
-    await c?.converge(lastIndex, 2000); // only the notice can tell them: heartbeats are dropped
+    await c?.converge(lastIndex, 4000); // only the notice can tell them: heartbeats are dropped
   });
 
   it("lets sequential puts cost one append per follower each: the next put's append carries the commit", async () => {
