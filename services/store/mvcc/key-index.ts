@@ -22,9 +22,14 @@ export interface Generation {
  * tombstone; entries are strictly increasing in (main, sub). Unlike etcd, a deletion
  * does not append an empty generation: a key whose last entry is a tombstone is
  * absent, and the next put opens a new generation.
+ * Views: the `generations` array and each generation's `entries` are only appended to
+ * (and popped only of an aborted write's entries, above every committed revision);
+ * compaction replaces them with new arrays instead of editing them. So a reference to
+ * `generations` taken at revision R, read later with the entries above R skipped, is
+ * still the key's history at R (snapshot.ts encodeSnapshotSliced).
  */
 export class KeyIndex {
-  readonly generations: Generation[] = [];
+  generations: Generation[] = [];
   /**
    * Copy of the last entry's revision and kv, so reads at the newest revision (the
    * common case) touch only this object. Kept in sync by every mutation; call
@@ -130,12 +135,13 @@ export class KeyIndex {
       if (entries[0].main >= rev) continue;
       let ei = entries.length - 1;
       while (entries[ei].main >= rev) ei--;
+      // New arrays, never edits (see Views above).
       if (entries[ei].kv === null) {
         // The generation ended below rev: it and all before it are invisible.
-        this.generations.splice(0, gi + 1);
+        this.generations = this.generations.slice(gi + 1);
       } else {
-        entries.splice(0, ei);
-        this.generations.splice(0, gi);
+        const kept: Generation = { entries: entries.slice(ei) };
+        this.generations = [kept, ...this.generations.slice(gi + 1)];
       }
       this.syncTail();
       return;

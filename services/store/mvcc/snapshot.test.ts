@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BinaryReader, BinaryWriter, DecodeError } from "./binary.ts";
 import { decodeRequest, encodeRequest } from "./request-codec.ts";
+import { encodeSnapshotSliced } from "./snapshot.ts";
 import { MvccStore } from "./store.ts";
 import { b, changes, kvs } from "./testing/helpers.ts";
 import type { StoreRequest } from "./types.ts";
@@ -185,5 +186,62 @@ describe("varints", () => {
     r.end();
     expect(() => new BinaryWriter().i64(1n << 63n)).toThrow(RangeError);
     expect(() => new BinaryWriter().uvarint(-1)).toThrow(RangeError);
+  });
+});
+
+describe("a view encoded in slices (encodeSnapshotSliced)", () => {
+  /** Deterministic mix of puts (some with a lease), deletes, aborted txns and compactions. */
+  function mutate(s: MvccStore, seed: number, ops: number, value: Uint8Array, compact = true): number {
+    let x = seed >>> 0;
+    const rand = (n: number) => {
+      // mulberry32
+      x = (x + 0x6d2b79f5) >>> 0;
+      let t = Math.imul(x ^ (x >>> 15), 1 | x);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) % n;
+    };
+    const counts = { compactions: 0 };
+    for (let i = 0; i < ops; i++) {
+      const key = b(`k${rand(40)}`);
+      const op = rand(20);
+      if (op < 12) s.put({ key, value, lease: op === 0 ? 3n : undefined });
+      else if (op < 16) s.deleteRange({ key });
+      else if (op < 18) {
+        // a txn whose second put fails (unknown lease) rolls its first put back
+        expect(() => s.txn({ success: [{ type: "put", request: { key, value } }, { type: "put", request: { key: b("x"), value, lease: 99n } }] })).toThrow();
+      } else if (compact) {
+        const floor = Math.max(s.compactRevision + 1, s.currentRevision - 150);
+        if (floor <= s.currentRevision) {
+          s.compact(floor + rand(s.currentRevision - floor + 1));
+          counts.compactions++;
+        }
+      }
+    }
+    return counts.compactions;
+  }
+
+  it.each([1, 7, 42, 1234])("gives the bytes of the state when the view was taken, whatever is written and compacted meanwhile (seed %i)", async (seed) => {
+    const value = new Uint8Array(64 * 1024).fill(seed % 251);
+    const s = new MvccStore();
+    s.leaseGrant({ id: 3n, ttl: 30 });
+    mutate(s, seed, 300, value, false); // ~11 MB of history in the view
+    const expected = s.snapshot();
+    const view = s.snapshotView();
+    let compactions = mutate(s, seed + 1, 100, value); // before the first slice
+    let pauses = 0;
+    const sliced = await encodeSnapshotSliced(view, async () => {
+      pauses++;
+      compactions += mutate(s, seed + 1 + pauses, 25, value); // between slices
+    });
+    expect(Buffer.from(sliced).equals(Buffer.from(expected))).toBe(true);
+    expect(pauses).toBeGreaterThan(3); // it did yield
+    expect(s.compactRevision).toBeGreaterThan(view.compactRevision); // history the view holds was compacted meanwhile
+    expect(compactions).toBeGreaterThan(3);
+    expect(MvccStore.fromSnapshot(sliced).currentRevision).toBe(view.revision);
+  });
+
+  it("without pauses equals encodeSnapshot of the same state", async () => {
+    const s = busy();
+    expect(await encodeSnapshotSliced(s.snapshotView())).toEqual(s.snapshot());
   });
 });

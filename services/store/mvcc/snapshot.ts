@@ -1,5 +1,5 @@
 import { BinaryReader, BinaryWriter, DecodeError } from "./binary.ts";
-import { KeyIndex, type Entry } from "./key-index.ts";
+import { KeyIndex, type Entry, type Generation } from "./key-index.ts";
 import { keyId } from "./keys.ts";
 import type { AlarmMember, AlarmType, LeaseInfo } from "./types.ts";
 
@@ -35,35 +35,84 @@ export interface SnapshotState {
   keys: readonly KeyIndex[];
   /** Raised alarms (absent: none). */
   alarms?: readonly AlarmMember[];
+  /**
+   * A view's generations of keys[i] at i, as taken with the state (see key-index.ts,
+   * Views); absent: each key's current generations.
+   */
+  generations?: readonly (readonly Generation[])[];
 }
+
+/** The sliced encoder yields the event loop after about this many bytes (a few ms of work). */
+const SLICE_BYTES = 1 << 20;
 
 export function encodeSnapshot(state: SnapshotState): Uint8Array {
   const w = new BinaryWriter();
+  for (const slice of writeSnapshot(w, state)) void slice;
+  return w.finish();
+}
+
+/**
+ * encodeSnapshot in slices of about SLICE_BYTES, with `pause` (by default: the next
+ * turn of the event loop) between them, so that a large state never blocks the loop
+ * for long. `state` must be a view (MvccStore.snapshotView): writes and compactions
+ * that happen between the slices do not change the bytes.
+ */
+export async function encodeSnapshotSliced(state: SnapshotState, pause: () => Promise<void> = nextTurn): Promise<Uint8Array> {
+  const w = new BinaryWriter(SLICE_BYTES);
+  for (const slice of writeSnapshot(w, state)) {
+    void slice;
+    await pause();
+  }
+  return w.finish();
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Writes the snapshot into w, yielding after every SLICE_BYTES or so. */
+function* writeSnapshot(w: BinaryWriter, state: SnapshotState): Generator<void> {
   const alarms = state.alarms ?? [];
   w.raw(Uint8Array.from(MAGIC)).u8(alarms.length > 0 ? FORMAT_VERSION_ALARMS : FORMAT_VERSION);
   w.uvarint(state.revision).uvarint(state.compactRevision);
   w.uvarint(state.leases.length);
   for (const l of state.leases) w.i64(l.id).uvarint(l.ttl);
   w.uvarint(state.keys.length);
-  for (const ki of state.keys) {
-    w.bytes(ki.key).uvarint(ki.generations.length);
-    for (const gen of ki.generations) {
-      w.uvarint(gen.entries.length);
-      for (const e of gen.entries) {
-        w.uvarint(e.main).uvarint(e.sub);
-        if (e.kv === null) {
-          w.u8(0);
-        } else {
-          w.u8(1).uvarint(e.kv.createRevision).uvarint(e.kv.version).i64(e.kv.lease).bytes(e.kv.value);
-        }
-      }
+  let sliceEnd = w.length + SLICE_BYTES;
+  for (let i = 0; i < state.keys.length; i++) {
+    const ki = state.keys[i];
+    writeKey(w, ki.key, state.generations?.[i] ?? ki.generations, state.revision);
+    if (w.length >= sliceEnd) {
+      yield;
+      sliceEnd = w.length + SLICE_BYTES;
     }
   }
   if (alarms.length > 0) {
     w.uvarint(alarms.length);
     for (const a of alarms) w.i64(BigInt.asIntN(64, a.memberId)).u8(ALARM_TYPES.indexOf(a.alarm) + 1);
   }
-  return w.finish();
+}
+
+/** One key's history up to `revision`: what a view's arrays gained after it was taken is skipped. */
+function writeKey(w: BinaryWriter, key: Uint8Array, gens: readonly Generation[], revision: number): void {
+  let genCount = gens.length;
+  while (genCount > 0 && gens[genCount - 1].entries[0].main > revision) genCount--;
+  w.bytes(key).uvarint(genCount);
+  for (let g = 0; g < genCount; g++) {
+    const entries = gens[g].entries;
+    let n = entries.length;
+    while (n > 0 && entries[n - 1].main > revision) n--;
+    w.uvarint(n);
+    for (let j = 0; j < n; j++) {
+      const e = entries[j];
+      w.uvarint(e.main).uvarint(e.sub);
+      if (e.kv === null) {
+        w.u8(0);
+      } else {
+        w.u8(1).uvarint(e.kv.createRevision).uvarint(e.kv.version).i64(e.kv.lease).bytes(e.kv.value);
+      }
+    }
+  }
 }
 
 export function decodeSnapshot(bytes: Uint8Array): SnapshotState {

@@ -87,16 +87,16 @@ export class Applier {
     this.d.publisher?.notify();
   }
 
-  /** The state at the applied index, for a snapshot. */
+  /** The state at the applied index, for a snapshot: the MVCC state as a view, encoded later (snapshots.ts). */
   capture(): Capture {
     const members = this.d.membership.members;
-    return { confState: this.confState, members: members.list(), removed: members.removed(), mvcc: this.d.mvcc.snapshot() };
+    return { confState: this.confState, members: members.list(), removed: members.removed(), mvcc: this.d.mvcc.snapshotView() };
   }
 
   /** Snapshot data of the state at the applied index. */
   snapshotData(): Uint8Array {
-    const c = this.capture();
-    return encodeSnapshotData(c.members, c.mvcc, c.removed);
+    const members = this.d.membership.members;
+    return encodeSnapshotData(members.list(), this.d.mvcc.snapshot(), members.removed());
   }
 
   private replay(revisionBefore: number): void {
