@@ -127,20 +127,25 @@ export class KeyIndex {
    * Drops what no read or watch at revision >= rev can see. Kept: every entry with
    * main >= rev (the retained history), and the latest entry below rev if it is a put
    * (the value visible at rev and the prevKv of the next event). A tombstone below rev
-   * is dropped together with everything before it.
+   * is dropped together with everything before it. `dropped` sees each dropped entry.
    */
-  compact(rev: number): void {
+  compact(rev: number, dropped?: (e: Entry) => void): void {
     for (let gi = this.generations.length - 1; gi >= 0; gi--) {
       const entries = this.generations[gi].entries;
       if (entries[0].main >= rev) continue;
       let ei = entries.length - 1;
       while (entries[ei].main >= rev) ei--;
       // New arrays, never edits (see Views above).
-      if (entries[ei].kv === null) {
+      const keepFrom = entries[ei].kv === null ? ei + 1 : ei;
+      if (dropped) {
+        for (let g = 0; g < gi; g++) for (const e of this.generations[g].entries) dropped(e);
+        for (let j = 0; j < keepFrom; j++) dropped(entries[j]);
+      }
+      if (keepFrom === entries.length) {
         // The generation ended below rev: it and all before it are invisible.
         this.generations = this.generations.slice(gi + 1);
       } else {
-        const kept: Generation = { entries: entries.slice(ei) };
+        const kept: Generation = { entries: entries.slice(keepFrom) };
         this.generations = [kept, ...this.generations.slice(gi + 1)];
       }
       this.syncTail();

@@ -96,6 +96,12 @@ export class MvccStore {
   private compactRev = 0;
   /** history[i].revision === historyStart + i. */
   private history: RevisionChange[] = [];
+  /**
+   * Keys that may hold entries a compaction drops: every key written since the last
+   * compaction left it with one entry (a superset). Each is in the index: a rolled-back
+   * creation and a compaction that empties a key take it out, a restore replaces it.
+   */
+  private compactable = new Set<KeyIndex>();
   /** Raised alarms by `${memberId}/${alarm}`. */
   private alarmTable = new Map<string, AlarmMember>();
   /** Bytes of the retained entries (dbSizeInUse) and their high-water mark since the last defragment (dbSize). */
@@ -272,12 +278,14 @@ export class MvccStore {
       ctx.undo.push(() => {
         this.index.delete(id);
         this.ordered.delete(id);
+        this.compactable.delete(created);
       });
       ki = created;
     }
     const target = ki;
     const { kv } = target.put(ctx.main, ctx.sub++, value, lease);
     ctx.undo.push(() => target.popEntry());
+    this.compactable.add(target);
     const prevLease = prev?.lease ?? 0n;
     if (prevLease !== lease) {
       this.detach(prevLease, id, ctx);
@@ -303,6 +311,7 @@ export class MvccStore {
   private tombstone(ki: KeyIndex, ctx: WriteCtx): KeyValue {
     const prev = ki.tombstone(ctx.main, ctx.sub++);
     ctx.undo.push(() => ki.popEntry());
+    this.compactable.add(ki);
     this.detach(prev.lease, ki.id, ctx);
     ctx.events.push(makeEvent("DELETE", deletedKv(ki.key, ctx.main), prev));
     return prev;
@@ -382,29 +391,28 @@ export class MvccStore {
 
   /**
    * Drops history below revision: reads and watches below it fail with ErrCompacted
-   * afterwards; reads at or above it are unchanged. Visits only the keys changed since
-   * the previous compaction, so its cost is proportional to the dropped history.
+   * afterwards; reads at or above it are unchanged. Visits only the keys written since
+   * they last had a single entry (compactable), so its cost follows the keys changed
+   * since the previous compaction, not the keyspace.
    */
   compact(revision: number): Applied<CompactResponse> {
     if (revision <= this.compactRev) throw new ErrCompacted(this.compactRev);
     if (revision > this.rev) throw new ErrFutureRev(this.rev);
     const start = this.historyStart;
     const drop = Math.max(0, Math.min(revision - start, this.history.length));
-    const touched = new Set<KeyId>();
-    for (let i = 0; i < drop; i++) {
-      for (const e of this.history[i].events) touched.add(keyId(e.kv.key));
-    }
-    for (const id of touched) {
-      const ki = this.index.get(id);
-      if (ki === undefined) continue;
-      this.usedBytes -= historyBytes(ki);
-      ki.compact(revision);
-      this.usedBytes += historyBytes(ki);
+    const stillCompactable = new Set<KeyIndex>();
+    let droppedBytes = 0;
+    for (const ki of this.compactable) {
+      ki.compact(revision, (e) => (droppedBytes += entryBytes(ki.key, e.kv?.value)));
       if (ki.isEmpty()) {
-        this.index.delete(id);
-        this.ordered.delete(id);
+        this.index.delete(ki.id);
+        this.ordered.delete(ki.id);
+      } else if ((ki.lastEntry()?.main ?? 0) >= revision) {
+        stillCompactable.add(ki); // else one put is left below the revision: nothing for a later compaction
       }
     }
+    this.compactable = stillCompactable;
+    this.usedBytes -= droppedBytes;
     this.history.splice(0, drop);
     this.compactRev = revision;
     return { revision: this.rev, change: null, response: {} };
@@ -594,6 +602,7 @@ export class MvccStore {
 
     this.index = index;
     this.ordered = SortedKeySet.fromSorted(snap.keys);
+    this.compactable = new Set(snap.keys);
     this.leaseTable = leaseTable;
     this.rev = snap.revision;
     this.compactRev = snap.compactRevision;
