@@ -240,8 +240,17 @@ describe("a view encoded in slices (encodeSnapshotSliced)", () => {
     expect(MvccStore.fromSnapshot(sliced).currentRevision).toBe(view.revision);
   });
 
-  it("without pauses equals encodeSnapshot of the same state", async () => {
+  it("without pauses equals encodeSnapshot of the same state, after a prefix when given", async () => {
     const s = busy();
     expect(await encodeSnapshotSliced(s.snapshotView())).toEqual(s.snapshot());
+    const prefix = new Uint8Array([9, 8, 7]);
+    expect(await encodeSnapshotSliced(s.snapshotView(), undefined, prefix)).toEqual(new Uint8Array([...prefix, ...s.snapshot()]));
+  });
+
+  it("is sized from the space in use, which covers the encoding", () => {
+    const s = new MvccStore();
+    for (let i = 0; i < 2000; i++) s.put({ key: b(`key-${i % 300}`), value: new Uint8Array(i % 700) });
+    const view = s.snapshotView();
+    expect(view.sizeHint).toBeGreaterThanOrEqual(s.snapshot().byteLength);
   });
 });

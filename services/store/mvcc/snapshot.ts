@@ -40,6 +40,8 @@ export interface SnapshotState {
    * Views); absent: each key's current generations.
    */
   generations?: readonly (readonly Generation[])[];
+  /** About how many bytes the encoding takes (a buffer size; absent: grown as needed). */
+  sizeHint?: number;
 }
 
 /** The sliced encoder yields the event loop after about this many bytes (a few ms of work). */
@@ -55,10 +57,13 @@ export function encodeSnapshot(state: SnapshotState): Uint8Array {
  * encodeSnapshot in slices of about SLICE_BYTES, with `pause` (by default: the next
  * turn of the event loop) between them, so that a large state never blocks the loop
  * for long. `state` must be a view (MvccStore.snapshotView): writes and compactions
- * that happen between the slices do not change the bytes.
+ * that happen between the slices do not change the bytes. `prefix` (written first)
+ * saves the caller a copy of the whole when the snapshot is part of a larger record.
  */
-export async function encodeSnapshotSliced(state: SnapshotState, pause: () => Promise<void> = nextTurn): Promise<Uint8Array> {
-  const w = new BinaryWriter(SLICE_BYTES);
+export async function encodeSnapshotSliced(state: SnapshotState, pause: () => Promise<void> = nextTurn, prefix?: Uint8Array): Promise<Uint8Array> {
+  // Sized for the whole (growing a buffer of many MiB is a long copy in one slice).
+  const w = new BinaryWriter((prefix?.byteLength ?? 0) + (state.sizeHint ?? 0) + SLICE_BYTES);
+  if (prefix) w.raw(prefix);
   for (const slice of writeSnapshot(w, state)) {
     void slice;
     await pause();

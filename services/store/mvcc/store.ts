@@ -563,7 +563,8 @@ export class MvccStore {
    */
   snapshotView(): SnapshotState {
     const state = this.state();
-    return { ...state, generations: state.keys.map((ki) => ki.generations) };
+    // The space accounting counts a little more than the encoding takes per entry.
+    return { ...state, generations: state.keys.map((ki) => ki.generations), sizeHint: this.usedBytes };
   }
 
   /** Replaces the state with a snapshot's. On malformed input throws and keeps the old state. */

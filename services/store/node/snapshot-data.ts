@@ -26,7 +26,12 @@ export interface SnapshotData {
 }
 
 export function encodeSnapshotData(members: readonly Member[], mvcc: Uint8Array, removed: readonly RemovedMember[] = []): Uint8Array {
-  const w = new Writer(mvcc.byteLength + 64 * (members.length + 1) + 24 * removed.length);
+  return encodeSnapshotDataHeader(members, removed, mvcc);
+}
+
+/** The snapshot data before its mvcc part (which follows it to the end), and `mvcc` when given. */
+export function encodeSnapshotDataHeader(members: readonly Member[], removed: readonly RemovedMember[] = [], mvcc?: Uint8Array): Uint8Array {
+  const w = new Writer((mvcc?.byteLength ?? 0) + 64 * (members.length + 1) + 24 * removed.length);
   w.u8(removed.length > 0 ? VERSION_REMOVED : VERSION_MEMBERS);
   w.uvarint(members.length);
   for (const m of members) writeMember(w, m);
@@ -34,7 +39,7 @@ export function encodeSnapshotData(members: readonly Member[], mvcc: Uint8Array,
     w.uvarint(removed.length);
     for (const r of removed) writeRemoved(w, r);
   }
-  w.raw(mvcc);
+  if (mvcc) w.raw(mvcc);
   return w.finish();
 }
 

@@ -20,7 +20,7 @@ import type { ConfState } from "../raft/index.ts";
 import type { OpenedDisk } from "./disk.ts";
 import type { Member, RemovedMember } from "./members.ts";
 import type { ResolvedTimers } from "./options.ts";
-import { encodeSnapshotData } from "./snapshot-data.ts";
+import { encodeSnapshotDataHeader } from "./snapshot-data.ts";
 
 export interface Capture {
   confState: ConfState;
@@ -72,8 +72,8 @@ export class SnapshotScheduler {
     this.track(async () => {
       // Entries up to `applied` stay in the storage meanwhile: only this scheduler
       // compacts it, and a snapshot from the leader is installed after idle().
-      const mvcc = await encodeSnapshotSliced(c.mvcc);
-      const snap = storage.createSnapshot(applied, c.confState, encodeSnapshotData(c.members, mvcc, c.removed));
+      const data = await encodeSnapshotSliced(c.mvcc, undefined, encodeSnapshotDataHeader(c.members, c.removed));
+      const snap = storage.createSnapshot(applied, c.confState, data);
       this.snapshotIndex = applied;
       this.taken++;
       const compactTo = applied - this.timers.snapshotCatchUpEntries;
