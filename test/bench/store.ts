@@ -19,10 +19,15 @@
  * (BENCH_TLS=0: plaintext on both). This process is the load generator: the
  * members are processes of their own.
  * BENCH_ONLY=put1,put64,get64,failover (any of them, comma-separated) runs only those parts.
+ * BENCH_STORE_PRELOAD=<n> (default 1000): keys of 1 KiB written before the rounds; the put64
+ * part also gives p99.9 and the longest put, where stalls of a member's loop show (each
+ * member snapshots its state every 10,000 entries).
  * BENCH_CPU_PROF=<dir>: our members start with `--inspect=127.0.0.1:0`; over our first
  * round of each load part, the leader and one follower are profiled (written as
  * <dir>/<part>-leader.cpuprofile and -follower.cpuprofile, summarized on stdout). The
  * profiler's own cost is then in our figures.
+ * BENCH_STORE_OUTPUT_DIR=<dir>: every member's stdout and stderr are also written to
+ * <dir>/<name>-<pid>.log (e.g. with BENCH_STORE_NODE_FLAGS=--trace-gc).
  * BENCH_STORE_NODE_FLAGS="<node flags>": extra node/V8 flags for our members (the A side
  * only), e.g. to compare heap settings against BENCH_STORE_BASE of the same tree.
  * BENCH_STORE_BASE=<dir>: the B side is our store as built in that tree (e.g. an
@@ -30,7 +35,7 @@
  * etcd, so that two builds of the store are compared in interleaved rounds.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -51,7 +56,8 @@ const MEMBERS = 3;
 const ROUND_MS = 2000;
 const CONCURRENCY = 64;
 const CHANNELS = 4;
-const PRELOAD_KEYS = 1000;
+/** Keys written before the rounds (BENCH_STORE_PRELOAD; default 1000): gets read them, the state's size is theirs. */
+const PRELOAD_KEYS = Number(process.env.BENCH_STORE_PRELOAD ?? 1000);
 const PUT_KEYS = 10_000;
 const VALUE = Buffer.alloc(1024, "v");
 const PROFILE_DIR = process.env.BENCH_CPU_PROF || undefined;
@@ -92,6 +98,8 @@ interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
+  p999: number;
+  max: number;
   errors: number;
 }
 
@@ -112,7 +120,11 @@ function track(child: ChildProcess): ChildProcess {
 }
 
 function keepTail(member: Member, child: ChildProcess): void {
+  const outputDir = process.env.BENCH_STORE_OUTPUT_DIR;
+  const file = outputDir === undefined ? undefined : join(outputDir, `${member.name}-${child.pid}.log`);
+  if (outputDir !== undefined) mkdirSync(outputDir, { recursive: true });
   const push = (chunk: Buffer): void => {
+    if (file !== undefined) appendFileSync(file, chunk);
     member.output.push(chunk.toString());
     member.inspector ??= inspectorUrl(chunk.toString());
     if (member.output.length > 40) member.output.shift();
@@ -266,7 +278,7 @@ async function runLoad(clients: KvClient[], concurrency: number, durationMs: num
   await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w)));
   const elapsed = performance.now() - start;
   latencies.sort((a, b) => a - b);
-  return { rps: (latencies.length * 1000) / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+  return { rps: (latencies.length * 1000) / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), p999: percentile(latencies, 99.9), max: latencies.at(-1) ?? 0, errors };
 }
 
 /** Runs `fn` and reports the cores used by this process and by the leader and the followers meanwhile. */
@@ -413,6 +425,11 @@ async function measureLoad(sides: Record<Kind, Side>, rounds: number, roundMs: n
     add("rps", `${verb}/s`, (m) => m.rps, "ops/s", "higher");
     add("p50_ms", `${verb} p50`, (m) => m.p50, "ms", "lower");
     add("p99_ms", `${verb} p99`, (m) => m.p99, "ms", "lower");
+    if (phase.key === "put64") {
+      // With 64 in flight, a stall of the loop delays 64 puts: under 1 % of a round, so it shows here, not in p99.
+      add("p999_ms", `${verb} p99.9`, (m) => m.p999, "ms", "lower");
+      add("max_ms", `${verb} max`, (m) => m.max, "ms", "lower");
+    }
     if (phase.key === "put1") {
       add("cpu_ms_leader", "CPU ms per put: leader", (m) => cpuMsPerOp(m.cpu.leader, m.rps), "ms", "lower");
       add("cpu_ms_followers", "CPU ms per put: both followers", (m) => cpuMsPerOp(m.cpu.followers, m.rps), "ms", "lower");
