@@ -18,7 +18,10 @@
  * with the same certificates and etcd's flags, as `npm run cluster` and the chart do
  * (BENCH_TLS=0: plaintext on both). This process is the load generator: the
  * members are processes of their own.
- * BENCH_ONLY=put1,put64,get64,failover (any of them, comma-separated) runs only those parts.
+ * - put latency at one offered rate (putrate, BENCH_PUT_RATE per second, default 1500): an
+ *   open loop, so that both stores' latencies are taken at the same load (with 64 closed-loop
+ *   clients the faster store's p99 is taken at its higher rate).
+ * BENCH_ONLY=put1,put64,putrate,get64,failover (any of them, comma-separated) runs only those parts.
  * BENCH_STORE_PRELOAD=<n> (default 1000): keys of 1 KiB written before the rounds; the put64
  * part also gives p99.9 and the longest put, where stalls of a member's loop show (each
  * member snapshots its state every 10,000 entries).
@@ -257,6 +260,41 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
+/**
+ * Sends `op` at `rate` per second for durationMs over round-robin channels, whether or
+ * not earlier ones were answered; each latency counts from the moment its send was due
+ * (no coordinated omission: a stall delays every send due meanwhile).
+ */
+async function runOpenLoop(clients: KvClient[], rate: number, durationMs: number, op: (c: KvClient, n: number) => Promise<unknown>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const inFlight = new Set<Promise<void>>();
+  const start = performance.now();
+  const end = start + durationMs;
+  const interval = 1000 / rate;
+  let n = 0;
+  for (let due = start; due < end; ) {
+    const now = performance.now();
+    if (now < due) {
+      await new Promise((r) => setTimeout(r, Math.max(1, Math.floor(due - now))));
+      continue;
+    }
+    for (; due <= now && due < end; due += interval) {
+      const sentAt = due;
+      const i = n++;
+      const p: Promise<void> = op(clients[i % clients.length], i).then(
+        () => void latencies.push(performance.now() - sentAt),
+        () => void errors++,
+      );
+      inFlight.add(p);
+      void p.finally(() => inFlight.delete(p));
+    }
+  }
+  await Promise.all(inFlight);
+  latencies.sort((a, b) => a - b);
+  return { rps: (latencies.length * 1000) / durationMs, p50: percentile(latencies, 50), p99: percentile(latencies, 99), p999: percentile(latencies, 99.9), max: latencies.at(-1) ?? 0, errors };
+}
+
 /** Runs `op` from `concurrency` loops for durationMs over round-robin channels. */
 async function runLoad(clients: KvClient[], concurrency: number, durationMs: number, op: (c: KvClient, n: number) => Promise<unknown>): Promise<LoadResult> {
   const latencies: number[] = [];
@@ -369,14 +407,20 @@ function closeSide(side: Side): void {
 type Measured = LoadResult & { cpu: { client: number; leader: number; followers: number } };
 
 interface Phase {
-  key: "put1" | "put64" | "get64";
+  key: "put1" | "put64" | "get64" | "putrate";
   concurrency: number;
+  /** Open loop: puts sent at this rate whatever the answers (concurrency unused). */
+  rate?: number;
   op: (c: KvClient, n: number) => Promise<unknown>;
 }
+
+/** The putrate part's offered rate (BENCH_PUT_RATE): below what either store serves with 64 clients here. */
+const PUT_RATE = Number(process.env.BENCH_PUT_RATE ?? 1500);
 
 const PHASES: Phase[] = [
   { key: "put1", concurrency: 1, op: (c, n) => put(c, PRELOAD_KEYS + (n % PUT_KEYS)) },
   { key: "put64", concurrency: CONCURRENCY, op: (c, n) => put(c, PRELOAD_KEYS + (n % PUT_KEYS)) },
+  { key: "putrate", concurrency: 0, rate: PUT_RATE, op: (c, n) => put(c, PRELOAD_KEYS + (n % PUT_KEYS)) },
   { key: "get64", concurrency: CONCURRENCY, op: (c, n) => get(c, n % PRELOAD_KEYS) },
 ];
 
@@ -414,18 +458,21 @@ async function profiled<T>(side: Side, part: string, fn: () => Promise<T>): Prom
 /** Each phase in interleaved rounds: ours, etcd, ours, etcd, … */
 async function measureLoad(sides: Record<Kind, Side>, rounds: number, roundMs: number, table: RatioTable, out: Record<string, number>): Promise<void> {
   for (const phase of PHASES.filter((p) => runs(p.key))) {
-    const run = (side: Side) => withCpu(side.cluster, side.leader, () => runLoad(side.clients, phase.concurrency, roundMs, phase.op));
+    const rate = phase.rate;
+    const load = (side: Side) => (rate === undefined ? runLoad(side.clients, phase.concurrency, roundMs, phase.op) : runOpenLoop(side.clients, rate, roundMs, phase.op));
+    const run = (side: Side) => withCpu(side.cluster, side.leader, () => load(side));
     // With PROFILE_DIR, our first round of the phase is profiled.
     const ours = (round: number): Promise<Measured> => (round === 0 ? profiled(sides.ours, phase.key, () => run(sides.ours)) : run(sides.ours));
     const res = await interleave<Measured>(rounds, ours, () => run(sides.etcd));
     const add = (figure: string, label: string, pick: (m: Measured) => number, unit: string, better: "higher" | "lower") => {
-      table.add({ key: `${phase.key}_${figure}`, label: `${label}, ${phase.concurrency} client${phase.concurrency > 1 ? "s" : ""}`, aName: "ours", bName: B_NAME, a: res.a.map(pick), b: res.b.map(pick), unit, better });
+      const how = rate === undefined ? `${phase.concurrency} client${phase.concurrency > 1 ? "s" : ""}` : `${rate}/s offered`;
+      table.add({ key: `${phase.key}_${figure}`, label: `${label}, ${how}`, aName: "ours", bName: B_NAME, a: res.a.map(pick), b: res.b.map(pick), unit, better });
     };
     const verb = phase.key.startsWith("put") ? "put" : "linearizable get";
     add("rps", `${verb}/s`, (m) => m.rps, "ops/s", "higher");
     add("p50_ms", `${verb} p50`, (m) => m.p50, "ms", "lower");
     add("p99_ms", `${verb} p99`, (m) => m.p99, "ms", "lower");
-    if (phase.key === "put64") {
+    if (phase.key === "put64" || phase.key === "putrate") {
       // With 64 in flight, a stall of the loop delays 64 puts: under 1 % of a round, so it shows here, not in p99.
       add("p999_ms", `${verb} p99.9`, (m) => m.p999, "ms", "lower");
       add("max_ms", `${verb} max`, (m) => m.max, "ms", "lower");
