@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ErrCompacted, ErrFutureRev } from "./errors.ts";
 import { MvccStore } from "./store.ts";
-import { b, changes, kvs } from "./testing/helpers.ts";
+import { b, changes, kvs, rng } from "./testing/helpers.ts";
 
 function history(): MvccStore {
   const s = new MvccStore();
@@ -97,19 +97,9 @@ describe("compaction", () => {
 });
 
 describe("compaction over a long mixed history", () => {
-  /** mulberry32: the same sequence on every run. */
-  function random(seed: number): (n: number) => number {
-    let x = seed >>> 0;
-    return (n) => {
-      x = (x + 0x6d2b79f5) >>> 0;
-      let t = Math.imul(x ^ (x >>> 15), 1 | x);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) % n;
-    };
-  }
-
   it.each([3, 11, 99])("drops all it must and keeps reads, history and space in use equal to a store rebuilt from its snapshot (seed %i)", (seed) => {
-    const rand = random(seed);
+    const next = rng(seed);
+    const rand = (n: number) => Math.floor(next() * n);
     const s = new MvccStore();
     s.leaseGrant({ id: 5n, ttl: 60 });
     for (let step = 0; step < 3000; step++) {

@@ -3,7 +3,7 @@ import { BinaryReader, BinaryWriter, DecodeError } from "./binary.ts";
 import { decodeRequest, encodeRequest } from "./request-codec.ts";
 import { encodeSnapshotSliced } from "./snapshot.ts";
 import { MvccStore } from "./store.ts";
-import { b, changes, kvs } from "./testing/helpers.ts";
+import { b, changes, kvs, rng } from "./testing/helpers.ts";
 import type { StoreRequest } from "./types.ts";
 
 function busy(): MvccStore {
@@ -192,14 +192,8 @@ describe("varints", () => {
 describe("a view encoded in slices (encodeSnapshotSliced)", () => {
   /** Deterministic mix of puts (some with a lease), deletes, aborted txns and compactions. */
   function mutate(s: MvccStore, seed: number, ops: number, value: Uint8Array, compact = true): number {
-    let x = seed >>> 0;
-    const rand = (n: number) => {
-      // mulberry32
-      x = (x + 0x6d2b79f5) >>> 0;
-      let t = Math.imul(x ^ (x >>> 15), 1 | x);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) % n;
-    };
+    const next = rng(seed);
+    const rand = (n: number) => Math.floor(next() * n);
     const counts = { compactions: 0 };
     for (let i = 0; i < ops; i++) {
       const key = b(`k${rand(40)}`);
