@@ -131,18 +131,25 @@ export function bcastAppend(r: Raft): void {
 }
 
 /**
- * A moved commit index under lazyCommitBroadcast: an append goes to every
- * other member that has entries to receive (or a snapshot it needs), and to
- * one whose forwarded proposals are now committed (its proposer waits to
- * apply them); the others learn the index with a later append or heartbeat.
+ * The commit index moved up from `committedBefore`: tells the other members.
+ * Without lazyCommitBroadcast (etcd's order), and when the move commits a
+ * pending conf change (a member being removed must learn that before the
+ * leader applies it and stops sending to it), every other member gets an
+ * append. Otherwise an append goes to every other member that has entries to
+ * receive (or a snapshot it needs), and to one whose forwarded proposals are
+ * now committed (its proposer waits to apply them); the others learn the index
+ * with a later append or heartbeat.
  */
-export function bcastCommit(r: Raft): void {
+export function bcastCommit(r: Raft, committedBefore: number): void {
+  const confChangeCommitted = committedBefore < r.pendingConfIndex && r.pendingConfIndex <= r.log.committed;
+  const everyone = !r.lazyCommitBroadcast || confChangeCommitted;
   r.trk.visit((id) => {
     if (id === r.id) return;
     const proposed = r.forwardedProposals.get(id);
     const owed = proposed !== undefined && proposed <= r.log.committed;
     if (owed) r.forwardedProposals.delete(id);
-    maybeSendAppend(r, id, owed);
+    if (everyone) sendAppend(r, id);
+    else maybeSendAppend(r, id, owed);
   });
 }
 

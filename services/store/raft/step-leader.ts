@@ -146,12 +146,7 @@ function handleAppendResponse(r: Raft, m: Message, pr: Progress): void {
   const committedBefore = r.log.committed;
   if (maybeCommit(r)) {
     releasePendingReadIndexMessages(r);
-    // A committed conf change is told to every member at once: a member being
-    // removed must learn that its removal committed before the leader applies
-    // it and stops sending to it.
-    const confChangeCommitted = committedBefore < r.pendingConfIndex && r.pendingConfIndex <= r.log.committed;
-    if (r.lazyCommitBroadcast && !confChangeCommitted) bcastCommit(r);
-    else bcastAppend(r);
+    bcastCommit(r, committedBefore);
   } else if (oldPaused) {
     // The follower was paused and may miss the latest commit index.
     sendAppend(r, m.from);
