@@ -4,7 +4,7 @@ import { ConfChangeType } from "../raft/index.ts";
 import { CodecError } from "../transport/binary.ts";
 import { decodeConfContext, decodeRequestEntry, encodeConfContext, encodeRequestEntry } from "./entry-data.ts";
 import { MemberList, type Member } from "./members.ts";
-import { decodeSnapshotData, encodeSnapshotData } from "./snapshot-data.ts";
+import { decodeSnapshotData, encodeSnapshotData, encodeSnapshotDataHeader } from "./snapshot-data.ts";
 
 const member = (id: number, isLearner = false): Member => ({ id, name: `n${id}`, peerUrls: [`https://10.0.0.${id}:2380`], clientUrls: [`https://10.0.0.${id}:2379`, "http://ü.example:1"], isLearner });
 
@@ -48,6 +48,14 @@ describe("node entry and snapshot data", () => {
     expect(d.members).toEqual([member(1), member(2, true)]);
     expect([...d.mvcc]).toEqual([9, 8, 7, 6]);
     expect(d.removed).toEqual([]);
+  });
+
+  it("has the header alone followed by the mvcc bytes equal the whole (the sliced snapshot writes them so)", () => {
+    const mvcc = new Uint8Array([5, 4, 3]);
+    const members = [member(1), member(2, true)];
+    for (const removed of [[], [{ id: 7, index: 3, term: 2 }]]) {
+      expect(new Uint8Array([...encodeSnapshotDataHeader(members, removed), ...mvcc])).toEqual(encodeSnapshotData(members, mvcc, removed));
+    }
   });
 
   it("writes snapshot data version 1 until an id is removed, then version 2 with the removed ids", () => {

@@ -26,12 +26,25 @@ export interface SnapshotData {
 }
 
 export function encodeSnapshotData(members: readonly Member[], mvcc: Uint8Array, removed: readonly RemovedMember[] = []): Uint8Array {
-  return encodeSnapshotDataHeader(members, removed, mvcc);
+  const w = new Writer(headerBytes(members, removed) + mvcc.byteLength);
+  writeHeader(w, members, removed);
+  w.raw(mvcc);
+  return w.finish();
 }
 
-/** The snapshot data before its mvcc part (which follows it to the end), and `mvcc` when given. */
-export function encodeSnapshotDataHeader(members: readonly Member[], removed: readonly RemovedMember[] = [], mvcc?: Uint8Array): Uint8Array {
-  const w = new Writer((mvcc?.byteLength ?? 0) + 64 * (members.length + 1) + 24 * removed.length);
+/** The snapshot data up to its mvcc part, for a caller that writes the mvcc bytes right after it. */
+export function encodeSnapshotDataHeader(members: readonly Member[], removed: readonly RemovedMember[] = []): Uint8Array {
+  const w = new Writer(headerBytes(members, removed));
+  writeHeader(w, members, removed);
+  return w.finish();
+}
+
+/** A first size for the header's buffer (it grows when the members take more). */
+function headerBytes(members: readonly Member[], removed: readonly RemovedMember[]): number {
+  return 64 * (members.length + 1) + 24 * removed.length;
+}
+
+function writeHeader(w: Writer, members: readonly Member[], removed: readonly RemovedMember[]): void {
   w.u8(removed.length > 0 ? VERSION_REMOVED : VERSION_MEMBERS);
   w.uvarint(members.length);
   for (const m of members) writeMember(w, m);
@@ -39,8 +52,6 @@ export function encodeSnapshotDataHeader(members: readonly Member[], removed: re
     w.uvarint(removed.length);
     for (const r of removed) writeRemoved(w, r);
   }
-  if (mvcc) w.raw(mvcc);
-  return w.finish();
 }
 
 export function decodeSnapshotData(data: Uint8Array): SnapshotData {
