@@ -260,6 +260,12 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
+/** Rate and latency figures of the answered operations (sorts `latencies`). */
+function loadResult(latencies: number[], errors: number, elapsedMs: number): LoadResult {
+  latencies.sort((a, b) => a - b);
+  return { rps: (latencies.length * 1000) / elapsedMs, p50: percentile(latencies, 50), p99: percentile(latencies, 99), p999: percentile(latencies, 99.9), max: latencies.at(-1) ?? 0, errors };
+}
+
 /**
  * Sends `op` at `rate` per second for durationMs over round-robin channels, whether or
  * not earlier ones were answered; each latency counts from the moment its send was due
@@ -291,8 +297,7 @@ async function runOpenLoop(clients: KvClient[], rate: number, durationMs: number
     }
   }
   await Promise.all(inFlight);
-  latencies.sort((a, b) => a - b);
-  return { rps: (latencies.length * 1000) / durationMs, p50: percentile(latencies, 50), p99: percentile(latencies, 99), p999: percentile(latencies, 99.9), max: latencies.at(-1) ?? 0, errors };
+  return loadResult(latencies, errors, durationMs);
 }
 
 /** Runs `op` from `concurrency` loops for durationMs over round-robin channels. */
@@ -314,9 +319,7 @@ async function runLoad(clients: KvClient[], concurrency: number, durationMs: num
     }
   };
   await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w)));
-  const elapsed = performance.now() - start;
-  latencies.sort((a, b) => a - b);
-  return { rps: (latencies.length * 1000) / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), p999: percentile(latencies, 99.9), max: latencies.at(-1) ?? 0, errors };
+  return loadResult(latencies, errors, performance.now() - start);
 }
 
 /** Runs `fn` and reports the cores used by this process and by the leader and the followers meanwhile. */
