@@ -9,9 +9,9 @@
 // entries older than `snapshotCatchUpEntries` behind it are released
 // (compact), so a follower that lags a little still gets entries, not a
 // snapshot; the snapshot file is written (atomically), the WAL's snapshot
-// marker saved, and WAL segments entirely below the snapshot released. A forced snapshot (defragment) also cuts the WAL and releases the
-// segment that was current and the older snapshot files when the snapshot
-// covers them. At most one snapshot is in flight; the node waits for it before
+// marker saved, and WAL segments entirely below the snapshot released. A
+// forced snapshot (defragment) also cuts the WAL and releases the segment that
+// was current and the older snapshot files when the snapshot covers them. At most one snapshot is in flight; the node waits for it before
 // installing a snapshot received from the leader, so WAL markers never go
 // backwards.
 
