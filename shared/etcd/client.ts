@@ -6,6 +6,9 @@
  * opened on the first stream. Both use the protobufjs codecs of proto.ts; Range and
  * Txn requests are encoded, and their responses decoded, without proto-loader's copies
  * where they can be (lean-encode.ts, lean-decode.ts).
+ * Calls with a small answer (multiplexable.ts) share one stream per connection where
+ * the server has the call multiplexer (our store; etcd has none: then each call is a
+ * stream of its own).
  * Errors reject as EtcdCallError with the gRPC code and etcd's message. Failover
  * across members is the caller's (the apiserver's endpoint pool); this client only connects.
  */
@@ -26,7 +29,11 @@ import {
 import { Http2UnaryChannel } from "./http2-channel.ts";
 import { leanDecode } from "./lean-decode.ts";
 import { leanEncode } from "./lean-encode.ts";
+import { multiplexable } from "./multiplexable.ts";
 import { grpcTarget, methodDefinition } from "./proto.ts";
+
+/** Channel option: 0 keeps every unary call on a stream of its own (default: small answers share the call multiplexer where the server has one). */
+export const CALL_MUX_OPTION = "store.call_mux";
 
 /** Channel options every store client uses unless overridden: no message size limits. */
 const DEFAULT_CHANNEL_OPTIONS: ChannelOptions = {
@@ -82,7 +89,8 @@ export class EtcdClient implements EtcdApi {
   /**
    * `channelCredentials`: TLS (shared/tls/grpc-credentials.ts); default plaintext.
    * `options`: grpc-js channel options; the unary channel reads its reconnect backoff
-   * ("grpc.initial_reconnect_backoff_ms", "grpc.max_reconnect_backoff_ms").
+   * ("grpc.initial_reconnect_backoff_ms", "grpc.max_reconnect_backoff_ms") and
+   * CALL_MUX_OPTION (0: never use the server's call multiplexer).
    */
   constructor(
     endpoint: string,
@@ -94,13 +102,14 @@ export class EtcdClient implements EtcdApi {
     this.unaryChannel = new Http2UnaryChannel(this.endpoint, channelCredentials, {
       initialReconnectBackoffMs: numberOption(options, "grpc.initial_reconnect_backoff_ms"),
       maxReconnectBackoffMs: numberOption(options, "grpc.max_reconnect_backoff_ms"),
+      callMux: numberOption(options, CALL_MUX_OPTION) !== 0,
     });
   }
 
   async unary<M extends UnaryName>(method: M, req: UnaryRequest<M>, opts: EtcdCallOptions = {}): Promise<UnaryResponse<M>> {
     const def = methodDefinition(METHOD_SERVICES[method], method);
     const message = leanEncode(method, req) ?? def.requestSerialize(req);
-    const body = await this.unaryChannel.call(def.path, message, opts.deadline);
+    const body = await this.unaryChannel.call(def.path, message, opts.deadline, multiplexable(method, req));
     if (body === undefined) throw new EtcdCallError(status.INTERNAL, `no response to ${method}`, this.endpoint);
     try {
       return leanDecode(method, body) ?? (def.responseDeserialize(body) as UnaryResponse<M>);
@@ -119,6 +128,11 @@ export class EtcdClient implements EtcdApi {
       new Metadata(),
     );
     return new ClientStream(call, this.endpoint);
+  }
+
+  /** Unary calls sent over the server's call multiplexer so far. */
+  get multiplexedCalls(): number {
+    return this.unaryChannel.multiplexed;
   }
 
   /** Resolves once the unary channel is connected (rejects after the deadline). */

@@ -17,12 +17,16 @@
  *   on it end with the status grpc-js gives (UNAVAILABLE "Connection dropped", ...);
  * - the deadline travels as `grpc-timeout`; when it passes the call rejects with
  *   DEADLINE_EXCEEDED and its stream is cancelled;
- * - failures reject with EtcdCallError (gRPC code, details, this endpoint).
+ * - failures reject with EtcdCallError (gRPC code, details, this endpoint);
+ * - a call its caller marks multiplexable (a small answer) goes over the session's call
+ *   multiplexer once the server has opened it, with the same outcome as a stream of
+ *   its own; against a server without one (etcd) every call is a stream of its own.
  * The session keeps the process alive only while calls are in flight.
  */
 import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders } from "node:http2";
 import { connect as netConnect, type Socket } from "node:net";
 import type { ChannelCredentials, experimental } from "@grpc/grpc-js";
+import { CallMuxStream } from "./call-mux-client.ts";
 import { EtcdCallError, GrpcStatus } from "./errors.ts";
 import { frameMessage, grpcTimeout, statusFromHeaders, statusFromHttp, unframeMessage, type CallStatus } from "./grpc-frame.ts";
 
@@ -39,12 +43,34 @@ export interface Http2ChannelOptions {
   maxReconnectBackoffMs?: number;
   /** Bound of one connection attempt: TCP, TLS and the server's SETTINGS (default 20 s, as grpc-js). */
   connectTimeoutMs?: number;
+  /** Whether calls marked multiplexable use the server's call multiplexer when it has one (default true). */
+  callMux?: boolean;
 }
 
-/** An established session and its calls in flight. */
+/** Requests at most this long go over the call multiplexer; longer ones take a stream of their own. */
+export const MUX_MAX_REQUEST_BYTES = 256 << 10;
+
+/** An established session, its calls in flight and its call multiplexer. */
 class Connection {
   active = 0;
+  mux: CallMuxStream | undefined;
+  /** The server answered the multiplexer UNIMPLEMENTED: this session's calls are unary. */
+  muxUnsupported = false;
   constructor(readonly session: ClientHttp2Session) {}
+
+  hold(): void {
+    if (this.active++ === 0) this.session.ref();
+  }
+
+  release(): void {
+    if (--this.active === 0) this.session.unref();
+  }
+
+  /** Closes the session once its calls are done (the multiplexer's side is ended too, or the session would wait for it). */
+  close(): void {
+    this.mux?.end();
+    if (!this.session.closed) this.session.close();
+  }
 }
 
 function errorMessage(err: unknown): string {
@@ -101,6 +127,9 @@ export class Http2UnaryChannel {
   private readonly initialBackoffMs: number;
   private readonly maxBackoffMs: number;
   private readonly connectTimeoutMs: number;
+  private readonly callMux: boolean;
+  /** Calls sent over a call multiplexer since the channel was made (tests check the path taken). */
+  multiplexed = 0;
 
   /** `target`: host:port. */
   constructor(
@@ -111,6 +140,7 @@ export class Http2UnaryChannel {
     this.initialBackoffMs = opts.initialReconnectBackoffMs ?? 1000;
     this.maxBackoffMs = opts.maxReconnectBackoffMs ?? 120_000;
     this.connectTimeoutMs = opts.connectTimeoutMs ?? 20_000;
+    this.callMux = opts.callMux ?? true;
     this.backoffMs = this.initialBackoffMs;
     this.connector = credentials._createSecureConnector({ scheme: "dns", path: target }, {});
   }
@@ -118,12 +148,45 @@ export class Http2UnaryChannel {
   /**
    * One unary call: `path` is /package.Service/Method, `message` the encoded request.
    * Resolves with the encoded response (undefined when the server sent none with OK).
-   * `deadline`: ms since the epoch.
+   * `deadline`: ms since the epoch. `multiplexable`: the answer is known to be small
+   * (one key, a count), so the call may share the session's call multiplexer with
+   * others instead of opening a stream of its own (call-mux-client.ts); the outcome is
+   * the same either way.
    */
-  call(path: string, message: Uint8Array, deadline?: number): Promise<Buffer | undefined> {
+  call(path: string, message: Uint8Array, deadline?: number, multiplexable = false): Promise<Buffer | undefined> {
     const conn = this.conn;
-    if (conn !== undefined) return this.request(conn, path, message, deadline);
-    return this.ready(deadline).then((c) => this.request(c, path, message, deadline));
+    if (conn !== undefined) return this.send(conn, path, message, deadline, multiplexable);
+    return this.ready(deadline).then((c) => this.send(c, path, message, deadline, multiplexable));
+  }
+
+  private send(conn: Connection, path: string, message: Uint8Array, deadline: number | undefined, multiplexable: boolean): Promise<Buffer | undefined> {
+    if (multiplexable && this.callMux && message.length <= MUX_MAX_REQUEST_BYTES) {
+      const mux = this.muxOf(conn);
+      if (mux?.state === "open") {
+        this.multiplexed++;
+        return mux.call(path, message, deadline);
+      }
+    }
+    return this.request(conn, path, message, deadline);
+  }
+
+  /** The session's multiplexer: opened on first use; undefined where the server has none. */
+  private muxOf(conn: Connection): CallMuxStream | undefined {
+    if (conn.mux !== undefined || conn.muxUnsupported || conn.session.closed || conn.session.destroyed) return conn.mux;
+    try {
+      conn.mux = new CallMuxStream(conn.session, {
+        fail: (code, details) => this.fail(code, details),
+        hold: () => conn.hold(),
+        release: () => conn.release(),
+        closed: (unsupported) => {
+          conn.mux = undefined;
+          if (unsupported) conn.muxUnsupported = true;
+        },
+      });
+    } catch {
+      return undefined; // the session is going away: the call takes the unary path, which reports it
+    }
+    return undefined;
   }
 
   /** Resolves once a session is established; keeps trying until `deadline` (ms since the epoch). */
@@ -143,7 +206,7 @@ export class Http2UnaryChannel {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.conn?.session.close();
+    this.conn?.close();
     this.conn = undefined;
     this.connector.destroy();
   }
@@ -167,7 +230,7 @@ export class Http2UnaryChannel {
           this.connecting = undefined;
           this.backoffMs = this.initialBackoffMs;
           if (this.closed) {
-            conn.session.close();
+            conn.close();
             throw this.fail(GrpcStatus.CANCELLED, "Channel has been shut down");
           }
           this.conn = conn;
@@ -267,7 +330,7 @@ export class Http2UnaryChannel {
     };
     session.on("goaway", () => {
       drop();
-      if (!session.closed) session.close();
+      conn.close();
     });
     session.on("error", drop);
     session.on("close", drop);
@@ -290,7 +353,7 @@ export class Http2UnaryChannel {
       if (this.conn === conn) this.conn = undefined;
       return Promise.reject(this.fail(GrpcStatus.UNAVAILABLE, `No connection established. Last error: ${errorMessage(err)}`));
     }
-    if (conn.active++ === 0) session.ref();
+    conn.hold();
     return new Promise((resolve, reject) => {
       const call = new UnaryCall(this, conn, stream, resolve, reject);
       (stream as CallStream)[CALL] = call;
@@ -348,7 +411,7 @@ class UnaryCall {
   finish(): void {
     clearTimeout(this.timer);
     const { conn, channel } = this;
-    if (--conn.active === 0) conn.session.unref();
+    conn.release();
     if (this.settled) return;
     this.settled = true;
     const st = this.status ?? statusOfReset(this.stream, this.httpStatus, this.streamError, conn.session.destroyed);

@@ -14,6 +14,7 @@
  * - unary calls are served from the HTTP/2 streams of grpc-js's listening servers by
  *   unary-http2.ts (the same answers, without grpc-js's per-call work); the streaming
  *   methods (Watch, LeaseKeepAlive, Snapshot) and whatever it declines go to grpc-js;
+ * - the same unary methods are also served multiplexed over one stream (call-mux.ts);
  * - close() ends every connection, also those grpc-js leaves open without channelz.
  */
 import type { Http2Server, Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
@@ -23,6 +24,7 @@ import { GRPC_OVERHEAD_BYTES, type GrpcServerOptions, type ServerContext } from 
 import { toGrpcError, toServiceError } from "./grpc-errors.ts";
 import { StoreHandlers, STREAMING_METHODS, type Handler } from "./handlers.ts";
 import { kvServiceDefinition } from "./kv-wire/service.ts";
+import { CallMuxServer } from "./call-mux.ts";
 import { UnaryHttp2Router, type UnaryMethod } from "./unary-http2.ts";
 import { serviceDefinition, type EtcdServiceName } from "../../../shared/etcd/proto.ts";
 
@@ -75,6 +77,8 @@ export class StoreGrpcServer {
   readonly context: ServerContext;
   /** Unary calls served without grpc-js (unary-http2.ts). */
   readonly router: UnaryHttp2Router;
+  /** Unary calls multiplexed over one stream (call-mux.ts). */
+  readonly mux: CallMuxServer;
   private readonly server: Server;
   private readonly handlers: StoreHandlers;
   private readonly hooked = new WeakSet<Http2Server>();
@@ -91,9 +95,10 @@ export class StoreGrpcServer {
       // channelz timestamps and counts every call and message; nothing reads it.
       "grpc.enable_channelz": 0,
     });
-    this.router = new UnaryHttp2Router(unaryMethods(this.handlers), ctx.options.maxRequestBytes + GRPC_OVERHEAD_BYTES, (method, err) =>
-      ctx.options.logger?.error({ method, err: String(err) }, "internal error in a store request"),
-    );
+    const methods = unaryMethods(this.handlers);
+    const onInternal = (method: string, err: unknown) => ctx.options.logger?.error({ method, err: String(err) }, "internal error in a store request");
+    this.router = new UnaryHttp2Router(methods, ctx.options.maxRequestBytes + GRPC_OVERHEAD_BYTES, onInternal);
+    this.mux = new CallMuxServer(methods, ctx.options.maxRequestBytes + GRPC_OVERHEAD_BYTES, onInternal);
     for (const name of SERVICES) this.server.addService(name === "KV" ? kvServiceDefinition() : serviceDefinition(name), unaryService(ctx, this.handlers.services[name]));
   }
 
@@ -124,7 +129,7 @@ export class StoreGrpcServer {
       const grpcListeners = h2.listeners("stream") as StreamListener[];
       h2.removeAllListeners("stream");
       h2.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => {
-        if (this.router.serve(stream, headers)) return;
+        if (this.router.serve(stream, headers) || this.mux.serve(stream, headers)) return;
         for (const listener of grpcListeners) listener.call(h2, stream, headers, ...rest);
       });
       h2.on("session", (session: Http2Session) => {
@@ -137,6 +142,7 @@ export class StoreGrpcServer {
   /** Stops lease expiry and closes every call; waits briefly for a graceful close. */
   async close(graceMs = 2000): Promise<void> {
     this.handlers.stop();
+    this.mux.drain();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.server.forceShutdown();

@@ -4,7 +4,8 @@
  * response queue, and an assertion on etcd's gRPC errors.
  */
 import { Client, credentials, Metadata, type ClientDuplexStream, type ServiceError } from "@grpc/grpc-js";
-import { expect } from "vitest";
+import { connect, type ClientHttp2Session } from "node:http2";
+import { afterEach, beforeEach, expect } from "vitest";
 import type { StoreBackend } from "../backend.ts";
 import { StoreGrpcServer, type GrpcServerOptions } from "../grpc-server.ts";
 import { LocalBackend } from "../local-backend.ts";
@@ -61,6 +62,20 @@ export async function startTestServer(options: GrpcServerOptions = {}, backend: 
     },
   };
   return t;
+}
+
+/** For each test of the calling suite: a server with `options` and a raw HTTP/2 session to it, closed after the test. */
+export function useServerAndSession(options: GrpcServerOptions): { t: TestServer; session: ClientHttp2Session } {
+  const fx = {} as { t: TestServer; session: ClientHttp2Session };
+  beforeEach(async () => {
+    fx.t = await startTestServer(options);
+    fx.session = connect(`http://${fx.t.endpoint}`);
+  });
+  afterEach(async () => {
+    fx.session.destroy();
+    await fx.t.close();
+  });
+  return fx;
 }
 
 /** A watch stream whose responses are queued for `next`. */
