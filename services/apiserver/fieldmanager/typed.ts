@@ -70,6 +70,9 @@ export function compare(s: TypeRef, lhs: unknown, rhs: unknown): Comparison {
   const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
   walk2(s, lhs, rhs, {
     rhsDuplicates: "allow",
+    // Equal subtrees hold nothing added, modified or removed (deepEqual ignores absent
+    // members as the walk does): an update that changes one field walks only its path.
+    unchanged: deepEqual,
     leaf(path, l, r) {
       if (l === undefined) c.added.insert(path);
       else if (r === undefined) c.removed.insert(path);

@@ -19,9 +19,16 @@ export interface WalkRules {
   post?(path: Path, lhs: unknown, rhs: unknown): void;
   /** Items repeated under one key on the right side: an error (apply configurations) or a leaf group. */
   rhsDuplicates: "allow" | "reject";
+  /**
+   * Present on both sides, a map or list for which this holds is not walked and gives
+   * no output: for rules whose leaves and posts would all find nothing there (compare:
+   * both sides equal).
+   */
+  unchanged?(lhs: object, rhs: object): boolean;
 }
 
 export function walk2(s: TypeRef, lhs: unknown, rhs: unknown, rules: WalkRules, path: Path = []): unknown {
+  if (rules.unchanged !== undefined && typeof lhs === "object" && lhs !== null && typeof rhs === "object" && rhs !== null && rules.unchanged(lhs, rhs)) return undefined;
   const al = lhs === undefined ? undefined : atomFor(s, lhs);
   const ar = rhs === undefined ? undefined : atomFor(s, rhs);
   const atom = ar === undefined ? al : al === undefined || al.kind === ar.kind ? ar : undefined;
