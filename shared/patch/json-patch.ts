@@ -8,6 +8,7 @@
  * callers turn it into the Status their protocol answers with.
  */
 import { JSON_PATCH_MAX_COPY_BYTES, jsonSizeUpTo, MAX_JSON_PATCH_OPERATIONS, WorkSlicer } from "./limits.ts";
+import { cloneValue } from "../schema/values.ts";
 
 /**
  * Why a patch was refused: `malformed` (not an array of operations), `too-many-operations`
@@ -181,7 +182,7 @@ class Working {
     const remaining = this.maxCopyBytes - this.copied;
     this.copied += jsonSizeUpTo(value, remaining);
     if (this.copied > this.maxCopyBytes) throw copyLimitExceeded(this.copied, this.maxCopyBytes);
-    this.add(path, structuredClone(value));
+    this.add(path, cloneValue(value));
   }
 
   test(path: string, value: unknown): void {
@@ -238,7 +239,7 @@ export function checkJsonPatch(ops: unknown, limits: JsonPatchLimits = {}): unkn
  */
 export async function applyJsonPatchBounded(doc: unknown, ops: unknown, limits: JsonPatchLimits = {}): Promise<unknown> {
   const list = checkJsonPatch(ops, limits);
-  const w = new Working(structuredClone(doc), limits.maxCopyBytes ?? JSON_PATCH_MAX_COPY_BYTES);
+  const w = new Working(cloneValue(doc), limits.maxCopyBytes ?? JSON_PATCH_MAX_COPY_BYTES);
   const slicer = new WorkSlicer();
   for (let i = 0; i < list.length; i++) {
     applyOne(w, list[i], i);

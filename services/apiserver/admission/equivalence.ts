@@ -6,6 +6,7 @@
 import type { Catalog } from "../registry/catalog.ts";
 import type { JsonObject } from "../storage/object.ts";
 import type { Equivalence } from "./webhooks/matching.ts";
+import { cloneValue } from "../../../shared/schema/values.ts";
 
 export function catalogEquivalence(catalog: () => Catalog | undefined): Equivalence {
   return {
@@ -18,8 +19,8 @@ export function catalogEquivalence(catalog: () => Catalog | undefined): Equivale
       const src = c?.lookup(group, from, resource)?.registry;
       const dst = c?.lookup(group, to, resource)?.registry;
       if (!src || !dst || from === to) return obj;
-      const stored = src.conversion ? src.conversion.view.toStorage(structuredClone(obj)) : obj;
-      return dst.conversion ? dst.conversion.view.fromStorage(structuredClone(stored)) : structuredClone(stored);
+      const stored = src.conversion ? src.conversion.view.toStorage(cloneValue(obj)) : obj;
+      return dst.conversion ? dst.conversion.view.fromStorage(cloneValue(stored)) : cloneValue(stored);
     },
   };
 }

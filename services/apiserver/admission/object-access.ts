@@ -11,6 +11,7 @@ import type { Catalog, ServedResource } from "../registry/catalog.ts";
 import { StorageError } from "../storage/interface.ts";
 import type { JsonObject } from "../storage/object.ts";
 import type { ObjectAccess, ObjectRef } from "./interfaces.ts";
+import { cloneValue } from "../../../shared/schema/values.ts";
 
 export function catalogObjectAccess(catalog: () => Catalog | undefined): ObjectAccess {
   const served = (group: string, resource: string): ServedResource => {
@@ -47,7 +48,7 @@ export function catalogObjectAccess(catalog: () => Catalog | undefined): ObjectA
         return await registry.toRequest(
           await registry.storage.guaranteedUpdate(key, async (current) => {
             if (!current) throw new StorageError("NotFound", key, `key ${key} not found`);
-            const next = mutate(await registry.toRequest(structuredClone(current)));
+            const next = mutate(await registry.toRequest(cloneValue(current)));
             if (!next) return undefined;
             const errors = opts?.subresource === "status" ? [] : registry.strategy.validateUpdate(next, current);
             if (errors.length > 0) throw registry.invalid(ref.name, errors);

@@ -27,6 +27,7 @@ import { crdVersions, kindDefinition } from "./kind-def.ts";
 import { customResourceStrategy, type CrdState } from "./strategy.ts";
 import { conversionWebhookConfig, WebhookConverter } from "./webhook-converter.ts";
 import { withDefaults } from "./write-plan.ts";
+import { cloneValue } from "../../../shared/schema/values.ts";
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -35,7 +36,7 @@ function isObj(v: unknown): v is Record<string, unknown> {
 /** `obj` in `apiVersion`: a deep copy, or `obj` itself when it is in that version already (the storage version's registry hands objects on). */
 function toVersion(obj: JsonObject, apiVersion: string): JsonObject {
   if (obj.apiVersion === apiVersion) return obj;
-  const out = structuredClone(obj);
+  const out = cloneValue(obj);
   out.apiVersion = apiVersion;
   return out;
 }
@@ -107,7 +108,7 @@ function remoteConverter(webhook: WebhookConverter, def: KindDefinition, storage
     toStorage: async (objs) => webhook.convert(typed(objs, apiVersion), storageApiVersion),
     fromStorage: async (objs) => {
       const converted = await webhook.convert(typed(objs, storageApiVersion), apiVersion);
-      return converted.map((o) => applyDefaults(def.schema, prune(def.schema, structuredClone(o)).value as JsonObject) as JsonObject);
+      return converted.map((o) => applyDefaults(def.schema, prune(def.schema, cloneValue(o)).value as JsonObject) as JsonObject);
     },
   };
 }

@@ -12,7 +12,7 @@
 import { statusError } from "../../../shared/api/status.ts";
 import type { KindDefinition } from "../../../shared/schema/types.ts";
 import { prune } from "../../../shared/schema/prune.ts";
-import { deepEqual } from "../../../shared/schema/values.ts";
+import { cloneValue, deepEqual } from "../../../shared/schema/values.ts";
 import { genericStrategy, type Strategy } from "../registry/strategy.ts";
 import { meta, type JsonObject } from "../storage/object.ts";
 import type { CelRules } from "./cel-rules.ts";
@@ -47,7 +47,7 @@ export function customResourceStrategy(def: KindDefinition, rules: CelRules | un
     prepareForUpdate(obj, old) {
       if (hasStatus) {
         if (old.status === undefined) delete obj.status;
-        else obj.status = structuredClone(old.status);
+        else obj.status = cloneValue(old.status);
       }
       const oldGeneration = meta(old).generation ?? 1;
       meta(obj).generation = deepEqual(content(obj, hasStatus), content(old, hasStatus)) ? oldGeneration : oldGeneration + 1;

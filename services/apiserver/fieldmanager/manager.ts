@@ -32,6 +32,7 @@ import {
 import { dropNulls } from "./nulls.ts";
 import { compareStrings } from "./path-element.ts";
 import { apply, MergeConflicts, update, type VersionedSet } from "./updater.ts";
+import { cloneValue } from "../../../shared/schema/values.ts";
 
 export type Obj = Record<string, unknown>;
 
@@ -82,7 +83,7 @@ function shallowWithoutManagedFields(o: Obj): Obj {
 
 /** A deep copy without `metadata.managedFields`. */
 function withoutManagedFields(o: Obj): Obj {
-  const copy = structuredClone(o);
+  const copy = cloneValue(o);
   const meta = metadataOf(copy);
   if (meta) delete meta.managedFields;
   return copy;

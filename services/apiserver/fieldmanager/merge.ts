@@ -16,6 +16,7 @@ import type { TypeRef } from "./atoms.ts";
 import type { FieldSet } from "./fieldpath.ts";
 import { ensureNamedFieldsAreMembers, removeItems, toFieldSet } from "./typed.ts";
 import { walk2 } from "./walk.ts";
+import { cloneValue } from "../../../shared/schema/values.ts";
 
 /** `live` with `config` merged in (the inputs are not modified). */
 export function mergeObjects(s: TypeRef, live: unknown, config: unknown): unknown {
@@ -23,7 +24,7 @@ export function mergeObjects(s: TypeRef, live: unknown, config: unknown): unknow
     rhsDuplicates: "reject",
     leaf: (_path, l, r) => (r !== undefined ? r : l),
   });
-  return structuredClone(out);
+  return cloneValue(out);
 }
 
 /**

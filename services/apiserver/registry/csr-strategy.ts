@@ -15,6 +15,7 @@ import { fieldErrors } from "../../../shared/schema/index.ts";
 import type { FieldError, KindDefinition } from "../../../shared/schema/types.ts";
 import { isObject, meta, type JsonObject } from "../storage/object.ts";
 import { genericStrategy, type RequestUser, type Strategy } from "./strategy.ts";
+import { cloneValue } from "../../../shared/schema/values.ts";
 
 const APPROVAL_TYPES = new Set(["Approved", "Denied"]);
 
@@ -45,10 +46,10 @@ function fillRequester(obj: JsonObject, user: RequestUser | undefined): void {
 
 /** `old` with `status` replaced by `status` from `input` as `pick` merges them, and the input's resourceVersion. */
 function withStatus(input: JsonObject, old: JsonObject, pick: (inStatus: JsonObject, oldStatus: JsonObject) => JsonObject): JsonObject {
-  const next = structuredClone(old);
+  const next = cloneValue(old);
   const inStatus = isObject(input.status) ? input.status : {};
   const oldStatus = isObject(old.status) ? old.status : {};
-  const status = pick(structuredClone(inStatus), structuredClone(oldStatus));
+  const status = pick(cloneValue(inStatus), cloneValue(oldStatus));
   if (Object.keys(status).length === 0) delete next.status;
   else next.status = status;
   meta(next).resourceVersion = meta(input).resourceVersion;
@@ -88,7 +89,7 @@ export function csrStrategy(def: KindDefinition, profile: PlatformProfile): Stra
     prepareForUpdate(obj, old) {
       base.prepareForUpdate(obj, old);
       if (old.status === undefined) delete obj.status;
-      else obj.status = structuredClone(old.status);
+      else obj.status = cloneValue(old.status);
     },
     prepareForStatusUpdate(obj, old) {
       // status carries the certificate and other conditions; approval decisions stay

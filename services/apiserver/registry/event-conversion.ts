@@ -17,6 +17,7 @@ import type { PlatformProfile } from "../../../shared/platform/index.ts";
 import type { JsonObject } from "../storage/object.ts";
 import { conversionKey, type KindConversion } from "./conversion.ts";
 import { toCoreEvent, toEventsV1Event } from "./event-validation.ts";
+import { cloneValue } from "../../../shared/schema/values.ts";
 
 const isObj = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -52,8 +53,8 @@ export function eventConversions(profile: PlatformProfile): Array<[string, KindC
     storageVersion: "v1",
     versions: {
       v1: {
-        toStorage: (o) => withApiVersion(toCoreEvent(structuredClone(o)), coreVersion),
-        fromStorage: (o) => withApiVersion(toEventsV1Event(structuredClone(o)), eventsVersion),
+        toStorage: (o) => withApiVersion(toCoreEvent(cloneValue(o)), coreVersion),
+        fromStorage: (o) => withApiVersion(toEventsV1Event(cloneValue(o)), eventsVersion),
         fieldSelectorView: (stored) => ({ ...toEventsV1Event(stored), source: eventSourceLabel(stored) }),
       },
     },

@@ -18,6 +18,7 @@ import { prepareEphemeralContainers, prepareResize, validateEphemeralContainers,
 import { eventStrategy, isEventKind } from "./event-strategy.ts";
 import { webhookConfigurationStrategy } from "../admission/webhooks/config-strategy.ts";
 import { mutatingAdmissionPolicyStrategy, validatingAdmissionPolicyStrategy } from "../admission/policy/strategy.ts";
+import { cloneValue } from "../../../shared/schema/values.ts";
 
 function namespaceStrategy(def: KindDefinition, profile: PlatformProfile): Strategy {
   const base = genericStrategy(def);
@@ -33,7 +34,7 @@ function namespaceStrategy(def: KindDefinition, profile: PlatformProfile): Strat
     prepareForUpdate(obj, old) {
       base.prepareForUpdate(obj, old);
       // spec.finalizers changes only through the finalize subresource.
-      obj.spec = structuredClone(old.spec ?? {});
+      obj.spec = cloneValue(old.spec ?? {});
     },
     prepareForSubresource(subresource, obj, old) {
       return subresource === "finalize" ? finalizeNamespace(obj, old) : undefined;
@@ -51,7 +52,7 @@ function namespaceStrategy(def: KindDefinition, profile: PlatformProfile): Strat
 
 /** The finalize subresource of a namespace: only spec.finalizers changes. */
 export function finalizeNamespace(input: JsonObject, current: JsonObject): JsonObject {
-  const next = structuredClone(current);
+  const next = cloneValue(current);
   const spec = isObject(next.spec) ? next.spec : (next.spec = {});
   const given = isObject(input.spec) ? (input.spec.finalizers as unknown) : undefined;
   spec.finalizers = Array.isArray(given) ? given : [];

@@ -11,7 +11,7 @@
 import { podQOSClass } from "../../../shared/api/groups/core-v1-pod.ts";
 import { fieldErrors } from "../../../shared/schema/field-errors.ts";
 import type { FieldError } from "../../../shared/schema/types.ts";
-import { deepEqual } from "../../../shared/schema/values.ts";
+import { cloneValue, deepEqual } from "../../../shared/schema/values.ts";
 import { isObject, meta, type JsonObject } from "../storage/object.ts";
 
 export const POD_PART_SUBRESOURCES = ["ephemeralcontainers", "resize"] as const;
@@ -27,7 +27,7 @@ function list(spec: JsonObject, field: string): JsonObject[] {
 
 /** The stored pod with the request's identity and resourceVersion (what the platform keeps from the request). */
 function fromStored(input: JsonObject, stored: JsonObject): JsonObject {
-  const next = structuredClone(stored);
+  const next = cloneValue(stored);
   const m = meta(next);
   const given = meta(input);
   m.resourceVersion = given.resourceVersion;
@@ -40,7 +40,7 @@ export function prepareEphemeralContainers(input: JsonObject, stored: JsonObject
   const spec = isObject(next.spec) ? next.spec : (next.spec = {});
   const given = specOf(input).ephemeralContainers;
   if (given === undefined) delete spec.ephemeralContainers;
-  else spec.ephemeralContainers = structuredClone(given);
+  else spec.ephemeralContainers = cloneValue(given);
   return next;
 }
 
@@ -81,7 +81,7 @@ export function prepareResize(input: JsonObject, stored: JsonObject): JsonObject
       if (!req) continue;
       for (const part of ["resources", "resizePolicy"]) {
         if (req[part] === undefined) delete c[part];
-        else c[part] = structuredClone(req[part]);
+        else c[part] = cloneValue(req[part]);
       }
     }
   }
@@ -90,7 +90,7 @@ export function prepareResize(input: JsonObject, stored: JsonObject): JsonObject
 
 /** A container's resources without cpu and memory (what a resize may not change). */
 function withoutCpuMemory(spec: JsonObject): JsonObject {
-  const copy = structuredClone(spec);
+  const copy = cloneValue(spec);
   for (const field of ["containers", "initContainers"]) {
     for (const c of list(copy, field)) {
       delete c.resizePolicy;

@@ -168,7 +168,7 @@ export class Registry {
   private async unchangedInRequestVersion(next: JsonObject, current: JsonObject): Promise<boolean> {
     if (!this.conversion) return false;
     const [a, b] = await this.conversion.view.fromStorageAsync([next, current]);
-    return sameInVersion((o) => structuredClone(o), a, b);
+    return sameInVersion((o) => cloneValue(o), a, b);
   }
 
   /**

@@ -24,6 +24,7 @@ import { IP_RECORD_PREFIX, listServiceCidrs } from "./service-cidrs.ts";
 import { candidates, DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDRS, formatIP, inRange, parseCidr, parseIP, parsePortRange, type CidrRange, type IPFamily, type ValueRange } from "./service-ranges.ts";
 import { newUid, timestamp } from "./system-meta.ts";
 import type { IPAddressLabels } from "./ip-address-labels.ts";
+import { cloneValue } from "../../../shared/schema/values.ts";
 
 export { IP_RECORD_PREFIX };
 export const NODE_PORT_RECORD_PREFIX = "/registry/ranges/servicenodeports/";
@@ -336,7 +337,7 @@ export class AllocatingServiceStorage extends ForwardingStorage {
   }
 
   override async create(key: string, obj: JsonObject, options?: { dryRun?: boolean; ttlSeconds?: number }): Promise<JsonObject> {
-    const svc = structuredClone(obj);
+    const svc = cloneValue(obj);
     const pass = await this.allocate(svc, undefined, !!options?.dryRun);
     try {
       return await this.inner.create(key, svc, options);
@@ -361,7 +362,7 @@ export class AllocatingServiceStorage extends ForwardingStorage {
           const attempt: { old: JsonObject; pass: AllocationPass | undefined } = { old: current, pass: undefined };
           last = attempt;
           if (!next) return next;
-          const svc = structuredClone(next);
+          const svc = cloneValue(next);
           parent = parentOf(svc);
           attempt.pass = await this.allocate(svc, current, dryRun);
           passes.push(attempt.pass);

@@ -6,6 +6,7 @@
  * (ExternalName: the cluster IPs; ClusterIP: the node ports), which the storage then frees.
  */
 import { isObject, type JsonObject } from "../storage/object.ts";
+import { cloneValue } from "../../../shared/schema/values.ts";
 
 function spec(svc: JsonObject): JsonObject {
   return isObject(svc.spec) ? svc.spec : (svc.spec = {});
@@ -31,7 +32,7 @@ export function keepAllocatedValues(next: JsonObject, old: JsonObject): void {
   const n = spec(next);
   const o = spec(old);
   if (usesClusterIP(old) && usesClusterIP(next)) {
-    for (const field of ["clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"]) if (empty(n[field]) && !empty(o[field])) n[field] = structuredClone(o[field]);
+    for (const field of ["clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"]) if (empty(n[field]) && !empty(o[field])) n[field] = cloneValue(o[field]);
   } else if (usesClusterIP(old) && !usesClusterIP(next)) {
     for (const field of ["clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"]) if (empty(n[field]) || JSON.stringify(n[field]) === JSON.stringify(o[field])) delete n[field];
   }

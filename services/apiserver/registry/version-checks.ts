@@ -4,7 +4,7 @@
  * changes anything visible in that version.
  */
 import type { FieldError } from "../../../shared/schema/types.ts";
-import { deepEqual } from "../../../shared/schema/values.ts";
+import { cloneValue, deepEqual } from "../../../shared/schema/values.ts";
 import { meta, type JsonObject } from "../storage/object.ts";
 import type { Strategy } from "./strategy.ts";
 
@@ -14,7 +14,7 @@ import type { Strategy } from "./strategy.ts";
  * `subresource`. `obj` is not mutated.
  */
 export function validateInRequestVersion(strategy: Strategy, obj: JsonObject, old: JsonObject | undefined, subresource: string | undefined): FieldError[] {
-  let probe = structuredClone(obj);
+  let probe = cloneValue(obj);
   if (!old) {
     strategy.prepareForCreate(probe);
     return strategy.validate(strategy.applyDefaults(probe));

@@ -28,6 +28,7 @@ import { corruptionOf, corruptListError, type CorruptObjectError } from "./corru
 import { parseResourceVersion } from "./resource-version.ts";
 import type { StoreStorage } from "./store-storage.ts";
 import type { WatchCache } from "./watch-cache.ts";
+import { cloneValue } from "../../../shared/schema/values.ts";
 
 export interface CachedStorageOptions {
   /** How long a read waits for the cache to reach a revision before 504. */
@@ -61,7 +62,7 @@ export class CachedStorage implements ObjectStorage {
     const known = this.cache.getObject(key);
     const res = await storageStep("delete", key, () => kv.txn([], [{ type: "delete", key }], []));
     if (!known && (res.results[0]?.deleted ?? 0) === 0) throw new KeyNotFoundError(key, res.revision);
-    return { metadata: { ...(known ? structuredClone(known.metadata as JsonObject) : {}), resourceVersion: String(res.revision) } };
+    return { metadata: { ...(known ? cloneValue(known.metadata as JsonObject) : {}), resourceVersion: String(res.revision) } };
   }
 
   currentRevision(): Promise<number> {
@@ -104,7 +105,7 @@ export class CachedStorage implements ObjectStorage {
   }
 
   async get(key: string, options: GetOptions = {}): Promise<JsonObject> {
-    return structuredClone(await this.getShared(key, options));
+    return cloneValue(await this.getShared(key, options));
   }
 
   /**
@@ -124,7 +125,7 @@ export class CachedStorage implements ObjectStorage {
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     const res = this.fromSnapshot(prefix, options) ?? (this.readsStore(options) ? undefined : await this.fromCurrent(prefix, options));
     if (!res) return this.store.list(prefix, options);
-    return { ...res, items: res.items.map((o) => structuredClone(o)) };
+    return { ...res, items: res.items.map((o) => cloneValue(o)) };
   }
 
   /** Continue tokens and exact revisions are read from the store's history. */

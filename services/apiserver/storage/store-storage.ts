@@ -34,6 +34,7 @@ import { encodeForStorage, encodeSharedForStorage, meta, type JsonObject } from 
 import { parseResourceVersion } from "./resource-version.ts";
 import { keyEventsToWatchEvents, type WatchFilter } from "./watch-filter.ts";
 import { writeTxn, type WriteIntent } from "./write-outcome.ts";
+import { cloneValue } from "../../../shared/schema/values.ts";
 
 export interface StoreStorageOptions {
   now?: () => number;
@@ -99,12 +100,12 @@ export class StoreStorage implements ObjectStorage {
     if (options.dryRun) {
       const existing = await this.kv.range(key);
       if (existing.kvs.length > 0) throw new KeyExistsError(key, existing.revision);
-      return structuredClone(obj);
+      return cloneValue(obj);
     }
     const lease = options.ttlSeconds ? await this.leases.lease(options.ttlSeconds) : undefined;
     const res = await writeTxn(this.kv, { kind: "create", key, value }, [{ key, target: "mod", result: "=", value: 0 }], [{ type: "put", key, value, lease }], []);
     if (!res.succeeded) throw new KeyExistsError(key, res.revision);
-    const out = structuredClone(obj);
+    const out = cloneValue(obj);
     meta(out).resourceVersion = String(res.revision);
     return out;
   }
@@ -226,7 +227,7 @@ export class StoreStorage implements ObjectStorage {
       try {
         if (!current && !options.ignoreNotFound) throw new KeyNotFoundError(key, res.revision);
         if (current) checkPreconditions(key, current, options.preconditions);
-        updated = await tryUpdate(current ? structuredClone(current) : undefined);
+        updated = await tryUpdate(current ? cloneValue(current) : undefined);
       } catch (err) {
         if (res.suggested) continue; // judged on a copy that may be stale: again on the store's state
         throw err;
@@ -242,7 +243,7 @@ export class StoreStorage implements ObjectStorage {
       // A no-op is only known on the store's state: one judged on a suggestion is judged again there.
       if (res.suggested && current && bytesEqual(encodeSharedForStorage(current), value)) continue;
       if (options.dryRun) {
-        const out = structuredClone(updated);
+        const out = cloneValue(updated);
         if (current) meta(out).resourceVersion = meta(current).resourceVersion;
         return out;
       }
@@ -364,7 +365,7 @@ function suggestedRead(key: string, suggestion: Readonly<JsonObject> | undefined
   const modRevision = Number((suggestion.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion);
   if (!Number.isSafeInteger(modRevision) || modRevision <= 0) return undefined;
   const kv: KeyValue = { key, value: NO_BYTES, createRevision: 0, modRevision, version: 0, lease: 0 };
-  return { kv, revision: modRevision, suggested: true, object: (copy ? structuredClone(suggestion) : suggestion) as JsonObject };
+  return { kv, revision: modRevision, suggested: true, object: (copy ? cloneValue(suggestion) : suggestion) as JsonObject };
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Predicate, WatchEvent } from "./interface.ts";
 import type { KeyChange, RevisionChange } from "./kv.ts";
 import type { JsonObject } from "./object.ts";
 import { corruptionOf, decodeStored } from "./corrupt-object.ts";
+import { cloneValue } from "../../../shared/schema/values.ts";
 
 export interface WatchFilter {
   prefix: string;
@@ -65,7 +66,7 @@ export function eventFor(change: DecodedChange, predicate: Predicate | undefined
   if (now && before) return (shared.modified ??= { type: "MODIFIED", object: change.current, revision: change.revision });
   if (now) return (shared.added ??= { type: "ADDED", object: change.current, revision: change.revision });
   if (before && change.previous) {
-    return (shared.stoppedMatching ??= { type: "DELETED", object: structuredClone(change.current), revision: change.revision });
+    return (shared.stoppedMatching ??= { type: "DELETED", object: cloneValue(change.current), revision: change.revision });
   }
   return undefined;
 }

@@ -15,6 +15,7 @@ import type { PlatformProfile } from "../../platform/index.ts";
 import { metricSpecFromV1, metricSpecToV1, metricStatusFromV1, metricStatusToV1 } from "./autoscaling-v1-metrics.ts";
 import { DEFAULT_CPU_UTILIZATION } from "./autoscaling-v2.ts";
 import { isObj, type Obj } from "./workload-rules.ts";
+import { cloneValue } from "../../schema/values.ts";
 
 type Names = PlatformProfile["annotations"];
 
@@ -24,7 +25,7 @@ const objList = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObj) : [])
 
 /** A copy of the metadata without the round-trip annotations (and without an emptied map). */
 function cleanMetadata(metadata: unknown, n: Names): Obj {
-  const m: Obj = isObj(metadata) ? structuredClone(metadata) : {};
+  const m: Obj = isObj(metadata) ? cloneValue(metadata) : {};
   if (isObj(m.annotations)) {
     const annotations = m.annotations;
     for (const key of roundTripKeys(n)) delete annotations[key];
@@ -57,7 +58,7 @@ const isCpuResource = (m: Obj, field: "target" | "current"): Obj | undefined => 
 const hasValue = (v: unknown): boolean => v !== undefined && v !== null;
 
 function copyFields(from: Obj, to: Obj, keys: string[]): void {
-  for (const k of keys) if (from[k] !== undefined) to[k] = structuredClone(from[k]);
+  for (const k of keys) if (from[k] !== undefined) to[k] = cloneValue(from[k]);
 }
 
 // ------------------------------------------------------------------ behavior
@@ -89,7 +90,7 @@ function encodeRules(rules: unknown): Obj | null {
     const v = rules[v2];
     if (v2 === "policies") {
       out[internal] = Array.isArray(v) ? objList(v).map((p) => Object.fromEntries(POLICY_FIELDS.map(([a, b]) => [b, p[a] ?? null]))) : null;
-    } else out[internal] = hasValue(v) ? structuredClone(v) : null;
+    } else out[internal] = hasValue(v) ? cloneValue(v) : null;
   }
   return out;
 }
@@ -196,7 +197,7 @@ function statusFromV1(status: Obj, metadata: unknown, n: Names): Obj {
     out.currentMetrics = [{ type: "Resource", resource: { name: "cpu", current: { averageUtilization: status.currentCPUUtilizationPercentage } } }];
   }
   const conditions = annotationJson(metadata, n.hpaConditions);
-  if (Array.isArray(conditions) && conditions.length > 0) out.conditions = objList(conditions).map((c) => structuredClone(c));
+  if (Array.isArray(conditions) && conditions.length > 0) out.conditions = objList(conditions).map((c) => cloneValue(c));
   return out;
 }
 
@@ -211,5 +212,5 @@ export function hpaV1ToV2(obj: Obj, profile: PlatformProfile): Obj {
 
 /** The v2 form as the v2 version serves and stores it: without round-trip annotations. */
 export function hpaV2Clean(obj: Obj, profile: PlatformProfile): Obj {
-  return { ...structuredClone(obj), metadata: cleanMetadata(obj.metadata, profile.annotations) };
+  return { ...cloneValue(obj), metadata: cleanMetadata(obj.metadata, profile.annotations) };
 }

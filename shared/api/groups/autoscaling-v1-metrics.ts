@@ -5,11 +5,12 @@
  * mutated; absent values stay absent both ways, so v2 → v1 → v2 is exact.
  */
 import { isObj, type Obj } from "./workload-rules.ts";
+import { cloneValue } from "../../schema/values.ts";
 
 /** Copies the defined entries, in order, into a new object. */
 function defined(entries: Array<[string, unknown]>): Obj {
   const out: Obj = {};
-  for (const [k, v] of entries) if (v !== undefined && v !== null) out[k] = structuredClone(v);
+  for (const [k, v] of entries) if (v !== undefined && v !== null) out[k] = cloneValue(v);
   return out;
 }
 

@@ -16,6 +16,7 @@ import { strategicMergePatch, StrategicMergeError } from "../../../../shared/sch
 import { withTypeMeta } from "./read.ts";
 import { applyJsonPatchBounded } from "./json-patch.ts";
 import { checkPatchedIdentity } from "./patch-identity.ts";
+import { cloneValue } from "../../../../shared/schema/values.ts";
 
 /** Computes the patched object from the current one (undefined when absent). */
 export type Patcher = (s: RequestScope, body: Uint8Array, current: JsonObject | undefined) => JsonObject | Promise<JsonObject>;
@@ -37,8 +38,8 @@ export const STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
  * copy of the target, merged in place: the work is linear in target + patch.
  */
 export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return structuredClone(patch);
-  const out: JsonObject = isObject(target) ? structuredClone(target) : {};
+  if (!isObject(patch)) return cloneValue(patch);
+  const out: JsonObject = isObject(target) ? cloneValue(target) : {};
   mergeInto(out, patch);
   return out;
 }
@@ -55,7 +56,7 @@ function mergeInto(out: JsonObject, patch: JsonObject): void {
       const child: JsonObject = isObject(cur) ? cur : {};
       mergeInto(child, v);
       next = child;
-    } else next = structuredClone(v);
+    } else next = cloneValue(v);
     // A "__proto__" key of the patch stays an ordinary member (plain assignment would set the prototype).
     if (k === "__proto__") Object.defineProperty(out, k, { value: next, writable: true, enumerable: true, configurable: true });
     else out[k] = next;

@@ -13,6 +13,7 @@ import { respond } from "../encode.ts";
 import { writeContext, type RequestScope } from "../scope.ts";
 import { parseDryRun } from "../write-options.ts";
 import { PATCH_TYPES } from "./patch.ts";
+import { cloneValue } from "../../../../shared/schema/values.ts";
 
 function at(obj: JsonObject, path: string): unknown {
   let cur: unknown = obj;
@@ -88,7 +89,7 @@ export async function handleScale(s: RequestScope): Promise<Response> {
       const strategy = s.registry.strategy;
       const errors = strategy.validateScale ? strategy.validateScale(desired, currentScale) : validateScaleSpec(desired);
       if (errors.length > 0) throw s.registry.invalid(name, errors);
-      const next = structuredClone(current);
+      const next = cloneValue(current);
       setAt(next, mapping.specReplicasPath, replicas);
       return next;
     },
