@@ -33,6 +33,8 @@
  * <dir>/<name>-<pid>.log (e.g. with BENCH_STORE_NODE_FLAGS=--trace-gc).
  * BENCH_STORE_NODE_FLAGS="<node flags>": extra node/V8 flags for our members (the A side
  * only), e.g. to compare heap settings against BENCH_STORE_BASE of the same tree.
+ * Both are called with one HTTP/2 stream per call, the etcd v3 API's own wire (BENCH_STORE_MUX=1:
+ * calls to our members go over the store's call multiplexer, which etcd does not have).
  * BENCH_STORE_BASE=<dir>: the B side is our store as built in that tree (e.g. an
  * extracted `git archive` of an earlier commit with node_modules linked in) instead of
  * etcd, so that two builds of the store are compared in interleaved rounds.
@@ -44,7 +46,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { ChannelCredentials } from "@grpc/grpc-js";
-import { EtcdClient } from "../../shared/etcd/client.ts";
+import { CALL_MUX_OPTION, EtcdClient } from "../../shared/etcd/client.ts";
 import { grpcChannelCredentials } from "../../shared/tls/grpc-credentials.ts";
 import { spawnStoreNode, storeNodeArgs, stopChild, storeStatus, storeTlsArgs, waitForMembers, waitForStore, type StoreNodeTls } from "../../services/store/server/node-process.ts";
 import { freePort } from "../support/ports.ts";
@@ -238,8 +240,12 @@ async function waitForLeader(cluster: Cluster, timeoutMs = 30_000): Promise<numb
 
 // ---------- client ----------
 
+/** BENCH_STORE_MUX=1: our members' calls go over the store's call multiplexer (etcd has none: its calls stay unary). */
+const USE_CALL_MUX = process.env.BENCH_STORE_MUX === "1";
+
 function kvClient(endpoint: string): KvClient {
-  return new EtcdClient(endpoint, { "grpc.use_local_subchannel_pool": 1, "grpc.initial_reconnect_backoff_ms": 100, "grpc.max_reconnect_backoff_ms": 500 }, security.credentials);
+  const options = { "grpc.use_local_subchannel_pool": 1, "grpc.initial_reconnect_backoff_ms": 100, "grpc.max_reconnect_backoff_ms": 500, [CALL_MUX_OPTION]: USE_CALL_MUX ? 1 : 0 };
+  return new EtcdClient(endpoint, options, security.credentials);
 }
 
 function configMapKey(i: number): Buffer {
