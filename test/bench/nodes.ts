@@ -61,6 +61,16 @@
  * cc06dbe against the same tree without its five speed commits (59cbafe, 0bbd28b,
  * a095421, 7f81a00, cc06dbe; 4 rounds of 15 s, load 2.9-5.6): new/old 0.88/0.97/1.07,
  * 1.98-2.25 ms per write (main thread 1.88-1.95), i.e. ~2,150-2,450 nodes at 50 %.
+ * At 5,000 nodes (cluster) the fixed costs weigh less per write than at 1,000: 1.16 ms per
+ * write, 60 % of a core, on the tree of 29a9ac7. What went since: the store call's HTTP/2
+ * stream per call (the store's call multiplexer, 14.8 % of busy time before), the update's
+ * structuredClone copies (cloneValue) and the field manager's walk of unchanged fields.
+ * Against 29a9ac7 (NODES_BASE, 4 rounds of 20 s, load 1.1-2.0): new/old 0.64 / 0.71 / 0.74,
+ * 0.89-0.99 ms per write against 1.23-1.54. Alone: 43.7 % and 48.6 % of a core at 5,000
+ * nodes in two runs (sustained 5,000), 52.1-54.7 % at 6,000; the embedded server, with the
+ * store and controllers in its process, 57.6 % at 5,000. The replica's profile is flat
+ * now: HTTP/1.1 answer writes (writev) ~5 %, the revision reader ~6 %, GC ~5 %, Node's
+ * processPromiseRejections making a SafeMap after every tick ~3 %, the field manager ~8 %.
  * The real agent also reads its Node every status period (from the watch cache since
  * e371ed0), which this load does not make.
  */
