@@ -1,6 +1,7 @@
 /**
  * The store's call multiplexer (shared/etcd/call-mux-wire.ts): unary calls carried over
- * one gRPC bidirectional stream, served by the same method table as unary-http2.ts.
+ * one gRPC bidirectional stream, served by the same method table and outcomes
+ * (runUnary) as unary-http2.ts.
  *
  * Contracts:
  * - served: a POST to CALL_MUX_PATH with content-type application/grpc(+…) and no
@@ -24,8 +25,7 @@
 import { constants, type IncomingHttpHeaders, type ServerHttp2Stream } from "node:http2";
 import { status } from "@grpc/grpc-js";
 import { CALL_MUX_PATH, FrameReader, MuxWireError, decodeMuxCall, encodeMuxAnswer, leadingId, type Oversized } from "../../../shared/etcd/call-mux-wire.ts";
-import { toGrpcError } from "./grpc-errors.ts";
-import type { UnaryMethod } from "./unary-http2.ts";
+import { OK_HEADERS, isPlainGrpcPost, runUnary, type UnaryMethod, type UnaryOutcome } from "./unary-http2.ts";
 
 /** Calls running at once on one stream before it stops being read. */
 export const MAX_IN_FLIGHT = 1024;
@@ -33,12 +33,6 @@ export const MAX_IN_FLIGHT = 1024;
 /** Bytes a MuxCall adds around its request (id, method path, tags and lengths), generously. */
 const ENVELOPE_BYTES = 1024;
 
-const OPEN_HEADERS = {
-  [constants.HTTP2_HEADER_STATUS]: 200,
-  [constants.HTTP2_HEADER_CONTENT_TYPE]: "application/grpc+proto",
-  "grpc-accept-encoding": "identity,deflate,gzip",
-  "grpc-encoding": "identity",
-};
 
 /** One multiplexed stream being served. */
 class MuxSession {
@@ -60,7 +54,7 @@ class MuxSession {
   ) {
     this.maxBytes = maxReceiveBytes + ENVELOPE_BYTES;
     this.reader = new FrameReader(this.maxBytes);
-    stream.respond(OPEN_HEADERS, { waitForTrailers: true });
+    stream.respond(OK_HEADERS, { waitForTrailers: true });
     stream.on("error", () => undefined);
     stream.on("data", (chunk: Buffer) => this.onData(chunk));
     stream.once("end", () => {
@@ -124,45 +118,13 @@ class MuxSession {
     if (this.draining) return this.answer(id, status.UNAVAILABLE, "Stream refused by server");
     const method = this.server.methods.get(path);
     if (method === undefined) return this.answer(id, status.UNIMPLEMENTED, `The server does not implement the method ${path}`);
-    let req: unknown;
-    try {
-      req = method.decode(request);
-    } catch {
-      return this.answer(id, status.INTERNAL, "Error deserializing request");
-    }
     this.inFlight++;
-    let pending: Promise<unknown>;
-    try {
-      pending = method.handle(req);
-    } catch (err) {
-      pending = Promise.reject(err);
-    }
-    pending.then(
-      (res) => this.done(id, path, method, res),
-      (err: unknown) => this.failed(id, path, err),
-    );
+    void runUnary(method, path, request, this.server.onInternal).then((o) => this.settled(id, o));
   }
 
-  private done(id: number, path: string, method: UnaryMethod, res: unknown): void {
-    let response: Buffer;
-    try {
-      response = method.encode(res);
-    } catch (err) {
-      this.server.onInternal(path, err);
-      return this.settled(id, status.INTERNAL, "Error serializing response");
-    }
-    this.settled(id, status.OK, "", response);
-  }
-
-  private failed(id: number, path: string, err: unknown): void {
-    const e = toGrpcError(err);
-    if (e.code === status.INTERNAL) this.server.onInternal(path, err);
-    this.settled(id, e.code, e.message);
-  }
-
-  private settled(id: number, code: status, message: string, response?: Buffer): void {
+  private settled(id: number, o: UnaryOutcome): void {
     this.inFlight--;
-    this.answer(id, code, message, response);
+    this.answer(id, o.code, o.message, o.response);
     if (this.queue.length > 0) this.runQueued();
     this.maybeEnd();
   }
@@ -200,11 +162,7 @@ export class CallMuxServer {
 
   /** Serves the stream when it opens the call multiplexer; false: declined. */
   serve(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): boolean {
-    if (headers[constants.HTTP2_HEADER_PATH] !== CALL_MUX_PATH || headers[constants.HTTP2_HEADER_METHOD] !== "POST") return false;
-    const type = headers[constants.HTTP2_HEADER_CONTENT_TYPE];
-    if (typeof type !== "string" || !type.startsWith("application/grpc")) return false;
-    const encoding = headers["grpc-encoding"];
-    if (encoding !== undefined && encoding !== "identity") return false;
+    if (headers[constants.HTTP2_HEADER_PATH] !== CALL_MUX_PATH || !isPlainGrpcPost(headers)) return false;
     const session = new MuxSession(this, stream, this.maxReceiveBytes);
     this.sessions.add(session);
     stream.once("close", () => this.sessions.delete(session));

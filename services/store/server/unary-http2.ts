@@ -31,7 +31,8 @@ export interface UnaryMethod {
   encode(res: unknown): Buffer;
 }
 
-const OK_HEADERS = {
+/** Response headers of a call answered with messages (the unary answer, the call multiplexer's stream). */
+export const OK_HEADERS = {
   [constants.HTTP2_HEADER_STATUS]: 200,
   [constants.HTTP2_HEADER_CONTENT_TYPE]: "application/grpc+proto",
   "grpc-accept-encoding": "identity,deflate,gzip",
@@ -40,6 +41,56 @@ const OK_HEADERS = {
 const OK_TRAILERS = { "grpc-status": "0", "grpc-message": "OK" };
 const RESPOND_OPTIONS = { waitForTrailers: true };
 const PREFIX = 5;
+
+/** A unary call's outcome: its encoded response (code OK), or the status the call ends with. */
+export interface UnaryOutcome {
+  code: status;
+  message: string;
+  response?: Buffer;
+}
+
+/** A gRPC POST this server reads itself: content-type application/grpc(+…) and no encoding other than identity. */
+export function isPlainGrpcPost(headers: IncomingHttpHeaders): boolean {
+  const type = headers[constants.HTTP2_HEADER_CONTENT_TYPE];
+  if (headers[constants.HTTP2_HEADER_METHOD] !== "POST" || typeof type !== "string" || !type.startsWith("application/grpc")) return false;
+  const encoding = headers["grpc-encoding"];
+  return encoding === undefined || encoding === "identity";
+}
+
+/**
+ * Runs `method` on one request message: decode, handle, encode. A request that does not
+ * decode is INTERNAL "Error deserializing request"; a handler's error is mapped by
+ * toGrpcError; INTERNAL failures of the handler or the encoder go to `onInternal` too.
+ */
+export function runUnary(method: UnaryMethod, path: string, request: Buffer, onInternal: (path: string, err: unknown) => void): Promise<UnaryOutcome> {
+  let req: unknown;
+  try {
+    req = method.decode(request);
+  } catch {
+    return Promise.resolve({ code: status.INTERNAL, message: "Error deserializing request" });
+  }
+  let pending: Promise<unknown>;
+  try {
+    pending = method.handle(req);
+  } catch (err) {
+    pending = Promise.reject(err);
+  }
+  return pending.then(
+    (res): UnaryOutcome => {
+      try {
+        return { code: status.OK, message: "", response: method.encode(res) };
+      } catch (err) {
+        onInternal(path, err);
+        return { code: status.INTERNAL, message: "Error serializing response" };
+      }
+    },
+    (err: unknown): UnaryOutcome => {
+      const e = toGrpcError(err);
+      if (e.code === status.INTERNAL) onInternal(path, err);
+      return { code: e.code, message: e.message };
+    },
+  );
+}
 
 export class UnaryHttp2Router {
   /** Calls answered on this path (tests check that the path is taken). */
@@ -55,11 +106,7 @@ export class UnaryHttp2Router {
   serve(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): boolean {
     const path = headers[constants.HTTP2_HEADER_PATH];
     const method = typeof path === "string" ? this.methods.get(path) : undefined;
-    if (method === undefined || typeof path !== "string") return false;
-    const type = headers[constants.HTTP2_HEADER_CONTENT_TYPE];
-    if (headers[constants.HTTP2_HEADER_METHOD] !== "POST" || typeof type !== "string" || !type.startsWith("application/grpc")) return false;
-    const encoding = headers["grpc-encoding"];
-    if (encoding !== undefined && encoding !== "identity") return false;
+    if (method === undefined || typeof path !== "string" || !isPlainGrpcPost(headers)) return false;
     this.served++;
     this.read(stream, path, method);
     return true;
@@ -101,43 +148,14 @@ export class UnaryHttp2Router {
     if (body.length > PREFIX + length) return this.fail(stream, status.UNIMPLEMENTED, `Received a second request message for server streaming method ${path}`);
     if (body.length < PREFIX + length) return this.fail(stream, status.INTERNAL, "Incomplete request message");
     if (body[0] !== 0) return this.fail(stream, status.INTERNAL, "Received a compressed message without grpc-encoding");
-    let req: unknown;
-    try {
-      req = method.decode(body.subarray(PREFIX));
-    } catch {
-      return this.fail(stream, status.INTERNAL, "Error deserializing request");
-    }
-    let pending: Promise<unknown>;
-    try {
-      pending = method.handle(req);
-    } catch (err) {
-      return this.error(stream, path, err);
-    }
-    pending.then(
-      (res) => this.answer(stream, path, method, res),
-      (err: unknown) => this.error(stream, path, err),
-    );
+    void runUnary(method, path, body.subarray(PREFIX), this.onInternal).then((o) => (o.code === status.OK ? this.answer(stream, o.response as Buffer) : this.fail(stream, o.code, o.message)));
   }
 
-  private answer(stream: ServerHttp2Stream, path: string, method: UnaryMethod, res: unknown): void {
+  private answer(stream: ServerHttp2Stream, message: Buffer): void {
     if (stream.closed || stream.destroyed) return;
-    let message: Buffer;
-    try {
-      message = method.encode(res);
-    } catch (err) {
-      this.onInternal(path, err);
-      return this.fail(stream, status.INTERNAL, "Error serializing response");
-    }
-    const frame = frameMessage(message);
     stream.respond(OK_HEADERS, RESPOND_OPTIONS);
     stream.once("wantTrailers", () => stream.sendTrailers(OK_TRAILERS));
-    stream.end(frame);
-  }
-
-  private error(stream: ServerHttp2Stream, path: string, err: unknown): void {
-    const e = toGrpcError(err);
-    if (e.code === status.INTERNAL) this.onInternal(path, err);
-    this.fail(stream, e.code, e.message);
+    stream.end(frameMessage(message));
   }
 
   /** A trailers-only answer. */
