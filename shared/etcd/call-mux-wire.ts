@@ -15,6 +15,8 @@
  * (etcd does), so a client may then send the same calls as ordinary unary calls.
  */
 
+import { varintSize } from "../codec/protobuf/wire.ts";
+
 export const CALL_MUX_PATH = "/storemux.v1.CallMux/Calls";
 
 const PREFIX = 5;
@@ -30,15 +32,6 @@ export interface MuxAnswer {
   code: number;
   message: string;
   response: Buffer;
-}
-
-function varintSize(n: number): number {
-  let size = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    size++;
-  }
-  return size;
 }
 
 function putVarint(out: Buffer, pos: number, n: number): number {
@@ -105,23 +98,27 @@ export function encodeMuxAnswer(id: number, code: number, message: string, respo
 /** Thrown for bytes that are not a well-formed message of this wire. */
 export class MuxWireError extends Error {}
 
+/** A varint at `pos` that fits a safe integer: its value and the position after it; undefined when truncated or too large. */
+function readVarint(buf: Buffer, pos: number): { value: number; next: number } | undefined {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < 8 && pos < buf.length; i++) {
+    const b = buf[pos++];
+    value += (b & 0x7f) * scale;
+    if (b < 0x80) return Number.isSafeInteger(value) ? { value, next: pos } : undefined;
+    scale *= 0x80;
+  }
+  return undefined;
+}
+
 /** Reads the fields of one message; numbers must be safe integers, unknown fields are skipped. */
 function readFields(buf: Buffer, onVarint: (field: number, v: number) => void, onBytes: (field: number, b: Buffer) => void): void {
   let pos = 0;
   const varint = (): number => {
-    let result = 0;
-    let scale = 1;
-    for (let i = 0; i < 8; i++) {
-      if (pos >= buf.length) throw new MuxWireError("truncated varint");
-      const b = buf[pos++];
-      result += (b & 0x7f) * scale;
-      if (b < 0x80) {
-        if (!Number.isSafeInteger(result)) break;
-        return result;
-      }
-      scale *= 0x80;
-    }
-    throw new MuxWireError("varint out of range");
+    const v = readVarint(buf, pos);
+    if (v === undefined) throw new MuxWireError("truncated or out-of-range varint");
+    pos = v.next;
+    return v.value;
   };
   while (pos < buf.length) {
     const key = varint();
@@ -186,14 +183,7 @@ const HEAD_BYTES = 11;
 /** The id of a MuxCall from the first bytes of its message, when they start with it (encodeMuxCall writes it first). */
 export function leadingId(head: Buffer): number | undefined {
   if (head.length < 2 || head[0] !== TAG_VARINT_1) return undefined;
-  let result = 0;
-  let scale = 1;
-  for (let i = 1; i < head.length && i < 9; i++) {
-    result += (head[i] & 0x7f) * scale;
-    if (head[i] < 0x80) return Number.isSafeInteger(result) ? result : undefined;
-    scale *= 0x80;
-  }
-  return undefined;
+  return readVarint(head, 1)?.value;
 }
 
 /**
