@@ -175,4 +175,10 @@ describe("seriesByValues", () => {
     expect(lookup("y", "true")).toEqual({ a: "y", b: "true" });
     expect(made).toEqual([["x", "true"], ["x", "false"], ["y", "true"]]);
   });
+
+  it("keeps tuples apart whose values would join alike", () => {
+    const lookup = seriesByValues((a, b) => ({ a, b }));
+    expect(lookup("a b", "c")).not.toBe(lookup("a", "b c"));
+    expect(lookup("a", "b c")).toEqual({ a: "a", b: "b c" });
+  });
 });

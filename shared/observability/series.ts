@@ -316,21 +316,34 @@ function seriesValues(name: string, bounds: readonly number[], s: BucketCounts):
   return out;
 }
 
+/** One level of `seriesByValues`' tree: the next value's subtree, or the series at the last value. */
+type SeriesTree<S> = Map<string, SeriesTree<S> | S>;
+
 /**
  * A hot path's series looked up by its label values in a fixed order, without a label
- * object built per call: `make` (e.g. `(a, b) => metric.series({ a, b })`) runs once per
- * tuple and its series is kept. Contract: the values never hold a space (they are joined
- * by one to key a tuple), so use it for bounded values such as plugin names, operations
- * and booleans, never for client-chosen text.
+ * object or a key string built per call: `make` (e.g. `(a, b) => metric.series({ a, b })`)
+ * runs once per tuple and its series is kept in a tree of maps, one level per value
+ * (label values are constants on these paths, so each lookup hashes no new string).
+ * Contract: every call passes the same number of values; use it for bounded values such
+ * as plugin names, operations and booleans, never for client-chosen text.
  */
 export function seriesByValues<S>(make: (...values: string[]) => S): (...values: string[]) => S {
-  const held = new Map<string, S>();
+  const root: SeriesTree<S> = new Map();
   return (...values) => {
-    const key = values.join(" ");
-    let s = held.get(key);
+    let level = root;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = level.get(values[i]) as SeriesTree<S> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        level.set(values[i], next);
+      }
+      level = next;
+    }
+    let s = level.get(values[last]) as S | undefined;
     if (s === undefined) {
       s = make(...values);
-      held.set(key, s);
+      level.set(values[last], s);
     }
     return s;
   };

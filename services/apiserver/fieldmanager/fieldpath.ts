@@ -37,6 +37,19 @@ export class FieldSet {
 
   /** A set made of entries (entries that are neither members nor have children are dropped). */
   static fromEntries(entries: Iterable<SetEntry>): FieldSet {
+    return FieldSet.build(entries, true);
+  }
+
+  /**
+   * A set that takes `entries` as its nodes, without copying their children: only for
+   * entries whose children sets were made for it and are used nowhere else (a decoder's
+   * fresh sets). Entries with the same element are merged; empty entries are dropped.
+   */
+  static adoptEntries(entries: Iterable<SetEntry>): FieldSet {
+    return FieldSet.build(entries, false);
+  }
+
+  private static build(entries: Iterable<SetEntry>, copyChildren: boolean): FieldSet {
     const s = new FieldSet();
     for (const e of entries) {
       const key = serializeElement(e.pe);
@@ -44,7 +57,7 @@ export class FieldSet {
       if (have) {
         have.member ||= e.member;
         have.children = have.children.union(e.children);
-      } else s.put(e.pe, e.member, e.children.clone());
+      } else s.put(e.pe, e.member, copyChildren ? e.children.clone() : e.children);
     }
     return s;
   }
@@ -91,6 +104,11 @@ export class FieldSet {
   /** The nodes of the top level in the platform's element order. */
   entries(): SetEntry[] {
     return [...this.nodes.values()].sort((a, b) => compareElements(a.pe, b.pe));
+  }
+
+  /** The nodes of the top level in no particular order (for walks whose result does not depend on it). */
+  unorderedEntries(): SetEntry[] {
+    return [...this.nodes.values()];
   }
 
   clone(): FieldSet {

@@ -40,7 +40,9 @@ function read(obj: Record<string, unknown>, at: string): { member: boolean; chil
   let member = false;
   let known = false;
   const entries: SetEntry[] = [];
-  for (const [key, value] of Object.entries(obj)) {
+  for (const key in obj) {
+    if (!Object.hasOwn(obj, key)) continue;
+    const value = obj[key];
     if (key === ".") {
       member = true;
       known = true;
@@ -58,7 +60,7 @@ function read(obj: Record<string, unknown>, at: string): { member: boolean; chil
     const child = read(value, `${at}${key}.`);
     entries.push({ pe, member: child.member, children: child.children });
   }
-  const children = FieldSet.fromEntries(entries);
+  const children = FieldSet.adoptEntries(entries); // children read here, used nowhere else
   return { member: member || !known, children };
 }
 

@@ -45,7 +45,23 @@ export interface ManagerIdentity {
   subresource?: string;
 }
 
+/** Identifiers made so far, by their parts (a few per kind repeat across writes); cleared when it reaches its bound. */
+const madeIdentifiers = new Map<string, string>();
+const MADE_IDENTIFIERS_MAX = 1024;
+
 export function managerIdentifier(e: ManagerIdentity): string {
+  // The server's parts first, the client-chosen manager name last: no two identities share a key.
+  const parts = `${e.operation ?? ""}\u0000${e.apiVersion ?? ""}\u0000${e.subresource ?? ""}\u0000${e.manager ?? ""}`;
+  let id = madeIdentifiers.get(parts);
+  if (id === undefined) {
+    if (madeIdentifiers.size >= MADE_IDENTIFIERS_MAX) madeIdentifiers.clear();
+    id = makeIdentifier(e);
+    madeIdentifiers.set(parts, id);
+  }
+  return id;
+}
+
+function makeIdentifier(e: ManagerIdentity): string {
   const id: Record<string, string> = {};
   if (e.manager) id.manager = e.manager;
   if (e.operation) id.operation = e.operation;

@@ -137,8 +137,25 @@ export function goJson(v: JsonValue): string {
   return `{${keys.map((k) => `${goJson(k)}:${goJson(v[k])}`).join(",")}}`;
 }
 
+/**
+ * Serialized forms of key and value elements already serialized (their JSON is costly; a
+ * field's form is one concatenation). Elements are immutable values, and a set keys its
+ * nodes by this form on every lookup, so each such element is serialized once.
+ */
+const serialized = new WeakMap<PathElement, string>();
+
 /** The serialized form of an element (`f:name`, `k:{...}`, `v:...`, `i:3`); also its identity. */
 export function serializeElement(pe: PathElement): string {
+  if (pe.kind === "field") return `f:${pe.name}`;
+  let s = serialized.get(pe);
+  if (s === undefined) {
+    s = serializeFresh(pe);
+    serialized.set(pe, s);
+  }
+  return s;
+}
+
+function serializeFresh(pe: PathElement): string {
   switch (pe.kind) {
     case "field":
       return `f:${pe.name}`;

@@ -97,14 +97,19 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => deepEqual(x, b[i]));
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
   }
   if (isObject(a)) {
     if (!isObject(b)) return false;
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    if (ka.length !== kb.length) return false;
-    return ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
+    let defined = 0;
+    for (const k in a) {
+      if (!Object.hasOwn(a, k) || a[k] === undefined) continue;
+      defined++;
+      if (!Object.hasOwn(b, k) || !deepEqual(a[k], b[k])) return false;
+    }
+    for (const k in b) if (Object.hasOwn(b, k) && b[k] !== undefined) defined--;
+    return defined === 0;
   }
   return false;
 }
@@ -170,7 +175,7 @@ export function ensureNamedFieldsAreMembers(set: FieldSet, s: TypeRef): FieldSet
 export function collapseAtomic(set: FieldSet, s: TypeRef): FieldSet {
   const atom = schemaAtom(s);
   if (atom === undefined) return set;
-  const current = set.entries();
+  const current = set.unorderedEntries();
   // Copied on write: `set` itself when nothing below it collapses (the usual case), so nothing is rebuilt.
   let entries: SetEntry[] | undefined;
   for (let i = 0; i < current.length; i++) {

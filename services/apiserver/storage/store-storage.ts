@@ -4,6 +4,7 @@
  * the revision feed, which fills gaps from the store's MVCC history. Every failure
  * is a StorageError (errors.ts): store client errors are mapped per operation.
  */
+import { storageEncodingsMayBeEqual } from "./encoding-may-equal.ts";
 import { decodeContinue, encodeContinue, isExpired, InvalidContinueError } from "./continue-token.ts";
 import { EventQueue } from "./event-queue.ts";
 import { storageStep, type StorageOperation } from "./errors.ts";
@@ -241,7 +242,7 @@ export class StoreStorage implements ObjectStorage {
       const value = this.encode(key, updated);
       if (current && kv && !res.suggested && bytesEqual(kv.value, value) && !this.isStale(kv)) return current as JsonObject; // no-op: no new revision
       // A no-op is only known on the store's state: one judged on a suggestion is judged again there.
-      if (res.suggested && current && bytesEqual(encodeSharedForStorage(current), value)) continue;
+      if (res.suggested && current && storageEncodingsMayBeEqual(current, updated) && bytesEqual(encodeSharedForStorage(current), value)) continue;
       if (options.dryRun) {
         const out = cloneValue(updated);
         if (current) meta(out).resourceVersion = meta(current).resourceVersion;
