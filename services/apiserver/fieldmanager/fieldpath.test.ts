@@ -74,12 +74,37 @@ describe("field sets", () => {
     expect(a.has([f("b"), f("c")])).toBe(true);
     expect(a.has([f("b")])).toBe(false);
     expect(printed(a.withPrefix(f("b")))).toEqual([".c", ".d"]);
-    const before = a.toString();
-    a.union(b).insert([f("zzz")]);
-    a.withPrefix(f("b")).insert([f("q")]);
-    expect(a.toString()).toBe(before);
+    const before = [a.toString(), b.toString()];
+    for (const op of ["union", "difference", "intersection", "recursiveDifference"] as const) {
+      a[op](b);
+      b[op](a);
+    }
+    expect([a.toString(), b.toString()]).toEqual(before);
     expect(set([f("x")], [f("y")]).equals(set([f("y")], [f("x")]))).toBe(true);
     expect(a.size()).toBe(3);
+  });
+
+  it("shares what an operation leaves unchanged: an input itself, or its untouched subtrees", () => {
+    expect(a.union(FieldSet.of([f("a")]))).toBe(a);
+    expect(a.difference(b.difference(b))).toBe(a);
+    expect(a.difference(set([f("zzz")]))).toBe(a);
+    expect(a.intersection(a)).toBe(a);
+    expect(a.recursiveDifference(set([f("zzz")]))).toBe(a);
+    const grown = a.union(set([f("b"), f("q")]));
+    expect(printed(grown)).toEqual([".a", ".b.c", ".b.d", ".b.q"]);
+    expect(grown.withPrefix(f("b"))).not.toBe(a.withPrefix(f("b")));
+    const shrunk = set([f("a"), f("x")], [f("b"), f("c")]).difference(set([f("a"), f("x")]));
+    expect(printed(shrunk)).toEqual([".b.c"]);
+  });
+
+  it("adds paths only through a builder, closed once built", () => {
+    const builder = FieldSet.builder();
+    builder.add([f("x"), f("y")]);
+    builder.add([]);
+    const built = builder.build();
+    expect(printed(built)).toEqual([".x.y"]);
+    expect(() => builder.add([f("z")])).toThrow(/after build/);
+    expect(printed(built)).toEqual([".x.y"]);
   });
 });
 

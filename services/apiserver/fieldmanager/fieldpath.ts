@@ -5,8 +5,11 @@
  *
  * Invariant: a node exists only when it is a member or has a non-empty child
  * set, so `empty()` is a constant-time check and serialization never writes
- * dangling `{}` entries. Sets are values: the operations return new sets and
- * never share nodes with their inputs.
+ * dangling `{}` entries. Sets are immutable values once built: the operations
+ * never change their inputs, and return an input itself, or share its unchanged
+ * subtrees, wherever the result equals it there (a write that changes one field
+ * allocates along that field's path only). Paths are added only through a
+ * `FieldSet.builder()`, whose set nobody else holds until it is built.
  */
 import { compareElements, pathString, serializeElement, type Path, type PathElement } from "./path-element.ts";
 
@@ -25,54 +28,61 @@ interface Node {
   children: FieldSet;
 }
 
+/** Adds paths to a set under construction; `build` hands the set out, after which `add` throws. */
+export interface FieldSetBuilder {
+  /** Adds a path (an empty path is ignored, as the platform does). */
+  add(path: Path): void;
+  build(): FieldSet;
+}
+
 export class FieldSet {
   private readonly nodes = new Map<string, Node>();
 
   /** A set of the given paths (empty paths are ignored, as the platform does). */
   static of(...paths: Path[]): FieldSet {
+    const b = FieldSet.builder();
+    for (const p of paths) b.add(p);
+    return b.build();
+  }
+
+  static builder(): FieldSetBuilder {
     const s = new FieldSet();
-    for (const p of paths) s.insert(p);
-    return s;
+    let built = false;
+    return {
+      add(path) {
+        if (built) throw new Error("FieldSet builder: add after build");
+        s.insertOwned(path);
+      },
+      build() {
+        built = true;
+        return s;
+      },
+    };
   }
 
-  /** A set made of entries (entries that are neither members nor have children are dropped). */
+  /** A set made of entries (entries that are neither members nor have children are dropped); it shares their children sets. */
   static fromEntries(entries: Iterable<SetEntry>): FieldSet {
-    return FieldSet.build(entries, true);
-  }
-
-  /**
-   * A set that takes `entries` as its nodes, without copying their children: only for
-   * entries whose children sets were made for it and are used nowhere else (a decoder's
-   * fresh sets). Entries with the same element are merged; empty entries are dropped.
-   */
-  static adoptEntries(entries: Iterable<SetEntry>): FieldSet {
-    return FieldSet.build(entries, false);
-  }
-
-  private static build(entries: Iterable<SetEntry>, copyChildren: boolean): FieldSet {
     const s = new FieldSet();
     for (const e of entries) {
       const key = serializeElement(e.pe);
       const have = s.nodes.get(key);
-      if (have) {
-        have.member ||= e.member;
-        have.children = have.children.union(e.children);
-      } else s.put(e.pe, e.member, copyChildren ? e.children.clone() : e.children);
+      if (have) s.nodes.set(key, { pe: have.pe, member: have.member || e.member, children: have.children.union(e.children) });
+      else s.put(e.pe, e.member, e.children);
     }
     return s;
   }
 
-  /** Adds a path. Only for sets the caller is building; sets handed out are treated as values. */
-  insert(path: Path): void {
-    if (path.length === 0) return;
-    const key = serializeElement(path[0]);
+  /** Adds a path in place: only on a builder's set, whose nodes and children it made itself. */
+  private insertOwned(path: Path, from = 0): void {
+    if (path.length <= from) return;
+    const key = serializeElement(path[from]);
     let node = this.nodes.get(key);
     if (!node) {
-      node = { pe: path[0], member: false, children: new FieldSet() };
+      node = { pe: path[from], member: false, children: new FieldSet() };
       this.nodes.set(key, node);
     }
-    if (path.length === 1) node.member = true;
-    else node.children.insert(path.slice(1));
+    if (path.length === from + 1) node.member = true;
+    else node.children.insertOwned(path, from + 1);
   }
 
   private put(pe: PathElement, member: boolean, children: FieldSet): void {
@@ -98,7 +108,7 @@ export class FieldSet {
 
   /** The paths below `pe`, without the `pe` prefix. */
   withPrefix(pe: PathElement): FieldSet {
-    return this.node(pe)?.children.clone() ?? new FieldSet();
+    return this.node(pe)?.children ?? new FieldSet();
   }
 
   /** The nodes of the top level in the platform's element order. */
@@ -111,54 +121,75 @@ export class FieldSet {
     return [...this.nodes.values()];
   }
 
-  clone(): FieldSet {
-    const out = new FieldSet();
-    for (const [k, n] of this.nodes) out.nodes.set(k, { pe: n.pe, member: n.member, children: n.children.clone() });
-    return out;
+  /** A node of this set changed to `member` and `children`: the node itself when both are its own, else a new node. */
+  private static changed(n: Node, member: boolean, children: FieldSet): Node | undefined {
+    if (member === n.member && children === n.children) return n;
+    return member || !children.empty() ? { pe: n.pe, member, children } : undefined;
+  }
+
+  /** The set made by mapping each node (undefined drops it); `this` when every node maps to itself. */
+  private mapNodes(f: (key: string, n: Node) => Node | undefined): FieldSet {
+    let out: FieldSet | undefined;
+    let i = 0;
+    for (const [k, n] of this.nodes) {
+      const m = f(k, n);
+      if (m !== n && out === undefined) {
+        out = new FieldSet();
+        let j = 0;
+        for (const [k2, n2] of this.nodes) {
+          if (j++ >= i) break;
+          out.nodes.set(k2, n2);
+        }
+      }
+      if (out !== undefined && m !== undefined) out.nodes.set(k, m);
+      i++;
+    }
+    return out ?? this;
   }
 
   union(other: FieldSet): FieldSet {
-    const out = this.clone();
+    if (other === this || other.empty()) return this;
+    if (this.empty()) return other;
+    let out: FieldSet | undefined;
     for (const [k, n] of other.nodes) {
-      const mine = out.nodes.get(k);
-      if (!mine) out.nodes.set(k, { pe: n.pe, member: n.member, children: n.children.clone() });
-      else {
-        mine.member ||= n.member;
-        mine.children = mine.children.union(n.children);
+      const mine = (out ?? this).nodes.get(k);
+      const next = mine ? FieldSet.changed(mine, mine.member || n.member, mine.children.union(n.children)) : n;
+      if (next === mine) continue;
+      if (out === undefined) {
+        out = new FieldSet();
+        for (const [k2, n2] of this.nodes) out.nodes.set(k2, n2);
       }
+      out.nodes.set(k, next!);
     }
-    return out;
+    return out ?? this;
   }
 
   /** Members of this set that are not members of `other` (prefixes do not matter). */
   difference(other: FieldSet): FieldSet {
-    const out = new FieldSet();
-    for (const [k, n] of this.nodes) {
+    if (other.empty() || this.empty()) return this;
+    return this.mapNodes((k, n) => {
       const o = other.nodes.get(k);
-      if (!o) out.nodes.set(k, { pe: n.pe, member: n.member, children: n.children.clone() });
-      else out.put(n.pe, n.member && !o.member, n.children.difference(o.children));
-    }
-    return out;
+      return o ? FieldSet.changed(n, n.member && !o.member, n.children.difference(o.children)) : n;
+    });
   }
 
   /** Members of this set that are neither members of `other` nor below one of its members. */
   recursiveDifference(other: FieldSet): FieldSet {
-    const out = new FieldSet();
-    for (const [k, n] of this.nodes) {
+    if (other.empty() || this.empty()) return this;
+    return this.mapNodes((k, n) => {
       const o = other.nodes.get(k);
-      if (!o) out.nodes.set(k, { pe: n.pe, member: n.member, children: n.children.clone() });
-      else if (!o.member) out.put(n.pe, n.member, n.children.recursiveDifference(o.children));
-    }
-    return out;
+      if (!o) return n;
+      return o.member ? undefined : FieldSet.changed(n, n.member, n.children.recursiveDifference(o.children));
+    });
   }
 
   intersection(other: FieldSet): FieldSet {
-    const out = new FieldSet();
-    for (const [k, n] of this.nodes) {
+    if (other === this || this.empty()) return this;
+    if (other.empty()) return other;
+    return this.mapNodes((k, n) => {
       const o = other.nodes.get(k);
-      if (o) out.put(n.pe, n.member && o.member, n.children.intersection(o.children));
-    }
-    return out;
+      return o ? FieldSet.changed(n, n.member && o.member, n.children.intersection(o.children)) : undefined;
+    });
   }
 
   equals(other: FieldSet): boolean {

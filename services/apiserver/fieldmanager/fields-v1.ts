@@ -60,7 +60,7 @@ function read(obj: Record<string, unknown>, at: string): { member: boolean; chil
     const child = read(value, `${at}${key}.`);
     entries.push({ pe, member: child.member, children: child.children });
   }
-  const children = FieldSet.adoptEntries(entries); // children read here, used nowhere else
+  const children = FieldSet.fromEntries(entries);
   return { member: member || !known, children };
 }
 

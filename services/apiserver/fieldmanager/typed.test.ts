@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { controllerRevision, deployment } from "../../../shared/api/groups/apps-v1.ts";
 import { configMapKind, serviceKind } from "../../../shared/api/groups/core-v1.ts";
-import { fieldElement as f, pathString, type FieldSet } from "./fieldpath.ts";
+import { fieldElement as f, pathString, FieldSet } from "./fieldpath.ts";
 import { applyObject, mergeObjects } from "./merge.ts";
 import { collapseAtomic, compare, removeItems, toFieldSet, ensureNamedFieldsAreMembers } from "./typed.ts";
 import { fieldPaths } from "./index.ts";
@@ -101,9 +101,9 @@ describe("merge", () => {
 describe("removeItems", () => {
   it("removes fields, items and members; emptied containers disappear", () => {
     const obj = { metadata: { finalizers: ["a", "b"], labels: { x: "1" } }, ...containers([{ name: "x", image: "i" }, { name: "y" }]) };
-    const toRemove = fieldPaths("metadata.labels.x");
-    toRemove.insert([f("metadata"), f("finalizers"), { kind: "value", value: "a" }]);
-    toRemove.insert([f("spec"), f("template"), f("spec"), f("containers"), { kind: "key", fields: [["name", "x"]] }]);
+    const toRemove = fieldPaths("metadata.labels.x").union(
+      FieldSet.of([f("metadata"), f("finalizers"), { kind: "value", value: "a" }], [f("spec"), f("template"), f("spec"), f("containers"), { kind: "key", fields: [["name", "x"]] }]),
+    );
     expect(removeItems(deployment, obj, toRemove)).toEqual({ metadata: { finalizers: ["b"] }, ...containers([{ name: "y" }]) });
   });
 });

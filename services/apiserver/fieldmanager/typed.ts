@@ -15,25 +15,25 @@
  * fields layer (`managed-fields.ts`), not here.
  */
 import { atomFor, fieldType, indexList, isDeclaredField, isObject, listItemElement, schemaAtom, type TypeRef } from "./atoms.ts";
-import { FieldSet, type SetEntry } from "./fieldpath.ts";
+import { FieldSet, type FieldSetBuilder, type SetEntry } from "./fieldpath.ts";
 import type { Path } from "./path-element.ts";
 import { walk2 } from "./walk.ts";
 
 export function toFieldSet(s: TypeRef, value: unknown): FieldSet {
-  const set = new FieldSet();
+  const set = FieldSet.builder();
   collect(s, value, [], set);
-  return set;
+  return set.build();
 }
 
-function collect(s: TypeRef, v: unknown, path: Path, set: FieldSet): void {
+function collect(s: TypeRef, v: unknown, path: Path, set: FieldSetBuilder): void {
   const atom = atomFor(s, v);
   if (atom.kind === "scalar") {
-    set.insert(path);
+    set.add(path);
     return;
   }
   if (atom.kind === "list") {
     if (atom.relation === "atomic") {
-      set.insert(path);
+      set.add(path);
       return;
     }
     if (!Array.isArray(v)) return;
@@ -42,12 +42,12 @@ function collect(s: TypeRef, v: unknown, path: Path, set: FieldSet): void {
       const itemPath = [...path, idx.pe.get(key)!];
       const items = idx.items.get(key)!;
       if (items.length === 1) collect(atom.items, items[0], itemPath, set);
-      set.insert(itemPath);
+      set.add(itemPath);
     }
     return;
   }
   if (atom.atomic) {
-    set.insert(path);
+    set.add(path);
     return;
   }
   if (!isObject(v)) return;
@@ -55,7 +55,7 @@ function collect(s: TypeRef, v: unknown, path: Path, set: FieldSet): void {
     if (child === undefined) continue;
     const childPath = [...path, { kind: "field" as const, name: k }];
     collect(fieldType(atom, k), child, childPath, set);
-    if (!isDeclaredField(atom, k)) set.insert(childPath);
+    if (!isDeclaredField(atom, k)) set.add(childPath);
   }
 }
 
@@ -67,24 +67,26 @@ export interface Comparison {
 
 /** What changed from `lhs` to `rhs` (either may be absent: `undefined`). */
 export function compare(s: TypeRef, lhs: unknown, rhs: unknown): Comparison {
-  const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  const added = FieldSet.builder();
+  const modified = FieldSet.builder();
+  const removed = FieldSet.builder();
   walk2(s, lhs, rhs, {
     rhsDuplicates: "allow",
     // Equal subtrees hold nothing added, modified or removed (deepEqual ignores absent
     // members as the walk does): an update that changes one field walks only its path.
     unchanged: deepEqual,
     leaf(path, l, r) {
-      if (l === undefined) c.added.insert(path);
-      else if (r === undefined) c.removed.insert(path);
-      else if (!deepEqual(l, r)) c.modified.insert(path);
+      if (l === undefined) added.add(path);
+      else if (r === undefined) removed.add(path);
+      else if (!deepEqual(l, r)) modified.add(path);
       return undefined;
     },
     post(path, l, r) {
-      if (l === undefined) c.added.insert(path);
-      else if (r === undefined) c.removed.insert(path);
+      if (l === undefined) added.add(path);
+      else if (r === undefined) removed.add(path);
     },
   });
-  return c;
+  return { added: added.build(), modified: modified.build(), removed: removed.build() };
 }
 
 /** The comparison without the given fields or anything below them. */
