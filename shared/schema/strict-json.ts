@@ -78,6 +78,12 @@ const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b
 /** The characters that end a run of plain string content: the closing quote, an escape, a control character. */
 // eslint-disable-next-line no-control-regex -- control characters are what a JSON string may not hold
 const STRING_SPECIAL = /["\\\x00-\x1f]/g;
+
+/** The index of the first quote, backslash or control character at or after `from`; -1 when none (`test` builds no match object). */
+function specialAt(s: string, from: number): number {
+  STRING_SPECIAL.lastIndex = from;
+  return STRING_SPECIAL.test(s) ? STRING_SPECIAL.lastIndex - 1 : -1;
+}
 const HEX4 = /^[0-9a-fA-F]{4}$/;
 
 const SPACE = 0x20;
@@ -304,14 +310,13 @@ class Parser {
   private string(): string {
     const s = this.s;
     const start = this.i + 1; // after the opening quote
-    STRING_SPECIAL.lastIndex = start;
-    const found = STRING_SPECIAL.exec(s);
-    if (found && s.charCodeAt(found.index) === QUOTE) {
-      this.i = found.index + 1;
-      return s.slice(start, found.index);
+    const at = specialAt(s, start);
+    if (at >= 0 && s.charCodeAt(at) === QUOTE) {
+      this.i = at + 1;
+      return s.slice(start, at);
     }
-    if (found && s.charCodeAt(found.index) === BACKSLASH) {
-      const end = closingQuote(s, found.index);
+    if (at >= 0 && s.charCodeAt(at) === BACKSLASH) {
+      const end = closingQuote(s, at);
       if (end >= 0) {
         try {
           const value = JSON.parse(s.slice(start - 1, end + 1)) as string;
@@ -331,13 +336,11 @@ class Parser {
     const s = this.s;
     let out = "";
     for (;;) {
-      STRING_SPECIAL.lastIndex = this.i;
-      const found = STRING_SPECIAL.exec(s);
-      if (!found) {
+      const at = specialAt(s, this.i);
+      if (at < 0) {
         this.i = this.n;
         this.fail("unexpected end of JSON input");
       }
-      const at = found.index;
       const c = s.charCodeAt(at);
       if (c === QUOTE) {
         out += s.slice(this.i, at);

@@ -31,12 +31,19 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   }
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => deepEqual(x, b[i]));
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
   }
   if (isObject(a) && isObject(b)) {
-    const ka = Object.keys(a);
-    if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => hasOwn(b, k) && deepEqual(a[k], b[k]));
+    // Own enumerable keys counted and compared without building key arrays.
+    let keys = 0;
+    for (const k in a) {
+      if (!hasOwn(a, k)) continue;
+      keys++;
+      if (!hasOwn(b, k) || !deepEqual(a[k], b[k])) return false;
+    }
+    for (const k in b) if (hasOwn(b, k)) keys--;
+    return keys === 0;
   }
   return false;
 }
@@ -66,7 +73,7 @@ export function cloneValue(v: unknown): unknown {
   if (proto !== Object.prototype && proto !== null) return structuredClone(v);
   const src = v as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(src)) setOwn(out, k, cloneValue(src[k]));
+  for (const k in src) if (hasOwn(src, k)) setOwn(out, k, cloneValue(src[k]));
   return out;
 }
 
