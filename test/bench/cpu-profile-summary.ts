@@ -38,7 +38,7 @@ export interface ProfileSummary {
 const ROOT = process.cwd();
 
 /** A file's path relative to its tree (this checkout or a bench worktree), so two builds' profiles compare by file. */
-function location(url: string): string {
+export function profileLocation(url: string): string {
   if (!url) return "(native)";
   const path = url.startsWith("file://") ? new URL(url).pathname : url;
   const inTree = /\/((?:services|shared|node_modules|test)\/.*)$/.exec(path);
@@ -67,13 +67,13 @@ export function summarizeProfile(profile: CpuProfile, n = 20): ProfileSummary {
     if (hits === 0) continue;
     const { functionName, url, lineNumber } = node.callFrame;
     if (functionName === "(idle)") idleHits += hits;
-    const where = url ? `${location(url)}:${lineNumber + 1}` : "";
+    const where = url ? `${profileLocation(url)}:${lineNumber + 1}` : "";
     const name = functionName || "(anonymous)";
     const fkey = `${name}@${where}`;
     const f = byFunction.get(fkey) ?? { name, where, hits: 0 };
     f.hits += hits;
     byFunction.set(fkey, f);
-    const file = url ? location(url) : name;
+    const file = url ? profileLocation(url) : name;
     const g = byFile.get(file) ?? { name: file, where: "", hits: 0 };
     g.hits += hits;
     byFile.set(file, g);

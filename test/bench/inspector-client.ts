@@ -1,7 +1,8 @@
 /**
  * A benchmark's handle on another Node process started with `--inspect=127.0.0.1:0`:
- * a full garbage collection and the JS heap's used size, and a CPU profile of a chosen
- * window (V8's sampling profiler, the `--cpu-prof` format), over the inspector protocol
+ * a full garbage collection and the JS heap's used size, a CPU profile of a chosen
+ * window (V8's sampling profiler, the `--cpu-prof` format) and an allocation profile of
+ * one (V8's sampling heap profiler, counting objects already collected), over the inspector protocol
  * (a WebSocket; the `ws` package the platform's client library brings along).
  */
 interface WsLike {
@@ -39,11 +40,11 @@ export class InspectorClient {
     return new InspectorClient(ws);
   }
 
-  private call(method: string): Promise<Record<string, unknown>> {
+  private call(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>> {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      this.ws.send(JSON.stringify({ id, method }));
+      this.ws.send(JSON.stringify({ id, method, params }));
     });
   }
 
@@ -63,6 +64,21 @@ export class InspectorClient {
   /** The profile since `startCpuProfile`, as `node --cpu-prof` writes it. */
   async stopCpuProfile(): Promise<unknown> {
     return (await this.call("Profiler.stop")).profile;
+  }
+
+  /**
+   * Starts V8's sampling heap profiler on everything allocated from now on, including
+   * objects young and old collections free (so the profile is the allocation rate by
+   * allocating function, not what stays alive); one sample per `intervalBytes` on average.
+   */
+  async startHeapSampling(intervalBytes = 16384): Promise<void> {
+    await this.call("HeapProfiler.enable");
+    await this.call("HeapProfiler.startSampling", { samplingInterval: intervalBytes, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  }
+
+  /** The allocation profile since `startHeapSampling` (DevTools' `.heapprofile` format). */
+  async stopHeapSampling(): Promise<unknown> {
+    return (await this.call("HeapProfiler.stopSampling")).profile;
   }
 
   close(): void {

@@ -12,6 +12,7 @@ import { getProfile } from "../../shared/platform/index.ts";
 import type { CpuProfile } from "./harness.ts";
 import { cpuSeconds } from "./harness.ts";
 import { readFileSync } from "node:fs";
+import type { HeapProfile } from "./heap-profile-summary.ts";
 import type { InspectorClient } from "./inspector-client.ts";
 import type { NodesTarget } from "./nodes-target.ts";
 
@@ -42,6 +43,14 @@ export interface WindowFigures {
   /** Writes per second the nodes offer. */
   offered: number;
   profile?: CpuProfile;
+  /** The window's allocation profile (with `heapDir` profiling). */
+  heapProfile?: HeapProfile;
+}
+
+/** Which profiles of the server a window takes (its files are written under these directories); with an inspector only. */
+export interface Profiling {
+  cpuDir?: string;
+  heapDir?: string;
 }
 
 const profile = getProfile("kubernetes");
@@ -90,8 +99,8 @@ export class NodeLoad {
     this.nodes.push({ name, lease, client });
   }
 
-  /** One lease period of renewals to warm up, then `windowMs` measured (profiled when `inspector` is given). */
-  async measureWindow(windowMs: number, inspector?: InspectorClient): Promise<WindowFigures> {
+  /** One lease period of renewals to warm up, then `windowMs` measured (profiled as `profiling` says when `inspector` is given). */
+  async measureWindow(windowMs: number, inspector?: InspectorClient, profiling: Profiling = {}): Promise<WindowFigures> {
     const { nodes } = this;
     const latencies: number[] = [];
     let errors = 0;
@@ -146,13 +155,15 @@ export class NodeLoad {
       }
     })();
     let cpuProfile: CpuProfile | undefined;
+    let heapProfile: HeapProfile | undefined;
     let cpuUsed: number;
     let mainUsed: number;
     let elapsedS: number;
     try {
       await new Promise((r) => setTimeout(r, LEASE_PERIOD_MS));
       measuring = true;
-      await inspector?.startCpuProfile();
+      if (profiling.cpuDir !== undefined) await inspector?.startCpuProfile();
+      if (profiling.heapDir !== undefined) await inspector?.startHeapSampling();
       const cpu0 = cpuSeconds(this.target.pid);
       const main0 = mainThreadCpuSeconds(this.target.pid);
       const t0 = performance.now();
@@ -161,7 +172,8 @@ export class NodeLoad {
       mainUsed = mainThreadCpuSeconds(this.target.pid) - main0;
       elapsedS = (performance.now() - t0) / 1000;
       measuring = false;
-      if (inspector) cpuProfile = (await inspector.stopCpuProfile()) as CpuProfile;
+      if (inspector && profiling.cpuDir !== undefined) cpuProfile = (await inspector.stopCpuProfile()) as CpuProfile;
+      if (inspector && profiling.heapDir !== undefined) heapProfile = (await inspector.stopHeapSampling()) as HeapProfile;
     } finally {
       stopped = true;
       await loop;
@@ -180,6 +192,7 @@ export class NodeLoad {
       mainThreadMsPerWrite: writes > 0 ? (mainUsed * 1000) / writes : 0,
       offered: count * (1000 / LEASE_PERIOD_MS + 1000 / STATUS_PERIOD_MS),
       profile: cpuProfile,
+      heapProfile,
     };
   }
 

@@ -18,7 +18,9 @@
  * threads and libuv's pool).
  * NODES_CPU_PROF=<dir> (cluster only): each window of the replica is profiled (V8's
  * sampler over its inspector) into <dir>/nodes-<count>[-<side><round>].cpuprofile,
- * summarised on stderr.
+ * summarised on stderr. NODES_HEAP_PROF=<dir> (cluster only): the same window's
+ * allocations (V8's sampling heap profiler, objects already collected included) into
+ * <dir>/...heapprofile, with the top allocating functions and files on stderr.
  *
  * NODES_BASE=<dir>: old against new. <dir> is a checkout of an older commit whose
  * test/bench/nodes-target.ts exists (e.g. `git worktree add <dir> <rev>` with
@@ -73,12 +75,26 @@
  * processPromiseRejections making a SafeMap after every tick ~3 %, the field manager ~8 %.
  * The real agent also reads its Node every status period (from the watch cache since
  * e371ed0), which this load does not make.
+ * Allocation (NODES_HEAP_PROF, 5,000 nodes, cluster, tree a09f650): 1,148 MB sampled in a
+ * 20 s window, ~110 KB per write, a quarter of it under the field manager (FieldSet
+ * operations copied both tries whole: 119 MB of Maps alone), then key arrays of
+ * cloneValue/deepEqual and RegExp matches of the strict JSON scan. With field sets that
+ * share unchanged subtrees and those copies gone (1417666, ebbb8f0): 1,008 MB, ~97 KB
+ * per write, 56 MB of Maps; a Lease renewal's recordUpdate 0.62-0.75x in-process (5,000
+ * distinct leases, JSON-decoded as the server gets them: 59/40 against 84/67 us). The
+ * replica's CPU per write did not move beyond what this bench resolves: new/old against
+ * a09f650 1.00, 1.08 and 1.05 (medians of 5-6 rounds; per-round ratios 0.79-1.17, each
+ * side 0.84-1.13 ms per write, 43-58 % of a core at 5,000 nodes, load 1.2-2.4). A larger
+ * young generation (--max-semi-space-size=32 and 64 on the replica) gave 0.95 and 0.94
+ * (0.89-1.08): not taken, it lengthens the scavenges that hold up GETs beside large
+ * lists (apf.ts).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { renderSummary, summarizeProfile } from "./cpu-profile-summary.ts";
-import { alternate, machineLoad, ratioStats, type CpuProfile } from "./harness.ts";
-import { LEASE_PERIOD_MS, NodeLoad, STATUS_PERIOD_MS, type WindowFigures } from "./nodes-load.ts";
+import { renderHeapSummary, summarizeHeapProfile } from "./heap-profile-summary.ts";
+import { alternate, machineLoad, ratioStats } from "./harness.ts";
+import { LEASE_PERIOD_MS, NodeLoad, STATUS_PERIOD_MS, type Profiling, type WindowFigures } from "./nodes-load.ts";
 import { startNodesTarget, type NodesTarget, type NodesTopology } from "./nodes-target.ts";
 
 const CPU_LIMIT_PCT = 50;
@@ -100,18 +116,26 @@ function nodesAtLimit(cpuMsPerWrite: number): number {
   return Math.floor(((CPU_LIMIT_PCT / 100) * 1000) / (cpuMsPerWrite * (1000 / LEASE_PERIOD_MS + 1000 / STATUS_PERIOD_MS)));
 }
 
-function writeProfile(dir: string | undefined, name: string, profile: CpuProfile | undefined): void {
-  if (dir === undefined || profile === undefined) return;
+/** Writes `value` as JSON to `<dir>/<file>`; returns its path. */
+function writeJson(dir: string, file: string, value: unknown): string {
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${name}.cpuprofile`);
-  writeFileSync(file, JSON.stringify(profile));
-  process.stderr.write(renderSummary(file, summarizeProfile(profile, 30)));
+  const path = join(dir, file);
+  writeFileSync(path, JSON.stringify(value));
+  return path;
 }
 
-async function startSide(start: StartTarget, topology: NodesTopology, profileDir: string | undefined): Promise<{ target: NodesTarget; load: NodeLoad; inspector: Awaited<ReturnType<NodesTarget["profiler"]>> }> {
-  const target = await start(topology, { inspect: !!profileDir });
-  const inspector = profileDir ? await target.profiler() : undefined;
-  if (profileDir && !inspector) process.stderr.write(`NODES_CPU_PROF: no inspector on the ${topology} server; not profiled\n`);
+function writeProfiles(profiling: Profiling, name: string, w: WindowFigures): void {
+  if (profiling.cpuDir !== undefined && w.profile) process.stderr.write(renderSummary(writeJson(profiling.cpuDir, `${name}.cpuprofile`, w.profile), summarizeProfile(w.profile, 30)));
+  if (profiling.heapDir !== undefined && w.heapProfile) {
+    process.stderr.write(renderHeapSummary(writeJson(profiling.heapDir, `${name}.heapprofile`, w.heapProfile), summarizeHeapProfile(w.heapProfile, 30)));
+  }
+}
+
+async function startSide(start: StartTarget, topology: NodesTopology, profiling: Profiling): Promise<{ target: NodesTarget; load: NodeLoad; inspector: Awaited<ReturnType<NodesTarget["profiler"]>> }> {
+  const wanted = profiling.cpuDir !== undefined || profiling.heapDir !== undefined;
+  const target = await start(topology, { inspect: wanted });
+  const inspector = wanted ? await target.profiler() : undefined;
+  if (wanted && !inspector) process.stderr.write(`NODES_CPU_PROF/NODES_HEAP_PROF: no inspector on the ${topology} server; not profiled\n`);
   return { target, load: new NodeLoad(target), inspector };
 }
 
@@ -119,16 +143,16 @@ export async function benchNodes(): Promise<Record<string, number>> {
   const steps = (process.env.NODES_STEPS ?? "1000,2000,5000,8000").split(",").map(Number).filter((n) => n > 0);
   const windowMs = Number(process.env.NODES_WINDOW_S ?? 20) * 1000;
   const topology: NodesTopology = process.env.NODES_TOPOLOGY === "cluster" ? "cluster" : "embedded";
-  const profileDir = process.env.NODES_CPU_PROF;
-  if (process.env.NODES_BASE) return compareWithBase(resolve(process.env.NODES_BASE), steps[0], windowMs, topology, profileDir);
-  const { target, load, inspector } = await startSide(startNodesTarget, topology, profileDir);
+  const profiling: Profiling = { cpuDir: process.env.NODES_CPU_PROF, heapDir: process.env.NODES_HEAP_PROF };
+  if (process.env.NODES_BASE) return compareWithBase(resolve(process.env.NODES_BASE), steps[0], windowMs, topology, profiling);
+  const { target, load, inspector } = await startSide(startNodesTarget, topology, profiling);
   const figures: Record<string, number> = {};
   let sustained = 0;
   try {
     for (const count of steps) {
       await load.addNodes(count);
-      const w = await load.measureWindow(windowMs, inspector);
-      writeProfile(profileDir, `nodes-${count}`, w.profile);
+      const w = await load.measureWindow(windowMs, inspector, profiling);
+      writeProfiles(profiling, `nodes-${count}`, w);
       const writesPerS = Math.round(w.writes / (windowMs / 1000));
       const p99 = Math.round(percentile(w.latencies, 99) * 10) / 10;
       figures[`cpu_pct_of_one_core_at_${count}_nodes`] = Math.round(w.cpuPct * 10) / 10;
@@ -159,17 +183,17 @@ export async function benchNodes(): Promise<Record<string, number>> {
 }
 
 /** This tree (A) against the server of the tree at `baseDir` (B), alternating windows at `count` nodes. */
-async function compareWithBase(baseDir: string, count: number, windowMs: number, topology: NodesTopology, profileDir: string | undefined): Promise<Record<string, number>> {
+async function compareWithBase(baseDir: string, count: number, windowMs: number, topology: NodesTopology, profiling: Profiling): Promise<Record<string, number>> {
   const rounds = Number(process.env.NODES_ROUNDS ?? 3);
   const baseModule = (await import(join(baseDir, "test", "bench", "nodes-target.ts"))) as { startNodesTarget: StartTarget };
-  const sides = [await startSide(startNodesTarget, topology, profileDir)];
+  const sides = [await startSide(startNodesTarget, topology, profiling)];
   try {
-    sides.push(await startSide(baseModule.startNodesTarget, topology, profileDir));
+    sides.push(await startSide(baseModule.startNodesTarget, topology, profiling));
     for (const s of sides) await s.load.addNodes(count);
     process.stdout.write(`${topology}, ${count} nodes, this tree (new) against ${baseDir} (old), ${rounds} alternating rounds of ${windowMs / 1000} s (${machineLoad()})\n`);
     const measure = (i: number, name: string) => async (round: number): Promise<WindowFigures> => {
-      const w = await sides[i].load.measureWindow(windowMs, sides[i].inspector);
-      writeProfile(profileDir, `nodes-${count}-${name}${round}`, w.profile);
+      const w = await sides[i].load.measureWindow(windowMs, sides[i].inspector, profiling);
+      writeProfiles(profiling, `nodes-${count}-${name}${round}`, w);
       process.stdout.write(`  round ${round} ${name}: ${w.cpuMsPerWrite.toFixed(3)} ms CPU per write (${w.mainThreadMsPerWrite.toFixed(3)} on the main thread), ${w.cpuPct.toFixed(1)}% of a core, ${w.writes} writes, ${w.errors} errors (${machineLoad()})\n`);
       for (const [kind, n] of w.errorKinds) process.stdout.write(`    ${n} x ${kind}\n`);
       return w;
