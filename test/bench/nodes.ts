@@ -83,8 +83,10 @@
  * per write, 56 MB of Maps; a Lease renewal's recordUpdate 0.62-0.75x in-process (5,000
  * distinct leases, JSON-decoded as the server gets them: 59/40 against 84/67 us). The
  * replica's CPU per write did not move beyond what this bench resolves: new/old against
- * a09f650 1.00, 1.08 and 1.05 (medians of 5-6 rounds; per-round ratios 0.79-1.17, each
- * side 0.84-1.13 ms per write, 43-58 % of a core at 5,000 nodes, load 1.2-2.4). A larger
+ * a09f650 1.00, 1.08, 1.05 and 1.06 (medians of 5-8 rounds; per-round ratios 0.79-1.17,
+ * each side 0.84-1.15 ms per write, 43-59 % of a core at 5,000 nodes, load 1.2-2.4),
+ * while the same tree against itself (NODES_BASE a worktree of HEAD, 6 rounds) gave 0.99
+ * (0.88-1.19): a change under ~5 % is not resolved here, either way. A larger
  * young generation (--max-semi-space-size=32 and 64 on the replica) gave 0.95 and 0.94
  * (0.89-1.08): not taken, it lengthens the scavenges that hold up GETs beside large
  * lists (apf.ts).
