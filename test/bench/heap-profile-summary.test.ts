@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { renderHeapSummary, summarizeHeapProfile, type HeapProfile } from "./heap-profile-summary.ts";
 
-const frame = (functionName: string, file: string, lineNumber = 0) => ({ functionName, url: file ? `file:///work/tree/${file}` : "", lineNumber });
+// Frames named by repo-relative paths, as profileLocation reports them.
+const frame = (functionName: string, file: string, lineNumber = 0) => ({ functionName, url: file, lineNumber });
 
 describe("summarizeHeapProfile", () => {
   // root → a (100 bytes) → b (300) ; root → c (200) → b (100): b allocated 400 in two call paths.

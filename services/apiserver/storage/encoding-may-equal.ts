@@ -26,7 +26,10 @@ function objectsMayBeEqual(a: Record<string, unknown>, b: Record<string, unknown
   for (const k in a) {
     if (!Object.hasOwn(a, k) || k === skip || a[k] === undefined) continue;
     n++;
-    if (!Object.hasOwn(b, k) || b[k] === undefined || !valuesMayBeEqual(a[k], b[k], depth + 1)) return false;
+    if (!Object.hasOwn(b, k) || b[k] === undefined) return false;
+    // The top level's metadata is compared without its resourceVersion (not in the storage encoding).
+    const topMetadata = depth === 0 && k === "metadata" && jsonKind(a[k]) === "object" && jsonKind(b[k]) === "object";
+    if (!(topMetadata ? objectsMayBeEqual(a[k] as JsonObject, b[k] as JsonObject, "resourceVersion", 1) : valuesMayBeEqual(a[k], b[k], depth + 1))) return false;
   }
   return n === definedKeyCount(b, skip);
 }
@@ -40,22 +43,19 @@ function valuesMayBeEqual(a: unknown, b: unknown, depth: number): boolean {
     for (let i = 0; i < a.length; i++) if (!valuesMayBeEqual(a[i], b[i], depth + 1)) return false;
     return true;
   }
-  if (isObject(a) && isObject(b) && Object.getPrototypeOf(a) === Object.prototype && Object.getPrototypeOf(b) === Object.prototype) return objectsMayBeEqual(a, b, undefined, depth);
+  if (jsonKind(a) === "object" && jsonKind(b) === "object") return objectsMayBeEqual(a as JsonObject, b as JsonObject, undefined, depth);
   // One side is a container and the other a scalar: they print differently. Anything else is not judged.
-  const kind = (v: unknown) => (isJsonScalar(v) ? "scalar" : Array.isArray(v) ? "array" : isObject(v) && Object.getPrototypeOf(v) === Object.prototype ? "object" : "other");
-  const ka = kind(a);
-  const kb = kind(b);
+  const ka = jsonKind(a);
+  const kb = jsonKind(b);
   return ka === "other" || kb === "other" || ka === kb;
 }
 
+function jsonKind(v: unknown): "scalar" | "array" | "object" | "other" {
+  if (isJsonScalar(v)) return "scalar";
+  if (Array.isArray(v)) return "array";
+  return isObject(v) && Object.getPrototypeOf(v) === Object.prototype ? "object" : "other";
+}
+
 export function storageEncodingsMayBeEqual(a: Readonly<JsonObject>, b: Readonly<JsonObject>): boolean {
-  let n = 0;
-  for (const k in a) {
-    if (!Object.hasOwn(a, k) || a[k] === undefined) continue;
-    n++;
-    if (!Object.hasOwn(b, k) || b[k] === undefined) return false;
-    const equal = k === "metadata" && isObject(a[k]) && isObject(b[k]) ? objectsMayBeEqual(a[k] as JsonObject, b[k] as JsonObject, "resourceVersion", 1) : valuesMayBeEqual(a[k], b[k], 1);
-    if (!equal) return false;
-  }
-  return n === definedKeyCount(b as Record<string, unknown>, undefined);
+  return objectsMayBeEqual(a, b, undefined, 0);
 }
