@@ -49,6 +49,17 @@ describe("lean response decoding", () => {
     expect(JSON.stringify(lean)).toBe(JSON.stringify(range.responseDeserialize(body)));
   });
 
+  it("wide ids it remembers stay exact: many distinct ids of one width, each decoded again later", () => {
+    // 20 ids of 64 bits (more than it remembers), all ten-byte varints, decoded twice in turn
+    const ids = Array.from({ length: 20 }, (_, i) => (18446744073709551615n - BigInt(i) * 1000003n).toString());
+    for (const round of [0, 1]) {
+      for (const [i, id] of ids.entries()) {
+        const body = Buffer.from(range.responseSerialize({ header: { cluster_id: id, member_id: ids[(i + round) % ids.length], revision: 5 } }));
+        expect(leanDecode("Range", body)).toStrictEqual(range.responseDeserialize(body));
+      }
+    }
+  });
+
   it("bytes fields are Buffers, empty when absent", () => {
     const body = Buffer.from(range.responseSerialize({ kvs: [{ key: Buffer.from("k") }] }));
     const [only] = leanDecode("Range", body)!.kvs;

@@ -61,9 +61,37 @@ function int64(c: Cursor, end: number): string {
   return typeof v === "number" ? String(v) : BigInt.asIntN(64, v).toString();
 }
 
+/**
+ * Decimal forms of the last few varints of eight bytes or more: every response header
+ * carries the same cluster and member ids, which would otherwise be read as BigInts each time.
+ */
+const recentWide: Array<{ raw: Buffer; text: string }> = [];
+const RECENT_WIDE = 8;
+
+/** The length of the varint at the cursor (at most ten bytes), or 0 when it does not end before `end`. */
+function varintLength(c: Cursor, end: number): number {
+  const { buf, pos } = c;
+  for (let i = pos; i < end && i < pos + 10; i++) if (buf[i] < 0x80) return i - pos + 1;
+  return 0;
+}
+
 function uint64(c: Cursor, end: number): string {
-  const v = varint(c, end);
-  return typeof v === "number" ? String(v) : v.toString();
+  const length = varintLength(c, end);
+  if (length < 8) {
+    const v = varint(c, end);
+    return typeof v === "number" ? String(v) : v.toString();
+  }
+  const raw = c.buf.subarray(c.pos, c.pos + length);
+  for (const known of recentWide) {
+    if (known.raw.equals(raw)) {
+      c.pos += length;
+      return known.text;
+    }
+  }
+  const text = (varint(c, end) as bigint).toString();
+  if (recentWide.length >= RECENT_WIDE) recentWide.shift();
+  recentWide.push({ raw: Buffer.from(raw), text });
+  return text;
 }
 
 /** protobufjs reads a bool as a uint32: only the low 32 bits count. */
