@@ -43,6 +43,19 @@
  * BENCH_STORE_BASE=<dir>: the B side is our store as built in that tree (e.g. an
  * extracted `git archive` of an earlier commit with node_modules linked in) instead of
  * etcd, so that two builds of the store are compared in interleaved rounds.
+ * The 64-client tail, on f50c672 (7 rounds, load 4.5 after): put p99 0.87 (0.57-1.38)
+ * of etcd's, get p99 0.69, put/s 1.52, get/s 1.60, 1-client put p50 1.09 (1.01-2.19),
+ * putrate p99 1.68; other runs that day gave put p99 1.09 and 0.95 (3 and 5 rounds), and
+ * 1.27 with 6 s rounds. Per-put latencies of each round (dumped, with every member's
+ * event-loop lateness and GC pauses beside them): in both stores the slowest 1 % of a
+ * round start within one or two 100 ms spans, one stall delaying the puts in flight;
+ * ours showed no member stalled that long (its loops ran 10-26 ms late throughout, GC
+ * pauses 6-21 ms), so such a span is a chain of long turns on the leader and a
+ * follower on two shared cores, not one pause. Tried against the same tree and not
+ * taken: --max-semi-space-size=4 and =2 on the members (put p99 1.08 and 0.95,
+ * put/s 0.99 and 1.06: within noise), --single-threaded-gc (p99 0.98), and the leader
+ * syncing batches of at most two records on its own thread (1-client put p50 1.11,
+ * 64-client put/s 0.61: a busy leader makes many such batches).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -487,7 +500,8 @@ async function measureLoad(sides: Record<Kind, Side>, rounds: number, roundMs: n
     add("p50_ms", `${verb} p50`, (m) => m.p50, "ms", "lower");
     add("p99_ms", `${verb} p99`, (m) => m.p99, "ms", "lower");
     if (phase.key === "put64" || phase.key === "putrate") {
-      // With 64 in flight, a stall of the loop delays 64 puts: under 1 % of a round, so it shows here, not in p99.
+      // With 64 in flight, a stall of a member delays 64 puts at once: 1-2 % of a 2 s round at
+      // 1,600-2,500 puts/s, so one stall sets the round's p99 as well, and p99.9 and max show its length.
       add("p999_ms", `${verb} p99.9`, (m) => m.p999, "ms", "lower");
       add("max_ms", `${verb} max`, (m) => m.max, "ms", "lower");
     }
