@@ -7,6 +7,7 @@
  * evenly over the period; the nodes share 32 keep-alive connections.
  */
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
+import { CONTENT_TYPES, type WireContentType } from "../../shared/client/wire-codec.ts";
 import type { ApiObject, ResourceRef } from "../../shared/client/object-client.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import type { CpuProfile } from "./harness.ts";
@@ -68,6 +69,14 @@ function mainThreadCpuSeconds(pid: number): number {
 const nodesRes: ResourceRef = { group: "", version: "v1", resource: "nodes" };
 const leasesRes: ResourceRef = { group: profile.group("coordination"), version: "v1", resource: "leases" };
 const ns = profile.nodeLeaseNamespace;
+/** How the simulated nodes send and accept objects (NODES_CONTENT_TYPE: json, the default, protobuf or cbor). */
+const CONTENT_TYPE = contentTypeOf(process.env.NODES_CONTENT_TYPE ?? "json");
+
+function contentTypeOf(name: string): WireContentType {
+  const known = CONTENT_TYPES.find((t) => t === name);
+  if (!known) throw new Error(`NODES_CONTENT_TYPE=${name}: one of ${CONTENT_TYPES.join(", ")}`);
+  return known;
+}
 
 /** The simulated nodes of one server. */
 export class NodeLoad {
@@ -75,7 +84,7 @@ export class NodeLoad {
   private readonly nodes: SimNode[] = [];
 
   constructor(readonly target: NodesTarget) {
-    this.clients = Array.from({ length: CONNECTIONS }, () => new HttpsObjectClient(target.config));
+    this.clients = Array.from({ length: CONNECTIONS }, () => new HttpsObjectClient(target.config, { contentType: CONTENT_TYPE, profile }));
   }
 
   get count(): number {
