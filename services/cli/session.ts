@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { execProviderFor } from "../../shared/client/exec-credential.ts";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
-import { CONTENT_TYPES, type WireContentType } from "../../shared/client/wire-codec.ts";
+import { CONTENT_TYPES, wireContentType, type WireContentType } from "../../shared/client/wire-codec.ts";
 import { inClusterAvailable, inClusterConfig } from "../../shared/client/in-cluster.ts";
 import { configFilesFromEnv, KubeconfigError, loadMergedKubeconfig, resolveMerged, type ClientConfig, type MergedKubeconfig } from "../../shared/client/kubeconfig.ts";
 import type { PlatformProfile } from "../../shared/platform/index.ts";
@@ -76,8 +76,9 @@ export function durationMs(text: string, flag: string): number {
 /** The `--content-type` value, checked. */
 export function contentTypeFlag(args: ParsedArgs): WireContentType {
   const value = str(args, "content-type") ?? "json";
-  if (!(CONTENT_TYPES as readonly string[]).includes(value)) throw new KubeconfigError(`invalid value "${value}" for --content-type: expected one of ${CONTENT_TYPES.join(", ")}`);
-  return value as WireContentType;
+  const type = wireContentType(value);
+  if (!type) throw new KubeconfigError(`invalid value "${value}" for --content-type: expected one of ${CONTENT_TYPES.join(", ")}`);
+  return type;
 }
 
 /** The resolved client configuration for the global flags. */

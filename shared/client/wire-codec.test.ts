@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { getProfile } from "../platform/index.ts";
-import { WireCodec } from "./wire-codec.ts";
+import { WireCodec, wireContentType } from "./wire-codec.ts";
 
 const CM = { group: "", version: "v1", resource: "configmaps" };
 
@@ -44,5 +44,18 @@ describe("JSON lines watch decoder", () => {
     expect(d.push(Buffer.from(text, "utf8"))).toEqual([events[2]]);
     expect(d.end()).toEqual([events[0]]);
     expect(d.end()).toEqual([]);
+  });
+});
+
+describe("wireContentType", () => {
+  it.each([
+    ["json", "json"],
+    ["protobuf", "protobuf"],
+    ["cbor", "cbor"],
+    ["xml", undefined],
+    ["JSON", undefined],
+    ["", undefined],
+  ])("%s: %s", (name, expected) => {
+    expect(wireContentType(name)).toBe(expected);
   });
 });

@@ -23,6 +23,11 @@ export type WireContentType = "json" | "protobuf" | "cbor";
 
 export const CONTENT_TYPES: readonly WireContentType[] = ["json", "protobuf", "cbor"];
 
+/** The content type of that name, or undefined when there is none. */
+export function wireContentType(name: string): WireContentType | undefined {
+  return CONTENT_TYPES.find((t) => t === name);
+}
+
 const JSON_TYPE = "application/json";
 const CBOR_TYPE = "application/cbor";
 const CBOR_SEQ_TYPE = "application/cbor-seq";

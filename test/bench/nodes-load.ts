@@ -7,7 +7,7 @@
  * evenly over the period; the nodes share 32 keep-alive connections.
  */
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
-import { CONTENT_TYPES, type WireContentType } from "../../shared/client/wire-codec.ts";
+import { CONTENT_TYPES, wireContentType, type WireContentType } from "../../shared/client/wire-codec.ts";
 import type { ApiObject, ResourceRef } from "../../shared/client/object-client.ts";
 import { getProfile } from "../../shared/platform/index.ts";
 import type { CpuProfile } from "./harness.ts";
@@ -73,7 +73,7 @@ const ns = profile.nodeLeaseNamespace;
 const CONTENT_TYPE = contentTypeOf(process.env.NODES_CONTENT_TYPE ?? "json");
 
 function contentTypeOf(name: string): WireContentType {
-  const known = CONTENT_TYPES.find((t) => t === name);
+  const known = wireContentType(name);
   if (!known) throw new Error(`NODES_CONTENT_TYPE=${name}: one of ${CONTENT_TYPES.join(", ")}`);
   return known;
 }
