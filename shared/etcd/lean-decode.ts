@@ -31,21 +31,28 @@ const FIXED64 = 1;
 const LENGTH_DELIMITED = 2;
 const FIXED32 = 5;
 
-/** A varint as a number when below 2^49 (exact), else as a 64-bit BigInt. */
-function varint(c: Cursor, end: number): number | bigint {
+/** A varint of at most seven bytes (below 2^49: exact) as a number; undefined, the cursor unmoved, when it is longer. */
+function shortVarint(c: Cursor, end: number): number | undefined {
   const { buf } = c;
-  const start = c.pos;
+  let pos = c.pos;
   let result = 0;
   let scale = 1;
   for (let i = 0; i < 7; i++) {
-    if (c.pos >= end) throw NOT_LEAN;
-    const b = buf[c.pos++];
+    if (pos >= end) throw NOT_LEAN;
+    const b = buf[pos++];
     result += (b & 0x7f) * scale;
-    if (b < 0x80) return result;
+    if (b < 0x80) {
+      c.pos = pos;
+      return result;
+    }
     scale *= 128;
   }
-  // Eight bytes or more: read it again exactly (up to ten bytes, 64 bits kept).
-  c.pos = start;
+  return undefined;
+}
+
+/** A varint of eight bytes or more, read exactly (up to ten bytes, 64 bits kept). */
+function wideVarint(c: Cursor, end: number): bigint {
+  const { buf } = c;
   let big = 0n;
   for (let shift = 0n; shift < 70n; shift += 7n) {
     if (c.pos >= end) throw NOT_LEAN;
@@ -56,41 +63,39 @@ function varint(c: Cursor, end: number): number | bigint {
   throw NOT_LEAN;
 }
 
+/** A varint as a number when below 2^49 (exact), else as a 64-bit BigInt. */
+function varint(c: Cursor, end: number): number | bigint {
+  return shortVarint(c, end) ?? wideVarint(c, end);
+}
+
 function int64(c: Cursor, end: number): string {
   const v = varint(c, end);
   return typeof v === "number" ? String(v) : BigInt.asIntN(64, v).toString();
 }
 
 /**
- * Decimal forms of the last few varints of eight bytes or more: every response header
- * carries the same cluster and member ids, which would otherwise be read as BigInts each time.
+ * Decimal forms of the last few wide varints: every response header carries the same
+ * cluster and member ids, which would otherwise be read as BigInts each time.
  */
 const recentWide: Array<{ raw: Buffer; text: string }> = [];
 const RECENT_WIDE = 8;
 
-/** The length of the varint at the cursor (at most ten bytes), or 0 when it does not end before `end`. */
-function varintLength(c: Cursor, end: number): number {
-  const { buf, pos } = c;
-  for (let i = pos; i < end && i < pos + 10; i++) if (buf[i] < 0x80) return i - pos + 1;
-  return 0;
-}
-
 function uint64(c: Cursor, end: number): string {
-  const length = varintLength(c, end);
-  if (length < 8) {
-    const v = varint(c, end);
-    return typeof v === "number" ? String(v) : v.toString();
-  }
-  const raw = c.buf.subarray(c.pos, c.pos + length);
+  const short = shortVarint(c, end);
+  if (short !== undefined) return String(short);
+  const start = c.pos;
+  let stop = start + 7;
+  while (stop < end && stop < start + 10 && c.buf[stop] >= 0x80) stop++;
+  const raw = c.buf.subarray(start, stop + 1);
   for (const known of recentWide) {
     if (known.raw.equals(raw)) {
-      c.pos += length;
+      c.pos = stop + 1;
       return known.text;
     }
   }
-  const text = (varint(c, end) as bigint).toString();
+  const text = wideVarint(c, end).toString();
   if (recentWide.length >= RECENT_WIDE) recentWide.shift();
-  recentWide.push({ raw: Buffer.from(raw), text });
+  recentWide.push({ raw: Buffer.from(c.buf.subarray(start, c.pos)), text });
   return text;
 }
 
