@@ -43,10 +43,10 @@ function valuesMayBeEqual(a: unknown, b: unknown, depth: number): boolean {
     for (let i = 0; i < a.length; i++) if (!valuesMayBeEqual(a[i], b[i], depth + 1)) return false;
     return true;
   }
-  if (jsonKind(a) === "object" && jsonKind(b) === "object") return objectsMayBeEqual(a as JsonObject, b as JsonObject, undefined, depth);
-  // One side is a container and the other a scalar: they print differently. Anything else is not judged.
   const ka = jsonKind(a);
   const kb = jsonKind(b);
+  if (ka === "object" && kb === "object") return objectsMayBeEqual(a as JsonObject, b as JsonObject, undefined, depth);
+  // One side is a container and the other a scalar: they print differently. Anything else is not judged.
   return ka === "other" || kb === "other" || ka === kb;
 }
 
