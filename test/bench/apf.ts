@@ -139,12 +139,12 @@
  * Where the rest goes (8acbea9, load 1.1-1.8): the goal line was 1.85x with 300 GETs
  * (per round 1.83 / 2.39 / 2.64) and 3.09x with 1,500 (flood p99 13.0-16.1 ms, unloaded
  * 2.8-7.8 ms). The same run with the tenant's GETs at resourceVersion=0 (served from the
- * watch cache without a revision read) had flood p99 6.6-8.4 ms: the consistent read's
- * revision read is half of the tail. Its latency as the replica's batcher saw it (sent to
- * settled): p50 0.3-0.6 / p99 1.9-4.4 ms unloaded, p50 0.8-1.1 / p99 5-10 ms under the flood,
+ * watch cache without a revision read; the path edited for that run) had flood p99 6.6-8.4
+ * ms: the consistent read's revision read is half of the tail. Its latency as the replica's
+ * batcher saw it (sent to settled, logged by a temporary probe): p50 0.3-0.6 / p99 1.9-4.4 ms unloaded, p50 0.8-1.1 / p99 5-10 ms under the flood,
  * at about 250 reads a second serving 1.3 callers each; the store process is nearly idle, so
  * this is the replica's event loop reaching the answer, and the process getting a core.
- * Four reads in flight instead of one (a flood of lists no longer holds the tenant's read
+ * Four reads in flight instead of one (the batcher's maxInFlight, set for that run) (a flood of lists no longer holds the tenant's read
  * back): flood p99 13.5-14.3 ms, goal line 3.40x, no change.
  */
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";

@@ -45,9 +45,9 @@
  * etcd, so that two builds of the store are compared in interleaved rounds.
  * The 64-client tail, on f50c672 (7 rounds, load 4.5 after): put p99 0.87 (0.57-1.38)
  * of etcd's, get p99 0.69, put/s 1.52, get/s 1.60, 1-client put p50 1.09 (1.01-2.19),
- * putrate p99 1.68; other runs that day gave put p99 1.09 and 0.95 (3 and 5 rounds), and
- * 1.27 with 6 s rounds. Per-put latencies of each round (dumped, with every member's
- * event-loop lateness and GC pauses beside them): in both stores the slowest 1 % of a
+ * putrate p99 1.68; other runs that day gave put p99 1.09 and 0.95 (5 and 3 rounds), and
+ * 1.27 with 6 s rounds. Per-put latencies of each round (dumped by a temporary edit of
+ * runLoad, with every member's event-loop lateness and GC pauses from a preloaded probe): in both stores the slowest 1 % of a
  * round start within one or two 100 ms spans, one stall delaying the puts in flight;
  * ours showed no member stalled that long (its loops ran 10-26 ms late throughout, GC
  * pauses 6-21 ms), so such a span is a chain of long turns on the leader and a
