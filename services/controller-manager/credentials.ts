@@ -3,16 +3,15 @@
  * account of the system namespace (`<client name>`, e.g. `namespace-controller`,
  * bound by the default policy to `system:controller:<client name>`), as the platform's
  * controller manager does. The root client (from `--kubeconfig`) makes sure the
- * account exists and requests a token for it (TokenRequest, one hour), which is kept
- * in a private file (mode 0600) and renewed at 80 % of its life; the controller's
- * client reads that file. Without the flag every controller uses the root client.
+ * account exists and requests a token for it (TokenRequest, one hour). The token is
+ * kept in memory only (nothing is left on disk when the process is killed) and
+ * renewed at 80 % of its life, or at once after a request sent with it was answered
+ * 401. Without the flag every controller uses the root client.
  */
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { isStatusError } from "../../shared/api/status.ts";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
 import { resourcePath, type ApiObject, type ObjectClient, type PathGetter } from "../../shared/client/object-client.ts";
+import type { Credential, CredentialProvider } from "../../shared/client/transport.ts";
 import type { LogFn } from "../../shared/observability/logger.ts";
 import type { PlatformProfile } from "../../shared/platform/index.ts";
 
@@ -20,11 +19,68 @@ export type ControllerClient = ObjectClient & PathGetter;
 export type ClientFor = (clientName: string) => Promise<ControllerClient>;
 
 const TOKEN_SECONDS = 3600;
+/** The shortest wait before a renewal, whatever expiry the answer gave. */
+const MIN_RENEW_MS = 48_000;
+
+/** A token and the time (ms since the epoch) it expires. */
+export interface IssuedToken {
+  token: string;
+  expiresAt: number;
+}
+
+/**
+ * One account's token, held in memory. Contract: `credential()` never returns a token
+ * that `unauthorized()` was told of; concurrent callers share one request; a renewal
+ * that fails keeps the current token (it is still valid until it expires) and is logged.
+ */
+export class RenewedToken implements CredentialProvider {
+  private current?: string;
+  private pending?: Promise<string>;
+  private timer?: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly issue: () => Promise<IssuedToken>,
+    private readonly onRenewalError: (err: unknown) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async credential(): Promise<Credential> {
+    return { token: this.current ?? (await this.fetch()) };
+  }
+
+  unauthorized(used: Credential): void {
+    if (used.token !== undefined && used.token === this.current) this.current = undefined;
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+  }
+
+  /** Gets a fresh token (one request for all who wait) and schedules its renewal. */
+  fetch(): Promise<string> {
+    this.pending ??= this.issue()
+      .then(({ token, expiresAt }) => {
+        this.current = token;
+        this.schedule(Math.max(MIN_RENEW_MS, (expiresAt - this.now()) * 0.8));
+        return token;
+      })
+      .finally(() => (this.pending = undefined));
+    return this.pending;
+  }
+
+  private schedule(ms: number): void {
+    clearTimeout(this.timer);
+    if (this.closed) return;
+    this.timer = setTimeout(() => void this.fetch().catch(this.onRenewalError), ms);
+    this.timer.unref();
+  }
+}
 
 export class ServiceAccountCredentials {
-  private readonly dir = mkdtempSync(join(tmpdir(), "controller-credentials-"));
   private readonly clients = new Map<string, Promise<HttpsObjectClient>>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly tokens = new Set<RenewedToken>();
 
   constructor(
     private readonly root: HttpsObjectClient,
@@ -50,30 +106,22 @@ export class ServiceAccountCredentials {
     } catch (err) {
       if (!isStatusError(err, "AlreadyExists")) throw err;
     }
-    const file = join(this.dir, name);
-    const refresh = async (): Promise<void> => {
+    const issue = async (): Promise<IssuedToken> => {
       const body = { apiVersion: this.profile.apiVersion("authentication", "v1"), kind: "TokenRequest", metadata: { name, namespace: ns }, spec: { expirationSeconds: TOKEN_SECONDS } };
       const answer = (await this.root.transport.json("POST", resourcePath(accounts, ns, name, "token"), { contentType: "application/json", data: JSON.stringify(body) })) as ApiObject;
       const status = (answer.status ?? {}) as { token?: string; expirationTimestamp?: string };
       if (!status.token) throw new Error(`no token for service account ${ns}/${name}`);
-      writeFileSync(`${file}.new`, status.token, { mode: 0o600 });
-      renameSync(`${file}.new`, file);
-      const life = Math.max(60_000, (Date.parse(status.expirationTimestamp ?? "") || Date.now() + TOKEN_SECONDS * 1000) - Date.now());
-      const t = setTimeout(() => {
-        this.timers.delete(t);
-        refresh().catch((err: unknown) => this.log("warn", "service account token renewal failed", { account: name, error: String(err) }));
-      }, life * 0.8);
-      t.unref();
-      this.timers.add(t);
+      return { token: status.token, expiresAt: Date.parse(status.expirationTimestamp ?? "") || Date.now() + TOKEN_SECONDS * 1000 };
     };
-    await refresh();
+    const token = new RenewedToken(issue, (err) => this.log("warn", "service account token renewal failed", { account: name, error: String(err) }));
+    this.tokens.add(token);
+    await token.fetch();
     const { server, ca, insecureSkipTlsVerify, tlsServerName } = this.root.config;
-    return new HttpsObjectClient({ server, ca, insecureSkipTlsVerify, tlsServerName, tokenFile: file });
+    return new HttpsObjectClient({ server, ca, insecureSkipTlsVerify, tlsServerName }, { credentials: token });
   }
 
   close(): void {
-    for (const t of this.timers) clearTimeout(t);
+    for (const t of this.tokens) t.close();
     for (const c of this.clients.values()) void c.then((x) => x.close(), () => {});
-    rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -14,6 +14,7 @@
  */
 import { createServer, connect, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
+import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensurePki } from "../../services/apiserver/server/certs.ts";
 import type { Replica } from "../../services/apiserver/server/replica.ts";
@@ -160,6 +161,7 @@ describe.each(["plat", "kubernetes"] as const)("informer through a balancer over
     if (firstKilled) {
       // the first replica is closed already: only its store and files are left
       await api.kv.close();
+      await rm(api.dir, { recursive: true, force: true });
     } else await api?.close();
   });
 
