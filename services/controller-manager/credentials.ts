@@ -3,15 +3,14 @@
  * account of the system namespace (`<client name>`, e.g. `namespace-controller`,
  * bound by the default policy to `system:controller:<client name>`), as the platform's
  * controller manager does. The root client (from `--kubeconfig`) makes sure the
- * account exists and requests a token for it (TokenRequest, one hour). The token is
- * kept in memory only (nothing is left on disk when the process is killed) and
- * renewed at 80 % of its life, or at once after a request sent with it was answered
- * 401. Without the flag every controller uses the root client.
+ * account exists and requests a token for it (TokenRequest, one hour), held in memory
+ * and renewed by a RenewedToken (shared/client/renewed-token.ts): nothing is left on
+ * disk when the process is killed. Without the flag every controller uses the root client.
  */
 import { isStatusError } from "../../shared/api/status.ts";
 import { HttpsObjectClient } from "../../shared/client/https-object-client.ts";
 import { resourcePath, type ApiObject, type ObjectClient, type PathGetter } from "../../shared/client/object-client.ts";
-import type { Credential, CredentialProvider } from "../../shared/client/transport.ts";
+import { RenewedToken, type IssuedToken } from "../../shared/client/renewed-token.ts";
 import type { LogFn } from "../../shared/observability/logger.ts";
 import type { PlatformProfile } from "../../shared/platform/index.ts";
 
@@ -19,65 +18,6 @@ export type ControllerClient = ObjectClient & PathGetter;
 export type ClientFor = (clientName: string) => Promise<ControllerClient>;
 
 const TOKEN_SECONDS = 3600;
-/** The shortest wait before a renewal, whatever expiry the answer gave. */
-const MIN_RENEW_MS = 48_000;
-
-/** A token and the time (ms since the epoch) it expires. */
-export interface IssuedToken {
-  token: string;
-  expiresAt: number;
-}
-
-/**
- * One account's token, held in memory. Contract: `credential()` never returns a token
- * that `unauthorized()` was told of; concurrent callers share one request; a renewal
- * that fails keeps the current token (it is still valid until it expires) and is logged.
- */
-export class RenewedToken implements CredentialProvider {
-  private current?: string;
-  private pending?: Promise<string>;
-  private timer?: NodeJS.Timeout;
-  private closed = false;
-
-  constructor(
-    private readonly issue: () => Promise<IssuedToken>,
-    private readonly onRenewalError: (err: unknown) => void,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  async credential(): Promise<Credential> {
-    return { token: this.current ?? (await this.fetch()) };
-  }
-
-  unauthorized(used: Credential): void {
-    if (used.token !== undefined && used.token === this.current) this.current = undefined;
-  }
-
-  close(): void {
-    this.closed = true;
-    clearTimeout(this.timer);
-  }
-
-  /** Gets a fresh token (one request for all who wait) and schedules its renewal. */
-  fetch(): Promise<string> {
-    this.pending ??= this.issue()
-      .then(({ token, expiresAt }) => {
-        this.current = token;
-        this.schedule(Math.max(MIN_RENEW_MS, (expiresAt - this.now()) * 0.8));
-        return token;
-      })
-      .finally(() => (this.pending = undefined));
-    return this.pending;
-  }
-
-  private schedule(ms: number): void {
-    clearTimeout(this.timer);
-    if (this.closed) return;
-    this.timer = setTimeout(() => void this.fetch().catch(this.onRenewalError), ms);
-    this.timer.unref();
-  }
-}
-
 export class ServiceAccountCredentials {
   private readonly clients = new Map<string, Promise<HttpsObjectClient>>();
   private readonly tokens = new Set<RenewedToken>();

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { RenewedToken, type IssuedToken } from "./credentials.ts";
+import { RenewedToken, type IssuedToken } from "./renewed-token.ts";
 
 /** An issuer that hands out token-1, token-2, … each living `lifeMs` from the fake clock's now. */
 function issuer(lifeMs: number): { issue: () => Promise<IssuedToken>; calls: () => number } {
@@ -69,6 +69,21 @@ describe("a service account token kept in memory", () => {
     expect(n).toBe(2);
     expect(errors.map(String)).toEqual(["Error: apiserver down"]);
     expect((await token.credential()).token).toBe("token-1");
+    token.close();
+  });
+
+  it("issues a new token when the current one expired while renewals failed", async () => {
+    let n = 0;
+    const token = new RenewedToken(
+      () => (++n === 1 ? Promise.resolve({ token: "token-1", expiresAt: Date.now() + 50_000 }) : n === 2 ? Promise.reject(new Error("apiserver down")) : Promise.resolve({ token: `token-${n}`, expiresAt: Date.now() + 3_600_000 })),
+      () => {},
+    );
+    await token.fetch();
+    await vi.advanceTimersByTimeAsync(49_999);
+    expect(n).toBe(2);
+    expect((await token.credential()).token).toBe("token-1");
+    await vi.advanceTimersByTimeAsync(1);
+    expect((await token.credential()).token).toBe("token-3");
     token.close();
   });
 
