@@ -21,7 +21,7 @@
  * - put latency at one offered rate (putrate, BENCH_PUT_RATE per second, default 1500): an
  *   open loop, so that both stores' latencies are taken at the same load (with 64 closed-loop
  *   clients the faster store's p99 is taken at its higher rate).
- * BENCH_ONLY=put1,put64,putrate,get64,failover (any of them, comma-separated) runs only those parts.
+ * BENCH_ONLY=put1,put64,putrate,get1,get64,failover (any of them, comma-separated) runs only those parts.
  * BENCH_STORE_PRELOAD=<n> (default 1000): keys of 1 KiB written before the rounds; the put64
  * part also gives p99.9 and the longest put, where stalls of a member's loop show (each
  * member snapshots its state every 10,000 entries).
@@ -434,7 +434,7 @@ function closeSide(side: Side): void {
 type Measured = LoadResult & { cpu: { client: number; leader: number; followers: number } };
 
 interface Phase {
-  key: "put1" | "put64" | "get64" | "putrate";
+  key: "put1" | "put64" | "get1" | "get64" | "putrate";
   concurrency: number;
   /** Open loop: puts sent at this rate whatever the answers (concurrency unused). */
   rate?: number;
@@ -448,6 +448,7 @@ const PHASES: Phase[] = [
   { key: "put1", concurrency: 1, op: (c, n) => put(c, PRELOAD_KEYS + (n % PUT_KEYS)) },
   { key: "put64", concurrency: CONCURRENCY, op: (c, n) => put(c, PRELOAD_KEYS + (n % PUT_KEYS)) },
   { key: "putrate", concurrency: 0, rate: PUT_RATE, op: (c, n) => put(c, PRELOAD_KEYS + (n % PUT_KEYS)) },
+  { key: "get1", concurrency: 1, op: (c, n) => get(c, n % PRELOAD_KEYS) },
   { key: "get64", concurrency: CONCURRENCY, op: (c, n) => get(c, n % PRELOAD_KEYS) },
 ];
 
@@ -505,9 +506,9 @@ async function measureLoad(sides: Record<Kind, Side>, rounds: number, roundMs: n
       add("p999_ms", `${verb} p99.9`, (m) => m.p999, "ms", "lower");
       add("max_ms", `${verb} max`, (m) => m.max, "ms", "lower");
     }
-    if (phase.key === "put1") {
-      add("cpu_ms_leader", "CPU ms per put: leader", (m) => cpuMsPerOp(m.cpu.leader, m.rps), "ms", "lower");
-      add("cpu_ms_followers", "CPU ms per put: both followers", (m) => cpuMsPerOp(m.cpu.followers, m.rps), "ms", "lower");
+    if (phase.concurrency === 1) {
+      add("cpu_ms_leader", `CPU ms per ${verb}: leader`, (m) => cpuMsPerOp(m.cpu.leader, m.rps), "ms", "lower");
+      add("cpu_ms_followers", `CPU ms per ${verb}: both followers`, (m) => cpuMsPerOp(m.cpu.followers, m.rps), "ms", "lower");
     }
     for (const [kind, list] of [["ours", res.a], [B_NAME, res.b]] as const) {
       out[`${kind}_${phase.key}_errors`] = list.reduce((n, m) => n + m.errors, 0);
