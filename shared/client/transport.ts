@@ -25,6 +25,7 @@ import type { Duplex } from "node:stream";
 import { connect as tlsConnect, createSecureContext, type ConnectionOptions } from "node:tls";
 import { StatusError, type Status, type StatusReason } from "../api/status.ts";
 import type { ClientConfig } from "./kubeconfig.ts";
+import { withOwn } from "../schema/values.ts";
 
 export interface RawResponse {
   status: number;
@@ -298,7 +299,7 @@ export class HttpsTransport {
     }
     // A plain absolute path is sent as it is, to the base's host; anything else is resolved against the base URL (and escaped) first.
     const req = plainPath(pathAndQuery)
-      ? httpsRequest({ ...this.target, path: pathAndQuery, method, headers, agent: this.agent })
+      ? httpsRequest(withOwn(this.target, { path: pathAndQuery, method, headers, agent: this.agent }))
       : httpsRequest(new URL(pathAndQuery, this.base), { method, headers, agent: this.agent });
     const res = new Promise<IncomingMessage>((resolve, reject) => {
       req.once("response", resolve);

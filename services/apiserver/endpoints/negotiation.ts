@@ -182,12 +182,13 @@ export function parseContentType(header: string): ContentType | undefined {
 // Offers
 
 /** The server's types in preference order for these options. */
-export function offeredTypes(opts: NegotiationOptions): OfferedType[] {
+/** `watch` (default `opts.watch`): only the types with a stream form. */
+export function offeredTypes(opts: NegotiationOptions, watch = opts.watch): OfferedType[] {
   const types: OfferedType[] = [{ encoding: "json", mediaType: JSON_MEDIA_TYPE, streamable: true }];
   types.push({ encoding: "yaml", mediaType: YAML_MEDIA_TYPE, streamable: false });
   if (opts.protobuf !== false) types.push({ encoding: "protobuf", mediaType: opts.profile.protobufMediaType, streamable: true });
   if (opts.cbor) types.push({ encoding: "cbor", mediaType: CBOR_MEDIA_TYPE, streamable: true });
-  return opts.watch ? types.filter((t) => t.streamable) : types;
+  return watch ? types.filter((t) => t.streamable) : types;
 }
 
 /** The media types named in a 406 answer: the stream forms for watches. */
@@ -318,7 +319,7 @@ export interface InputType {
  * UnsupportedMediaType `StatusError` for anything the server does not read.
  */
 export function negotiateInput(contentType: string | undefined | null, opts: NegotiationOptions): InputType {
-  const offered = offeredTypes({ ...opts, watch: false });
+  const offered = offeredTypes(opts, false);
   if (!contentType || contentType.trim() === "") return { encoding: "json", mediaType: JSON_MEDIA_TYPE };
   const ct = parseContentType(contentType);
   const match = ct && offered.find((t) => t.mediaType === ct.mediaType);

@@ -48,8 +48,13 @@ export interface RequestScope {
   bookmarkIntervalMs: number;
 }
 
-export function writeContext(s: RequestScope, dryRun: boolean): Omit<WriteContext, "resource" | "name"> {
-  return { namespace: s.namespace, subresource: s.subresource, dryRun, user: s.user, warnings: s.warnings, annotations: s.annotations, auditLevel: s.auditLevel, options: operationOptions(s.query, dryRun) };
+/**
+ * The write's context for the registry. Every context has the same keys, `authorizeCreate`
+ * included (writes that may create pass it), so that callers never add one by spread
+ * (see `withOwn` in shared/schema/values.ts).
+ */
+export function writeContext(s: RequestScope, dryRun: boolean, authorizeCreate?: () => Promise<void>): Omit<WriteContext, "resource" | "name"> {
+  return { namespace: s.namespace, subresource: s.subresource, dryRun, user: s.user, warnings: s.warnings, annotations: s.annotations, auditLevel: s.auditLevel, options: operationOptions(s.query, dryRun), authorizeCreate };
 }
 
 /** The options of a write as admission reports them (Create/Update/DeleteOptions fields from the query). */

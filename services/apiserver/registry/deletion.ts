@@ -12,6 +12,7 @@ import type { Preconditions } from "../storage/interface.ts";
 import { isObject, meta, type JsonObject } from "../storage/object.ts";
 import type { Registry, WriteContext } from "./registry.ts";
 import { timestamp } from "./system-meta.ts";
+import { withOwn } from "../../../shared/schema/values.ts";
 import { deleteCorruptObject } from "./unsafe-delete.ts";
 
 export const ORPHAN_FINALIZER = "orphan";
@@ -141,7 +142,7 @@ export async function deleteObject(registry: Registry, namespace: string | undef
   const key = registry.key(namespace, name);
   // Without the gate the option changes nothing (the storage has no unsafe deletion).
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential && registry.storage.deleteUnreadable) return deleteCorruptObject(registry, key, name, opts.authorizeUnsafeDelete);
-  const wctx: WriteContext = { ...ctx, resource: registry.resource, name };
+  const wctx: WriteContext = withOwn(ctx, { resource: registry.resource, name });
   const guess = registry.storage.cachedGuess?.(key);
   if (guess && deletionPlan(registry, guess, opts).atOnce) {
     const done = await deleteCachedAtOnce(registry, key, name, guess, opts, wctx);

@@ -8,7 +8,7 @@
  * in this registry's version, converted at the boundary.
  */
 import { badRequest, conflict, invalid, type StatusError } from "../../../shared/api/status.ts";
-import { cloneValue } from "../../../shared/schema/values.ts";
+import { cloneValue, withOwn } from "../../../shared/schema/values.ts";
 import type { FieldError } from "../../../shared/schema/types.ts";
 import { StorageError, type ObjectStorage, type Predicate, type ResourceVersionMatch, type Watcher } from "../storage/interface.ts";
 import { meta, type JsonObject } from "../storage/object.ts";
@@ -217,7 +217,7 @@ export class Registry {
     for (let attempt = 0; ; attempt++) {
       if (generated) meta(obj).name = generateName(m.generateName as string);
       const name = meta(obj).name ?? "";
-      const wctx: WriteContext = { ...ctx, resource: this.resource, name };
+      const wctx: WriteContext = withOwn(ctx, { resource: this.resource, name });
       const prepared = await this.beforeCreate(obj, wctx);
       try {
         return await this.toRequest(await this.storage.create(this.key(namespace, name), prepared, { dryRun: ctx.dryRun }));
@@ -313,7 +313,7 @@ export class Registry {
     ctx: Omit<WriteContext, "resource" | "name">,
     opts: { forceAllowCreate?: boolean } = {},
   ): Promise<{ object: JsonObject; created: boolean }> {
-    const wctx: WriteContext = { ...ctx, resource: this.resource, name };
+    const wctx: WriteContext = withOwn(ctx, { resource: this.resource, name });
     const allowCreate = opts.forceAllowCreate || this.strategy.allowCreateOnUpdate;
     let created = false;
     const key = this.key(namespace, name);

@@ -28,7 +28,7 @@ import { corruptionOf, corruptListError, type CorruptObjectError } from "./corru
 import { parseResourceVersion } from "./resource-version.ts";
 import type { StoreStorage } from "./store-storage.ts";
 import type { WatchCache } from "./watch-cache.ts";
-import { cloneValue } from "../../../shared/schema/values.ts";
+import { cloneValue, withOwn } from "../../../shared/schema/values.ts";
 
 export interface CachedStorageOptions {
   /** How long a read waits for the cache to reach a revision before 504. */
@@ -74,10 +74,10 @@ export class CachedStorage implements ObjectStorage {
   }
   /** The cache's object is the suggestion (the platform's cacher passes its cached existing object): no first store read when it is current. */
   async guaranteedUpdate(key: string, tryUpdate: TryUpdate, options: UpdateOptions = {}): Promise<JsonObject> {
-    return this.store.guaranteedUpdate(key, tryUpdate, { ...options, suggestion: options.suggestion ?? this.readableCached(key) });
+    return this.store.guaranteedUpdate(key, tryUpdate, withOwn(options, { suggestion: options.suggestion ?? this.readableCached(key) }));
   }
   async delete(key: string, options: DeleteOptions = {}): Promise<JsonObject> {
-    return this.store.delete(key, { ...options, suggestion: options.suggestion ?? this.readableCached(key) });
+    return this.store.delete(key, withOwn(options, { suggestion: options.suggestion ?? this.readableCached(key) }));
   }
   cachedGuess(key: string): Readonly<JsonObject> | undefined {
     const obj = this.cache.getObject(key);

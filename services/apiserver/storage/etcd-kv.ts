@@ -99,19 +99,22 @@ function requestOp(op: TxnOp): PbRequestOp {
   }
 }
 
+/** Each compare is one literal (no spread of a common part: see `withOwn` in shared/schema/values.ts). */
 function compareOf(c: Compare): PbCompare {
-  const base = { key: bytes(c.key), result: RESULTS[c.result], target: TARGETS[c.target] };
-  if (c.target === "value") return { ...base, target_union: "value", value: c.value instanceof Uint8Array ? c.value : new Uint8Array(0) };
+  const key = bytes(c.key);
+  const result = RESULTS[c.result];
+  const target = TARGETS[c.target];
+  if (c.target === "value") return { key, result, target, target_union: "value", value: c.value instanceof Uint8Array ? c.value : new Uint8Array(0) };
   const n = typeof c.value === "number" ? c.value : 0;
   switch (c.target) {
     case "version":
-      return { ...base, target_union: "version", version: n };
+      return { key, result, target, target_union: "version", version: n };
     case "create":
-      return { ...base, target_union: "create_revision", create_revision: n };
+      return { key, result, target, target_union: "create_revision", create_revision: n };
     case "mod":
-      return { ...base, target_union: "mod_revision", mod_revision: n };
+      return { key, result, target, target_union: "mod_revision", mod_revision: n };
     case "lease":
-      return { ...base, target_union: "lease", lease: n };
+      return { key, result, target, target_union: "lease", lease: n };
   }
 }
 

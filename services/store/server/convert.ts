@@ -121,18 +121,20 @@ export function compare(c: PbCompare): Compare {
   if (bytes(c.key).length === 0) throw Errors.emptyKey();
   const result = enumValue(c.result, COMPARE_RESULTS, "compare result");
   const target = enumValue(c.target, COMPARE_TARGETS, "compare target");
-  const base = { key: bytes(c.key), rangeEnd: optionalEnd(c.range_end), result };
+  // One literal per target, not a spread of a common part (see withOwn in shared/schema/values.ts).
+  const key = bytes(c.key);
+  const rangeEnd = optionalEnd(c.range_end);
   switch (target) {
     case "VERSION":
-      return { ...base, target, version: num(c.version, "version") };
+      return { key, rangeEnd, result, target, version: num(c.version, "version") };
     case "CREATE":
-      return { ...base, target, createRevision: num(c.create_revision, "create_revision") };
+      return { key, rangeEnd, result, target, createRevision: num(c.create_revision, "create_revision") };
     case "MOD":
-      return { ...base, target, modRevision: num(c.mod_revision, "mod_revision") };
+      return { key, rangeEnd, result, target, modRevision: num(c.mod_revision, "mod_revision") };
     case "VALUE":
-      return { ...base, target, value: bytes(c.value) };
+      return { key, rangeEnd, result, target, value: bytes(c.value) };
     case "LEASE":
-      return { ...base, target, lease: leaseId(c.lease) };
+      return { key, rangeEnd, result, target, lease: leaseId(c.lease) };
   }
 }
 

@@ -135,7 +135,7 @@ export async function handlePatch(s: RequestScope): Promise<Response> {
       checkTypeMeta(checked, s);
       return type.isApply ? checked : recordWrite(s, current, checked);
     },
-    { ...writeContext(s, dryRun), authorizeCreate: type.createsWhenAbsent ? s.authorizeCreate : undefined },
+    writeContext(s, dryRun, type.createsWhenAbsent ? s.authorizeCreate : undefined),
     { forceAllowCreate: type.createsWhenAbsent },
   );
   return respond(s, withTypeMeta(object, s), created ? 201 : 200, "object");

@@ -31,7 +31,7 @@ export async function handleUpdate(s: RequestScope): Promise<Response> {
     async (current) => {
       return recordWrite(s, current, obj);
     },
-    { ...writeContext(s, dryRun), authorizeCreate: createsOnUpdate ? s.authorizeCreate : undefined },
+    writeContext(s, dryRun, createsOnUpdate ? s.authorizeCreate : undefined),
   );
   return respond(s, withTypeMeta(object, s), created ? 201 : 200, "object");
 }

@@ -24,6 +24,7 @@ import { authenticationAuditAnnotations } from "../../authn/types.ts";
 import { isLongRunning } from "./long-running.ts";
 import { infoOf, userOf, type Filter, type RequestContext } from "./context.ts";
 import { sourceIps } from "./source-ips.ts";
+import { withOwn } from "../../../../shared/schema/values.ts";
 
 export type { AuditStage };
 
@@ -222,7 +223,10 @@ async function audited(
   const omitted = new Set(config.omitStages);
   const send = (stage: AuditStage, extra: Partial<AuditEvent> = {}): void | Promise<boolean> => {
     if (omitted.has(stage)) return;
-    const out: AuditEvent = { ...event, ...extra, stage, stageTimestamp: stage === "RequestReceived" ? received : microTime(Date.now()) };
+    // Typed as the spread `{ ...event, ...extra }` would be: extra's keys are set or absent.
+    const out = withOwn(event, extra) as AuditEvent;
+    out.stage = stage;
+    out.stageTimestamp = stage === "RequestReceived" ? received : microTime(Date.now());
     if (event.annotations) out.annotations = { ...event.annotations };
     if (out.annotations && Object.keys(out.annotations).length === 0) delete out.annotations;
     return emit(out);
