@@ -111,23 +111,35 @@ function readVarint(buf: Buffer, pos: number): { value: number; next: number } |
   return undefined;
 }
 
-/** Reads the fields of one message; numbers must be safe integers, unknown fields are skipped. */
+/** `readVarint` that throws on a truncated or out-of-range varint. */
+function requireVarint(buf: Buffer, pos: number): { value: number; next: number } {
+  const v = readVarint(buf, pos);
+  if (v === undefined) throw new MuxWireError("truncated or out-of-range varint");
+  return v;
+}
+
+/**
+ * Reads the fields of one message; numbers must be safe integers, unknown fields are skipped.
+ * No closure is made per message: the services' loader names each named closure as it is
+ * made, which costs a slow function object each time (see responseOf in the store's mvcc).
+ */
 function readFields(buf: Buffer, onVarint: (field: number, v: number) => void, onBytes: (field: number, b: Buffer) => void): void {
   let pos = 0;
-  const varint = (): number => {
-    const v = readVarint(buf, pos);
-    if (v === undefined) throw new MuxWireError("truncated or out-of-range varint");
-    pos = v.next;
-    return v.value;
-  };
   while (pos < buf.length) {
-    const key = varint();
+    const tag = requireVarint(buf, pos);
+    pos = tag.next;
+    const key = tag.value;
     const field = Math.floor(key / 8);
     const wire = key % 8;
     if (field === 0) throw new MuxWireError("field number 0");
-    if (wire === 0) onVarint(field, varint());
-    else if (wire === 2) {
-      const len = varint();
+    if (wire === 0) {
+      const v = requireVarint(buf, pos);
+      pos = v.next;
+      onVarint(field, v.value);
+    } else if (wire === 2) {
+      const lenField = requireVarint(buf, pos);
+      pos = lenField.next;
+      const len = lenField.value;
       if (pos + len > buf.length) throw new MuxWireError("truncated field");
       onBytes(field, buf.subarray(pos, pos + len));
       pos += len;

@@ -8,7 +8,7 @@ import { applyPatch, fieldPaths, recordUpdate, type KindContext } from "../field
 import { badRequest } from "../../../shared/api/status.ts";
 import { decodeCbor } from "../../../shared/codec/cbor.ts";
 import { parseBool } from "./list-options.ts";
-import { deepEqual } from "../../../shared/schema/values.ts";
+import { deepEqual, withOwn } from "../../../shared/schema/values.ts";
 import type { JsonObject } from "../storage/object.ts";
 import { decodeBody } from "./body.ts";
 import type { Patcher, PatchType } from "./handlers/patch.ts";
@@ -29,7 +29,7 @@ function kindContext(s: RequestScope): KindContext {
 function withoutManagedFields(obj: JsonObject): JsonObject {
   const { metadata, ...rest } = obj;
   const { managedFields: _mf, resourceVersion: _rv, ...meta } = (metadata ?? {}) as Record<string, unknown>;
-  return { ...rest, metadata: meta };
+  return withOwn(rest, { metadata: meta });
 }
 
 /**
@@ -40,7 +40,7 @@ export function recordWrite(s: RequestScope, live: JsonObject | undefined, objec
   const requested = (object.metadata as Record<string, unknown> | undefined)?.managedFields;
   const liveManaged = live ? (live.metadata as Record<string, unknown>).managedFields : undefined;
   if (live && (requested === undefined || deepEqual(requested, liveManaged)) && deepEqual(withoutManagedFields(live), withoutManagedFields(object))) {
-    return { ...object, metadata: { ...(object.metadata as Record<string, unknown>), managedFields: liveManaged } };
+    return { ...object, metadata: withOwn(object.metadata as Record<string, unknown>, { managedFields: liveManaged }) };
   }
   const manager = parseFieldManager(s.query, s.request.headers.get("user-agent"), false, s.profile.metaGroup) ?? "unknown";
   return recordUpdate({ kind: kindContext(s), live, object, manager, now: new Date() }) as JsonObject;

@@ -8,10 +8,10 @@
  * in this registry's version, converted at the boundary.
  */
 import { badRequest, conflict, invalid, type StatusError } from "../../../shared/api/status.ts";
-import { cloneValue, withOwn } from "../../../shared/schema/values.ts";
+import { cloneValue, hasOwn, withOwn } from "../../../shared/schema/values.ts";
 import type { FieldError } from "../../../shared/schema/types.ts";
 import { StorageError, type ObjectStorage, type Predicate, type ResourceVersionMatch, type Watcher } from "../storage/interface.ts";
-import { meta, type JsonObject } from "../storage/object.ts";
+import { meta, type JsonObject, type ObjectMetaView } from "../storage/object.ts";
 import { toResourceError } from "./errors.ts";
 import { collectionPrefix, objectKey, type ResourceInfo } from "./resource.ts";
 import type { Strategy } from "./strategy.ts";
@@ -112,6 +112,12 @@ export interface RegistryConversion {
   view: VersionView;
   /** The served version's own strategy when it is not the storage version: requests are validated by it first. */
   requestStrategy?: Strategy;
+}
+
+/** `m[key] = stored`, or no such key when `stored` is undefined (deleted only if `m` has it). */
+function keepStoredValue<K extends "deletionTimestamp" | "deletionGracePeriodSeconds">(m: ObjectMetaView, key: K, stored: ObjectMetaView[K]): void {
+  if (stored !== undefined) m[key] = stored;
+  else if (hasOwn(m as Record<string, unknown>, key)) delete m[key];
 }
 
 export class Registry {
@@ -371,10 +377,10 @@ export class Registry {
     const m = meta(obj);
     m.uid = cm.uid;
     m.creationTimestamp = cm.creationTimestamp;
-    m.deletionTimestamp = cm.deletionTimestamp;
-    m.deletionGracePeriodSeconds = cm.deletionGracePeriodSeconds;
-    if (m.deletionTimestamp === undefined) delete m.deletionTimestamp;
-    if (m.deletionGracePeriodSeconds === undefined) delete m.deletionGracePeriodSeconds;
+    // The stored values, absent when the stored object has none. A key is deleted only when the
+    // input brought it: a delete turns the object into a slow (dictionary) one.
+    keepStoredValue(m, "deletionTimestamp", cm.deletionTimestamp);
+    keepStoredValue(m, "deletionGracePeriodSeconds", cm.deletionGracePeriodSeconds);
     let out: JsonObject;
     const special = ctx.subresource && ctx.subresource !== "status" ? this.strategy.prepareForSubresource?.(ctx.subresource, obj, current) : undefined;
     if (special) {

@@ -1,3 +1,5 @@
+import { hasOwn, setOwn } from "../../../shared/schema/values.ts";
+
 /** The plain object form every registry and storage function passes around. */
 export type JsonObject = Record<string, unknown>;
 
@@ -36,15 +38,30 @@ export function isObject(v: unknown): v is JsonObject {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/**
+ * Takes `metadata.resourceVersion` out of `obj` (a new metadata object without it, keys in the
+ * same order) rather than deleting the key: a delete turns the metadata into a slow
+ * (dictionary) object, for every read and encoding of it after.
+ */
+export function dropResourceVersion(obj: JsonObject): void {
+  const m = obj.metadata;
+  if (!isObject(m) || !hasOwn(m, "resourceVersion")) return;
+  const out: JsonObject = {};
+  for (const k in m) if (k !== "resourceVersion" && hasOwn(m, k)) setOwn(out, k, m[k]);
+  obj.metadata = out;
+}
+
 /** Storage encoding: JSON without the resourceVersion (the store's mod_revision is the version). */
 export function encodeForStorage(obj: JsonObject): Uint8Array {
   const m = meta(obj);
   const rv = m.resourceVersion;
-  delete m.resourceVersion;
+  if (rv === undefined) return encoder.encode(JSON.stringify(obj));
+  // Undefined for the moment (JSON leaves the key out), not deleted: see dropResourceVersion.
+  m.resourceVersion = undefined;
   try {
     return encoder.encode(JSON.stringify(obj));
   } finally {
-    if (rv !== undefined) m.resourceVersion = rv;
+    m.resourceVersion = rv;
   }
 }
 

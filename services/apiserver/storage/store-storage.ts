@@ -31,7 +31,7 @@ import {
 import { CompactedError, prefixEnd, type Compare, type KeyValue, type KvStore, type RevisionFeed, type TxnOp, type TxnResult } from "./kv.ts";
 import { corruptionOf, corruptListError, decodeStored, decodeStoredOrThrow, type CorruptObjectError } from "./corrupt-object.ts";
 import { LeaseManager, type LeaseManagerConfig } from "./lease-manager.ts";
-import { encodeForStorage, encodeSharedForStorage, meta, type JsonObject } from "./object.ts";
+import { dropResourceVersion, encodeForStorage, encodeSharedForStorage, meta, type JsonObject } from "./object.ts";
 import { parseResourceVersion } from "./resource-version.ts";
 import { keyEventsToWatchEvents, type WatchFilter } from "./watch-filter.ts";
 import { writeTxn, type WriteIntent } from "./write-outcome.ts";
@@ -238,7 +238,7 @@ export class StoreStorage implements ObjectStorage {
         if (!current) throw new KeyNotFoundError(key, res.revision);
         return current as JsonObject; // read from the store: this call's own object
       }
-      delete meta(updated).resourceVersion;
+      dropResourceVersion(updated);
       const value = this.encode(key, updated);
       if (current && kv && !res.suggested && bytesEqual(kv.value, value) && !this.isStale(kv)) return current as JsonObject; // no-op: no new revision
       // A no-op is only known on the store's state: one judged on a suggestion is judged again there.

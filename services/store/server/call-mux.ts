@@ -54,7 +54,7 @@ class MuxSession {
   ) {
     this.maxBytes = maxReceiveBytes + ENVELOPE_BYTES;
     this.reader = new FrameReader(this.maxBytes);
-    stream.respond(OK_HEADERS, { waitForTrailers: true });
+    stream.respond(OK_HEADERS, { endStream: false, waitForTrailers: true });
     stream.on("error", () => undefined);
     stream.on("data", (chunk: Buffer) => this.onData(chunk));
     stream.once("end", () => {

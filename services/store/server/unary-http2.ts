@@ -39,7 +39,12 @@ export const OK_HEADERS = {
   "grpc-encoding": "identity",
 };
 const OK_TRAILERS = { "grpc-status": "0", "grpc-message": "OK" };
-const RESPOND_OPTIONS = { waitForTrailers: true };
+/**
+ * `endStream` is given although false: node's `respond` copies its options with a spread
+ * and then sets `endStream`, and on node 20 a copy given a key the spread did not bring
+ * gets a hidden class of its own, on every call (see withOwn in shared/schema/values.ts).
+ */
+const RESPOND_OPTIONS = { endStream: false, waitForTrailers: true };
 const PREFIX = 5;
 
 /** A unary call's outcome: its encoded response (code OK), or the status the call ends with. */
