@@ -31,6 +31,11 @@ describe("jsonListPieces: the bytes of stringifying the whole typed list", () =>
     ["item carrying its own apiVersion", envelope, [{ apiVersion: "v2", metadata: { name: "a" } }]],
     ["item carrying its own kind", envelope, [{ metadata: { name: "a" }, kind: "Other" }]],
     ["item with an array-index key", envelope, [{ metadata: { name: "a" }, "7": "seven" }]],
+    ["stored item: apiVersion and kind first", envelope, [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" }, data: { k: "v" } }]],
+    ["stored item of another type: its own apiVersion and kind first", envelope, [{ apiVersion: "v2", kind: "Other", metadata: { name: "a" } }]],
+    ["kind before apiVersion", envelope, [{ kind: "ConfigMap", apiVersion: "v1", metadata: { name: "a" } }]],
+    ["apiVersion first, kind later", envelope, [{ apiVersion: "v1", metadata: { name: "a" }, kind: "ConfigMap" }]],
+    ["apiVersion alone", envelope, [{ apiVersion: "v1" }]],
     ["unicode and escapes", envelope, [{ metadata: { name: "ü" }, data: { s: 'é"\\\n\u2028😀' } }]],
     ["many items", envelope, Array.from({ length: 500 }, (_, i) => ({ metadata: { name: `o-${i}` }, data: { i: String(i) } }))],
   ];

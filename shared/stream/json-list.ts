@@ -11,6 +11,8 @@
  * into byte pieces of about `batchChars` bytes, in place; one larger than that is
  * passed through as it is. Pieces are never written to after they are handed on.
  */
+import { withOwn } from "../schema/values.ts";
+
 export interface JsonListParts {
   /** The body without its array. */
   envelope: Record<string, unknown>;
@@ -37,13 +39,28 @@ const ARRAY_INDEX = /^(0|[1-9]\d*)$/;
  * would make it, so the text is always the spread's.
  */
 export function typedItemText(typeHead: string, typeMeta: JsonListParts["typeMeta"], item: Readonly<Record<string, unknown>>, text: (value: unknown) => string): string {
-  if (Object.hasOwn(item, "apiVersion") || Object.hasOwn(item, "kind") || startsWithIndexKey(item)) return text({ ...typeMeta, ...item });
+  if (Object.hasOwn(item, "apiVersion") || Object.hasOwn(item, "kind") || startsWithIndexKey(item)) {
+    // An item whose keys start with apiVersion and kind (a stored object) is its own spread.
+    // Otherwise a copy, made with withOwn: a spread copy would get a hidden class of its own.
+    return text(startsWithTypeMeta(item) ? item : withOwn(typeMeta, item));
+  }
   const own = text(item);
   return own === "{}" ? `${typeHead}}` : `${typeHead},${own.slice(1)}`;
 }
 
 function startsWithIndexKey(item: Readonly<Record<string, unknown>>): boolean {
   for (const key in item) return ARRAY_INDEX.test(key);
+  return false;
+}
+
+/** Whether the first two keys are apiVersion and kind, in that order. */
+function startsWithTypeMeta(item: Readonly<Record<string, unknown>>): boolean {
+  let first = true;
+  for (const key in item) {
+    if (!first) return key === "kind";
+    if (key !== "apiVersion") return false;
+    first = false;
+  }
   return false;
 }
 

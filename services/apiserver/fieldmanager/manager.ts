@@ -32,7 +32,7 @@ import {
 import { dropNulls } from "./nulls.ts";
 import { compareStrings } from "./path-element.ts";
 import { apply, MergeConflicts, update, type VersionedSet } from "./updater.ts";
-import { cloneValue } from "../../../shared/schema/values.ts";
+import { cloneValue, hasOwn, setOwn } from "../../../shared/schema/values.ts";
 
 export type Obj = Record<string, unknown>;
 
@@ -81,11 +81,23 @@ function shallowWithoutManagedFields(o: Obj): Obj {
   return { ...o, metadata: rest };
 }
 
-/** A deep copy without `metadata.managedFields`. */
+/**
+ * A deep copy without `metadata.managedFields`, keys in their order. The key is left out of
+ * the copy rather than deleted from it: a delete makes the metadata a slow (dictionary) object.
+ */
 function withoutManagedFields(o: Obj): Obj {
-  const copy = cloneValue(o);
-  const meta = metadataOf(copy);
-  if (meta) delete meta.managedFields;
+  const copy: Obj = {};
+  for (const k in o) {
+    if (!hasOwn(o, k)) continue;
+    const v = o[k];
+    if (k !== "metadata" || !isObject(v)) {
+      setOwn(copy, k, cloneValue(v));
+      continue;
+    }
+    const meta: Obj = {};
+    for (const mk in v) if (mk !== "managedFields" && hasOwn(v, mk)) setOwn(meta, mk, cloneValue(v[mk]));
+    setOwn(copy, k, meta);
+  }
   return copy;
 }
 

@@ -18,13 +18,15 @@ import { ensureNamedFieldsAreMembers, removeItems, toFieldSet } from "./typed.ts
 import { walk2 } from "./walk.ts";
 import { cloneValue } from "../../../shared/schema/values.ts";
 
+/** Merge's walk: the configuration wins at every leaf. Made once (see responseOf in the store's mvcc). */
+const MERGE_WALK: Parameters<typeof walk2>[3] = {
+  rhsDuplicates: "reject",
+  leaf: (_path, l, r) => (r !== undefined ? r : l),
+};
+
 /** `live` with `config` merged in (the inputs are not modified). */
 export function mergeObjects(s: TypeRef, live: unknown, config: unknown): unknown {
-  const out = walk2(s, live, config, {
-    rhsDuplicates: "reject",
-    leaf: (_path, l, r) => (r !== undefined ? r : l),
-  });
-  return cloneValue(out);
+  return cloneValue(walk2(s, live, config, MERGE_WALK));
 }
 
 /**

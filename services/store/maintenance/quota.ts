@@ -13,14 +13,19 @@ import type { StoreRequest, TxnRequest } from "../mvcc/types.ts";
 const KV_OVERHEAD = 256;
 const LEASE_OVERHEAD = 64;
 
+/** The bytes one branch of a txn may add. */
+function branchCost(ops: TxnRequest["success"]): number {
+  let n = 0;
+  for (const op of ops ?? []) {
+    if (op.type === "put") n += KV_OVERHEAD + op.request.key.length + (op.request.value?.length ?? 0);
+    else if (op.type === "txn") n += txnCost(op.request);
+  }
+  return n;
+}
+
+/** Module functions, no named closure per call (see responseOf in mvcc/store.ts). */
 function txnCost(t: TxnRequest): number {
-  const branch = (ops: TxnRequest["success"]): number =>
-    (ops ?? []).reduce((n, op) => {
-      if (op.type === "put") return n + KV_OVERHEAD + op.request.key.length + (op.request.value?.length ?? 0);
-      if (op.type === "txn") return n + txnCost(op.request);
-      return n;
-    }, 0);
-  return Math.max(branch(t.success), branch(t.failure));
+  return Math.max(branchCost(t.success), branchCost(t.failure));
 }
 
 /** The bytes a write may add, as etcd's quota counts them; 0 for writes the quota lets through. */

@@ -53,7 +53,7 @@ import type { Member } from "./members.ts";
 import { Membership, type MembershipHost } from "./membership.ts";
 import { computeClusterId, resolveTimers, type RaftNodeOptions, type ResolvedTimers } from "./options.ts";
 import { PendingRequests } from "./pending.ts";
-import { ReadIndexQueue } from "./read-index.ts";
+import { ReadIndexQueue, type ReadIndexSender } from "./read-index.ts";
 import { SnapshotScheduler } from "./snapshots.ts";
 
 const defaultLog: WalLogger = (level, msg, fields) => {
@@ -85,6 +85,8 @@ export class RaftNode implements StoreBackend {
   private readonly proposals: PendingRequests<StoreResponse>;
   private readonly confChanges: PendingRequests<Member[]>;
   private readonly reads: ReadIndexQueue;
+  /** How reads reach the core; made once (a literal of named closures per flush would cost a slow function object each). */
+  private readonly readIndexSender: ReadIndexSender = { readIndex: (ctx) => this.rn.readIndex(ctx), hasLeader: () => this.rn.raft.lead !== None };
   private readonly leases: LeaseKeeper;
   private readonly snapshots: SnapshotScheduler;
   private queued: { seq: number; data: Uint8Array }[] = [];
@@ -455,7 +457,7 @@ export class RaftNode implements StoreBackend {
         this.flushProposals();
         if (this.readsDue) {
           this.readsDue = false;
-          this.reads.flush({ readIndex: (ctx) => this.rn.readIndex(ctx), hasLeader: () => this.rn.raft.lead !== None });
+          this.reads.flush(this.readIndexSender);
         }
         if (!this.rn.hasReady()) {
           this.armCommitNotice();

@@ -88,13 +88,16 @@ function framingOf(s: RequestScope): Framing {
  * and is not shared.
  */
 function frame(ev: WatchEvent, f: Framing, first: boolean): Uint8Array {
-  const encode = (): Uint8Array => {
-    const object = ev.type === "ERROR" || ev.type === "BOOKMARK" ? bookmarkOrStatus(ev, f) : { apiVersion: f.resource.apiVersion, kind: f.resource.kind, ...ev.object };
-    return encodeWatchFrame(f, renderEvent(f, { type: ev.type, object }, first));
-  };
   const shareable = !f.target && (ev.type === "ADDED" || ev.type === "MODIFIED" || ev.type === "DELETED");
-  if (!shareable) return encode();
-  return encodedOnce(ev.object, `watch|${ev.type}|${f.encoding}|${f.mediaType}|${f.resource.apiVersion}|${f.resource.kind}`, encode);
+  if (!shareable) return encodeFrame(ev, f, first);
+  // An unnamed callback: the services' loader names each named closure as it is made, at the
+  // cost of a slow function object per event (see responseOf in the store's mvcc).
+  return encodedOnce(ev.object, `watch|${ev.type}|${f.encoding}|${f.mediaType}|${f.resource.apiVersion}|${f.resource.kind}`, () => encodeFrame(ev, f, first));
+}
+
+function encodeFrame(ev: WatchEvent, f: Framing, first: boolean): Uint8Array {
+  const object = ev.type === "ERROR" || ev.type === "BOOKMARK" ? bookmarkOrStatus(ev, f) : { apiVersion: f.resource.apiVersion, kind: f.resource.kind, ...ev.object };
+  return encodeWatchFrame(f, renderEvent(f, { type: ev.type, object }, first));
 }
 
 function bookmarkOrStatus(ev: WatchEvent, f: Framing) {
