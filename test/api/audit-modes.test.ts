@@ -71,6 +71,16 @@ async function eventsFor(path: string, pred: (e: Event) => boolean): Promise<Eve
   }
 }
 
+/** The first event the blocking webhook received that matches, waiting for it up to 5 s (it is sent beside the log's write, not before it). */
+async function receivedFor(pred: (e: Event) => boolean): Promise<Event | undefined> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const hit = received.find(pred);
+    if (hit || Date.now() > deadline) return hit;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 const metric = (text: string, re: RegExp): number => Number(re.exec(text)?.[1] ?? 0);
 
 beforeAll(async () => {
@@ -163,7 +173,7 @@ describe("audit modes", () => {
     expect(done.responseObject).toBeUndefined();
     expect(done.annotations?.[`audit.${api.profile.groupDomain}/truncated`]).toBe("true");
     // The webhook is not truncated: it got the objects.
-    expect(received.find((e) => e.auditID === "trunc-1" && e.stage === "ResponseComplete")?.requestObject).toBeDefined();
+    expect((await receivedFor((e) => e.auditID === "trunc-1" && e.stage === "ResponseComplete"))?.requestObject).toBeDefined();
 
     const longSelector = `a in (${Array.from({ length: 800 }, (_, i) => `v${i}`).join(",")})`;
     expect((await api.admin.get(`/api/v1/namespaces/default/configmaps?labelSelector=${encodeURIComponent(longSelector)}`, { "audit-id": "trunc-2" })).status).toBe(200);
